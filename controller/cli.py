@@ -1,0 +1,51 @@
+"""The ``kaeshi`` command: one entry point, one module per subcommand.
+
+Subcommands live in ``controller/commands/``; each module there has a
+``register(subparsers)`` function, so adding a command never touches this file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from controller import commands
+from controller.errors import KaeshiError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kaeshi",
+        description="Watch a physical Othello board, judge every move, run the clock, "
+        "record the game.",
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (KaeshiError, ValueError, OSError) as exc:
+        if args.debug:
+            raise
+        print(f"kaeshi: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per ``kaeshi`` subcommand; each defines ``register(subparsers)``."""

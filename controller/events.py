@@ -1,0 +1,79 @@
+"""Events: what the arbiter says, in the JSON Lines form of ARCHITECTURE.
+
+Every output — LEDs, web page, journal, records, terminal — reads these, so their
+shape is fixed here once. Extra fields are allowed (for example ``reason`` on a
+``game_over`` decided by the clock) but the required ones are always present.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class EventKind(StrEnum):
+    MOVE = "move"
+    PASS = "pass"
+    IRREGULARITY = "irregularity"
+    CORRECTED = "corrected"
+    GAME_OVER = "game_over"
+
+
+class Irregularity(StrEnum):
+    """The irregular moves of the tournament rules (第41期名人戦 ルール細則 5①)."""
+
+    FORGOTTEN_FLIP = "forgotten_flip"
+    OVER_FLIP = "over_flip"
+    WRONG_COLOR = "wrong_color"
+    ILLEGAL_SQUARE = "illegal_square"
+    EXTRA_DISC = "extra_disc"
+    REMOVED_DISC = "removed_disc"
+    SHIFTED_DISC = "shifted_disc"
+    ILLEGAL_PASS = "illegal_pass"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    t: float
+    event: EventKind
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.fields[key]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"t": round(self.t, 6), "event": self.event.value, **self.fields}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(", ", ": "))
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Event:
+        rest = {k: v for k, v in d.items() if k not in ("t", "event")}
+        return cls(float(d["t"]), EventKind(d["event"]), rest)
+
+
+def move(t: float, player: str, square: str, flips: list[str]) -> Event:
+    return Event(t, EventKind.MOVE, {"player": player, "square": square, "flips": flips})
+
+
+def pass_(t: float, player: str) -> Event:
+    return Event(t, EventKind.PASS, {"player": player})
+
+
+def irregularity(t: float, player: str, kind: Irregularity, squares: list[str]) -> Event:
+    return Event(
+        t, EventKind.IRREGULARITY, {"player": player, "kind": kind.value, "squares": squares}
+    )
+
+
+def corrected(t: float, kind: Irregularity, squares: list[str]) -> Event:
+    return Event(t, EventKind.CORRECTED, {"kind": kind.value, "squares": squares})
+
+
+def game_over(t: float, black: int, white: int, winner: str, **extra: Any) -> Event:
+    return Event(
+        t, EventKind.GAME_OVER, {"black": black, "white": white, "winner": winner, **extra}
+    )

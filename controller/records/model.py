@@ -1,0 +1,111 @@
+"""The game record every format reads into and writes from.
+
+One model for all formats keeps conversions lossless where the formats allow it:
+the JSON form keeps everything, GGF keeps clocks and comments, WTHOR keeps the
+moves, names and score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from controller.errors import KaeshiError
+from controller.position import IllegalMoveError, Position
+from controller.squares import Color, parse_square
+
+
+class RecordError(KaeshiError):
+    """A record that cannot be read or replayed; names the file, game and move."""
+
+
+@dataclass
+class Move:
+    """One turn: a square, or ``None`` for a pass."""
+
+    player: Color
+    square: str | None
+    time: float | None = None  # seconds of clock time used on this move
+    eval: float | None = None  # engine evaluation, as GGF stores it
+    comment: str = ""  # e.g. irregularities the arbiter saw on this move
+
+    @property
+    def is_pass(self) -> bool:
+        return self.square is None
+
+
+@dataclass
+class GameRecord:
+    black: str = ""
+    white: str = ""
+    event: str = ""
+    date: str = ""  # ISO date (YYYY-MM-DD) or as much of it as is known
+    place: str = ""
+    start: Position = field(default_factory=Position.start)
+    moves: list[Move] = field(default_factory=list)
+    #: Final disc counts (black, white) as the record states them, empties to the winner.
+    result: tuple[int, int] | None = None
+    #: How the game ended when not on the board: "time", "resignation", "agreement".
+    result_note: str = ""
+    draw_win_right: Color | None = None
+    time_control: str = ""  # e.g. GGF "20:00//00:00"
+    comments: list[str] = field(default_factory=list)
+    extra: dict[str, str] = field(default_factory=dict)  # tags a format had that we keep
+
+    def positions(self) -> list[Position]:
+        """Every position from the start, after each move; raise naming the bad move."""
+        pos = self.start
+        out = [pos]
+        for number, mv in enumerate(self.moves, 1):
+            if mv.player is not pos.to_move:
+                # Records imply passes; make an implied pass explicit if it is forced.
+                if pos.legal_moves() or mv.player is not pos.to_move.opponent:
+                    raise RecordError(
+                        f"move {number} ({mv.square or 'pass'}) is by {mv.player.value}, "
+                        f"but {pos.to_move.value} is to move"
+                    )
+                pos = pos.pass_turn()
+            try:
+                pos = pos.pass_turn() if mv.square is None else pos.play(mv.square)
+            except IllegalMoveError as exc:
+                raise RecordError(f"move {number}: {exc}") from None
+            out.append(pos)
+        return out
+
+    def final_position(self) -> Position:
+        return self.positions()[-1]
+
+    def is_finished(self) -> bool:
+        return self.final_position().is_game_over()
+
+    def winner(self) -> Color | None:
+        """Winner by the stated result, else by the board; draw-win right settles a tie."""
+        if self.result is not None:
+            b, w = self.result
+        else:
+            b, w = self.final_position().final_score()
+        if b != w:
+            return Color.BLACK if b > w else Color.WHITE
+        return self.draw_win_right
+
+    def transcript_moves(self) -> list[str]:
+        """The squares played, passes left out, as a transcript lists them."""
+        return [m.square for m in self.moves if m.square is not None]
+
+    @classmethod
+    def from_squares(cls, squares: list[str], start: Position | None = None,
+                     **info: object) -> GameRecord:
+        """Build a record from squares alone, filling in the passes the rules force."""
+        pos = start or Position.start()
+        rec = cls(start=pos, **info)  # type: ignore[arg-type]
+        for number, name in enumerate(squares, 1):
+            sq = parse_square(name, pos.size)
+            if not pos.legal_moves() and not pos.is_game_over():
+                rec.moves.append(Move(pos.to_move, None))
+                pos = pos.pass_turn()
+            try:
+                pos_next = pos.play(sq)
+            except IllegalMoveError as exc:
+                raise RecordError(f"move {number}: {exc}") from None
+            rec.moves.append(Move(pos.to_move, name.lower()))
+            pos = pos_next
+        return rec
