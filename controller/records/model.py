@@ -87,6 +87,20 @@ class GameRecord:
             return Color.BLACK if b > w else Color.WHITE
         return self.draw_win_right
 
+    def add_comment(self, text: str, move: int | None = None) -> None:
+        """Note ``text`` on move number ``move`` (1-based, passes counted) or on the game.
+
+        The arbiter records irregularities this way; a move can collect several notes,
+        one per line, and every format that keeps comments (GGF, JSON) keeps them all.
+        """
+        if move is None:
+            self.comments.append(text)
+            return
+        if not 1 <= move <= len(self.moves):
+            raise RecordError(f"no move {move} to comment on (the game has {len(self.moves)})")
+        mv = self.moves[move - 1]
+        mv.comment = f"{mv.comment}\n{text}" if mv.comment else text
+
     def transcript_moves(self) -> list[str]:
         """The squares played, passes left out, as a transcript lists them."""
         return [m.square for m in self.moves if m.square is not None]

@@ -1,0 +1,381 @@
+"""GGF, the Generic Game Format of the GGS game servers, for Othello.
+
+A game is ``(;TAG[value]TAG[value]...;)``; a file holds any number of games,
+often each prefixed by a count (``1 (;GM[Othello]...;)``) that is ignored here.
+Tags used: ``GM`` game, ``PC`` place, ``DT`` date, ``PB``/``PW`` players,
+``TI`` time control, ``TY`` type (board size), ``RE`` black's disc margin with
+``:r`` resigned / ``:t`` time / ``:s`` agreed, ``BO`` start position (size, rows
+of ``-``/``*``/``O``, side to move), ``B``/``W`` moves as ``square/eval/time``.
+
+Kaeshi adds three tags GGF readers skip as unknown: ``EV`` event, ``DW`` holder
+of the draw-win right (``B``/``W``) and ``C`` a comment — on the game when it
+comes before the first move, on the move it follows otherwise. Any other tag is
+kept in :attr:`GameRecord.extra` and written back, so files round-trip.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+
+from controller.position import Position
+from controller.records.model import GameRecord, RecordError
+from controller.records.replay import Step, replay, square_index
+from controller.records.scan import Scan
+from controller.squares import SIZES, BoardStringError, Color, square_name
+
+_RESULT = re.compile(r"\s*([+-]?\d+(?:\.\d*)?)\s*(?::\s*([A-Za-z]))?\s*")
+_DATE = re.compile(r"(\d{4})(?:[.\-/](\d{1,2})(?:[.\-/](\d{1,2}))?)?")
+_NOTES = {"r": "resignation", "t": "time", "s": "agreement"}
+_FLAGS = {note: flag for flag, note in _NOTES.items()}
+_PASS = ("pass", "pa", "--", "")
+#: Tags the model holds in its own fields; every other tag goes to ``extra``.
+_MODEL_TAGS = {"GM", "PC", "DT", "PB", "PW", "TI", "TY", "RE", "BO", "B", "W", "EV", "DW", "C"}
+
+
+# ------------------------------------------------------------------ lexing
+_TAG_VALUE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*\[([^\]\\]*(?:\\.[^\]\\]*)*)\]", re.S)
+_END = re.compile(r"\s*;\)")
+_UNESCAPE = re.compile(r"\\(.)", re.S)
+
+
+def _games(text: str, source: str) -> list[tuple[int, list[tuple[str, str]]]]:
+    """Each game's offset and its tags in order; raise naming the offset of bad syntax."""
+    out = []
+    pos = 0
+    while True:
+        begin = text.find("(;", pos)
+        if begin < 0:
+            break
+        i = begin + 2
+        tags: list[tuple[str, str]] = []
+        while True:
+            m = _TAG_VALUE.match(text, i)
+            if m is None:
+                end = _END.match(text, i)
+                if end is None:
+                    raise _syntax_error(text, i, source, len(out) + 1, begin)
+                i = end.end()
+                break
+            value = m.group(2)
+            if "\\" in value:
+                value = _UNESCAPE.sub(r"\1", value)
+            tags.append((m.group(1).upper(), value))
+            i = m.end()
+        out.append((begin, tags))
+        pos = i
+    if not out and text.strip():
+        raise RecordError(f"{source}: no GGF game found (a game starts with '(;')")
+    return out
+
+
+def _syntax_error(text: str, i: int, source: str, number: int, begin: int) -> RecordError:
+    """The error that says what is wrong at offset ``i`` of game ``number``."""
+    while i < len(text) and text[i].isspace():
+        i += 1
+    where = f"{source}: game {number} (offset {begin})"
+    if i >= len(text):
+        return RecordError(f"{where}: the file ends before the game's closing ';)'")
+    tag = re.compile(r"[A-Za-z][A-Za-z0-9_]*\s*\[").match(text, i)
+    if tag is not None:
+        return RecordError(f"{where}: offset {i}: value of {tag.group().rstrip('[ ')} "
+                           "never closed with ']'")
+    return RecordError(f"{where}: offset {i}: expected a tag such as PB[...] or the closing "
+                      f"';)', found {text[i]!r}")
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("]", "\\]")
+
+
+# ------------------------------------------------------------ tag values
+def parse_board(value: str) -> Position:
+    """A ``BO[]`` value: size, rows (``-`` empty, ``*`` black, ``O`` white), side to move."""
+    parts = value.split()
+    if not parts or not re.fullmatch(r"[0-9]{1,3}", parts[0]):
+        raise RecordError(f"BO[{value[:40]}]: must start with the board size")
+    size = int(parts[0])
+    if size not in SIZES:
+        raise RecordError(f"BO[]: unsupported board size {size} (6, 8 or 10)")
+    cells = "".join(parts[1:])
+    if len(cells) != size * size + 1:
+        raise RecordError(f"BO[]: {len(cells) - 1} squares and a side to move given, a "
+                          f"{size}x{size} board needs {size * size} squares and the side")
+    black = white = 0
+    for i, ch in enumerate(cells[:-1]):
+        if ch in "*xX":
+            black |= 1 << i
+        elif ch in "Oo":
+            white |= 1 << i
+        elif ch != "-":
+            raise RecordError(f"BO[]: bad character {ch!r} at {square_name(i, size)} "
+                              "(allowed: - * O)")
+    side = cells[-1]
+    if side not in "*OoxX":
+        raise RecordError(f"BO[]: side to move must be * or O, not {side!r}")
+    return Position(black, white, Color.BLACK if side in "*xX" else Color.WHITE, size)
+
+
+def board_value(position: Position) -> str:
+    s = position.size
+    text = position.board_string().replace("X", "*")
+    rows = " ".join(text[r * s : (r + 1) * s] for r in range(s))
+    return f"{s} {rows} {'*' if position.to_move is Color.BLACK else 'O'}"
+
+
+def _number(text: str, what: str) -> float | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        if ":" in text:  # a clock reading such as 01:02.5
+            total = 0.0
+            for part in text.split(":"):
+                total = total * 60 + float(part)
+            return total
+        value = float(text)
+    except ValueError:
+        raise RecordError(f"{what} {text!r} is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise RecordError(f"{what} {text!r} is not a number")
+    return value
+
+
+def _fmt(x: float) -> str:
+    return format(x, ".15g")
+
+
+def _date_from_dt(value: str) -> str:
+    v = value.strip()
+    if re.fullmatch(r"[0-9]{9,12}", v):  # seconds since 1970, as some servers write
+        try:
+            return dt.datetime.fromtimestamp(int(v), dt.UTC).date().isoformat()
+        except (OverflowError, OSError, ValueError):
+            return v
+    m = _DATE.match(v)
+    if not m:
+        return v
+    return "-".join(f"{int(g):02d}" if k else g for k, g in enumerate(m.groups()) if g)
+
+
+def _dt_from_date(date: str) -> str:
+    m = _DATE.fullmatch(date)
+    return date.replace("-", ".") if m else date
+
+
+def parse_result(value: str, size: int) -> tuple[tuple[int, int] | None, str]:
+    """``RE[+12.000:r]`` → black/white counts (empties to the winner) and how it ended.
+
+    A result that is no whole split of the board (a komi game's half point, ``?``)
+    gives ``None``; the caller keeps the text.
+    """
+    m = _RESULT.fullmatch(value)
+    if not m:
+        return None, ""
+    note = _NOTES.get((m.group(2) or "").lower(), "") if m.group(2) else ""
+    if m.group(2) and not note:
+        return None, ""
+    margin = float(m.group(1))
+    total = size * size
+    if abs(margin) > total or margin != int(margin) or (total + int(margin)) % 2:
+        return None, ""
+    diff = int(margin)
+    return ((total + diff) // 2, (total - diff) // 2), note
+
+
+def result_value(result: tuple[int, int], note: str) -> str:
+    b, w = result
+    flag = _FLAGS.get(note, "")
+    return f"{b - w:+.3f}" + (f":{flag}" if flag else "")
+
+
+# ------------------------------------------------------------------ games
+def _game(tags: list[tuple[str, str]]) -> tuple[GameRecord, Position]:
+    game = GameRecord()
+    size_hint = 8
+    has_board = any(tag == "BO" for tag, _ in tags)
+    steps: list[Step] = []
+    pending_comment: list[str] = []
+    move_no = 0
+    for tag, value in tags:
+        if tag in ("B", "W"):
+            move_no += 1
+            if pending_comment and steps:
+                steps[-1] = _with_comment(steps[-1], pending_comment)
+            pending_comment = []
+            steps.append(_step(tag, value, move_no, game.start.size))
+        elif tag == "C":
+            if steps:
+                pending_comment.append(value)
+            else:
+                game.comments.append(value)
+        elif tag == "GM":
+            if value.strip().lower() not in ("othello", "reversi", ""):
+                raise RecordError(f"GM[{value}] is not an Othello game")
+        elif tag == "PC":
+            game.place = value
+        elif tag == "DT":
+            game.date = _date_from_dt(value)
+            if _dt_from_date(game.date) != value:
+                game.extra["DT"] = value
+        elif tag == "PB":
+            game.black = value
+        elif tag == "PW":
+            game.white = value
+        elif tag == "EV":
+            game.event = value
+        elif tag == "TI":
+            game.time_control = value
+        elif tag == "TY":
+            digits = re.match(r"[^0-9]*([0-9]{1,3})(?![0-9])", value)
+            if digits and int(digits.group(1)) in SIZES:
+                size_hint = int(digits.group(1))
+                if not has_board and not steps:
+                    game.start = Position.start(size_hint)
+            if value.strip() != str(size_hint):
+                game.extra["TY"] = value
+        elif tag == "RE":
+            game.extra["RE"] = value  # resolved below, once the board size is known
+        elif tag == "BO":
+            if steps:
+                raise RecordError("BO[] comes after the first move")
+            game.start = parse_board(value)
+        elif tag == "DW":
+            try:
+                game.draw_win_right = Color.parse(value)
+            except BoardStringError:
+                raise RecordError(f"DW[{value}]: the draw-win right must be B or W") from None
+        else:
+            game.extra[tag] = value
+    if pending_comment and steps:
+        steps[-1] = _with_comment(steps[-1], pending_comment)
+    if "RE" in game.extra:
+        result, note = parse_result(game.extra["RE"], game.start.size)
+        if result is not None:
+            game.result, game.result_note = result, note
+            del game.extra["RE"]
+    game.moves, final = replay(game.start, steps)
+    return game, final
+
+
+def _with_comment(step: Step, comments: list[str]) -> Step:
+    text = "\n".join(([step.comment] if step.comment else []) + comments)
+    return Step(step.square, step.player, step.time, step.eval, text)
+
+
+def _step(tag: str, value: str, number: int, size: int) -> Step:
+    player = Color.BLACK if tag == "B" else Color.WHITE
+    parts = value.split("/")
+    name = parts[0].strip()
+    what = f"move {number} ({tag}[{value}])"
+    if len(parts) > 3:
+        raise RecordError(f"{what}: expected square/eval/time")
+    evaluation = _number(parts[1], f"{what}: evaluation") if len(parts) > 1 else None
+    time = _number(parts[2], f"{what}: time") if len(parts) > 2 else None
+    if name.lower() in _PASS:
+        return Step(None, player, time, evaluation)
+    try:
+        square = square_index(name.lower(), size)
+    except BoardStringError as exc:
+        raise RecordError(f"{what}: {exc}") from None
+    return Step(square, player, time, evaluation)
+
+
+def scan_ggf_text(text: str, source: str = "<ggf>") -> Scan:
+    """Every game of a GGF text; bad syntax raises, a bad game is listed with its reason."""
+    scan = Scan(source)
+    for offset, tags in _games(text, source):
+        try:
+            game, final = _game(tags)
+        except RecordError as exc:
+            scan.fail(f"offset {offset}: {exc}")
+            continue
+        scan.add(game, final)
+    return scan
+
+
+def read_ggf_text(text: str, source: str = "<ggf>") -> list[GameRecord]:
+    """The games of a GGF text (one or many); raise naming the first bad game and move."""
+    return scan_ggf_text(text, source).records()
+
+
+def read_ggf(path: str | Path) -> list[GameRecord]:
+    path = Path(path)
+    return read_ggf_text(_read_text(path), str(path))
+
+
+def _read_text(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+# ------------------------------------------------------------------ writing
+def write_ggf(game: GameRecord) -> str:
+    """One game as a GGF string ``(;GM[Othello]...;)``, moves exactly as the record has them.
+
+    Passes the record leaves implicit stay implicit (GGF readers fill them in).
+    """
+    out = ["(;GM[Othello]"]
+
+    def tag(name: str, value: str) -> None:
+        out.append(f"{name}[{_escape(value)}]")
+
+    extra = dict(game.extra)
+    if game.place:
+        tag("PC", game.place)
+    raw_dt = extra.pop("DT", None)
+    if raw_dt is not None and _date_from_dt(raw_dt) == game.date:
+        tag("DT", raw_dt)
+    elif game.date:
+        tag("DT", _dt_from_date(game.date))
+    tag("PB", game.black)
+    tag("PW", game.white)
+    for key in ("RB", "RW"):
+        if key in extra:
+            tag(key, extra.pop(key))
+    if game.time_control:
+        tag("TI", game.time_control)
+    tag("TY", extra.pop("TY", str(game.start.size)))
+    raw_re = extra.pop("RE", None)
+    if game.result is not None:
+        tag("RE", result_value(game.result, game.result_note))
+    elif raw_re is not None:
+        tag("RE", raw_re)
+    tag("BO", board_value(game.start))
+    if game.event:
+        tag("EV", game.event)
+    if game.draw_win_right is not None:
+        tag("DW", "B" if game.draw_win_right is Color.BLACK else "W")
+    for key, value in extra.items():
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", key) or key.upper() in _MODEL_TAGS:
+            raise RecordError(f"extra field {key!r} cannot be written as a GGF tag")
+        tag(key, value)
+    for comment in game.comments:
+        tag("C", comment)
+    for mv in game.moves:
+        value = "PA" if mv.square is None else mv.square
+        if mv.eval is not None or mv.time is not None:
+            ev = "" if mv.eval is None else _fmt(mv.eval)
+            tm = "" if mv.time is None else _fmt(mv.time)
+            value += f"/{ev}/{tm}"
+        tag("B" if mv.player is Color.BLACK else "W", value)
+        if mv.comment:
+            tag("C", mv.comment)
+    out.append(";)")
+    return "".join(out)
+
+
+def write_ggf_games(games: list[GameRecord]) -> str:
+    """A GGF file: one game per line."""
+    lines = []
+    for index, game in enumerate(games, 1):
+        try:
+            lines.append(write_ggf(game))
+        except RecordError as exc:
+            raise RecordError(f"game {index}: {exc}") from None
+    return "".join(line + "\n" for line in lines)
+
