@@ -1,0 +1,129 @@
+"""Web page, LED and clock-display figures: update latency, payload sizes, encode times."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import time
+from typing import Any
+
+from controller.clockhw.display import format_time
+from controller.clockhw.tm1637 import Tm1637
+from controller.leds import LedCell, encode_spi
+from controller.position import Position
+from controller.web import ChangeNotifier, WebServer, for_view
+
+
+def _game_snapshot(moves: int) -> dict[str, Any]:
+    pos = Position.start()
+    played = []
+    for i in range(moves):
+        legal = pos.legal_squares()
+        if not legal:
+            if pos.is_game_over():
+                break
+            pos = pos.pass_turn()
+            continue
+        sq = legal[i % len(legal)]
+        played.append(
+            {
+                "n": len(played) + 1,
+                "player": pos.to_move.value,
+                "square": sq,
+                "t": float(i),
+                "comment": "",
+            }
+        )
+        pos = pos.play(sq)
+    b, w = pos.counts()
+    return {
+        "version": 1, "mode": "tournament", "state": "playing", "board": pos.board_string(),
+        "position": pos.board_string(), "to_move": pos.to_move.value,
+        "counts": {"black": b, "white": w},
+        "clocks": {"black": 600.0, "white": 500.0, "running": "black", "paused": False},
+        "moves": played,
+        "events": [{"t": m["t"], "event": "move", "player": m["player"], "square": m["square"],
+                    "flips": ["d4"]} for m in played[-50:]],
+        "overlay": {}, "irregularities": [], "legal": pos.legal_squares(), "message": "",
+    }  # fmt: skip
+
+
+class _Facade:
+    def __init__(self) -> None:
+        self.notifier = ChangeNotifier()
+        self.snap = _game_snapshot(60)
+
+    def snapshot(self, view: str) -> dict[str, Any]:
+        return {**self.snap, "version": self.notifier.version}
+
+    async def wait_change(self, version: int) -> int:
+        return await self.notifier.wait_change(version)
+
+    def record_ggf(self) -> str:
+        return ""
+
+
+async def _latency(changes: int) -> list[float]:
+    facade = _Facade()
+    server = WebServer(facade, "127.0.0.1", 0, None)  # type: ignore[arg-type]
+    await server.start()
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(b"GET /events?view=player HTTP/1.1\r\nHost: b\r\n\r\n")
+    await reader.readuntil(b"\r\n\r\n")
+
+    async def next_state() -> None:
+        while not (await reader.readuntil(b"\n\n")).startswith(b"event: state"):
+            pass
+
+    await next_state()
+    out = []
+    for _ in range(changes):
+        t0 = time.perf_counter()
+        facade.notifier.notify()
+        await next_state()
+        out.append(time.perf_counter() - t0)
+    writer.close()
+    await server.stop()
+    return out
+
+
+class _Line:
+    def on(self) -> None:
+        pass
+
+    def off(self) -> None:
+        pass
+
+
+def main() -> None:
+    lat = sorted(asyncio.run(_latency(300)))
+    print(
+        f"event stream: change -> client received, 60-move game: median "
+        f"{statistics.median(lat) * 1e3:.2f} ms, p99 {lat[int(len(lat) * 0.99)] * 1e3:.2f} ms"
+    )
+    snap = _game_snapshot(60)
+    for view in ("player", "arbiter"):
+        body = json.dumps(for_view(snap, view), separators=(",", ":"))  # type: ignore[arg-type]
+        print(f"snapshot JSON, 60-move game, {view} view: {len(body)} bytes")
+
+    n = 200
+    display = Tm1637(_Line(), _Line(), half_period=5e-6)
+    frame = format_time(754.2, running=True)
+    t0 = time.perf_counter()
+    for _ in range(n):
+        display.write(frame.segments(), 5)
+    print(f"TM1637 frame at 5 us half-period (host, lines free): "
+          f"{(time.perf_counter() - t0) / n * 1e3:.2f} ms")  # fmt: skip
+
+    colours = [LedCell((255, 128, 0)).rgb] * 64
+    t0 = time.perf_counter()
+    for _ in range(n):
+        encode_spi(colours)
+    print(f"WS2812 SPI encode, 64 LEDs: {(time.perf_counter() - t0) / n * 1e6:.0f} us, "
+          f"{len(encode_spi(colours))} bytes = "
+          f"{len(encode_spi(colours)) * 8 / 2.4e6 * 1e3:.2f} ms on the wire")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

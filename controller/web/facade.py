@@ -1,0 +1,185 @@
+"""What the web server needs from the service, and nothing more.
+
+The service implements :class:`ServiceFacade`; tests implement it over a real arbiter
+and clock. A snapshot is a plain JSON-ready dict:
+
+```
+{
+  "version": 17,                       # bumps on every change (see ChangeNotifier)
+  "mode": "home" | "tournament" | "record",
+  "state": "playing",                  # the service state (controller.service.states)
+  "board": "-----...",                 # 64 chars, observation alphabet: what stands on the board
+  "to_move": "black" | "white" | null,
+  "counts": {"black": 2, "white": 2},
+  "players": {"black": "name", "white": "name"},          # optional
+  "clocks": {"black": 1187.2, "white": 1200.0,            # seconds left at snapshot time
+             "running": "black" | "white" | null, "paused": false,
+             "flag": "black" | "white" | null},
+  "moves": [{"n": 1, "player": "black", "square": "f5" | null, "t": 4.2}, ...],
+  "events": [event dicts as in the event log, newest last],
+  "overlay": {"d3": {"rgb": [r, g, b], "pattern": "steady"}, ...},  # plan_overlay for the view
+  "message": "text for the status line",                            # optional
+  # arbiter view, and the player view in home mode only:
+  "irregularities": [{"player": "black", "kind": "forgotten_flip", "squares": ["e5"]}, ...],
+  "position": "-----...",              # the arbiter's idea of the position
+  "legal": ["c4", "d3", ...],          # home: only when requested; arbiter: always
+}
+```
+
+In ``tournament`` and ``record`` modes the player view must carry nothing that could
+advise a player (tournament rule 21) — no irregularities, no irregularity events, no
+move comments, no expected position, no legal moves, no per-square overlay. In ``record``
+mode the arbiter's view shows no live flags either (they go to the record only). The
+web server enforces both a second time with :func:`for_view`, so a facade slip cannot
+leak to a player.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Literal, Protocol
+
+from controller.errors import KaeshiError
+from controller.squares import Color
+
+View = Literal["player", "arbiter"]
+
+#: What a player may see outside home mode: an allowlist, so a key a facade adds later
+#: stays hidden until someone decides it is harmless.
+PLAYER_KEYS = frozenset(
+    {
+        "version",
+        "game",
+        "mode",
+        "state",
+        "board",
+        "counts",
+        "players",
+        "black",
+        "white",
+        "clocks",
+        "moves",
+        "last_move",
+        "events",
+        "message",
+        "url",
+    }
+)
+PUBLIC_EVENTS = frozenset({"move", "pass", "game_over"})
+#: A move event's ``flips`` are the discs the rules turn: next to the board they would
+#: point at a forgotten flip, so players outside home see only who played where.
+PUBLIC_EVENT_KEYS = {"move": ("t", "event", "player", "square"), "pass": ("t", "event", "player")}
+MOVE_KEYS = ("n", "player", "square", "t")
+#: What record mode keeps from everyone while the game runs (it goes to the record only).
+LIVE_FLAG_KEYS = ("irregularities", "flags", "overlay")
+
+
+class ActionError(KaeshiError):
+    """An arbiter action that cannot be done now; the message tells the arbiter why."""
+
+
+class ServiceFacade(Protocol):
+    def snapshot(self, view: View) -> dict[str, Any]:
+        """The current state for ``view``, shaped as in the module doc."""
+        ...
+
+    async def wait_change(self, version: int) -> int:
+        """Return the current version as soon as it differs from ``version``."""
+        ...
+
+    def record_ggf(self) -> str:
+        """The game so far as a GGF record."""
+        ...
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    def adjust_time(self, color: Color, seconds: float) -> None:
+        """Add ``seconds`` (negative: take away) to ``color``'s clock (rule 25)."""
+        ...
+
+    def accept_position(self) -> None:
+        """Take the board as it stands as the true position (after an arbiter's ruling)."""
+        ...
+
+    def correct_position(self, board: str) -> None:
+        """Set the position to ``board`` (64 chars ``-XO``) with the side to move unchanged."""
+        ...
+
+
+class ChangeNotifier:
+    """A version counter that coroutines can wait on; for facade implementations.
+
+    ``notify()`` may be called from the event loop's thread only (use
+    ``loop.call_soon_threadsafe(notifier.notify)`` from others).
+    """
+
+    def __init__(self) -> None:
+        self.version = 0
+        self._event = asyncio.Event()
+
+    def notify(self) -> None:
+        self.version += 1
+        self._event.set()
+        self._event = asyncio.Event()
+
+    async def wait_change(self, version: int) -> int:
+        while self.version == version:
+            await self._event.wait()
+        return self.version
+
+
+def _public_moves(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # a move's comment carries the arbiter's notes on it (irregularities): never public
+    return [{k: m[k] for k in MOVE_KEYS if k in m} for m in moves]
+
+
+def _public_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for e in events:
+        kind = e.get("event")
+        if kind not in PUBLIC_EVENTS:
+            continue
+        keys = PUBLIC_EVENT_KEYS.get(kind)
+        out.append(e if keys is None else {k: e[k] for k in keys if k in e})
+    return out
+
+
+def player_safe(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The snapshot a player may see; outside ``home`` only the allowlisted, neutral parts.
+
+    ``to_move`` comes from the running clock rather than the rules engine there: the
+    engine's side to move would tell a player that they have no legal move and must pass.
+    Likewise ``counts`` are counted on the board as it stands: the engine's counts would
+    differ after a forgotten flip and give it away.
+    """
+    if snapshot.get("mode") == "home":
+        return snapshot
+    safe = {k: v for k, v in snapshot.items() if k in PLAYER_KEYS}
+    safe["events"] = _public_events(snapshot.get("events", []))
+    safe["moves"] = _public_moves(snapshot.get("moves", []))
+    clocks = snapshot.get("clocks") or {}
+    safe["to_move"] = clocks.get("running")
+    board = snapshot.get("board")
+    if isinstance(board, str):  # counts of what stands there, not of the rules' position
+        safe["counts"] = {
+            "black": sum(board.count(c) for c in "Xx"),
+            "white": sum(board.count(c) for c in "Oo"),
+        }
+    return safe
+
+
+def arbiter_safe(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The arbiter's snapshot: everything, except live flags in ``record`` mode."""
+    if snapshot.get("mode") != "record":
+        return snapshot
+    safe = {k: v for k, v in snapshot.items() if k not in LIVE_FLAG_KEYS}
+    safe["events"] = _public_events(snapshot.get("events", []))
+    safe["moves"] = _public_moves(snapshot.get("moves", []))
+    return safe
+
+
+def for_view(snapshot: dict[str, Any], view: View) -> dict[str, Any]:
+    """What the web server sends to ``view``: the facade's snapshot, filtered again."""
+    return arbiter_safe(snapshot) if view == "arbiter" else player_safe(snapshot)
