@@ -1,0 +1,314 @@
+/*
+ * kaeshi-boardsim: the sensor-board firmware running on the host.
+ *
+ * The firmware speaks the real protocol on a pseudo-terminal, exactly as the board does
+ * on its USB serial port. The "physical" board (discs, sensor offsets and noise, the
+ * cable, the watchdog) is driven by line commands on stdin; each gets one reply line on
+ * stdout, "ok ..." or "err ...". The first line printed is "ready <port>".
+ *
+ * Unplugging closes the pseudo-terminal and removes the --link symlink, as a pulled USB
+ * cable removes /dev/ttyACM0: the host's reads fail and its reopen fails until replug.
+ * Replugging makes a new pseudo-terminal behind the same link and boots the firmware
+ * afresh (a USB-powered board loses power with its cable). See `help` for the commands.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../src/app.h"
+#include "../src/config.h"
+#include "../src/protocol_gen.h"
+#include "control.h"
+#include "hal_sim.h"
+#include "sensor_model.h"
+
+static int master_fd = -1;
+static int slave_fd = -1;
+static char pty_name[256];
+static const char *link_path;
+static int plugged;
+static uint32_t step_us = 425; /* one scan step on the ATmega2560: 4 conversions + settle */
+static volatile sig_atomic_t stop_requested;
+
+static const char *port_name(void) { return link_path ? link_path : pty_name; }
+
+static int open_pty(void)
+{
+    master_fd = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master_fd < 0 || grantpt(master_fd) < 0 || unlockpt(master_fd) < 0)
+        return -1;
+    const char *name = ptsname(master_fd);
+    if (!name)
+        return -1;
+    snprintf(pty_name, sizeof pty_name, "%s", name);
+    /* Hold the slave open ourselves and make it raw, so nothing the host has not asked
+     * for (echo, line editing) touches the bytes before the host opens it. */
+    slave_fd = open(pty_name, O_RDWR | O_NOCTTY);
+    if (slave_fd < 0)
+        return -1;
+    struct termios tio;
+    if (tcgetattr(slave_fd, &tio) == 0) {
+        cfmakeraw(&tio);
+        cfsetispeed(&tio, B230400);
+        cfsetospeed(&tio, B230400);
+        tcsetattr(slave_fd, TCSANOW, &tio);
+    }
+    fcntl(master_fd, F_SETFL, fcntl(master_fd, F_GETFL) | O_NONBLOCK);
+    if (link_path) {
+        char tmp[4096];
+        snprintf(tmp, sizeof tmp, "%s.new", link_path);
+        unlink(tmp);
+        if (symlink(pty_name, tmp) < 0 || rename(tmp, link_path) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void close_pty(void)
+{
+    if (link_path)
+        unlink(link_path);
+    if (slave_fd >= 0)
+        close(slave_fd);
+    if (master_fd >= 0)
+        close(master_fd);
+    slave_fd = master_fd = -1;
+}
+
+static void boot(uint8_t by_watchdog)
+{
+    sim_hal_set_boot_reason(by_watchdog);
+    app_init();
+}
+
+static void flush_tx(void)
+{
+    const uint8_t *data;
+    size_t n;
+    while ((n = sim_hal_tx_pending(&data)) > 0) {
+        ssize_t w = write(master_fd, data, n);
+        if (w <= 0)
+            return; /* the host is not reading: the firmware's buffer fills and it drops frames */
+        sim_hal_tx_consume((size_t)w);
+    }
+}
+
+/* Take from the pty only what the firmware's receive buffer can hold; the rest waits in
+ * the pty. The real link has no such flow control, but it delivers only 25 bytes per ms
+ * while the firmware takes up to 64 per pass, so its buffer does not overflow either. */
+static void drain_rx(void)
+{
+    uint8_t buf[UART_RX_BUF];
+    size_t room = sim_hal_rx_free();
+    if (room == 0)
+        return;
+    ssize_t n = read(master_fd, buf, room);
+    if (n > 0)
+        sim_hal_rx_push(buf, (size_t)n);
+}
+
+/* ---------------------------------------------------------------- control channel */
+
+static const char *HELP =
+    "board <64 chars -XOxo?> | square <sq> <char> | place <sq> X|O | flip <sq> | "
+    "lift <sq> | shift <sq> | center <sq> | sensor <sq> <offset> <noise> [swing] | "
+    "spread <seed> <offset_sd> <noise> [swing_sd] | force <sq> <value>|off | "
+    "unplug | replug | watchdog | power | eeprom_fail 0|1 | get board|state|leds|sensor <sq>|"
+    "port|eeprom <addr> <n> | quit";
+
+static void do_command(char *line)
+{
+    char *argv[8];
+    int argc = control_split(line, argv, 8);
+    if (argc == 0 || control_model(argc, argv))
+        return;
+    const char *cmd = argv[0];
+    if (!strcmp(cmd, "unplug")) {
+        if (plugged) {
+            close_pty();
+            plugged = 0;
+        }
+        reply("ok");
+    } else if (!strcmp(cmd, "replug")) {
+        if (!plugged) {
+            if (open_pty() < 0) {
+                reply("err replug: cannot create a pseudo-terminal: %s", strerror(errno));
+                return;
+            }
+            plugged = 1;
+            boot(0);
+        }
+        reply("ok %s", port_name());
+    } else if (!strcmp(cmd, "watchdog")) {
+        if (plugged)
+            boot(1);
+        reply("ok");
+    } else if (!strcmp(cmd, "power")) {
+        if (plugged)
+            boot(0);
+        reply("ok");
+    } else if (!strcmp(cmd, "eeprom_fail")) {
+        sim_hal_eeprom_fail(argc > 1 && atoi(argv[1]) != 0);
+        reply("ok");
+    } else if (!strcmp(cmd, "get") && argc > 1) {
+        char out[64 * 6 + 1];
+        if (!strcmp(argv[1], "state")) {
+            for (int i = 0; i < 64; i++)
+                out[i] = KP_STATE_CHARS[app_board_state((uint8_t)i)];
+            out[64] = 0;
+            reply("ok %s %d", out, app_flags());
+        } else if (!strcmp(argv[1], "leds")) {
+            const uint8_t *g = sim_hal_leds();
+            for (int i = 0; i < 64; i++) /* shown as r g b */
+                snprintf(out + 6 * i, 7, "%02x%02x%02x", g[3 * i + 1], g[3 * i], g[3 * i + 2]);
+            reply("ok %s %u", out, sim_hal_led_shows());
+        } else if (!strcmp(argv[1], "port")) {
+            reply("ok %s %s", plugged ? port_name() : "-", plugged ? pty_name : "-");
+        } else if (!strcmp(argv[1], "eeprom") && argc > 3) {
+            long addr = strtol(argv[2], NULL, 0), n = strtol(argv[3], NULL, 0);
+            if (addr < 0 || n < 1 || n > 64 || addr + n > EE_SIZE) {
+                reply("err get eeprom: range outside 0..%d (at most 64 bytes)", EE_SIZE - 1);
+                return;
+            }
+            for (long i = 0; i < n; i++)
+                snprintf(out + 2 * i, 3, "%02x", sim_hal_eeprom_peek((uint16_t)(addr + i)));
+            reply("ok %s", out);
+        } else {
+            reply("err get: expected board, state, leds, sensor <sq>, port or eeprom <addr> <n>");
+        }
+    } else if (!strcmp(cmd, "help")) {
+        reply("ok %s", HELP);
+    } else if (!strcmp(cmd, "quit")) {
+        reply("ok");
+        stop_requested = 1;
+    } else {
+        reply("err unknown command '%s' (try help)", cmd);
+    }
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: kaeshi-boardsim [--link PATH] [--seed N] [--board-id N] [--eeprom FILE]\n"
+            "                       [--eeprom-write-us N] [--step-us N]\n");
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = 1;
+    long long board_id = -1;
+    const char *eeprom_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) {
+            usage();
+            return 2;
+        }
+        if (!strcmp(a, "--link"))
+            link_path = v;
+        else if (!strcmp(a, "--seed"))
+            seed = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--board-id"))
+            board_id = strtoll(v, NULL, 0);
+        else if (!strcmp(a, "--eeprom"))
+            eeprom_path = v;
+        else if (!strcmp(a, "--eeprom-write-us"))
+            sim_hal_eeprom_set_write_us((uint32_t)strtoul(v, NULL, 0));
+        else if (!strcmp(a, "--step-us"))
+            step_us = (uint32_t)strtoul(v, NULL, 0);
+        else {
+            usage();
+            return 2;
+        }
+        i++;
+    }
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGPIPE, SIG_IGN);
+    model_init(seed);
+    if (eeprom_path && sim_hal_eeprom_open(eeprom_path) < 0) {
+        fprintf(stderr, "kaeshi-boardsim: cannot open EEPROM file %s: %s\n", eeprom_path,
+                strerror(errno));
+        return 1;
+    }
+    if (board_id >= 0)
+        for (int b = 0; b < 4; b++)
+            sim_hal_eeprom_poke((uint16_t)(EE_BOARD_ID + b), (uint8_t)(board_id >> (8 * b)));
+    if (open_pty() < 0) {
+        fprintf(stderr, "kaeshi-boardsim: cannot create a pseudo-terminal: %s\n", strerror(errno));
+        return 1;
+    }
+    plugged = 1;
+    boot(0);
+    fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
+    reply("ready %s", port_name());
+
+    char line[1024];
+    size_t line_len = 0;
+    uint64_t next_step = sim_monotonic_us();
+    while (!stop_requested) {
+        uint64_t now = sim_monotonic_us();
+        uint64_t wait = next_step > now ? next_step - now : 0;
+        if (!plugged)
+            wait = 100000; /* no power: only the control channel is alive */
+        struct timespec ts = {(time_t)(wait / 1000000ULL), (long)(wait % 1000000ULL) * 1000L};
+        int rx_fd = plugged && sim_hal_rx_free() > 0 ? master_fd : -1;
+        struct pollfd fds[2] = {{0, POLLIN, 0}, {rx_fd, POLLIN, 0}};
+        if (ppoll(fds, 2, &ts, NULL) < 0 && errno != EINTR)
+            break;
+        if (fds[0].revents & (POLLIN | POLLHUP)) {
+            char buf[512];
+            ssize_t n = read(0, buf, sizeof buf);
+            if (n == 0)
+                break; /* the controlling process went away */
+            for (ssize_t i = 0; i < n; i++) {
+                if (buf[i] == '\n') {
+                    line[line_len] = 0;
+                    do_command(line);
+                    line_len = 0;
+                } else if (line_len < sizeof line - 1) {
+                    line[line_len++] = buf[i];
+                }
+            }
+        }
+        if (!plugged)
+            continue;
+        if (fds[1].revents & POLLIN)
+            drain_rx();
+        /* Run the steps that are due. When the process was not scheduled for a while,
+         * catch up with a bounded burst, so a busy machine delays the scan rather than
+         * slowing it down for good. */
+        now = sim_monotonic_us();
+        for (int burst = 0; burst < 32 && now >= next_step; burst++) {
+            app_poll();
+            if (sim_hal_reset_requested()) {
+                flush_tx();
+                boot(1);
+            }
+            flush_tx();
+            if (fds[1].fd >= 0)
+                drain_rx();
+            next_step += step_us;
+        }
+        if (next_step < now)
+            next_step = now + step_us;
+        flush_tx();
+    }
+    close_pty();
+    return 0;
+}
