@@ -1,0 +1,463 @@
+"""Synthetic camera images of an Othello board, each with exact ground truth.
+
+The renderer builds a small 3-D scene in board units (see ``synth_camera``): a table,
+the board with its frame and thickness, discs as short two-coloured cylinders, clutter
+beside the board and hands over it, then photographs it with a pinhole camera and
+spoils the picture the way real cameras do (dim and uneven light, shadows, glare,
+blur, noise, JPEG). Because every object is placed by the renderer, the truth that
+comes with each image (board string, corners, homography, hidden and shifted squares)
+is exact, which is what the board finder and square classifier are tested against.
+
+Usage::
+
+    r = render(start_board, random_scene(np.random.default_rng(1), hard=True), seed=1)
+    r.image, r.board, r.corners, r.homography, r.occluded, r.shift
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+import numpy as np
+
+from controller.errors import KaeshiError
+from controller.observation import Observation
+from controller.squares import OBSERVATION_ALPHABET, validate_board_string
+from controller.vision.cv import cv2
+from controller.vision.synth_board import BOARD_THICKNESS, draw_board, table_top
+from controller.vision.synth_camera import Camera, make_camera
+from controller.vision.synth_clutter import draw_clutter
+from controller.vision.synth_discs import (
+    DISC_HEIGHT,
+    DISC_RADIUS,
+    SHIFT_RANGE,
+    disc_offsets,
+    disc_shadows,
+    draw_discs,
+)
+from controller.vision.synth_hand import (
+    SKIN_TONES,
+    SLEEVE_COLOURS,
+    hand_mask,
+    paint_hand,
+)
+from controller.vision.synth_light import apply_lighting, degrade
+from controller.vision.synth_textures import BOARD_STYLES, FRAME_STYLES, TABLE_STYLES
+
+__all__ = [
+    "DISC_HEIGHT",
+    "DISC_RADIUS",
+    "HAND_MODES",
+    "SHIFT_RANGE",
+    "START_BOARD",
+    "Rendered",
+    "Scene",
+    "main",
+    "random_scene",
+    "render",
+    "render_observations",
+    "write_dataset",
+    "write_video",
+]
+
+HAND_MODES = ("exact", "full")
+
+START_BOARD = "-" * 27 + "OX" + "-" * 6 + "XO" + "-" * 27
+
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Everything about how a picture is taken, apart from the position itself.
+
+    Angles are degrees; lengths are square widths. ``random_scene`` draws one.
+    """
+
+    width: int = 640
+    height: int = 480
+    tilt_deg: float = 0.0  # camera tilt from straight above (0 = top-down, up to 45)
+    rotation_deg: float = 0.0  # in-plane rotation of the board in the image (CCW)
+    board_style: str = "felt"  # felt | glossy | recessed
+    frame_style: str = "black"  # black | wood | none
+    light: float = 1.0  # overall brightness (0.3 = dim)
+    light_gradient: float = 0.0  # uneven light: relative change across the image
+    shadow: bool = False  # a large soft shadow (a person, a lamp arm) over part of the view
+    glare: bool = False  # a lamp's reflection: a bright, partly saturated spot
+    noise: float = 0.0  # sensor noise, standard deviation as a fraction of full scale
+    blur: float = 0.0  # Gaussian blur sigma in pixels (focus, shake)
+    jpeg_quality: int | None = None  # re-encode as JPEG at this quality
+    clutter: bool = False  # disc trays, a pen, a cup beside the board
+    hand: bool = False  # a hand reaching over the board (truth gets '?')
+    board_fraction: float = 0.75  # share of the image the playing area spans
+    # Extensions beyond the basic set:
+    view_from_deg: float = 0.0  # side the camera leans towards: 0 row-8 edge, 90 a-file edge
+    distance: float = 16.0  # camera distance from the board centre (perspective strength)
+    offset: tuple[float, float] = (0.0, 0.0)  # board position off the image centre (-1..1)
+    jitter: float = 0.0  # largest off-centre placement of ordinary (unshifted) discs
+    table: str = "wood"  # wood | dark | cloth | light
+    hand_mode: str = "exact"  # exact: '?' as given; full: arms reach out, may hide more
+    vignette: float = 0.0  # darkening towards the image corners (0..1)
+    warmth: float = 0.0  # colour cast of the light: -1 bluish daylight .. 1 orange lamp
+
+    def __post_init__(self) -> None:
+        def bad(name: str, why: str) -> ValueError:
+            return ValueError(f"Scene.{name}: {why} (got {getattr(self, name)!r})")
+
+        if not (16 <= self.width <= 8192 and 16 <= self.height <= 8192):
+            raise bad("width", "image size must be 16..8192 pixels on each side")
+        if not 0 <= self.tilt_deg <= 60:
+            raise bad("tilt_deg", "must be between 0 and 60")
+        for name, allowed in (("board_style", BOARD_STYLES), ("frame_style", FRAME_STYLES),
+                              ("table", TABLE_STYLES), ("hand_mode", HAND_MODES)):
+            if getattr(self, name) not in allowed:
+                raise bad(name, f"must be one of {', '.join(allowed)}")
+        if not 0.05 <= self.light <= 3:
+            raise bad("light", "must be between 0.05 and 3")
+        if not 0 <= self.light_gradient <= 1:
+            raise bad("light_gradient", "must be between 0 and 1")
+        if not 0 <= self.noise <= 0.5:
+            raise bad("noise", "must be between 0 and 0.5")
+        if not 0 <= self.blur <= 20:
+            raise bad("blur", "must be between 0 and 20")
+        if self.jpeg_quality is not None and not 1 <= self.jpeg_quality <= 100:
+            raise bad("jpeg_quality", "must be 1..100 or None")
+        if not 0.1 <= self.board_fraction <= 1.2:
+            raise bad("board_fraction", "must be between 0.1 and 1.2")
+        if not 3 <= self.distance <= 200:
+            raise bad("distance", "must be between 3 and 200 square widths")
+        if not 0 <= self.jitter <= 0.1:
+            raise bad("jitter", "must be between 0 and 0.1 (larger offsets are shifted discs)")
+        if not 0 <= self.vignette <= 1:
+            raise bad("vignette", "must be between 0 and 1")
+        if not -1 <= self.warmth <= 1:
+            raise bad("warmth", "must be between -1 and 1")
+        _camera(self)  # a camera too close for its tilt is refused here, not mid-render
+
+
+def random_scene(rng: np.random.Generator, hard: bool = False, **overrides: object) -> Scene:
+    """Draw a plausible scene; ``hard`` adds oblique views, poor light and clutter."""
+    u = rng.uniform
+    if not hard:
+        d: dict[str, object] = dict(
+            tilt_deg=u(0, 25), rotation_deg=u(-8, 8), view_from_deg=u(0, 360),
+            light=u(0.75, 1.15), light_gradient=u(0, 0.2), shadow=rng.random() < 0.15,
+            glare=rng.random() < 0.1, noise=u(0, 0.015), blur=u(0, 0.7),
+            jpeg_quality=None if rng.random() < 0.5 else int(rng.integers(75, 96)),
+            clutter=rng.random() < 0.3, hand=False, board_fraction=u(0.6, 0.85),
+            distance=u(12, 25), jitter=u(0, 0.04), vignette=u(0, 0.2),
+        )
+    else:
+        d = dict(
+            tilt_deg=u(10, 45), rotation_deg=u(-30, 30), view_from_deg=u(0, 360),
+            light=u(0.3, 1.2), light_gradient=u(0.15, 0.6), shadow=rng.random() < 0.6,
+            glare=rng.random() < 0.5, noise=u(0.005, 0.045), blur=u(0, 2.0),
+            jpeg_quality=None if rng.random() < 0.3 else int(rng.integers(30, 85)),
+            clutter=rng.random() < 0.7, hand=rng.random() < 0.5, board_fraction=u(0.45, 0.9),
+            distance=u(8, 20), jitter=u(0, 0.08), vignette=u(0, 0.5),
+        )
+        # In dim light a camera turns its gain up, and the noise with it.
+        d["noise"] = float(d["noise"]) + 0.03 * max(0.0, 1.0 - float(d["light"]))  # type: ignore[arg-type]
+    d.update(
+        board_style=str(rng.choice(BOARD_STYLES)), frame_style=str(rng.choice(FRAME_STYLES)),
+        table=str(rng.choice(TABLE_STYLES)), offset=(u(-0.8, 0.8), u(-0.8, 0.8)),
+        hand_mode="full", warmth=u(-0.6, 0.9) if hard else u(-0.2, 0.3),
+    )
+    known = {f.name for f in fields(Scene)}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise ValueError(f"random_scene: unknown Scene field(s): {', '.join(unknown)}")
+    d.update(overrides)
+    scene = Scene(**d)  # type: ignore[arg-type]
+    if "rotation_deg" not in overrides:
+        # Keep a1 the corner towards the top left, as a reader's orientation rule expects.
+        for _ in range(4):
+            if _a1_turn(scene) < 40:
+                break
+            scene = replace(scene, rotation_deg=scene.rotation_deg * 0.5)
+    return scene
+
+
+def _a1_turn(scene: Scene) -> float:
+    """Degrees between the direction of a1's corner from the board centre and the
+    image's top-left diagonal."""
+    c = _camera(scene).project(np.array([[0, 0, 0], [8, 0, 0], [8, 8, 0], [0, 8, 0]], float))
+    d = c[0] - c.mean(axis=0)
+    ang = math.degrees(math.atan2(d[1], d[0]))
+    return abs((ang + 135 + 180) % 360 - 180)
+
+
+@dataclass
+class Rendered:
+    """One synthetic photograph and its ground truth."""
+
+    image: np.ndarray  # HxWx3 uint8 BGR
+    board: str  # truth over -XO?xo: '?' hidden by a hand, x/o shifted discs
+    corners: np.ndarray  # (4,2) float32: a1, h1, h8, a8 outer corners of the playing area
+    homography: np.ndarray  # 3x3: board plane (square units, a1 corner at 0,0) -> pixels
+    occluded: np.ndarray  # 64 bools, True where the truth says '?'
+    shift: np.ndarray  # (64,2) disc offset from the square centre, square units
+    coverage: np.ndarray | None = None  # 64 floats: share of each square the hand covers
+    hand_mask: np.ndarray | None = None  # HxW uint8: pixels showing the hand or arm (255)
+
+    def square_centre(self, index: int) -> np.ndarray:
+        """Pixel position of a square's centre on the board plane."""
+        r, c = divmod(index, 8)
+        p = self.homography @ np.array([c + 0.5, r + 0.5, 1.0])
+        return p[:2] / p[2]
+
+
+# --------------------------------------------------------------------------- render
+
+
+def _camera(scene: Scene) -> Camera:
+    return make_camera(scene.width, scene.height, scene.tilt_deg, scene.view_from_deg,
+                       scene.rotation_deg, scene.distance, scene.board_fraction, scene.offset)
+
+
+def render(board: str, scene: Scene, seed: int = 0,
+           shifts: dict[int, tuple[float, float]] | None = None) -> Rendered:
+    """Photograph ``board`` (over -XO?xo) in ``scene``; the same seed gives the same image.
+
+    '?' squares get a hand over them (what lies under it is drawn at random);
+    'x'/'o' discs stand 0.25-0.4 of a square off centre (``shifts`` overrides the
+    offset of any square, in square units). With ``scene.hand`` and no '?' in the
+    board, a hand reaches in at random and the truth marks what it hides.
+    """
+    return _render(board, scene, seed, seed, shifts, None)
+
+
+def _render(board: str, scene: Scene, static_seed: int, frame_seed: int,
+            shifts: dict[int, tuple[float, float]] | None,
+            under: str | None) -> Rendered:
+    board = validate_board_string(board, 8, OBSERVATION_ALPHABET)
+    if static_seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, not {static_seed}")
+    srng = np.random.default_rng([static_seed, 1])  # the scene: same for every frame
+    frng = np.random.default_rng([static_seed, frame_seed, 2])  # this frame only
+    cam = _camera(scene)
+    h0 = cam.plane_homography(0.0)
+    corners = cam.project(np.array([[0, 0, 0], [8, 0, 0], [8, 8, 0], [0, 8, 0]], float))
+    edges = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
+    px = float(edges.max() / 8)  # pixels per square on the nearest edge
+
+    la = srng.uniform(0, 2 * np.pi)
+    light_dir = np.array([math.cos(la), math.sin(la)])  # direction shadows fall
+    skin = SKIN_TONES[srng.integers(len(SKIN_TONES))] * srng.uniform(0.9, 1.1)
+    sleeve = SLEEVE_COLOURS[srng.integers(len(SLEEVE_COLOURS))] * srng.uniform(0.8, 1.2)
+
+    # Each part of the scene draws from its own stream, so switching one option
+    # (say, clutter) leaves everything else in the picture exactly as it was.
+    canvas = table_top(static_seed, scene.height, scene.width, scene.table)
+    if scene.clutter:
+        draw_clutter(canvas, cam, np.random.default_rng([static_seed, 11]), light_dir, px,
+                     BOARD_THICKNESS, scene.frame_style)
+    draw_board(canvas, cam, scene.board_style, scene.frame_style, static_seed, light_dir, px)
+
+    hidden = np.array([ch == "?" for ch in board])
+    # What stands on hidden squares: the caller's guess (a video's last known state)
+    # or something random; it only shows as a sliver past the hand, if at all.
+    content = list(board)
+    for i in np.flatnonzero(hidden):
+        if under is not None and under[i] != "?":
+            content[i] = under[i]
+        else:
+            content[i] = str(frng.choice(["-", "-", "X", "O"]))
+    content_s = "".join(content)
+    offsets = disc_offsets(content_s, static_seed, scene.jitter, shifts)
+    offsets[[ch == "-" for ch in content_s]] = 0.0
+
+    disc_shadows(canvas, cam, content_s, offsets, light_dir, px)
+    draw_discs(canvas, cam, content_s, offsets, light_dir, scene.glare)
+
+    coverage = hand_pixels = None
+    if hidden.any() or scene.hand:
+        exact = hidden.any() and scene.hand_mode == "exact"
+        painter, hidden = hand_mask(hidden, cam, scene.width, scene.height, frng, exact=exact,
+                                    free=scene.hand and not hidden.any(), px_per_square=px)
+        coverage = painter.coverage()
+        hand_pixels = painter.mask
+        ends = np.array([[4.0, 4.0, 0.0], [4 + light_dir[0], 4 + light_dir[1], 0.0]])
+        shadow_px = cam.project(ends)
+        sv = (shadow_px[1] - shadow_px[0]) * 0.35
+        paint_hand(canvas, painter, frng, skin, sleeve, px, (float(sv[0]), float(sv[1])))
+
+    apply_lighting(canvas, scene, np.random.default_rng([static_seed, 3]), cam, px,
+                   np.random.default_rng([static_seed, 4]))
+    image = degrade(canvas, scene, frame_seed * 7919 + static_seed)
+
+    truth = "".join("?" if hidden[i] else board[i] for i in range(64))
+    shift = np.where(np.array([ch in "-?" for ch in truth])[:, None], 0.0, offsets)
+    return Rendered(image=image, board=truth, corners=corners.astype(np.float32),
+                    homography=h0, occluded=hidden.copy(), shift=shift, coverage=coverage,
+                    hand_mask=hand_pixels)
+
+
+def render_observations(observations: Iterable[Observation], scene: Scene,
+                        seed: int = 0) -> Iterator[tuple[Observation, Rendered]]:
+    """The game video: one frame per board observation (clock presses are skipped).
+
+    The camera, board, table, clutter and light stay fixed; noise and the hand's pose
+    change from frame to frame. Hands appear exactly where an observation has '?'
+    (``scene.hand`` adds no extra hands here), and what they hide is drawn as the
+    square's last known state, as it would be while a player turns discs.
+    """
+    known = ["-"] * 64
+    video_scene = replace(scene, hand=False)
+    frame = 0
+    for obs in observations:
+        if obs.board is None:
+            continue
+        board = validate_board_string(obs.board, 8, OBSERVATION_ALPHABET)
+        under = "".join(known)
+        frame += 1
+        yield obs, _render(board, video_scene, seed, seed * 100_003 + frame, None, under)
+        for i, ch in enumerate(board):
+            if ch != "?":
+                known[i] = ch.upper() if ch in "xo" else ch
+
+
+def write_video(frames: Iterable[np.ndarray | Rendered], path: str | Path,
+                fps: float = 10.0) -> int:
+    """Write frames (images or renders) to a video file; returns the number written.
+
+    ``.avi`` uses Motion-JPEG, which every OpenCV build can write; ``.mp4`` asks for
+    mp4v, which most builds have.
+    """
+    p = Path(path)
+    fourcc = cv2.VideoWriter_fourcc(*("mp4v" if p.suffix.lower() == ".mp4" else "MJPG"))
+    writer = None
+    count = 0
+    try:
+        for f in frames:
+            img = f.image if isinstance(f, Rendered) else f
+            if writer is None:
+                h, w = img.shape[:2]
+                writer = cv2.VideoWriter(str(p), fourcc, float(fps), (w, h))
+                if not writer.isOpened():
+                    raise OSError(f"{p}: cannot open a video writer for this file type")
+            writer.write(np.ascontiguousarray(img))
+            count += 1
+    finally:
+        if writer is not None:
+            writer.release()
+    return count
+
+
+def write_dataset(directory: str | Path, count: int, seed: int = 0, hard: bool = False,
+                  overrides: dict[str, object] | None = None) -> int:
+    """Write ``count`` pictures of random positions in random scenes, and their truth.
+
+    ``truth.jsonl`` holds one line per picture: file, board, corners, scene.
+    Positions are random discs, a few of them shifted, from nearly empty boards to
+    full ones; hands appear as the scenes say.
+    """
+    if count < 1:
+        raise ValueError(f"count must be at least 1, not {count}")
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng([seed, 2024])
+    lines = []
+    for k in range(count):
+        scene = random_scene(rng, hard=hard, **(overrides or {}))
+        fill = rng.uniform(0.1, 1.0)
+        p = [1 - fill, fill * 0.47, fill * 0.47, fill * 0.03, fill * 0.03]
+        board = "".join(rng.choice(list("-XOxo"), 64, p=p))
+        r = render(board, scene, seed=seed * 100_000 + k)
+        name = f"{k:05d}.png"
+        ok, buf = cv2.imencode(".png", r.image)
+        if not ok:  # pragma: no cover - PNG encoding does not fail on valid images
+            raise OSError(f"{out / name}: could not encode")
+        (out / name).write_bytes(buf.tobytes())
+        scene_d = {f.name: getattr(scene, f.name) for f in fields(Scene)}
+        lines.append(json.dumps({"file": name, "board": r.board,
+                                 "corners": np.round(r.corners.astype(float), 2).tolist(),
+                                 "scene": scene_d}))
+    (out / "truth.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return count
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def _parse_board(text: str) -> str:
+    """A board from the command line; ``.`` may stand for an empty square, since a
+    string starting with ``-`` would read as an option."""
+    if text == "start":
+        return START_BOARD
+    return validate_board_string("".join(text.split()).replace(".", "-"), 8,
+                                 OBSERVATION_ALPHABET)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m controller.vision.synth``: render one image, or a game video."""
+    ap = argparse.ArgumentParser(prog="python -m controller.vision.synth",
+                                 description="Render synthetic camera images of a board.")
+    ap.add_argument("--board", default="start",
+                    help="64 characters over -XO?xo (or . for -), a1..h8; default: start position")
+    ap.add_argument("--observations", type=Path,
+                    help="render this observation log (JSON Lines) as a video instead")
+    ap.add_argument("--out", type=Path, required=True,
+                    help="output image (.png/.jpg) or, with --observations, video (.avi/.mp4)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--hard", action="store_true", help="draw a hard random scene")
+    ap.add_argument("--random", action="store_true", help="draw a random scene")
+    ap.add_argument("--fps", type=float, default=4.0)
+    ap.add_argument("--truth", action="store_true",
+                    help="also print the truth board and the corners")
+    ap.add_argument("--count", type=int, default=0,
+                    help="write this many random pictures (random positions, scenes from "
+                         "--seed, --hard) into the directory --out, with truth.jsonl")
+    for f in fields(Scene):
+        if f.name in ("offset",):
+            continue
+        kind = {"bool": "flag", "int": int, "float": float, "str": str}.get(str(f.type))
+        opt = "--" + f.name.replace("_", "-")
+        if kind == "flag":
+            ap.add_argument(opt, action="store_true", default=None)
+        elif kind is not None:
+            ap.add_argument(opt, type=kind, default=None)
+        elif f.name == "jpeg_quality":
+            ap.add_argument(opt, type=int, default=None)
+    args = ap.parse_args(argv)
+    overrides = {f.name: getattr(args, f.name) for f in fields(Scene)
+                 if getattr(args, f.name, None) is not None}
+    try:
+        if args.random or args.hard:
+            scene = random_scene(np.random.default_rng(args.seed), hard=args.hard, **overrides)
+        else:
+            scene = Scene(**overrides)  # type: ignore[arg-type]
+        if args.count:
+            n = write_dataset(args.out, args.count, args.seed, args.hard, overrides)
+            print(f"{args.out}: {n} pictures and truth.jsonl")
+            return 0
+        if args.observations:
+            from controller.observation import read_observations
+
+            with open(args.observations, encoding="utf-8") as fh:
+                obs = list(read_observations(fh))
+            n = write_video((r for _, r in render_observations(obs, scene, args.seed)),
+                            args.out, args.fps)
+            print(f"{args.out}: {n} frames")
+            return 0
+        r = render(_parse_board(args.board), scene, args.seed)
+        ok, buf = cv2.imencode(args.out.suffix or ".png", r.image)
+        if not ok:
+            raise ValueError(f"{args.out}: unsupported image type")
+        args.out.write_bytes(buf.tobytes())
+        if args.truth:
+            print(r.board)
+            print(" ".join(f"{x:.1f},{y:.1f}" for x, y in r.corners))
+        return 0
+    except (KaeshiError, ValueError, OSError) as exc:
+        print(f"synth: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""Hands over the board: the '?' truth agrees with the skin actually drawn."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from controller.vision.cv import cv2
+from controller.vision.synth import START_BOARD, Rendered, Scene, render
+from controller.vision.synth_hand import MAX_STRAY, square_coverage
+
+RES = 24
+
+
+def skin_share(r: Rendered) -> np.ndarray:
+    """Share of each square showing skin, measured on the picture itself.
+
+    The picture is warped back to a top-down board (through the truth's homography)
+    and skin is told from felt (green), discs (grey) and grid (dark) by its colour:
+    red above green above blue.
+    """
+    t = np.array([[1 / RES, 0, 0.5 / RES], [0, 1 / RES, 0.5 / RES], [0, 0, 1]])
+    top = cv2.warpPerspective(
+        r.image,
+        r.homography @ t,
+        (8 * RES, 8 * RES),
+        flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+    )
+    b, g, rr = (top[..., k].astype(int) for k in range(3))
+    skin = (rr > g + 12) & (g > b + 8) & (rr > 45)
+    return skin.reshape(8, RES, 8, RES).mean(axis=(1, 3)).reshape(64)
+
+
+def with_hidden(board: str, squares: list[int]) -> str:
+    b = list(board)
+    for s in squares:
+        b[s] = "?"
+    return "".join(b)
+
+
+PATTERNS = [
+    [0, 1, 8, 9],  # a corner, reaching the edge
+    [27, 28, 35, 36],  # the centre, no edge
+    [7, 15, 23, 22, 30],  # along the h-file
+    [60, 61, 62, 53],  # bottom edge
+    [19],  # a single square
+    [9, 18, 27, 36, 45, 54],  # a diagonal
+    [2, 3, 40, 47, 63],  # several separate groups
+]
+VIEWS = [
+    Scene(),
+    Scene(tilt_deg=40, rotation_deg=15, distance=11),
+    Scene(tilt_deg=25, view_from_deg=250, rotation_deg=-20),
+]
+
+
+@pytest.mark.parametrize("squares", PATTERNS)
+@pytest.mark.parametrize("scene", VIEWS)
+def test_exact_hand_hides_exactly_the_question_marks(squares, scene):
+    board = with_hidden(START_BOARD, squares)
+    r = render(board, scene, seed=len(squares))
+    assert r.board == board
+    assert list(np.flatnonzero(r.occluded)) == sorted(squares)
+    share = skin_share(r)
+    for s in range(64):
+        if r.occluded[s]:
+            assert share[s] > 0.85, (s, share[s])
+        else:
+            assert share[s] <= MAX_STRAY + 0.02, (s, share[s])
+    # The renderer's own coverage figures agree with the pixels.
+    assert r.coverage is not None
+    assert np.all(r.coverage[r.occluded] >= 0.9)
+    assert np.all(r.coverage[~r.occluded] <= MAX_STRAY)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_hands_mark_every_square_they_cover(seed):
+    scene = Scene(
+        tilt_deg=10 + 3 * seed,
+        rotation_deg=seed * 5 - 30,
+        view_from_deg=seed * 30,
+        hand=True,
+        hand_mode="full",
+    )
+    r = render(START_BOARD, scene, seed=seed)
+    assert r.occluded.any()
+    assert all((ch == "?") == r.occluded[i] for i, ch in enumerate(r.board))
+    share = skin_share(r)
+    assert np.all(share[r.occluded] > 0.8), share[r.occluded]
+    assert np.all(share[~r.occluded] <= MAX_STRAY + 0.02), share[~r.occluded].max()
+    # Squares outside the hand keep the position's truth.
+    for i, ch in enumerate(r.board):
+        if ch != "?":
+            assert ch == START_BOARD[i]
+
+
+def test_full_mode_arm_from_an_inner_group_reaches_out_and_is_marked():
+    board = with_hidden(START_BOARD, [27, 28, 35, 36])
+    r = render(board, Scene(hand_mode="full"), seed=1)
+    assert r.occluded.sum() > 4  # the arm hides squares between the hand and the edge
+    assert all(r.occluded[[27, 28, 35, 36]])
+    share = skin_share(r)
+    assert np.all(share[~r.occluded] <= MAX_STRAY + 0.02)
+
+
+def test_hand_reaches_the_image_edge_when_it_can():
+    def skin_on_border(board: str) -> int:
+        img = render(board, Scene(table="light"), seed=0).image.astype(int)
+        skin = (img[..., 2] > img[..., 1] + 12) & (img[..., 1] > img[..., 0] + 8)
+        return int(np.concatenate([skin[0], skin[-1], skin[:, 0], skin[:, -1]]).sum())
+
+    assert skin_on_border(START_BOARD) == 0
+    assert skin_on_border(with_hidden(START_BOARD, [0, 1, 8, 9, 16])) > 10
+
+
+@pytest.mark.parametrize("scene", VIEWS)
+def test_hand_pixels_agree_with_the_coverage_figures(scene):
+    board = with_hidden(START_BOARD, [5, 6, 7, 13, 14, 15, 22, 41])
+    r = render(board, scene, seed=2)
+    assert r.hand_mask is not None and r.hand_mask.shape == r.image.shape[:2]
+    seen = square_coverage(r.hand_mask, r.homography)
+    assert np.abs(seen - r.coverage).max() < 0.05
+    assert render(START_BOARD, scene, seed=2).hand_mask is None
