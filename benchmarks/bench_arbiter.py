@@ -1,0 +1,131 @@
+"""Arbiter accuracy and speed on WTH_2001 played on the simulated board.
+
+1. Every game, no injected errors: irregularities must be zero and the final
+   score the stored one.
+2. 2,000+ games with injected irregularities (every kind, every correction path),
+   half with a clock and half without, hands over the board and one-frame noise:
+   recall and precision of the irregularities (kind, player, squares, move) and
+   of the corrections, and the arbiter's time per observation.
+
+Only the arbiter is timed (process CPU time), never the simulator. ``KAESHI_BENCH_ARBITER_GAMES``
+changes the size of part 2 (default 2000).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from controller.arbiter import ArbiterConfig, arbitrate
+from controller.events import Event
+from controller.records import load_games
+from controller.simulator import SimOptions, simulate_game
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("KAESHI_SHARED", ROOT.parent / "shared"))
+WTB = SHARED / "data" / "games" / "wthor" / "WTH_2001.wtb"
+ERRORS = 0.08
+NOISE = 0.03
+
+
+def flagged(events: list[Event]) -> Counter[tuple]:
+    """Irregularities and corrections keyed by the turn they belong to."""
+    out: Counter[tuple] = Counter()
+    turn = 0
+    for e in events:
+        if e.event in ("move", "pass"):
+            turn += 1
+        elif e.event == "irregularity":
+            out[("irregularity", turn, e["player"], e["kind"], tuple(e["squares"]))] += 1
+        elif e.event == "corrected":
+            out[("corrected", turn, e["kind"], tuple(e["squares"]))] += 1
+    return out
+
+
+def timed(observations: list, clock: bool) -> tuple[list[Event], float]:
+    config = ArbiterConfig(clock=clock)
+    start = time.process_time()  # CPU time: the figure holds on a busy machine too
+    events = arbitrate(observations, config)
+    return events, time.process_time() - start
+
+
+def error_free(games: list) -> None:
+    wrong_score = flags = 0
+    obs = 0
+    spent = 0.0
+    for i, game in enumerate(games):
+        clock = i % 2 == 0
+        sim = simulate_game(game, SimOptions(seed=i, clock=clock, noise=NOISE))
+        events, dt = timed(sim.observations, clock)
+        spent += dt
+        obs += len(sim.observations)
+        flags += sum(e.event == "irregularity" for e in events)
+        end = events[-1] if events else None
+        if end is None or end.event != "game_over" or (end["black"], end["white"]) != game.result:
+            wrong_score += 1
+    print(f"error-free replay: {len(games)} games, {obs} observations, "
+          f"irregularities {flags}, final score different from WTHOR {wrong_score}, "
+          f"{spent / obs * 1e6:.1f} us/observation")
+
+
+def with_errors(games: list) -> None:
+    truth_n = found_n = hit_n = 0
+    fix_truth = fix_found = fix_hit = 0
+    kinds: Counter[str] = Counter()
+    exact = obs = 0
+    spent = 0.0
+    for i, game in enumerate(games):
+        clock = i % 2 == 0
+        sim = simulate_game(game, SimOptions(errors=ERRORS, seed=10_000 + i, clock=clock,
+                                             noise=NOISE))
+        events, dt = timed(sim.observations, clock)
+        spent += dt
+        obs += len(sim.observations)
+        want, got = flagged(sim.truth), flagged(events)
+        hit = want & got
+        for key, n in want.items():
+            if key[0] == "irregularity":
+                truth_n += n
+                kinds[key[3]] += n
+            else:
+                fix_truth += n
+        for key, n in got.items():
+            if key[0] == "irregularity":
+                found_n += n
+            else:
+                fix_found += n
+        for key, n in hit.items():
+            if key[0] == "irregularity":
+                hit_n += n
+            else:
+                fix_hit += n
+        exact += [e.to_dict() | {"t": 0} for e in events] == \
+            [e.to_dict() | {"t": 0} for e in sim.truth]
+    recall = hit_n / truth_n if truth_n else 1.0
+    precision = hit_n / found_n if found_n else 1.0
+    print(f"injected errors: {len(games)} games (half with a clock), {ERRORS:.0%} of moves, "
+          f"noise {NOISE:.0%} of frames, hands over the board")
+    print(f"  irregularities: {truth_n} in truth, {found_n} reported, "
+          f"recall {recall:.4%}, precision {precision:.4%}")
+    print(f"  corrections:    {fix_truth} in truth, {fix_found} reported, {fix_hit} matched")
+    print(f"  by kind: {dict(sorted(kinds.items()))}")
+    print(f"  event logs identical to the truth: {exact}/{len(games)}")
+    print(f"  arbiter: {obs} observations, {spent:.2f} s, {spent / obs * 1e6:.1f} us/observation")
+
+
+def main() -> None:
+    if not WTB.is_file():
+        print(f"skipped: {WTB} not found (set KAESHI_SHARED)")
+        return
+    games = load_games(WTB)
+    size = int(os.environ.get("KAESHI_BENCH_ARBITER_GAMES", "2000"))
+    error_free(games)
+    with_errors(games[:size])
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,14 @@
+"""The arbiter: judges every physical move as the tournament rules do (see ``core``)."""
+
+from controller.arbiter.config import ArbiterConfig, Mode, for_arbiter, for_players
+from controller.arbiter.core import Arbiter, Overlay, arbitrate
+
+__all__ = [
+    "Arbiter",
+    "ArbiterConfig",
+    "Mode",
+    "Overlay",
+    "arbitrate",
+    "for_arbiter",
+    "for_players",
+]

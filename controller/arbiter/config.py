@@ -1,0 +1,59 @@
+"""How a game is run: the mode, the start, the draw rule, the clock — and who may see what."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from controller.events import Event, EventKind
+from controller.position import Position
+from controller.squares import Color
+
+
+class Mode(StrEnum):
+    """Who is told about an irregularity, and when.
+
+    ``home``: the players, at once (practice). ``tournament``: only the arbiter's
+    channel, because advice to players is forbidden (rule 21). ``record``: nobody
+    live; irregularities only appear in the game record.
+    """
+
+    HOME = "home"
+    TOURNAMENT = "tournament"
+    RECORD = "record"
+
+
+@dataclass(frozen=True)
+class ArbiterConfig:
+    mode: Mode = Mode.HOME
+    start: Position = field(default_factory=Position.start)
+    #: False: a 32-32 game is won by the draw-win right holder (引き分け勝ち, rule 1).
+    draws_allowed: bool = True
+    #: Holder of the draw-win right; with draws not allowed and nobody named, black
+    #: holds it ("引き分けのときは黒勝ち", the usual tournament default).
+    draw_win_right: Color | None = None
+    #: None: decided by the log — a press before the first move means a clock game.
+    clock: bool | None = None
+
+    def draw_winner(self) -> Color | None:
+        if self.draws_allowed:
+            return None
+        return self.draw_win_right or Color.BLACK
+
+
+_PUBLIC = (EventKind.MOVE, EventKind.PASS, EventKind.GAME_OVER)
+
+
+def for_players(events: Iterable[Event], mode: Mode) -> list[Event]:
+    """What the players' outputs (LEDs, board display) may show in ``mode``."""
+    if mode is Mode.HOME:
+        return list(events)
+    return [e for e in events if e.event in _PUBLIC]
+
+
+def for_arbiter(events: Iterable[Event], mode: Mode) -> list[Event]:
+    """What the arbiter's channel shows: everything, except in record mode (nothing live)."""
+    if mode is Mode.RECORD:
+        return []
+    return list(events)

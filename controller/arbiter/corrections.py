@@ -1,0 +1,184 @@
+"""Corrections (rule 5①): pointing a fault out, putting the board right, withdrawing a move.
+
+After a move with irregularities the opponent may press their own button to hand
+the turn back and name the discs; the mover corrects and presses again. The board
+may also simply be put right before the opponent's next move. Either way each
+irregularity is corrected as soon as its squares show what they should. Once the
+opponent's next move begins, whatever was not put right stays on the board.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.arbiter.judge import Flag, Judgement, fixed
+from controller.arbiter.readings import StableBoard
+from controller.events import Event, Irregularity
+from controller.events import corrected as corrected_event
+from controller.position import Position
+from controller.records.model import Move
+from controller.squares import Color, squares_of
+
+WAITING, TURN, CORRECTING, OVER = "waiting", "turn", "correcting", "over"
+
+
+def names(mask: int) -> list[str]:
+    return squares_of(mask)
+
+
+@dataclass
+class OpenMove:
+    """The last judged move while its irregularities can still be corrected."""
+
+    judgement: Judgement
+    flags: list[Flag]
+    record_index: int
+    challenged: bool = False
+
+
+class Corrections:
+    """The part of the arbiter that handles a flagged move until the opponent moves on."""
+
+    position: Position
+    shifted: int
+    stable: StableBoard
+    phase: str
+    open: OpenMove | None
+    moves: list[Move]
+    notes: list[str]
+    last_move: str | None
+    turn_t: float | None
+    challenge_t: float | None
+    _challenged: OpenMove | None
+    _fixed_any: bool
+    _was_over: bool
+    _first: int | None
+
+    def _judge(self, t: float, player: Color, black: int, white: int, shifted: int
+               ) -> list[Event]:
+        raise NotImplementedError  # the arbiter's own judgement (core.Arbiter)
+
+    def _end(self, t: float) -> list[Event]:
+        raise NotImplementedError  # the arbiter's game end (core.Arbiter)
+
+    def _challenge(self, t: float, op: OpenMove) -> list[Event]:
+        """Rule 5①: the opponent presses to hand the turn back and points the fault out."""
+        offender = op.judgement.player
+        flag = next((f for f in op.flags if f.kind is Irregularity.ILLEGAL_PASS), None)
+        if flag is not None:
+            events = [corrected_event(t, flag.kind, names(flag.squares))]
+            self._void_open(op)
+            self.position = self.position.with_to_move(offender)
+            self.turn_t = t
+            self.open = None
+            if self.phase == OVER:
+                self.phase = TURN
+            return events
+        op.challenged = True
+        self._challenged = op
+        self._fixed_any = False
+        self.challenge_t = t
+        self._was_over = self.phase == OVER
+        self.phase = CORRECTING
+        self.position = self.position.with_to_move(offender)
+        return []
+
+    def _end_correction(self, t: float, player: Color) -> list[Event]:
+        """The offender presses after correcting (or after declining to)."""
+        op = self._challenged
+        sb = self.stable
+        events: list[Event] = []
+        self._challenged = None
+        if op is not None and not self._fixed_any and self._opponent_began(op):
+            # Nothing was corrected and the offender made a new move: the opponent's
+            # press was a pass after all, not a challenge.
+            opp = player.opponent
+            ct = self.challenge_t if self.challenge_t is not None else t
+            pos = self.position.with_to_move(opp)
+            self.open = None
+            first = self._first
+            events.extend(self._judge(ct, opp, pos.black, pos.white, self.shifted))
+            self._first = first
+            self.phase = TURN
+            events.extend(self._judge(t, player, sb.black, sb.white, sb.shifted))
+            return events
+        # The board as it stands is now the official one; the opponent is to move.
+        self.position = Position(sb.black, sb.white, player.opponent)
+        self.shifted = sb.shifted
+        self.turn_t = t
+        was_over = self._was_over
+        self.phase = OVER if was_over and self.position.is_game_over() else TURN
+        if self.phase == TURN and self.position.is_game_over():
+            events.extend(self._end(t))
+        return events
+
+
+    def _check_corrections(self, t: float) -> list[Event]:
+        op = self.open
+        assert op is not None
+        sb = self.stable
+        if self._opponent_began(op):
+            # The opponent's next move has begun: what was not put right stays.
+            self.open = None
+            return []
+        correct = op.judgement.correct
+        done = [f for f in op.flags
+                if f.kind is not Irregularity.ILLEGAL_PASS
+                and fixed(f, correct, sb.black, sb.white, sb.shifted)]
+        if not done:
+            return []
+        events = [corrected_event(t, f.kind, names(f.squares)) for f in done]
+        self._fixed_any = True
+        pos = self.position
+        black, white = pos.black, pos.white
+        for f in done:
+            m = f.fix
+            black = (black & ~m) | (correct.black & m)
+            white = (white & ~m) | (correct.white & m)
+            self.shifted &= ~m
+            op.flags.remove(f)
+        self._note_corrected(op, done)
+        if any(f.kind is Irregularity.ILLEGAL_SQUARE for f in done):
+            # The move is void: the offender plays again from the position before it.
+            self._void_open(op)
+            self.open = None
+            self._first = None
+            self.position = Position(correct.black, correct.white, op.judgement.player)
+            self.shifted = sb.shifted
+            self.phase = TURN
+            return events
+        self.position = Position(black, white, pos.to_move)
+        if op.flags:
+            return events  # partly put right: the end is only judged on the whole board
+        self.open = None
+        if self.position.is_game_over():
+            events.extend(self._end(t))
+        elif self.phase == OVER:
+            self.phase = TURN
+        return events
+
+    def _opponent_began(self, op: OpenMove) -> bool:
+        """A disc appeared that is not a removed disc being put back: a new move began."""
+        sb = self.stable
+        back = 0
+        for f in op.flags:
+            if f.kind is Irregularity.REMOVED_DISC:
+                back |= f.squares
+        return bool((sb.black | sb.white) & ~(self.position.black | self.position.white) & ~back)
+
+    def _void_open(self, op: OpenMove) -> None:
+        idx = op.record_index
+        if idx < len(self.moves):
+            mv = self.moves.pop(idx)
+            self.notes.append(
+                f"{mv.player.value} {mv.square or 'pass'} withdrawn after it was pointed out "
+                f"({mv.comment})"
+            )
+        self.last_move = next((m.square for m in reversed(self.moves) if m.square), None)
+
+    def _note_corrected(self, op: OpenMove, done: list[Flag]) -> None:
+        idx = op.record_index
+        if idx < len(self.moves):
+            mv = self.moves[idx]
+            extra = "; ".join(f"{f.kind.value} corrected" for f in done)
+            mv.comment = f"{mv.comment}; {extra}" if mv.comment else extra

@@ -1,0 +1,81 @@
+"""``kaeshi arbitrate``: judge an observation log; events as JSON Lines, optionally a record."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from controller.arbiter import Arbiter, ArbiterConfig, Mode
+from controller.observation import read_observations
+from controller.position import Position
+from controller.records import save_games
+from controller.squares import Color
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("arbitrate", help="judge an observation log and print the events")
+    p.add_argument("log", help="observation log (JSON Lines); - for standard input")
+    p.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.HOME.value,
+                   help="who is told about irregularities (default: home)")
+    p.add_argument("--record", metavar="OUT",
+                   help="write the game record here (.ggf, .json, .txt, .wtb)")
+    p.add_argument("--handicap", type=int, metavar="N", help="start with N corner discs")
+    p.add_argument("--board", metavar="BOARD",
+                   help="start from this 64-character board string instead")
+    p.add_argument("--to-move", default="X", help="side to move with --board: X or O")
+    p.add_argument("--no-draws", action="store_true",
+                   help="a 32-32 game goes to the draw-win right holder")
+    p.add_argument("--draw-win-right", choices=["black", "white"],
+                   help="holder of the draw-win right (default with --no-draws: black)")
+    clock = p.add_mutually_exclusive_group()
+    clock.add_argument("--clock", dest="clock", action="store_const", const=True,
+                       help="the game is played with a clock")
+    clock.add_argument("--no-clock", dest="clock", action="store_const", const=False,
+                       help="ignore presses; judge a move when the next begins")
+    p.set_defaults(func=run, clock=None)
+
+
+@contextmanager
+def _open(path: str) -> Iterator[TextIO]:
+    if path == "-":
+        yield sys.stdin
+        return
+    with Path(path).open(encoding="utf-8") as f:
+        yield f
+
+
+def config_from(args: argparse.Namespace) -> ArbiterConfig:
+    if args.board and args.handicap:
+        raise ValueError("give either --board or --handicap, not both")
+    if args.board:
+        start = Position.from_board_string(args.board, Color.parse(args.to_move))
+    else:
+        start = Position.handicap(args.handicap) if args.handicap else Position.start()
+    return ArbiterConfig(
+        mode=Mode(args.mode),
+        start=start,
+        draws_allowed=not args.no_draws,
+        draw_win_right=Color(args.draw_win_right) if args.draw_win_right else None,
+        clock=args.clock,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    arbiter = Arbiter(config_from(args))
+    out = sys.stdout
+    t = 0.0
+    with _open(args.log) as lines:
+        for obs in read_observations(lines):
+            for event in arbiter.feed(obs):
+                out.write(event.to_json() + "\n")
+            t = obs.t
+    for event in arbiter.finish(t):
+        out.write(event.to_json() + "\n")
+    out.flush()
+    if args.record:
+        save_games([arbiter.record()], args.record)
+    return 0

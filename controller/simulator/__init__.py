@@ -1,0 +1,5 @@
+"""Physical-play simulator: the observation log a real board gives for a recorded game."""
+
+from controller.simulator.game import Injected, SimOptions, Simulation, simulate_game
+
+__all__ = ["Injected", "SimOptions", "Simulation", "simulate_game"]

@@ -1,0 +1,293 @@
+"""Playing a recorded game on a simulated physical board, with the truth an arbiter must find.
+
+The players follow the record while it stays legal on the real board; once an
+uncorrected irregularity has changed the position (as unnoticed forgotten flips
+do in real tournaments) they carry on with legal moves of their own, so every
+log runs to a proper end.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from controller.events import Event, Irregularity
+from controller.events import corrected as corrected_event
+from controller.events import game_over as game_over_event
+from controller.events import irregularity as irregularity_event
+from controller.events import move as move_event
+from controller.events import pass_ as pass_event
+from controller.observation import Observation
+from controller.position import Position
+from controller.records.model import GameRecord
+from controller.simulator.plan import (
+    CLOCK_KINDS,
+    NO_CLOCK_KINDS,
+    Plan,
+    bits,
+    char,
+    combine,
+    correct_plan,
+    fix_actions,
+    inject,
+)
+from controller.simulator.table import NEIGHBOURS, Table
+from controller.squares import Color, parse_square, square_name
+
+K = Irregularity
+_ORDER = {kind: i for i, kind in enumerate(Irregularity)}
+
+
+@dataclass(frozen=True)
+class SimOptions:
+    errors: float = 0.0  # share of moves played with an irregularity
+    seed: int = 0
+    noise: float = 0.0  # share of frames with one square misread
+    clock: bool = True
+    hand: bool = True
+
+
+@dataclass(frozen=True)
+class Injected:
+    """One injected fault: move number, who, the kinds and squares, and who corrected it."""
+
+    number: int
+    player: Color
+    flags: dict[str, list[str]]
+    fix: str  # "none", "mover" or "opponent"
+
+
+@dataclass
+class Simulation:
+    observations: list[Observation]
+    truth: list[Event]  # the events a perfect arbiter emits, in order
+    injected: list[Injected] = field(default_factory=list)
+
+
+def _names(squares: list[int]) -> list[str]:
+    return [square_name(q) for q in sorted(squares)]
+
+
+class _Game:
+    def __init__(self, game: GameRecord, options: SimOptions) -> None:
+        self.options = options
+        self.rng = random.Random(options.seed)
+        self.pos = game.start
+        self.table = Table(self.pos.board_string(), self.rng, options.hand, options.noise)
+        self.truth: list[Event] = []
+        self.injected: list[Injected] = []
+        self.script = [parse_square(s) for s in game.transcript_moves()]
+        self.next_index = 0
+        self.diverged = False
+        self.number = 0
+        self.left_open = False  # the last move's irregularity was left on the board
+
+    # ---------------------------------------------------------------- moves
+    def choose(self) -> int | None:
+        legal = self.pos.legal_moves()
+        if not self.diverged:
+            if self.next_index < len(self.script):
+                sq = self.script[self.next_index]
+                if legal >> sq & 1:
+                    self.next_index += 1
+                    return sq
+                self.diverged = True
+            else:
+                return None  # the record stops here
+        return self.rng.choice(bits(legal))
+
+    def run(self) -> Simulation:
+        table, clock = self.table, self.options.clock
+        table.still(3)
+        if clock:
+            table.press(self.pos.to_move.opponent)  # rule 4: white's press starts black's time
+        while not self.pos.is_game_over():
+            me = self.pos.to_move
+            table.think()
+            if not self.pos.legal_moves():
+                if clock:
+                    self.truth.append(pass_event(table.press(me), me.value))
+                else:
+                    self.truth.append(pass_event(table.t, me.value))
+                self.pos = self.pos.pass_turn()
+                continue
+            sq = self.choose()
+            if sq is None:
+                break
+            self.number += 1
+            kind = self.draw_kind()
+            if kind is K.ILLEGAL_PASS and self.left_open:
+                kind = None  # a press now would point out the opponent's fault (rule 5①)
+            self.left_open = False
+            if kind is not K.ILLEGAL_PASS or not self.illegal_pass(sq):
+                self.play(sq, None if kind is K.ILLEGAL_PASS else kind)
+        if self.pos.is_game_over():
+            b, w = self.pos.final_score()
+            winner = "black" if b > w else "white" if w > b else "draw"
+            self.truth.append(game_over_event(table.t, b, w, winner))
+        table.still(3)
+        return Simulation(table.observations, self.truth, self.injected)
+
+    def draw_kind(self) -> Irregularity | None:
+        if self.rng.random() >= self.options.errors:
+            return None
+        return self.rng.choice(CLOCK_KINDS if self.options.clock else NO_CLOCK_KINDS)
+
+    def draw_fix(self, kind: Irregularity) -> str:
+        r = self.rng.random()
+        if kind is K.ILLEGAL_PASS:
+            return "opponent" if r < 0.4 else "none"
+        return "none" if r < 0.5 else "mover" if r < 0.75 else "opponent"
+
+    # ------------------------------------------------------------ physical
+    def perform(self, plan: Plan) -> None:
+        """Place, turn in a random order, now and then fumble a disc and put it right."""
+        table = self.table
+        me = plan.player
+        transient = self.rng.random() < 0.15
+        table.touch(plan.square, plan.place)
+        if transient:
+            table.glimpse(plan.square)
+            table.show(table.cover(plan.square) - {plan.square})
+        order = plan.turns[:]
+        self.rng.shuffle(order)
+        when = self.rng.randint(0, len(order)) if transient else -1
+        for i, q in enumerate(order):
+            if i == when:
+                self.fumble(plan)
+            table.touch(q, char(me))
+        if when == len(order):
+            self.fumble(plan)
+        for q, c in plan.actions:
+            table.touch(q, c)
+        table.retreat()
+
+    def fumble(self, plan: Plan) -> None:
+        """A disc turned and turned back, or lifted and put down again: normal, never flagged."""
+        table = self.table
+        near = {n for q in (plan.square, *plan.turns) for n in NEIGHBOURS[q]}
+        skip = {plan.square, *plan.turns, *(q for q, _ in plan.actions)}
+        options = sorted(q for q in near if q not in skip and table.cells[q] != "-")
+        if not options:
+            return
+        q = self.rng.choice(options)
+        was = table.cells[q]
+        other = {"X": "O", "O": "X", "x": "o", "o": "x"}[was]
+        table.touch(q, "-" if self.rng.random() < 0.3 else other)
+        table.glimpse(q)
+        table.touch(q, was)
+
+    def position_of(self, cells: list[str], to_move: Color) -> Position:
+        return Position.from_board_string("".join(cells).upper(), to_move)
+
+    def judged(self, t: float, plan: Plan, flags: dict[Irregularity, list[int]]) -> None:
+        me = plan.player.value
+        self.truth.append(move_event(t, me, square_name(plan.square), _names(plan.flips)))
+        for kind in sorted(flags, key=_ORDER.__getitem__):
+            self.truth.append(irregularity_event(t, me, kind, _names(flags[kind])))
+
+    def play(self, sq: int, kind: Irregularity | None) -> None:
+        table, clock, rng = self.table, self.options.clock, self.rng
+        me = self.pos.to_move
+        good = correct_plan(self.pos, sq)
+        correct_after = self.pos.play(sq)
+        plan = None
+        for _ in range(8 if kind is not None and not correct_after.is_game_over() else 0):
+            plan = inject(kind, self.pos, sq, table.cells, rng)  # type: ignore[arg-type]
+            if plan is not None and kind is K.FORGOTTEN_FLIP and rng.random() < 0.3:
+                other = inject(K.OVER_FLIP, self.pos, sq, table.cells, rng)
+                if other is not None:
+                    plan = combine(plan, other)
+            if plan is None:
+                break
+            after = self.position_of(plan.after(table.cells), me.opponent)
+            if not (after.is_game_over() or self.ambiguous(plan, after)):
+                break
+            plan = None  # draw the faulty disc again
+        if plan is None:
+            self.perform(good)
+            self.finish_turn(good, {})
+            return
+        fix = self.draw_fix(kind)  # type: ignore[arg-type]
+        before = table.cells[:]
+        self.injected.append(Injected(
+            self.number, me, {k.value: _names(v) for k, v in plan.flags.items()}, fix))
+        self.perform(plan)
+        if fix == "none":
+            self.finish_turn(plan, plan.flags)
+            self.left_open = True
+            return
+        if fix == "mover" or not clock:
+            if fix == "opponent":
+                table.think()  # the opponent points it out; the mover puts it right
+            self.repair(plan, before)
+            if K.ILLEGAL_SQUARE in plan.flags:
+                self.perform(good)
+            self.finish_turn(good, {})
+            return
+        # With a clock (rule 5①): press, the opponent presses back and points it out.
+        t = table.press(me)
+        self.judged(t, plan, plan.flags)
+        table.think()
+        table.press(me.opponent)
+        self.repair(plan, before)
+        for kind_ in sorted(plan.flags, key=_ORDER.__getitem__):
+            self.truth.append(corrected_event(table.t, kind_, _names(plan.flags[kind_])))
+        if K.ILLEGAL_SQUARE in plan.flags:
+            self.perform(good)
+            self.finish_turn(good, {})
+            return
+        table.press(me)
+        self.pos = self.position_of(table.cells, me.opponent)
+
+    def ambiguous(self, plan: Plan, after: Position) -> bool:
+        """A disc the opponent plays where one was just removed reads as it put back."""
+        removed = plan.flags.get(K.REMOVED_DISC)
+        return bool(removed) and bool(
+            (after.legal_moves() | after.opponent_moves()) >> removed[0] & 1)
+
+    def repair(self, plan: Plan, before: list[str]) -> None:
+        for q, c in fix_actions(plan, before):
+            self.table.touch(q, c)
+        self.table.retreat()
+
+    def finish_turn(self, plan: Plan, flags: dict[Irregularity, list[int]]) -> None:
+        me = plan.player
+        t = self.table.press(me) if self.options.clock else self.table.t
+        self.judged(t, plan, flags)
+        self.pos = self.position_of(self.table.cells, me.opponent)
+        if not self.options.clock and not self.pos.legal_moves() and self.pos.opponent_moves():
+            self.truth.append(pass_event(t, self.pos.to_move.value))
+            self.pos = self.pos.pass_turn()
+
+    def illegal_pass(self, sq: int) -> bool:
+        """Clock only: the player presses without moving although ``sq`` (and more) is legal."""
+        if not self.options.clock:
+            return False
+        me = self.pos.to_move
+        if not self.pos.opponent_moves():
+            return False  # the answer would be a pass, which reads as pointing it out
+        legal = _names(bits(self.pos.legal_moves()))
+        fix = self.draw_fix(K.ILLEGAL_PASS)
+        self.injected.append(Injected(self.number, me, {K.ILLEGAL_PASS.value: legal}, fix))
+        t = self.table.press(me)
+        self.truth.append(pass_event(t, me.value))
+        self.truth.append(irregularity_event(t, me.value, K.ILLEGAL_PASS, legal))
+        if fix == "opponent":
+            self.table.think()
+            t = self.table.press(me.opponent)
+            self.truth.append(corrected_event(t, K.ILLEGAL_PASS, legal))
+            self.table.think()
+            self.play(sq, None)
+            return True
+        self.pos = self.pos.with_to_move(me.opponent)
+        self.left_open = True
+        if not self.diverged:
+            self.next_index -= 1  # the record's move was not played
+            self.diverged = True
+        return True
+
+
+def simulate_game(game: GameRecord, options: SimOptions | None = None) -> Simulation:
+    """The observation log a real board would give for ``game``, and the truth about it."""
+    return _Game(game, options or SimOptions()).run()

@@ -1,0 +1,158 @@
+"""Irregularities to inject: what the hand does differently, and what an arbiter must say.
+
+Each plan changes one move the way real players get it wrong, and carries the
+exact ground truth — the kinds and squares the tournament rules make a player
+name when pointing the fault out. Plans are only drawn where their truth is
+unambiguous on the board (for example, an over-flip never turns a disc the move
+turns anyway).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from controller.events import Irregularity
+from controller.position import Position
+from controller.simulator.table import NEIGHBOURS
+from controller.squares import Color
+
+K = Irregularity
+
+#: Kinds a board without a clock can show: without a press there is no pass to
+#: judge, and a second new disc always starts the next turn.
+NO_CLOCK_KINDS = (
+    K.FORGOTTEN_FLIP, K.OVER_FLIP, K.WRONG_COLOR, K.ILLEGAL_SQUARE, K.REMOVED_DISC,
+    K.SHIFTED_DISC,
+)
+CLOCK_KINDS = (*NO_CLOCK_KINDS, K.EXTRA_DISC, K.ILLEGAL_PASS)
+
+
+def char(color: Color, shifted: bool = False) -> str:
+    c = color.symbol
+    return c.lower() if shifted else c
+
+
+def bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+@dataclass
+class Plan:
+    """How one move is physically played. ``flags``: kind -> squares an arbiter must name."""
+
+    player: Color
+    square: int  # the disc put down
+    place: str  # what it shows
+    turns: list[int]  # discs turned to the mover's colour
+    actions: list[tuple[int, str]] = field(default_factory=list)  # further touches
+    flags: dict[Irregularity, list[int]] = field(default_factory=dict)
+    flips: list[int] = field(default_factory=list)  # what the rules turn (for the move event)
+
+    def after(self, cells: list[str]) -> list[str]:
+        out = cells[:]
+        out[self.square] = self.place
+        for q in self.turns:
+            out[q] = char(self.player)
+        for q, c in self.actions:
+            out[q] = c
+        return out
+
+
+def correct_plan(pos: Position, square: int) -> Plan:
+    f = bits(pos.flips(square))
+    return Plan(pos.to_move, square, char(pos.to_move), f[:], flips=f)
+
+
+def inject(kind: Irregularity, pos: Position, square: int, cells: list[str],
+           rng: random.Random) -> Plan | None:
+    """A plan for ``kind`` on the move ``square`` in ``pos``, or None where it cannot happen."""
+    plan = correct_plan(pos, square)
+    me, you = pos.to_move, pos.to_move.opponent
+    flips = plan.flips
+    if kind is K.FORGOTTEN_FLIP:
+        k = 2 if len(flips) >= 3 and rng.random() < 0.3 else 1
+        forgot = sorted(rng.sample(flips, k))
+        plan.turns = [q for q in flips if q not in forgot]
+        plan.flags[kind] = forgot
+    elif kind is K.OVER_FLIP:
+        q = _over_target(pos, square, flips, cells, rng)
+        if q is None:
+            return None
+        plan.actions.append((q, char(me)))
+        plan.flags[kind] = [q]
+    elif kind is K.WRONG_COLOR:
+        plan.place = char(you)
+        plan.flags[kind] = [square]
+    elif kind is K.ILLEGAL_SQUARE:
+        bad = bits(pos.empty & ~pos.legal_moves())
+        if not bad:
+            return None
+        e = rng.choice(bad)
+        plan = Plan(me, e, char(me), [], flags={kind: [e]})
+    elif kind is K.EXTRA_DISC:
+        spare = [q for q in bits(pos.empty) if q != square]
+        if not spare:
+            return None
+        e = rng.choice(spare)
+        plan.actions.append((e, char(me)))
+        plan.flags[kind] = sorted([square, e])
+    elif kind is K.REMOVED_DISC:
+        keep = set(flips) | {square}
+        occupied = [q for q in bits(pos.black | pos.white) if q not in keep]
+        q = rng.choice(occupied)
+        plan.actions.append((q, "-"))
+        plan.flags[kind] = [q]
+    elif kind is K.SHIFTED_DISC:
+        q = rng.choice([square, *flips])
+        if q == square:
+            plan.place = plan.place.lower()
+        else:
+            plan.actions.append((q, char(me, shifted=True)))
+        plan.flags[kind] = [q]
+    else:
+        return None
+    return plan
+
+
+def combine(first: Plan, second: Plan) -> Plan:
+    """A forgotten flip and an over-flip in the same move."""
+    first.actions.extend(second.actions)
+    first.flags.update(second.flags)
+    return first
+
+
+def _over_target(pos: Position, square: int, flips: list[int], cells: list[str],
+                 rng: random.Random) -> int | None:
+    you = pos.discs(pos.to_move.opponent)
+    near = {n for q in (square, *flips) for n in NEIGHBOURS[q]}
+    options = [q for q in near if you >> q & 1 and q not in flips and cells[q].isupper()]
+    if not options:
+        options = [q for q in bits(you) if q not in flips and cells[q].isupper()]
+    return rng.choice(sorted(options)) if options else None
+
+
+def fix_actions(plan: Plan, before: list[str]) -> list[tuple[int, str]]:
+    """Touches that put a flagged move right (an illegal square: the disc is taken back)."""
+    me = plan.player
+    out: list[tuple[int, str]] = []
+    for kind, squares in plan.flags.items():
+        for q in squares:
+            if kind is K.FORGOTTEN_FLIP or kind is K.WRONG_COLOR:
+                out.append((q, char(me)))
+            elif kind is K.OVER_FLIP:
+                out.append((q, before[q].upper()))
+            elif kind is K.ILLEGAL_SQUARE:
+                out.append((q, "-"))
+            elif kind is K.EXTRA_DISC and q != plan.square:
+                out.append((q, "-"))
+            elif kind is K.REMOVED_DISC:
+                out.append((q, before[q]))
+            elif kind is K.SHIFTED_DISC:
+                out.append((q, char(me)))
+    return out

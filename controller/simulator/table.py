@@ -1,0 +1,101 @@
+"""A physical board as a sensor sees it: a hand over the squares, one frame at a time.
+
+The table keeps the discs as they really lie and writes the observations a sensor
+would give: squares under the working hand read ``?``, and with ``noise`` a frame
+may misread one square. A square is never misread twice within a few frames, so a
+one-frame misread stays a one-frame misread — the ground truth stays exact.
+"""
+
+from __future__ import annotations
+
+import random
+
+from controller.observation import Observation
+from controller.squares import Color
+
+NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        (r + dr) * 8 + (c + dc)
+        for dr in (-1, 0, 1)
+        for dc in (-1, 0, 1)
+        if (dr or dc) and 0 <= r + dr < 8 and 0 <= c + dc < 8
+    )
+    for r, c in (divmod(i, 8) for i in range(64))
+)
+
+FRAME = 0.1  # seconds between frames while something happens on the board
+NOISE_GAP = 10  # frames before the same square may be misread again
+_MISREAD = {ch: [o for o in "-XO?xo" if o != ch] for ch in "-XOxo"}
+
+
+class Table:
+    """The real board, a clock, and the stream of observations they produce."""
+
+    def __init__(self, board: str, rng: random.Random, hand: bool, noise: float) -> None:
+        self.cells = list(board)
+        self.rng = rng
+        self.hand = hand
+        self.noise = noise
+        self.t = 0.0
+        self.frame_no = 0
+        self.observations: list[Observation] = []
+        self._last_noise = [-NOISE_GAP] * 64
+
+    def board(self) -> str:
+        return "".join(self.cells)
+
+    # ---------------------------------------------------------------- frames
+    def show(self, hidden: set[int] | frozenset[int] = frozenset(), dt: float = FRAME) -> None:
+        """Emit one frame, then let ``dt`` seconds pass."""
+        cells = self.cells[:]
+        for sq in hidden:
+            cells[sq] = "?"
+        if self.noise and self.rng.random() < self.noise:
+            sq = self.rng.randrange(64)
+            if sq not in hidden and self.frame_no - self._last_noise[sq] >= NOISE_GAP:
+                cells[sq] = self.rng.choice(_MISREAD[cells[sq]])
+                self._last_noise[sq] = self.frame_no
+        self.observations.append(Observation(round(self.t, 3), board="".join(cells)))
+        self.frame_no += 1
+        self.t += dt
+
+    def still(self, frames: int, span: float | None = None) -> None:
+        """Nothing over the board for ``frames`` frames (spread over ``span`` seconds)."""
+        dt = FRAME if span is None else max(FRAME, span / frames)
+        for _ in range(frames):
+            self.show(dt=dt)
+
+    def think(self) -> None:
+        self.still(self.rng.randint(4, 6), self.rng.uniform(0.6, 4.0))
+
+    def press(self, player: Color) -> float:
+        t = round(self.t, 3)
+        self.observations.append(Observation(t, press=player))
+        self.t += FRAME
+        return t
+
+    # ----------------------------------------------------------------- hands
+    def cover(self, sq: int, keep: frozenset[int] = frozenset()) -> set[int]:
+        """The squares a hand working on ``sq`` hides: the square and a few neighbours."""
+        if not self.hand:
+            return set()
+        near = NEIGHBOURS[sq]
+        hidden = {sq, *self.rng.sample(near, min(len(near), self.rng.randint(1, 3)))}
+        return hidden - keep
+
+    def touch(self, sq: int, char: str, keep: frozenset[int] = frozenset()) -> None:
+        """Put, turn or lift the disc on ``sq`` (``char`` is what lies there afterwards)."""
+        hidden = self.cover(sq, keep)
+        self.show(hidden, self.rng.uniform(0.08, 0.2))
+        self.cells[sq] = char
+        self.show(hidden, self.rng.uniform(0.08, 0.2))
+
+    def glimpse(self, sq: int) -> None:
+        """The hand hovers beside ``sq`` so the square itself is seen for a moment."""
+        hidden = self.cover(sq) - {sq}
+        for _ in range(self.rng.randint(2, 3)):
+            self.show(hidden)
+
+    def retreat(self) -> None:
+        """The hand leaves the board: every square is seen settled before anything else."""
+        self.still(4)

@@ -1,0 +1,97 @@
+"""The simulated board: seeded, valid, realistic, and exact about what it injected."""
+
+from __future__ import annotations
+
+import pytest
+from arbiter_logs import wthor_2001
+
+from controller.events import Irregularity
+from controller.records import GameRecord
+from controller.simulator import SimOptions, simulate_game
+from controller.squares import OBSERVATION_ALPHABET, Color, validate_board_string
+
+
+@pytest.fixture(scope="module")
+def game(data_dir) -> GameRecord:
+    return wthor_2001(data_dir)[42]
+
+
+def blips(observations) -> int:
+    """Readings that differ from the same square's reading just before and just after."""
+    boards = [o.board for o in observations if o.board is not None]
+    count = 0
+    for prev, cur, nxt in zip(boards, boards[1:], boards[2:], strict=False):
+        for a, b, c in zip(prev, cur, nxt, strict=True):
+            if b != "?" and a == c != b and a != "?":
+                count += 1
+    return count
+
+
+def test_same_seed_same_log_other_seed_other_log(game):
+    a = simulate_game(game, SimOptions(errors=0.2, seed=5, noise=0.1))
+    b = simulate_game(game, SimOptions(errors=0.2, seed=5, noise=0.1))
+    c = simulate_game(game, SimOptions(errors=0.2, seed=6, noise=0.1))
+    assert a.observations == b.observations and a.truth == b.truth
+    assert a.observations != c.observations
+
+
+def test_log_is_valid_and_ends_on_the_final_position(game):
+    sim = simulate_game(game, SimOptions(seed=1))
+    times = [o.t for o in sim.observations]
+    assert times == sorted(times)
+    for o in sim.observations:
+        if o.board is not None:
+            validate_board_string(o.board, 8, OBSERVATION_ALPHABET)
+    assert sim.observations[-1].board == game.final_position().board_string()
+    presses = [o.press for o in sim.observations if o.press is not None]
+    assert presses[0] is Color.WHITE  # rule 4: white starts the clock
+    assert len(presses) == 1 + len(game.moves)
+
+
+def test_hand_hides_squares_and_no_clock_means_no_presses(game):
+    with_hand = simulate_game(game, SimOptions(seed=2))
+    assert any("?" in (o.board or "") for o in with_hand.observations)
+    bare = simulate_game(game, SimOptions(seed=2, hand=False, clock=False))
+    assert not any("?" in (o.board or "") for o in bare.observations)
+    assert not any(o.press for o in bare.observations)
+
+
+def test_noise_is_one_frame_misreads(game):
+    assert blips(simulate_game(game, SimOptions(seed=3, hand=False)).observations) == 0
+    noisy = simulate_game(game, SimOptions(seed=3, hand=False, noise=0.3)).observations
+    assert blips(noisy) > 100
+
+
+def test_moves_are_played_one_disc_at_a_time(game):
+    sim = simulate_game(game, SimOptions(seed=4, hand=False, clock=False))
+    boards = [o.board for o in sim.observations if o.board is not None]
+    changes = [
+        sum(a != b for a, b in zip(x, y, strict=True))
+        for x, y in zip(boards, boards[1:], strict=False)
+    ]
+    assert max(changes) == 1
+
+
+def test_injected_faults_are_in_the_truth(game):
+    sim = simulate_game(game, SimOptions(errors=0.5, seed=9))
+    assert len(sim.injected) > 10
+    flagged = sorted(
+        (e["player"], e["kind"], e["squares"]) for e in sim.truth if e.event == "irregularity"
+    )
+    corrected = sorted((e["kind"], e["squares"]) for e in sim.truth if e.event == "corrected")
+    # Exactly the faults nobody put right before the press are flagged, nothing else;
+    # those the opponent pointed out are also corrected.
+    assert flagged == sorted(
+        (inj.player.value, kind, squares)
+        for inj in sim.injected
+        if inj.fix != "mover"
+        for kind, squares in inj.flags.items()
+    )
+    assert corrected == sorted(
+        (kind, squares)
+        for inj in sim.injected
+        if inj.fix == "opponent"
+        for kind, squares in inj.flags.items()
+    )
+    assert {inj.fix for inj in sim.injected} == {"none", "mover", "opponent"}
+    assert {k for inj in sim.injected for k in inj.flags} <= {k.value for k in Irregularity}
