@@ -51,6 +51,10 @@ class Overlay:
     irregular: bool = False
 
 
+class RulingRefused(ValueError):
+    """An arbiter's ruling that cannot apply now; the message says why."""
+
+
 class Arbiter(Corrections):
     """Judges one game. ``feed`` every observation in time order; ``finish`` at the end."""
 
@@ -121,6 +125,34 @@ class Arbiter(Corrections):
         if not (sb.black | sb.white) & ~(self.position.black | self.position.white):
             return []
         return self._judge(t, self.position.to_move, sb.black, sb.white, sb.shifted)
+
+    # ---------------------------------------------------------------- rulings
+    def rule_position(self, t: float, board: str | None = None) -> list[Event]:
+        """The arbiter's ruling: accept the board as it stands (``None``) or impose ``board``.
+
+        The rules leave an irregular position to the arbiter's judgement; after the
+        ruling the game goes on from it with the same side to move and no open flag.
+        """
+        if self.phase == OVER:
+            raise RulingRefused("the game is over")
+        to_move = self.position.to_move
+        if board is None:
+            sb = self.stable
+            if (sb.black | sb.white) == 0:
+                raise RulingRefused("no board has been read yet")
+            position, shifted = Position(sb.black, sb.white, to_move), sb.shifted
+        else:
+            position, shifted = Position.from_board_string(board, to_move), 0
+        self.position = position
+        self.shifted = shifted
+        self.open = None
+        self.stable = StableBoard.of(position.black, position.white, shifted)
+        self.notes.append(f"position set by the arbiter at {t:.1f}s: {position.board_string()}")
+        if position.is_game_over():
+            return self._end(t)
+        if self.phase == CORRECTING:
+            self.phase = TURN
+        return []
 
     # ----------------------------------------------------------------- boards
     def _board(self, t: float, board: str) -> list[Event]:
@@ -304,6 +336,16 @@ class Arbiter(Corrections):
                     else:
                         wrong |= f.squares
         return Overlay(self.last_move, names(pending), names(wrong), self.open is not None)
+
+    def open_flags(self) -> list[dict[str, Any]]:
+        """Irregularities flagged on the last move and not yet put right (arbiter's view)."""
+        op = self.open
+        if op is None:
+            return []
+        return [
+            {"player": op.judgement.player.value, "kind": f.kind.value, "squares": names(f.squares)}
+            for f in op.flags
+        ]
 
     def player_overlay(self) -> Overlay:
         """What the players' LEDs may show: everything at home, no advice otherwise (rule 21)."""

@@ -1,0 +1,131 @@
+"""Camera calibration: find the board, fit the colour model on the start position,
+and keep the result in a small JSON file that ``kaeshi watch`` loads.
+
+The file holds the image size, the board homography in the user's a1 orientation,
+the disc height used for oblique views and the colour model; it is plain JSON so a
+user can read it and a bug report can include it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from controller.errors import KaeshiError
+from controller.squares import square_name
+from controller.vision.geometry import a1_place
+from controller.vision.pipeline import StartFit, auto_setup, fit_start_position
+from controller.vision.setup import CameraSetup
+
+FORMAT = "kaeshi-camera-calibration"
+VERSION = 1
+
+
+class CalibrationError(KaeshiError):
+    """A calibration file that cannot be used; the message names the file and the fault."""
+
+
+@dataclass
+class CameraCalibration:
+    setup: CameraSetup
+    source: str = ""
+    created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    start_position_ok: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "created": self.created,
+            "source": self.source,
+            "start_position_ok": self.start_position_ok,
+            **self.setup.to_dict(),
+        }
+
+
+def save_calibration(path: str | Path, cal: CameraCalibration) -> None:
+    p = Path(path)
+    try:
+        p.write_text(json.dumps(cal.to_dict(), indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise CalibrationError(f"{p}: cannot write calibration ({exc.strerror})") from None
+
+
+def load_calibration(path: str | Path) -> CameraCalibration:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CalibrationError(
+            f"{p}: no such calibration file (make one with: kaeshi calibrate camera)"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CalibrationError(f"{p}: cannot read calibration ({exc})") from None
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CalibrationError(
+            f"{p}: not a calibration file (line {exc.lineno}: {exc.msg})"
+        ) from None
+    if not isinstance(d, dict) or d.get("format") != FORMAT:
+        raise CalibrationError(f"{p}: not a camera calibration file")
+    if d.get("version") != VERSION:
+        raise CalibrationError(f"{p}: calibration version {d.get('version')} is not supported")
+    try:
+        setup = CameraSetup.from_dict(d)
+    except ValueError as exc:
+        raise CalibrationError(f"{p}: {exc}") from None
+    return CameraCalibration(
+        setup=setup,
+        source=str(d.get("source", "")),
+        created=str(d.get("created", "")),
+        start_position_ok=bool(d.get("start_position_ok", False)),
+    )
+
+
+@dataclass
+class CalibrationResult:
+    calibration: CameraCalibration
+    fit: StartFit
+    warnings: list[str]
+
+
+def calibrate_image(
+    image: np.ndarray,
+    corners: np.ndarray | None = None,
+    a1: str | None = None,
+    source: str = "",
+) -> CalibrationResult:
+    """Calibrate from one image of the board set up at the start position."""
+    setup = auto_setup(image, corners=corners, a1=a1)
+    fixed = corners is not None or a1 is not None
+    fit = fit_start_position(setup, image, a1_fixed=fixed)
+    warnings = []
+    if fit.mismatches:
+        names = ", ".join(square_name(i) for i in fit.mismatches[:12])
+        more = "" if len(fit.mismatches) <= 12 else f" and {len(fit.mismatches) - 12} more"
+        warnings.append(
+            f"{len(fit.mismatches)} squares do not read as the start position ({names}{more}); "
+            "the colour model keeps its defaults. Set up the start position (white d4, e5; "
+            "black e4, d5), check the picture, and calibrate again."
+        )
+    if fit.unknown:
+        names = ", ".join(square_name(i) for i in fit.unknown[:12])
+        more = "" if len(fit.unknown) <= 12 else f" and {len(fit.unknown) - 12} more"
+        warnings.append(
+            f"{len(fit.unknown)} squares could not be read ({names}{more}): glare, a shadow "
+            "or something over the board; they will read as ? while that lasts"
+        )
+    if not fixed:
+        warnings.append(
+            f"a1 was taken to be the {a1_place(fit.setup.homography)} corner of the image "
+            "(the start position fixes it only up to half a turn); pass --a1 to choose"
+        )
+    cal = CameraCalibration(
+        setup=fit.setup, source=source, start_position_ok=not fit.mismatches
+    )
+    return CalibrationResult(cal, fit, warnings)

@@ -1,0 +1,1 @@
+"""Subcommands of ``kaeshi calibrate``: each module has ``register(sub)``."""

@@ -1,0 +1,105 @@
+"""``kaeshi calibrate camera``: find the board, fit the colours, save, show."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from controller.vision.geometry import A1_PLACES
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "camera",
+        help="find the board in the camera's view and fit the colour model",
+        description="Calibrate the camera path: set the board up at the start position, "
+        "point the camera at it, and run this. The board is found (or taken from "
+        "--corners), its grid refined, the colours of discs and felt measured on the "
+        "four start discs and sixty empty squares; the result is saved as JSON and an "
+        "annotated picture shows every square's reading and confidence.",
+    )
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--camera", type=int, metavar="N", help="camera index (default 0)")
+    src.add_argument("--image", type=Path, metavar="FILE", help="use a photo instead")
+    p.add_argument("--picamera", action="store_true", help="use the Raspberry Pi camera")
+    p.add_argument(
+        "--corners", nargs="+", metavar="X,Y",
+        help="the playing area's corners a1 h1 h8 a8 in pixels, e.g. "
+        "--corners 102,80 530,76 545,470 95,480 (default: found automatically)",
+    )
+    p.add_argument("--a1", choices=A1_PLACES, help="image corner where a1 is (default: found "
+                   "from the start position, top-left or top-right)")
+    p.add_argument("--out", type=Path, default=Path("camera-calibration.json"),
+                   help="calibration file to write (default camera-calibration.json)")
+    p.add_argument("--picture", type=Path, default=None,
+                   help="annotated PNG to write (default: --out with .png)")
+    p.set_defaults(func=run)
+
+
+def parse_corners(values: list[str]) -> np.ndarray:
+    """Four ``x,y`` pairs (or eight numbers) in the order a1, h1, h8, a8."""
+    numbers: list[float] = []
+    for v in values:
+        for part in v.replace(";", ",").split(","):
+            part = part.strip()
+            if not part:
+                continue
+            try:
+                numbers.append(float(part))
+            except ValueError:
+                raise ValueError(f"--corners: {part!r} is not a number") from None
+    if len(numbers) != 8:
+        raise ValueError(
+            f"--corners needs four x,y pairs (a1 h1 h8 a8), got {len(numbers)} numbers"
+        )
+    return np.array(numbers, dtype=np.float64).reshape(4, 2)
+
+
+def grab_frame(camera: int | None, picamera: bool, skip: int = 15) -> np.ndarray:
+    """One settled frame from a live camera (the first ones are still adjusting)."""
+    from controller.vision.capture import open_source
+
+    source = open_source(camera=camera, picamera=picamera)
+    try:
+        image = None
+        for n, frame in enumerate(source.frames()):
+            image = frame.image
+            if n >= skip:
+                break
+        assert image is not None
+        return image
+    finally:
+        source.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    from calibration.camera import calibrate_image, save_calibration
+    from controller.vision.annotate import annotate
+    from controller.vision.cv import read_image, write_image
+
+    corners = parse_corners(args.corners) if args.corners else None
+    if corners is not None and args.a1:
+        raise ValueError("give either --corners (which start at a1) or --a1, not both")
+    if args.image is not None:
+        image = read_image(args.image)
+        source = str(args.image)
+    else:
+        image = grab_frame(args.camera, args.picamera)
+        source = "Pi camera" if args.picamera else f"camera {args.camera or 0}"
+    result = calibrate_image(image, corners=corners, a1=args.a1, source=source)
+    save_calibration(args.out, result.calibration)
+    picture = args.picture or args.out.with_suffix(".png")
+    reading = result.fit.reading
+    title = "start position OK" if not result.fit.mismatches else (
+        f"{len(result.fit.mismatches)} squares differ from the start position"
+    )
+    write_image(picture, annotate(image, result.calibration.setup.homography, reading, title))
+    for w in result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    for r in range(8):
+        print(reading.board[r * 8 : r * 8 + 8])
+    print(f"calibration written to {args.out}; picture in {picture}")
+    return 0

@@ -1,0 +1,1 @@
+"""Hall-sensor calibration: measure every square, derive thresholds, store them."""

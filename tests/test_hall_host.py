@@ -1,0 +1,33 @@
+"""The asyncio face of the driver, as the service uses it."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hall_fake_device import START, FakeDevice
+
+from controller.hall import messages as m
+from controller.hall.host import open_link
+from controller.hall.link import LinkState, LinkStatus
+from controller.observation import Observation
+
+
+def test_service_api_open_iterate_set_leds_close():
+    async def scenario(port: str) -> list[object]:
+        link = open_link(port, m.BAUD)
+        seen: list[object] = []
+        async for item in link.items():
+            seen.append(item)
+            if isinstance(item, Observation):
+                link.set_leds({"d3": ((255, 255, 255), 1)})
+                await asyncio.sleep(0.3)
+                await link.close()
+        return seen
+
+    with FakeDevice() as dev:
+        seen = asyncio.run(asyncio.wait_for(scenario(dev.port), 10))
+        leds = [p for t, p in dev.executed if t == m.MsgType.SET_LEDS]
+    assert isinstance(seen[0], LinkStatus) and seen[0].state is LinkState.CONNECTED
+    assert seen[0].up
+    assert any(isinstance(i, Observation) and i.board == START for i in seen)
+    assert len(leds) == 1 and leds[0][24 + 19] == 0x11
