@@ -30,9 +30,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Options whose values are board strings; those often start with ``-`` (an empty a1),
+#: which argparse would otherwise take for an option.
+BOARD_OPTIONS = ("--board",)
+
+
+def glue_board_values(argv: Sequence[str]) -> list[str]:
+    """Turn ``--board VALUE`` into ``--board=VALUE`` so a leading ``-`` is kept."""
+    out: list[str] = []
+    pending = False
+    for arg in argv:
+        if pending:
+            out[-1] = f"{out[-1]}={arg}"
+            pending = False
+            continue
+        out.append(arg)
+        pending = arg in BOARD_OPTIONS
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(glue_board_values(sys.argv[1:] if argv is None else argv))
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -1,0 +1,193 @@
+"""Service load: CPU and memory at 100 Hz sensor frames, and board-to-output latency.
+
+The whole service runs — journal (synced), arbiter, clock, LED planning and the web
+page — fed by a replayed log of 100 frames a second in real time: a still board
+between moves, hands over the board while discs are turned, a clock press per move.
+Latency is measured from a reading's arrival to the LED driver's command and to the
+web page's live update reaching a connected browser (an event-stream client).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from controller.observation import Observation, write_observations
+from controller.position import Position
+from controller.service.app import Service
+from controller.service.config import defaults
+from controller.service.sources import LogSource
+
+FRAME = 0.01  # 100 Hz
+SECONDS = 20.0
+
+
+def frames_for(seconds: float, seed: int = 7) -> list[Observation]:
+    """A legal random game at 100 Hz: 1.6 s still, 0.4 s of hands, a press, per move."""
+    rng = random.Random(seed)
+    obs: list[Observation] = []
+    t = 0.0
+    pos = Position.start()
+
+    def emit(board: str, n: int) -> None:
+        nonlocal t
+        for _ in range(n):
+            obs.append(Observation(round(t, 3), board=board))
+            t += FRAME
+
+    emit(pos.board_string(), 50)
+    obs.append(Observation(round(t, 3), press=pos.to_move.opponent))
+    while t < seconds and not pos.is_game_over():
+        emit(pos.board_string(), 160)
+        if not pos.legal_moves():
+            obs.append(Observation(round(t, 3), press=pos.to_move))
+            pos = pos.pass_turn()
+            continue
+        sq = rng.choice(pos.legal_squares())
+        after = pos.play(sq)
+        hand = list(after.board_string())
+        for i in rng.sample(range(64), 6):
+            hand[i] = "?"
+        emit("".join(hand), 30)
+        emit(after.board_string(), 10)
+        obs.append(Observation(round(t, 3), press=pos.to_move))
+        pos = after
+    return obs
+
+
+class RecordingLeds:
+    """An LED driver that notes when each command is issued."""
+
+    def __init__(self) -> None:
+        self.shown: list[float] = []
+
+    async def show(self, plan: object) -> None:
+        self.shown.append(time.monotonic())
+
+
+async def _sse_client(url: str, received: list[tuple[int, float]]) -> None:
+    host, port = url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(f"GET /events?view=player HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    await writer.drain()
+    import json
+
+    while True:
+        line = await reader.readline()
+        if not line:
+            return
+        if line.startswith(b"data:"):
+            try:
+                version = json.loads(line[5:])["version"]
+            except (ValueError, KeyError):
+                continue
+            received.append((int(version), time.monotonic()))
+
+
+async def _run(service: Service) -> tuple[list[tuple[int, float]], float, float]:
+    received: list[tuple[int, float]] = []
+    task = asyncio.create_task(service.run())
+    while not service.url:
+        await asyncio.sleep(0.01)
+    client = asyncio.create_task(_sse_client(service.url, received))
+    cpu0, wall0 = time.process_time(), time.monotonic()
+    await task
+    cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+    client.cancel()
+    return received, cpu, wall
+
+
+def main() -> None:
+    logging.getLogger("kaeshi").setLevel(logging.ERROR)
+    log = frames_for(SECONDS)
+    with tempfile.TemporaryDirectory() as tmp:
+        config = defaults().replace(**{
+            "game.mode": "home",
+            "source.kind": "sim",
+            "journal.path": str(Path(tmp) / "journal.sqlite"),
+            "games.folder": str(Path(tmp) / "games"),
+            "web.host": "127.0.0.1",
+            "web.port": 0,
+            "log.level": "warning",
+        })
+        service = Service(config, source=LogSource(log, speed=1.0))
+        leds = RecordingLeds()
+        versions: dict[int, float] = {}
+
+        def on_step(events: list[object]) -> None:
+            if service.last_arrival is not None:
+                versions[service.notifier.version] = service.last_arrival
+
+        service.on_step = on_step
+        service.open()
+        service._leds = leds  # the LED command is the driver call; see RecordingLeds
+        received, cpu, wall = asyncio.run(_run(service))
+        arrivals = [a for a, _ in service.latencies]
+    led_ms = sorted(1000 * (shown - a) for a, shown in _pair(arrivals, leds.shown))
+    web_ms = sorted(1000 * (t - versions[v]) for v, t in received if v in versions)
+    frames = sum(1 for o in log if o.board is not None)
+    print(f"   frames fed: {frames} at 100 Hz over {wall:.1f} s, "
+          f"{sum(1 for o in log if o.press)} presses")
+    print(f"   in-process service loop: {100 * cpu / wall:.1f} % of one core")
+    share, pwall, rss_mb = whole_process(log)
+    print(f"   `kaeshi run` process (start-up included): {share:.1f} % of one core over "
+          f"{pwall:.1f} s (goal <= 15 %), peak resident memory {rss_mb:.0f} MB "
+          "(goal <= 150 MB)")
+    if led_ms:
+        print(f"   board change -> LED command: median {statistics.median(led_ms):.1f} ms, "
+              f"p95 {_p95(led_ms):.1f} ms over {len(led_ms)} changes")
+    if web_ms:
+        print(f"   board change -> web page update: median {statistics.median(web_ms):.1f} ms, "
+              f"p95 {_p95(web_ms):.1f} ms over {len(web_ms)} updates")
+
+
+def whole_process(log: list[Observation]) -> tuple[float, float, float]:
+    """``kaeshi run`` as its own process on the same log: CPU share, wall time, peak RSS."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log_path = Path(tmp) / "log.jsonl"
+        with open(log_path, "w", encoding="utf-8") as f:
+            write_observations(log, f)
+        cfg = Path(tmp) / "kaeshi.toml"
+        cfg.write_text(
+            f'[game]\nmode = "home"\n[source]\nkind = "sim"\nlog = "{log_path}"\n'
+            f'[journal]\npath = "{Path(tmp) / "j.sqlite"}"\n'
+            f'[games]\nfolder = "{Path(tmp) / "games"}"\n'
+            '[web]\nhost = "127.0.0.1"\nport = 0\n[leds]\ndriver = "web"\n'
+            '[log]\nlevel = "error"\n'
+        )
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.monotonic()
+        subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config", str(cfg)],
+                       check=True, cwd=Path(__file__).resolve().parent.parent)
+        wall = time.monotonic() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return 100 * cpu / wall, wall, after.ru_maxrss / 1024
+
+
+def _pair(arrivals: list[float], shown: list[float]) -> list[tuple[float, float]]:
+    """Match each LED command to the latest arrival before it."""
+    out = []
+    i = 0
+    for s in shown:
+        while i + 1 < len(arrivals) and arrivals[i + 1] <= s:
+            i += 1
+        if arrivals and arrivals[i] <= s:
+            out.append((arrivals[i], s))
+    return out
+
+
+def _p95(values: list[float]) -> float:
+    return values[min(len(values) - 1, int(0.95 * len(values)))]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+"""``kaeshi demo``: the whole service on simulated hardware, replaying a real game.
+
+Simulated players replay a WTHOR game with the clock running; one forgotten flip is
+flagged and then corrected. The board is the simulated sensor board (the real
+firmware on a pseudo-terminal) when it can be built here, else the observation log
+is replayed directly. The terminal shows board, clocks and flags live, the web page
+runs on this machine, and the demo ends by itself, leaving the game record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from controller.errors import KaeshiError
+from controller.observation import write_observations
+from controller.service.app import Service
+from controller.service.config import defaults
+from controller.service.demo import TARGET_SECONDS, DemoGame, build_demo, play_on_board
+from controller.service.display import TerminalDisplay
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("demo", help="run the service on simulated hardware (ends by itself)")
+    p.add_argument("--out", default="games", metavar="DIR",
+                   help="folder for the game record (default: ./games)")
+    p.add_argument("--seconds", type=float, default=TARGET_SECONDS,
+                   help=f"about how long the replay takes (default {TARGET_SECONDS:g})")
+    p.add_argument("--board", choices=("auto", "sim", "log"), default="auto",
+                   help="sim: the simulated sensor board; log: replay the observations "
+                   "directly; auto (default): the board if it can be built here")
+    p.add_argument("--wthor", metavar="FILE", help="WTHOR file to take the game from")
+    p.add_argument("--game", type=int, default=None, help="game number (0-based) in that file")
+    p.add_argument("--no-web", action="store_true", help="do not start the web page")
+    p.set_defaults(func=run)
+
+
+def _start_board(choice: str, terminal: TerminalDisplay) -> Any:
+    if choice == "log":
+        return None
+    from controller.hall.simboard import SimBoard, SimBoardError
+
+    try:
+        return SimBoard(eeprom_write_us=0).start()
+    except (SimBoardError, OSError) as exc:
+        if choice == "sim":
+            raise KaeshiError(f"the simulated sensor board is not available: {exc}") from None
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        terminal.message(f"(simulated sensor board not available: {first}; "
+                         "replaying the observations directly)")
+        return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller.commands.run import setup_logging
+
+    if not 5 <= args.seconds <= 600:
+        raise ValueError(f"--seconds must be between 5 and 600, not {args.seconds}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    options = {} if args.game is None else {"game_index": args.game}
+    demo = build_demo(Path(args.wthor) if args.wthor else None, seconds=args.seconds,
+                      **options)
+    rec = demo.record
+    number, player, squares = demo.flip
+    log_path = out / "demo-observations.jsonl"
+    with open(log_path, "w", encoding="utf-8") as f:
+        write_observations(demo.simulation.observations, f)
+    terminal = TerminalDisplay()
+    setup_logging("warning", True)
+    terminal.message(f"Kaeshi demo: {rec.black} vs {rec.white}, {rec.event} {rec.date}, "
+                     f"played {demo.speed:g}x faster with a 20-minute clock.")
+    terminal.message(f"Move {number}: {player} will forget to turn {', '.join(squares)}; "
+                     "the opponent points it out and it is put right.")
+    board = _start_board(args.board, terminal)
+    try:
+        with tempfile.TemporaryDirectory(prefix="kaeshi-demo-") as tmp:
+            service = _service(demo, board, log_path, Path(tmp), out, args, terminal)
+            service.open()
+            code = asyncio.run(_main(service, board, demo))
+    finally:
+        if board is not None:
+            with contextlib.suppress(Exception):
+                board.stop()
+    if not service.finished_files:
+        terminal.message("the game did not finish; no record written")
+        return 1
+    terminal.message("game record: " + ", ".join(str(p) for p in service.finished_files))
+    return code
+
+
+def _service(demo: DemoGame, board: Any, log_path: Path, tmp: Path, out: Path,
+             args: argparse.Namespace, terminal: TerminalDisplay) -> Service:
+    rec = demo.record
+    values: dict[str, Any] = {
+        "game.mode": "home",
+        "game.black": rec.black,
+        "game.white": rec.white,
+        "game.event": rec.event,
+        "clock.resume": "continue",
+        "journal.path": str(tmp / "journal.sqlite"),
+        "games.folder": str(out),
+        "web.enabled": not args.no_web,
+        "web.host": "127.0.0.1",
+        "web.port": 0,
+        "display.terminal": True,
+        "log.level": "warning",
+    }
+    if board is None:
+        values.update({"source.kind": "sim", "source.log": str(log_path),
+                       "source.speed": float(demo.speed), "leds.driver": "web"})
+    else:
+        values.update({"source.kind": "hall", "source.device": board.port,
+                       "leds.driver": "board"})
+    service = Service(defaults().replace(**values), terminal=terminal,
+                      time_scale=float(demo.speed), exit_when_done=True)
+    where = "the simulated sensor board" if board is not None else "the replayed observations"
+
+    def ready(svc: Service) -> None:
+        terminal.message(f"board: {where}")
+        if svc.url:
+            terminal.message(f"web page: {svc.url}   arbiter view: "
+                             f"{svc.url}/arbiter?token={svc.token}")
+
+    service.on_ready = ready
+    return service
+
+
+async def _main(service: Service, board: Any, demo: DemoGame) -> int:
+    if board is None:
+        return await service.run()
+    players = asyncio.create_task(_players(service, board, demo))
+    try:
+        return await service.run()
+    finally:
+        players.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await players
+
+
+async def _players(service: Service, board: Any, demo: DemoGame) -> None:
+    while not service.url and service.config["web.enabled"]:
+        await asyncio.sleep(0.01)
+    await play_on_board(board, service, demo)

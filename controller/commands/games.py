@@ -1,0 +1,61 @@
+"""``kaeshi games``: list the finished games and export one in a record format."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from controller.service.config import defaults, load_config
+from controller.service.games import FORMATS, export_game, list_games
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("games", help="list finished games, or export one (GGF, transcript, ...)")
+    _where(p, None)
+    gsub = p.add_subparsers(dest="games_command", metavar="ACTION", required=True)
+    _where(gsub.add_parser("list", help="one line per finished game"), argparse.SUPPRESS)
+    e = gsub.add_parser("export", help="print or write one game in a format")
+    _where(e, argparse.SUPPRESS)
+    e.add_argument("id", help="game id, as `kaeshi games list` shows it")
+    e.add_argument("format", choices=sorted(FORMATS), help="record format")
+    e.add_argument("--out", metavar="FILE", help="write here instead of printing")
+    p.set_defaults(func=run)
+
+
+def _where(p: argparse.ArgumentParser, default: object) -> None:
+    """--config/--folder, accepted before or after the action."""
+    p.add_argument("--config", metavar="FILE", default=default,
+                   help="take the games folder from this config")
+    p.add_argument("--folder", metavar="DIR", default=default,
+                   help="the games folder (overrides --config)")
+
+
+def _folder(args: argparse.Namespace) -> Path:
+    if args.folder:
+        return Path(args.folder)
+    config = load_config(args.config) if args.config else defaults()
+    return Path(config["games.folder"])
+
+
+def run(args: argparse.Namespace) -> int:
+    folder = _folder(args)
+    if args.games_command == "list":
+        entries = list_games(folder)
+        if not entries:
+            print(f"no finished games in {folder}")
+            return 0
+        for e in entries:
+            result = f"{e.result[0]}-{e.result[1]}" if e.result else "no result"
+            if e.result_note:
+                result += f" ({e.result_note})"
+            note = "" if e.record is not None else "  (position left irregular: GGF/txt/json only)"
+            print(f"{e.id}  {e.black or '?'} vs {e.white or '?'}  {result}  "
+                  f"{e.moves} moves  {e.flagged} flagged{note}")
+        return 0
+    out = Path(args.out) if args.out else None
+    text = export_game(folder, args.id, args.format, out)
+    if out is None and text is not None:
+        print(text, end="")
+    elif out is not None:
+        print(f"wrote {out}")
+    return 0

@@ -1,0 +1,47 @@
+"""``kaeshi run``: the service — a sensor, the arbiter, the clock, the journal, the web page."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+from controller.service.app import Service
+from controller.service.config import Config, defaults, load_config
+from controller.service.display import TerminalDisplay
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run the service (board source, arbiter, clock, journal, LEDs, web page)",
+        description="Run the Kaeshi service. It resumes an unfinished game from the journal.",
+    )
+    p.add_argument("--config", metavar="FILE",
+                   help="TOML configuration (see deploy/kaeshi.example.toml); "
+                   "default: every option at its default")
+    p.set_defaults(func=run)
+
+
+def setup_logging(level: str, terminal: bool) -> None:
+    """Log to stderr; under the live terminal view only errors, so the view stays clean
+    (it shows states, flags and messages itself)."""
+    numeric = getattr(logging, level.upper())
+    if terminal and sys.stdout.isatty():
+        numeric = max(numeric, logging.ERROR)
+    logging.basicConfig(level=numeric, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger().setLevel(numeric)
+
+
+def run_service(config: Config) -> int:
+    terminal = TerminalDisplay() if config["display.terminal"] else None
+    setup_logging(config["log.level"], terminal is not None)
+    service = Service(config, terminal=terminal)
+    service.open()
+    return asyncio.run(service.run())
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config(args.config) if args.config else defaults()
+    return run_service(config)

@@ -1,0 +1,216 @@
+"""The game as the pure core sees it: arbiter and clock, driven by journaled inputs.
+
+Every input — a board reading, a press, an arbiter's action, a time check that
+found a fallen flag — goes through :meth:`GameCore.apply` with the time it
+happened. Nothing here reads a clock or touches a file, so replaying a journal's
+inputs rebuilds exactly the game that was shown: that is how resume works.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from controller.arbiter.config import ArbiterConfig, Mode
+from controller.arbiter.core import Arbiter, RulingRefused
+from controller.clock import GameClock, TimeControl
+from controller.events import Event, EventKind
+from controller.events import game_over as game_over_event
+from controller.observation import Observation
+from controller.position import Position
+from controller.records.model import GameRecord
+from controller.squares import OBSERVATION_ALPHABET, Color, validate_board_string
+
+
+class ActionRefused(ValueError):
+    """An arbiter's action that makes no sense now; the message says why."""
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """What a game was started with; journaled with the game so a resume uses the same."""
+
+    mode: str = "tournament"
+    black: str = ""
+    white: str = ""
+    event: str = ""
+    place: str = ""
+    draws_allowed: bool = True
+    draw_win_right: str = "none"
+    clock: bool = True
+    main: float = 1200.0
+    increment: float = 0.0
+    delay: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GameSettings:
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+    def arbiter_config(self) -> ArbiterConfig:
+        right = None if self.draw_win_right == "none" else Color(self.draw_win_right)
+        return ArbiterConfig(
+            mode=Mode(self.mode),
+            start=Position.start(),
+            draws_allowed=self.draws_allowed,
+            draw_win_right=right,
+            clock=True if self.clock else None,
+        )
+
+    def time_control(self) -> TimeControl:
+        return TimeControl(self.main, self.increment, self.delay)
+
+
+class GameCore:
+    """One game: the arbiter, the clock, and the game-over decision the clock can force."""
+
+    def __init__(self, settings: GameSettings) -> None:
+        self.settings = settings
+        self.arbiter = Arbiter(settings.arbiter_config())
+        right = None if settings.draw_win_right == "none" else Color(settings.draw_win_right)
+        self.clock: GameClock | None = (
+            GameClock(settings.time_control(), right) if settings.clock else None
+        )
+        self.over_by_time: Event | None = None
+        self.t = 0.0
+        self.started = False  # the start position has been seen (or a move made)
+        self.inputs = 0
+
+    # ------------------------------------------------------------------ state
+    @property
+    def game_over(self) -> bool:
+        return self.arbiter.game_over or self.over_by_time is not None
+
+    @property
+    def paused(self) -> bool:
+        return bool(self.clock and self.clock.paused)
+
+    # ------------------------------------------------------------------ input
+    def apply(self, t: float, data: dict[str, Any]) -> list[Event]:
+        """Apply one journaled input at service time ``t``; return the events it caused."""
+        self.inputs += 1
+        self.t = max(self.t, t)
+        if "obs" in data:
+            return self._observation(t, data["obs"])
+        action = data.get("action")
+        if action == "pause":
+            if self.clock is None:
+                raise ActionRefused("this game has no clock to pause")
+            self.clock.pause(t)
+            return []
+        if action == "resume":
+            if self.clock is None:
+                raise ActionRefused("this game has no clock to resume")
+            self.clock.resume(t)
+            return []
+        if action == "adjust":
+            if self.clock is None:
+                raise ActionRefused("this game has no clock to adjust")
+            self.clock.adjust(Color(data["color"]), float(data["seconds"]), t)
+            return []
+        if action == "flag":
+            return self._flag(t)
+        if action == "finish":
+            return [] if self.game_over else self.arbiter.finish(t)
+        if action in ("accept", "correct"):
+            return self._set_position(t, data.get("board"))
+        raise ValueError(f"unknown journal input {data!r}")
+
+    def _observation(self, t: float, d: dict[str, Any]) -> list[Event]:
+        if "press" in d:
+            player = Color(d["press"])
+            if self.over_by_time is not None:
+                return []
+            if self.clock is not None:
+                if self.clock.paused:
+                    return []  # a stopped clock's buttons do nothing
+                self.clock.press(player, t)
+            events = self.arbiter.feed(Observation(t, press=player))
+        else:
+            board = d["board"]
+            if not self.started and _matches_start(board):
+                self.started = True
+            if self.over_by_time is not None:
+                return []
+            events = self.arbiter.feed(Observation(t, board=board))
+        if events:
+            self.started = True
+        if self.clock is not None and any(e.event is EventKind.GAME_OVER for e in events):
+            if not self.clock.paused and self.clock.running is not None:
+                self.clock.pause(t)  # the game is over: the clock stops with the last press
+        return events
+
+    def _flag(self, t: float) -> list[Event]:
+        """A time check found a fallen flag (rules 13-14): the game ends on time."""
+        if self.clock is None or self.game_over:
+            return []
+        result = self.clock.flag(t)
+        if result is None:
+            return []
+        b, w = self.arbiter.position.counts()
+        winner = result.winner.value if result.winner else "draw"
+        event = game_over_event(t, b, w, winner, reason=result.reason,
+                                loser=result.loser.value if result.loser else None)
+        self.over_by_time = event
+        self.clock.pause(t)
+        return [event]
+
+    def _set_position(self, t: float, board: str | None) -> list[Event]:
+        """An arbiter's ruling: the board as it stands (accept) or as given (correct)."""
+        if board is not None:
+            validate_board_string(board, 8, "-XO")
+        try:
+            return self.arbiter.rule_position(t, board)
+        except RulingRefused as exc:
+            raise ActionRefused(str(exc)) from None
+
+    def clocks(self, now: float) -> dict[str, Any]:
+        c = self.clock
+        if c is None:
+            return {"black": None, "white": None, "running": None, "paused": False,
+                    "flag": None, "enabled": False}
+        flag = c.flag(now)
+        return {
+            "black": round(c.remaining(Color.BLACK, now), 3),
+            "white": round(c.remaining(Color.WHITE, now), 3),
+            "running": c.running.value if c.running else None,
+            "paused": c.paused,
+            "flag": flag.loser.value if flag and flag.loser else None,
+            "enabled": True,
+        }
+
+    def record(self) -> GameRecord:
+        rec = self.arbiter.record()
+        s = self.settings
+        rec.black, rec.white, rec.event, rec.place = s.black, s.white, s.event, s.place
+        if self.clock is not None:
+            rec.time_control = self.clock.control.describe()
+        if self.over_by_time is not None:
+            e = self.over_by_time
+            rec.result = (int(e["black"]), int(e["white"]))
+            rec.result_note = "time"
+            rec.comments.append(
+                f"{e.fields.get('loser') or 'both'} lost on time; winner: {e['winner']}"
+            )
+        return rec
+
+
+def _matches_start(board: str) -> bool:
+    """The reading shows the start position; a few squares under a hand may be unknown,
+    but never the four centre discs."""
+    start = Position.start().board_string()
+    if len(board) != 64 or board.count("?") > 8:
+        return False
+    for seen, want in zip(board, start, strict=True):
+        if seen == "?" and want == "-":
+            continue
+        if seen.upper() != want:
+            return False
+    return True
+
+
+def check_board(board: str) -> str:
+    return validate_board_string(board, 8, OBSERVATION_ALPHABET)

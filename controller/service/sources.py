@@ -1,0 +1,251 @@
+"""Where readings come from: the sensor board, the camera, or a replayed log.
+
+Every source yields the same few items — a board reading, a clock press, the
+link going down or coming back, the end of a replay — so the service never knows
+which sensor feeds it. Times are *not* taken from the source: the service stamps
+every reading with its own clock when it arrives, so all times in a game share one
+time base, across sources and across restarts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from controller.observation import Observation
+from controller.squares import Color
+
+log = logging.getLogger("kaeshi.service")
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A board reading or a clock press. ``cursor`` marks a replayable source's position."""
+
+    board: str | None = None
+    press: Color | None = None
+    cursor: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkChange:
+    up: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceEnd:
+    """A replay has nothing more to give."""
+
+
+SourceItem = Reading | LinkChange | SourceEnd
+
+
+class Source(Protocol):
+    name: str
+    #: True when silence itself means the sensor is gone (a streaming camera).
+    watchdog: bool
+
+    def items(self) -> AsyncIterator[SourceItem]: ...
+
+    async def close(self) -> None: ...
+
+
+class LogSource:
+    """Replays an observation log in real time, ``speed`` times faster.
+
+    ``start`` skips the readings already taken in before a restart, so a resumed
+    game sees each reading of the log once. Gaps are replayed as they are, so the
+    clocks and the arbiter see the players' real rhythm.
+    """
+
+    name = "sim"
+    watchdog = False
+
+    def __init__(
+        self, observations: Sequence[Observation], speed: float = 1.0, start: int = 0
+    ) -> None:
+        if speed <= 0:
+            raise ValueError(f"replay speed must be positive, not {speed}")
+        self.observations = observations
+        self.speed = speed
+        self.start = max(0, start)
+        self._closed = False
+
+    async def items(self) -> AsyncIterator[SourceItem]:
+        yield LinkChange(True, f"replaying {len(self.observations)} observations")
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        if self.start < len(self.observations):
+            t0 = self.observations[self.start].t
+        else:
+            t0 = 0.0
+        for index in range(self.start, len(self.observations)):
+            if self._closed:
+                return
+            obs = self.observations[index]
+            due = began + (obs.t - t0) / self.speed
+            delay = due - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            yield Reading(obs.board, obs.press, index)
+        yield SourceEnd()
+
+    async def close(self) -> None:
+        self._closed = True
+
+
+class HallSource:
+    """The Hall-sensor board behind its host driver (serial; a pty in simulation).
+
+    The firmware debounces every square before it reports a board, and the driver
+    passes on only boards that changed, so each board that arrives is already a
+    settled reading that will not be repeated. The arbiter takes a square as settled
+    when two definite readings agree (its guard against a camera's one-frame
+    misread), so each board is handed on twice: otherwise the last change before a
+    clock press would wait for a next change that may never come.
+
+    The driver is imported only here and only when this source is chosen, so the
+    rest of the service runs on machines without pyserial's device access.
+    """
+
+    name = "hall"
+    watchdog = False
+
+    def __init__(
+        self, device: str, baud: int, official_position: Callable[[], Any] | None = None
+    ) -> None:
+        self.device = device
+        self.baud = baud
+        #: The arbiter's position, so the driver can explain a board changed while unplugged.
+        self.official_position = official_position
+        self._link: Any = None
+
+    async def items(self) -> AsyncIterator[SourceItem]:
+        from controller.hall import host  # the driver edge, loaded on demand
+        from controller.hall.link import LinkState
+
+        down = (LinkState.DISCONNECTED, LinkState.CLOSED, LinkState.PROTOCOL_MISMATCH)
+        if self._link is not None:
+            await self._link.close()
+        self._link = host.open_link(self.device, self.baud,
+                                    official_position=self.official_position)
+        async for item in self._link.items():
+            if isinstance(item, Observation):
+                reading = Reading(item.board, item.press)
+                yield reading
+                if item.board is not None:
+                    yield reading  # settled: see the class docstring
+            else:
+                yield LinkChange(item.state not in down, f"{item.state.value}: {item.message}")
+                if item.state in (LinkState.CLOSED, LinkState.PROTOCOL_MISMATCH):
+                    raise OSError(f"sensor board on {self.device}: {item.message}")
+
+    def set_leds(self, assignments: Any) -> None:
+        if self._link is not None:
+            self._link.set_leds(assignments)
+
+    async def close(self) -> None:
+        if self._link is not None:
+            await self._link.close()
+
+
+class CameraSource:
+    """The camera over the board: frames -> the vision package's watcher -> readings.
+
+    ``camera`` is a device index (``0``), ``picamera`` for the Pi camera, or a video
+    file (replayed at its own pace, then the source ends). The set-up (board position
+    in the image and colour model) comes from ``kaeshi calibrate camera``'s file, or,
+    without one, is estimated from the first frame (the board must be in full view).
+    The watcher reports a board only once its squares have settled over several
+    frames and only when it changed, so, as with the sensor board, each report is
+    handed on twice (see :class:`HallSource`). A still board is reported again every
+    ``keepalive`` seconds, so silence means the camera (or the board) is gone.
+    """
+
+    name = "camera"
+    watchdog = True
+
+    def __init__(self, camera: str, fps: int, setup_path: str = "",
+                 keepalive: float = 1.0) -> None:
+        self.camera = camera
+        self.fps = fps
+        self.setup_path = setup_path
+        self.keepalive = keepalive
+        self._frames: Any = None
+        self._closed = False
+
+    def _open(self) -> tuple[Any, Any]:
+        """Blocking: open the frame source and the watcher (in a worker thread)."""
+        from controller.vision import capture  # the driver edge, loaded on demand
+
+        cam = self.camera.strip()
+        if cam.isdigit():
+            frames = capture.open_source(camera=int(cam), fps=self.fps)
+        elif cam.lower() == "picamera":
+            frames = capture.open_source(picamera=True, fps=self.fps)
+        else:
+            frames = capture.open_source(video=cam, fps=self.fps)
+        return frames, frames.frames()
+
+    def _watcher(self, image: Any) -> Any:
+        import json
+        from pathlib import Path
+
+        from controller.vision.pipeline import auto_setup
+        from controller.vision.setup import CameraSetup
+        from controller.vision.watcher import BoardWatcher
+
+        if self.setup_path:
+            try:
+                data = json.loads(Path(self.setup_path).read_text(encoding="utf-8"))
+                setup = CameraSetup.from_dict(data)
+            except (OSError, ValueError) as exc:
+                raise ValueError(f"camera set-up {self.setup_path}: {exc}") from None
+        else:
+            setup = auto_setup(image)
+        return BoardWatcher(setup.reader(), stable=2, keepalive=self.keepalive)
+
+    async def items(self) -> AsyncIterator[SourceItem]:
+        loop = asyncio.get_running_loop()
+        self._closed = False
+        source, frames = await loop.run_in_executor(None, self._open)
+        self._frames = source
+        live = bool(getattr(source, "live", False))
+        watcher = None
+        period = 1.0 / self.fps
+        last = float("-inf")
+        seen = True
+        yield LinkChange(True, f"camera {self.camera} open")
+        try:
+            while not self._closed:
+                frame = await loop.run_in_executor(None, next, frames, None)
+                if frame is None:
+                    if live:
+                        raise OSError(f"camera {self.camera} stopped delivering frames")
+                    yield SourceEnd()
+                    return
+                if live and frame.t - last < period:
+                    continue  # keep the camera's buffer drained, read at ``fps``
+                last = frame.t
+                if watcher is None:
+                    watcher = await loop.run_in_executor(None, self._watcher, frame.image)
+                obs = await loop.run_in_executor(None, watcher.feed, frame.t, frame.image)
+                if watcher.board_seen != seen:
+                    seen = watcher.board_seen
+                    yield LinkChange(seen, "the board is back in view" if seen
+                                     else "the board is not in view")
+                if obs is not None:
+                    reading = Reading(obs.board)
+                    yield reading
+                    yield reading
+                elif not live:
+                    await asyncio.sleep(0)
+        finally:
+            source.close()
+
+    async def close(self) -> None:
+        self._closed = True

@@ -1,0 +1,90 @@
+"""The service on the camera: a synthetic video of a game, read by the vision package.
+
+The video is rendered from a scripted game (hands over the discs being turned
+included). The service reads it through its camera source exactly as it would a
+camera; the clock presses come in through the clock-button callback, each right
+after the frames its player's hand left, as the GPIO clock would deliver them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from service_scripts import scripted_log
+
+from controller.position import Position
+from controller.records.model import GameRecord
+from controller.service.app import Service
+from controller.service.config import defaults
+from controller.service.sources import CameraSource
+from controller.service.states import State
+from controller.vision.setup import CameraSetup
+from controller.vision.synth import Scene, render_observations, write_video
+
+OPENING = ["f5", "d6", "c3"]
+
+
+def test_service_reads_a_game_from_camera_video(tmp_path, monkeypatch):
+    game = GameRecord.from_squares(OPENING)
+    log = scripted_log(game, repeats=3)
+    boards = [o for o in log if o.board is not None]
+    # After which video frame each press comes (frames are the board observations).
+    presses: dict[int, list] = {}
+    frame = 0
+    for o in log:
+        if o.board is not None:
+            frame += 1
+        else:
+            presses.setdefault(frame, []).append(o.press)
+    scene = Scene(width=400, height=300)
+    renders = [r for _, r in render_observations(boards, scene, seed=3)]
+    video = tmp_path / "game.avi"
+    write_video(renders, video, fps=10)
+    setup = CameraSetup((scene.width, scene.height), renders[0].homography)
+    setup_file = tmp_path / "camera.json"
+    setup_file.write_text(json.dumps(setup.to_dict()))
+
+    cfg = defaults().replace(**{
+        "game.mode": "home",
+        "source.kind": "camera",
+        "source.camera": str(video),
+        "source.camera_setup": str(setup_file),
+        "source.lost_after": 30.0,
+        "journal.path": str(tmp_path / "journal.sqlite"),
+        "games.folder": str(tmp_path / "games"),
+        "web.enabled": False,
+    })
+    service = Service(cfg, exit_when_done=True)
+    service.open()
+    real_open = CameraSource._open
+
+    def open_with_clock(self):
+        source, frames = real_open(self)
+        loop = asyncio_loop[0]
+
+        def with_presses():
+            for n, f in enumerate(frames):
+                for color in presses.get(n, []):
+                    loop.call_soon_threadsafe(service.clock_press, color)
+                yield f
+            for color in presses.get(len(boards), []):
+                loop.call_soon_threadsafe(service.clock_press, color)
+
+        return source, with_presses()
+
+    monkeypatch.setattr(CameraSource, "_open", open_with_clock)
+    asyncio_loop = []
+
+    async def main():
+        asyncio_loop.append(asyncio.get_running_loop())
+        return await asyncio.wait_for(service.run(), 60)
+
+    assert asyncio.run(main()) == 0
+    assert [m.square for m in service.core.arbiter.moves] == OPENING
+    expected = Position.start()
+    for sq in OPENING:
+        expected = expected.play(sq)
+    assert service.core.arbiter.position.board_string() == expected.board_string()
+    assert not [e for e in service.events if e["event"] == "irregularity"]
+    assert service.states.state is State.PLAYING

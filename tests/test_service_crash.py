@@ -1,0 +1,180 @@
+"""Crash resume: kill -9 the service at random moments; the game must come out whole.
+
+The service runs as a real subprocess on a replayed observation log, with its
+journal in a temporary folder. It is killed with SIGKILL several times at seeded
+random moments and restarted each time; the record it finally writes must equal
+what the pure arbiter makes of the same log — no move lost, none doubled, same
+position — and every clock state it journaled must be reproduced by replay.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from service_scripts import scripted_log
+
+from controller.arbiter import Arbiter, ArbiterConfig
+from controller.observation import write_observations
+from controller.records import load_games
+from controller.service.core import GameCore, GameSettings
+from controller.service.demo import load_one_game
+from controller.service.journal import Journal
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _config(tmp: Path, log: Path, speed: float) -> Path:
+    cfg = tmp / "kaeshi.toml"
+    cfg.write_text(
+        f"""
+[game]
+mode = "home"
+black = "Black Player"
+white = "White Player"
+[clock]
+resume = "continue"
+[source]
+kind = "sim"
+log = "{log}"
+speed = {speed}
+[journal]
+path = "{tmp / "journal.sqlite"}"
+[games]
+folder = "{tmp / "games"}"
+[web]
+enabled = false
+[log]
+level = "warning"
+"""
+    )
+    return cfg
+
+
+def _entries(path: Path) -> int:
+    """Rows in the journal so far (read beside the running service, as WAL allows)."""
+    if not path.exists():
+        return 0
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+    try:
+        return db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+    except sqlite3.OperationalError:  # the schema is not there yet
+        return 0
+    finally:
+        db.close()
+
+
+def test_sigkill_at_random_moments_loses_and_doubles_nothing(tmp_path, data_dir):
+    game = load_one_game(data_dir / "games" / "wthor" / "WTH_2001.wtb", 0)
+    log = scripted_log(game, forgotten_at=9)
+    log_path = tmp_path / "log.jsonl"
+    with open(log_path, "w") as f:
+        write_observations(log, f)
+    cfg = _config(tmp_path, log_path, speed=15)
+    games_dir = tmp_path / "games"
+    rng = random.Random(20011)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    kills, runs = 0, 0
+    stderr = tmp_path / "stderr.txt"
+    while not list(games_dir.glob("*.json")):
+        runs += 1
+        assert runs <= 40, "the service never finished the game"
+        with open(stderr, "a") as err:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "controller.cli", "run", "--config", str(cfg)],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+            )
+            if kills < 8:
+                # Kill only once this run has taken in readings of its own, at a random
+                # moment after that: mid-step, mid-move, or between moves.
+                seen = _entries(tmp_path / "journal.sqlite")
+                deadline = time.monotonic() + 30
+                while (_entries(tmp_path / "journal.sqlite") <= seen + 2
+                       and proc.poll() is None and time.monotonic() < deadline):
+                    time.sleep(0.01)
+                time.sleep(rng.uniform(0.0, 0.5))
+                if proc.poll() is None:
+                    proc.send_signal(signal.SIGKILL)
+                    kills += 1
+                proc.wait(timeout=30)
+            else:
+                assert proc.wait(timeout=60) == 0, stderr.read_text()
+    assert kills >= 6, "the service ended before it could be killed often enough"
+    assert "Traceback" not in stderr.read_text()
+
+    # The record the service wrote equals the pure arbiter's verdict on the same log.
+    written = load_games(next(games_dir.glob("*.json")))[0]
+    pure = Arbiter(ArbiterConfig(clock=True))
+    for obs in log:
+        pure.feed(obs)
+    expected = pure.record()
+    assert [(m.player, m.square) for m in written.moves] == [
+        (m.player, m.square) for m in expected.moves
+    ]
+    assert written.transcript_moves() == game.transcript_moves()
+    assert written.final_position() == expected.final_position()
+    assert written.result == expected.result == game.result
+    assert written.black == "Black Player"
+    assert "forgotten_flip" in written.moves[8].comment
+    assert "corrected" in written.moves[8].comment
+
+    # Each event was journaled exactly once, and replay reproduces every clock state.
+    journal = Journal(tmp_path / "journal.sqlite")
+    (row,) = journal.games()
+    assert row.finished is not None
+    moves = [e.data for e in journal.entries(row.id, ("event",)) if e.data["event"] == "move"]
+    assert [m["square"] for m in moves] == game.transcript_moves()
+    core = GameCore(GameSettings.from_dict(row.info["settings"]))
+    checked = 0
+    pending_t = None
+    for entry in journal.entries(row.id):
+        if entry.kind == "input":
+            core.apply(entry.t, entry.data)
+            pending_t = entry.t
+        elif entry.kind == "clock":
+            assert entry.t == pending_t
+            assert core.clocks(entry.t) == entry.data
+            checked += 1
+    assert checked >= 60
+    final = json.loads(json.dumps(core.clocks(core.t)))
+    assert final["black"] < 1200 and final["white"] < 1200 and final["paused"]
+
+
+def test_sigterm_stops_the_service_cleanly(tmp_path):
+    cfg = tmp_path / "kaeshi.toml"
+    cfg.write_text(
+        f"""
+[source]
+kind = "hall"
+device = "{tmp_path / 'no-board'}"
+[journal]
+path = "{tmp_path / 'journal.sqlite'}"
+[games]
+folder = "{tmp_path / 'games'}"
+[web]
+host = "127.0.0.1"
+port = 0
+"""
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "run", "--config", str(cfg)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 20
+    journal = tmp_path / "journal.sqlite"
+    while time.monotonic() < deadline and _entries(journal) < 2:  # up, board missed
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "sensor lost" in err and "no-board" in err and "Traceback" not in err

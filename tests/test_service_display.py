@@ -1,0 +1,86 @@
+"""The terminal view: board, clocks, state, flags and events from a snapshot."""
+
+from __future__ import annotations
+
+import io
+
+from controller.position import Position
+from controller.service.display import TerminalDisplay, format_clock, render
+
+
+def _snapshot(**extra):
+    snap = {
+        "black": "Ann",
+        "white": "Bob",
+        "state": "playing",
+        "to_move": "white",
+        "board": Position.start().play("f5").board_string(),
+        "clocks": {"black": 1187.4, "white": 1200.0, "running": "white", "paused": False},
+        "counts": {"black": 4, "white": 1},
+        "moves": [{"n": 1, "player": "black", "square": "f5"}],
+        "last_move": "f5",
+        "flags": [{"player": "black", "kind": "forgotten_flip", "squares": ["e5"]}],
+        "events": [
+            {"t": 3.2, "event": "move", "player": "black", "square": "f5", "flips": ["e5"]},
+            {
+                "t": 3.2,
+                "event": "irregularity",
+                "player": "black",
+                "kind": "forgotten_flip",
+                "squares": ["e5"],
+            },
+        ],
+        "events_total": 2,
+        "url": "http://127.0.0.1:8080",
+    }
+    snap.update(extra)
+    return snap
+
+
+def test_format_clock():
+    assert format_clock(1187.4) == "19:47"
+    assert format_clock(59.99) == "00:59"
+    assert format_clock(-3.2) == "-00:03"
+    assert format_clock(None) == "--:--"
+
+
+def test_plain_render_shows_board_clocks_flags_and_events():
+    lines = render(_snapshot(), colour=False)
+    text = "\n".join(lines)
+    assert "Ann vs Bob" in lines[0]
+    row5 = next(line for line in lines if line.startswith(" 5 "))
+    assert row5 == " 5  . . . X X!X . . "  # e5 carries the flag mark
+    assert "▶ white 20:00" in text and "black 19:47" in text
+    assert "FLAG forgotten_flip by black: e5" in text
+    assert "black f5 (flips e5)" in text
+    assert "state: playing   move 2, white to play" in text
+    assert "web page: http://127.0.0.1:8080" in text
+
+
+def test_game_over_shows_no_running_clock():
+    lines = render(_snapshot(state="game_over", flags=[]), colour=False)
+    text = "\n".join(lines)
+    assert "▶" not in text and "(stopped)" in text and "no open flags" in text
+
+
+def test_colour_render_marks_flagged_and_last_squares():
+    text = "\n".join(render(_snapshot(), colour=True))
+    assert "\x1b[41m" in text  # the flagged disc on red
+    assert "\x1b[43m" in text  # the last move on yellow
+
+
+def test_pipe_output_prints_each_new_event_once():
+    out = io.StringIO()
+    display = TerminalDisplay(out)
+    display.update(_snapshot())
+    display.update(_snapshot())
+    snap = _snapshot(events_total=3)
+    snap["events"] = [
+        *snap["events"],
+        {"t": 9.0, "event": "corrected", "kind": "forgotten_flip", "squares": ["e5"]},
+    ]
+    display.update(snap)
+    text = out.getvalue()
+    assert text.count("black f5 (flips e5)") == 1
+    assert text.count("corrected forgotten_flip: e5") == 1
+    assert text.count("state: playing") == 1
