@@ -105,7 +105,7 @@ def bench_latency(changes: int = 40, rate_hz: int = 0) -> None:
     from controller.observation import Observation
 
     try:
-        sim = SimBoard(seed=1).start()  # real-board pacing: 425 us per mux step
+        sim = SimBoard(seed=1).start()  # paced like the real board (STEP_US per mux step)
     except SimBoardError as exc:
         print(f"   latency: skipped, simulator unavailable ({exc})")
         return
@@ -140,7 +140,7 @@ def bench_latency(changes: int = 40, rate_hz: int = 0) -> None:
           f"max {max(end_to_end):.1f} ms (goal <= 15 ms)")
     print(f"     of which host (frame read -> observation delivered): median "
           f"{statistics.median(host):.2f} ms, max {max(host):.2f} ms; the rest is the "
-          f"firmware's {m.DEBOUNCE_SCANS}-scan debounce and the frame period")
+          f"firmware's {m.DEBOUNCE_SCANS}-scan debounce and the serial line")
 
 
 def main() -> None:

@@ -61,6 +61,13 @@ def test_avr_image_in_simavr_streams_answers_and_drives_leds():
             assert timing["period"][0] == 20  # 1.25 us
             assert timing["period"][1] <= 29  # byte boundary stays under 1.85 us
 
+            # the mux select lines never move while the ADC samples, and every channel
+            # gets at least the 10 us the CD74HC4067 and sensor need to settle
+            adc = dict(kv.split("=") for kv in sim.command("get adc").split()[1:])
+            assert int(adc["conversions"]) > 64
+            assert int(adc["sample_violations"]) == 0
+            assert int(adc["settle_min_cycles"]) >= 160  # 10 us at 16 MHz
+
             # raw readings: the mux select lines and ADC channels reach the right squares
             sim.set_sensor("b3", offset=77, noise=0)
             sim.set_sensor("g6", offset=-50, noise=0, swing=100)

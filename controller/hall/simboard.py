@@ -41,6 +41,9 @@ AVR_RUNNER = FIRMWARE_DIR / "build" / "kaeshi-avrsim"
 AVR_ELF = FIRMWARE_DIR / "build" / "avr" / "kaeshi.elf"
 REPLY_TIMEOUT = 5.0
 DISC_CHARS = "-XOxo?"
+#: One main-loop pass (one mux channel) of the ATmega2560 image, measured in simavr by
+#: benchmarks/bench_firmware.py: 16 passes make one 64-sensor scan of 2.9 ms.
+STEP_US = 183
 
 _built: set[str] = set()
 _build_guard = threading.Lock()
@@ -105,7 +108,7 @@ class SimBoard:
         board_id: int | None = 0x4B530001,
         eeprom_path: str | os.PathLike[str] | None = None,
         eeprom_write_us: int = 3300,
-        step_us: int = 425,
+        step_us: int = STEP_US,
         avr: bool = False,
     ) -> None:
         """Configure, without starting.
@@ -113,7 +116,7 @@ class SimBoard:
         eeprom_path keeps the EEPROM (board id, calibration) in a file across runs;
         eeprom_write_us is the time per EEPROM byte (3.3 ms on the ATmega2560: a full
         calibration commit takes ~2 s; pass 0 for an instant one); step_us paces the scan
-        (one mux channel per step, 425 us as on the real board).
+        (one mux channel per step, STEP_US = 183 us as measured on the ATmega2560 image).
 
         avr=True runs the real ATmega2560 image in simavr instead of the host build: the
         same protocol and physical-board commands, plus decoded LED output and WS2812B

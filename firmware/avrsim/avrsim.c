@@ -7,7 +7,9 @@
  * conversion reads, and decodes the WS2812B waveform on PB4 back into LED colours,
  * measuring every high pulse in CPU cycles, so the LED driver's timing is checked on the
  * instructions that really run. The control channel is the host simulator's (see
- * sim/control.c) plus: unplug, replug, power, get leds, get ws2812, get cycles.
+ * sim/control.c) plus: unplug, replug, power, get leds, get ws2812, get cycles, get adc.
+ * It also watches the mux select lines against the ADC's conversion starts, so the settle
+ * time the image really gives the muxes is measured rather than assumed.
  */
 #define _GNU_SOURCE
 #include <avr_adc.h>
@@ -36,6 +38,7 @@
 #define PORTA_DATA 0x22     /* PORTA in data space */
 #define MCUSR_DATA 0x54     /* MCUSR in data space */
 #define MCUSR_WDRF 0x08
+#define ADCSRA_DATA 0x7A    /* ADCSRA in data space; ADPS2..0 are its low bits */
 
 static avr_t *avr;
 static int master_fd = -1, slave_fd = -1;
@@ -61,6 +64,14 @@ static unsigned bit_count;
 static unsigned shows;
 static unsigned long t0h_min = ~0UL, t0h_max, t1h_min = ~0UL, t1h_max;
 static unsigned long period_min = ~0UL, period_max_in_led;
+
+/* Analog front-end timing as the image really drives it: conversions started, the
+ * shortest time from a mux select change to a conversion start (the settle time given),
+ * and select changes while a conversion was still sampling (1.5 ADC clocks). */
+static unsigned long adc_conversions, adc_sample_violations;
+static avr_cycle_count_t select_changed_at, sample_until;
+static unsigned long settle_min = ~0UL;
+static int adc_since_boot;
 
 static uint64_t now_us(void)
 {
@@ -146,10 +157,32 @@ static void adc_trigger(struct avr_irq_t *irq, uint32_t value, void *param)
     } e = {.v = value};
     if (e.mux.kind != ADC_MUX_SINGLE || e.mux.src > 3)
         return;
+    unsigned long div = 1UL << (avr->data[ADCSRA_DATA] & 7);
+    if (div < 2)
+        div = 2;
+    /* the first conversion after the ADC is enabled samples at 13.5 clocks, not 1.5; the
+     * firmware makes it at boot and discards it, so it is no scan reading */
+    sample_until = avr->cycle + (adc_since_boot++ ? 3 * div : 27 * div) / 2;
+    if (adc_since_boot > 1 && select_changed_at) {
+        unsigned long settle = (unsigned long)(avr->cycle - select_changed_at);
+        if (settle < settle_min)
+            settle_min = settle;
+    }
+    adc_conversions++;
     int channel = avr->data[PORTA_DATA] & 0x0F;
     uint16_t reading = model_read((int)e.mux.src * 16 + channel);
     uint32_t mv = (uint32_t)((reading * 5000UL + 2500UL) / 1024UL);
     avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, (int)e.mux.src), mv);
+}
+
+static void select_pin(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    (void)value;
+    (void)param;
+    if (avr->cycle < sample_until)
+        adc_sample_violations++;
+    select_changed_at = avr->cycle;
 }
 
 static void strip_latch(void)
@@ -209,6 +242,8 @@ static void boot_board(uint32_t board_id, int set_id)
     }
     bit_count = 0;
     line_high = 0;
+    select_changed_at = sample_until = 0;
+    adc_since_boot = 0;
 }
 
 /* ---------------------------------------------------------------- control */
@@ -257,9 +292,13 @@ static void do_command(char *line)
     } else if (!strcmp(cmd, "get") && argc > 1 && !strcmp(argv[1], "cycles")) {
         reply("ok %llu in=%lu out=%lu queued=%zu full=%d", (unsigned long long)avr->cycle,
               bytes_in, bytes_out, in_count, uart_full);
+    } else if (!strcmp(cmd, "get") && argc > 1 && !strcmp(argv[1], "adc")) {
+        reply("ok cycle=%llu conversions=%lu settle_min_cycles=%lu sample_violations=%lu",
+              (unsigned long long)avr->cycle, adc_conversions,
+              settle_min == ~0UL ? 0UL : settle_min, adc_sample_violations);
     } else if (!strcmp(cmd, "help")) {
         reply("ok physical-board commands as kaeshi-boardsim; unplug | replug | power | watchdog | "
-              "get leds|ws2812|cycles|board|sensor <sq> | quit");
+              "get leds|ws2812|cycles|adc|board|sensor <sq> | quit");
     } else if (!strcmp(cmd, "quit")) {
         reply("ok");
         stop_requested = 1;
@@ -370,6 +409,9 @@ int main(int argc, char **argv)
                             adc_trigger, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('B'), IOPORT_IRQ_PIN4),
                             led_pin, NULL);
+    for (int pin = IOPORT_IRQ_PIN0; pin <= IOPORT_IRQ_PIN3; pin++)
+        avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('A'), pin),
+                                select_pin, NULL);
 
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);

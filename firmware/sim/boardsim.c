@@ -35,8 +35,17 @@ static int slave_fd = -1;
 static char pty_name[256];
 static const char *link_path;
 static int plugged;
-static uint32_t step_us = 425; /* one scan step on the ATmega2560: 4 conversions + settle */
+/* One main-loop pass of the ATmega2560 image (one scan step: four 26 us conversions, plus
+ * the loop's other work and its share of classification, frames and LED refresh), as
+ * measured in simavr by benchmarks/bench_firmware.py: 16 passes make a 2.9 ms scan. */
+static uint32_t step_us = 183;
 static volatile sig_atomic_t stop_requested;
+/* The board's serial line carries 10 bits per byte at 250000 baud: a 43-byte BOARD frame
+ * takes 1.7 ms to leave. Bytes wait in the firmware's transmit buffer meanwhile, as on
+ * the board. 0 = as fast as the pty takes them. */
+static uint32_t baud = KP_BAUD;
+static uint64_t line_free_at; /* the line has sent every byte handed to the pty by then */
+static int tx_backlog;        /* bytes were still waiting after the last flush */
 
 static const char *port_name(void) { return link_path ? link_path : pty_name; }
 
@@ -87,18 +96,37 @@ static void boot(uint8_t by_watchdog)
 {
     sim_hal_set_boot_reason(by_watchdog);
     app_init();
+    tx_backlog = 0; /* the transmit buffer starts empty */
 }
 
 static void flush_tx(void)
 {
     const uint8_t *data;
     size_t n;
+    uint64_t byte_us = baud ? 10000000ULL / baud : 0;
+    uint64_t now = sim_monotonic_us();
+    /* bytes left over last time have been going out back to back since the line was free;
+     * bytes queued since then started now at the earliest */
+    uint64_t start = line_free_at;
+    if (!tx_backlog && start < now)
+        start = now;
     while ((n = sim_hal_tx_pending(&data)) > 0) {
+        if (baud) {
+            /* hand over the bytes the line has sent by now (the one on the wire included) */
+            uint64_t sent = now + byte_us > start ? (now + byte_us - start) / byte_us : 0;
+            if (sent == 0)
+                break;
+            if (n > sent)
+                n = (size_t)sent;
+        }
         ssize_t w = write(master_fd, data, n);
         if (w <= 0)
-            return; /* the host is not reading: the firmware's buffer fills and it drops frames */
+            break; /* the host is not reading: the firmware's buffer fills and it drops frames */
         sim_hal_tx_consume((size_t)w);
+        start += (uint64_t)w * byte_us;
     }
+    line_free_at = start;
+    tx_backlog = sim_hal_tx_pending(&data) > 0;
 }
 
 /* Take from the pty only what the firmware's receive buffer can hold; the rest waits in
@@ -204,7 +232,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: kaeshi-boardsim [--link PATH] [--seed N] [--board-id N] [--eeprom FILE]\n"
-            "                       [--eeprom-write-us N] [--step-us N]\n");
+            "                       [--eeprom-write-us N] [--step-us N] [--baud N (0: unlimited)]\n");
 }
 
 int main(int argc, char **argv)
@@ -231,6 +259,8 @@ int main(int argc, char **argv)
             sim_hal_eeprom_set_write_us((uint32_t)strtoul(v, NULL, 0));
         else if (!strcmp(a, "--step-us"))
             step_us = (uint32_t)strtoul(v, NULL, 0);
+        else if (!strcmp(a, "--baud"))
+            baud = (uint32_t)strtoul(v, NULL, 0);
         else {
             usage();
             return 2;

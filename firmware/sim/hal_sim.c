@@ -18,6 +18,7 @@
 
 static uint64_t epoch_us;
 static uint8_t selected_channel;
+static uint16_t sampled;
 static uint8_t boot_watchdog;
 static uint8_t reset_requested;
 
@@ -62,7 +63,9 @@ uint32_t hal_millis(void) { return (uint32_t)((sim_monotonic_us() - epoch_us) / 
 void hal_delay_us(uint16_t us) { (void)us; /* the main loop paces the scan steps */ }
 
 void hal_mux_select(uint8_t channel) { selected_channel = (uint8_t)(channel & 15); }
-uint16_t hal_adc_read(uint8_t mux) { return model_read(mux * 16 + selected_channel); }
+/* the reading is taken when the conversion starts, as the ADC samples its input then */
+void hal_adc_start(uint8_t mux) { sampled = model_read(mux * 16 + selected_channel); }
+uint16_t hal_adc_finish(void) { return sampled; }
 
 int16_t hal_uart_read(void)
 {

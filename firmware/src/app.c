@@ -3,6 +3,15 @@
  * take received bytes and run commands, advance an EEPROM write by a byte, run one scan
  * step (one mux channel, four conversions), send the frame and heartbeat when due,
  * refresh the LEDs when due.
+ *
+ * The four squares a scan step converts are classified and debounced in the same pass,
+ * so a square's third agreeing reading counts at once, not at the end of the scan. In
+ * board mode a change of the debounced board sends a BOARD frame (the whole board) as
+ * soon as the transmit queue is empty, so it never waits for the next frame tick, and
+ * restarts the frame period from it: frames are never more than a period apart. Waiting
+ * for an empty queue costs nothing (the frame could not leave sooner) and merges changes
+ * that come while a frame is on the wire into the next one, so change frames never
+ * queue up behind each other.
  */
 #include "app.h"
 
@@ -23,6 +32,7 @@ static uint32_t next_heartbeat_ms;
 static uint8_t watchdog_flag;
 static uint8_t class_now[KP_SQUARES]; /* classifier memory for hysteresis */
 static uint8_t reset_pending;
+static uint8_t board_changed; /* a change frame is owed; it waits for an empty queue */
 static uint32_t reset_asked_ms;
 
 void app_init(void)
@@ -44,6 +54,7 @@ void app_init(void)
     next_frame_us = hal_micros();
     next_heartbeat_ms = now;
     reset_pending = 0;
+    board_changed = 0;
 }
 
 uint8_t app_flags(void)
@@ -80,7 +91,7 @@ void app_request_reset(void)
 
 uint8_t app_board_state(uint8_t sq) { return debounce_state(sq); }
 
-static void send_board(uint32_t now_ms)
+static uint8_t send_board(uint32_t now_ms)
 {
     uint8_t p[KP_LEN_BOARD];
     put_u32(p + KP_BOARD_OFF_T_MS, now_ms);
@@ -88,7 +99,7 @@ static void send_board(uint32_t now_ms)
     for (uint8_t i = 0; i < KP_SQUARES / 2; i++)
         p[KP_BOARD_OFF_SQUARES + i] =
             (uint8_t)(debounce_state((uint8_t)(2 * i)) | (debounce_state((uint8_t)(2 * i + 1)) << 4));
-    proto_send(KP_MSG_BOARD, p, sizeof p, TX_RESERVE);
+    return proto_send(KP_MSG_BOARD, p, sizeof p, TX_RESERVE);
 }
 
 static void send_raw(uint32_t now_ms)
@@ -124,13 +135,16 @@ static void receive(uint32_t now_ms)
         commands_handle(&f, now_ms);
 }
 
-static void classify_scan(void)
+/* Classify the squares of one mux channel; returns 1 if the debounced board changed. */
+static uint8_t classify_channel(uint8_t channel)
 {
-    const uint16_t *r = scan_readings();
-    for (uint8_t i = 0; i < KP_SQUARES; i++) {
-        class_now[i] = classify(calib_record(i), r[i], class_now[i]);
-        debounce_update(i, class_now[i]);
+    uint8_t changed = 0;
+    for (uint8_t mux = 0; mux < MUX_COUNT; mux++) {
+        uint8_t sq = scan_square(mux, channel);
+        class_now[sq] = classify(calib_record(sq), scan_reading(sq), class_now[sq]);
+        changed |= debounce_update(sq, class_now[sq]);
     }
+    return changed;
 }
 
 void app_poll(void)
@@ -146,16 +160,24 @@ void app_poll(void)
     if (reset_pending)
         return;
     commands_poll();
-    if (scan_step())
-        classify_scan();
+    scan_step();
+    if (classify_channel(scan_last_channel()) && mode == KP_MODE_BOARD)
+        board_changed = 1;
 
     now_ms = hal_millis();
     uint32_t now_us = hal_micros();
-    if ((int32_t)(now_us - next_frame_us) >= 0) {
+    uint8_t change_now =
+        board_changed && mode == KP_MODE_BOARD && hal_uart_tx_free() >= UART_TX_BUF;
+    if (change_now) {
+        if (send_board(now_ms)) {
+            board_changed = 0;
+            next_frame_us = now_us + frame_period_us;
+        }
+    } else if ((int32_t)(now_us - next_frame_us) >= 0) {
         if (mode == KP_MODE_RAW)
             send_raw(now_ms);
-        else
-            send_board(now_ms);
+        else if (send_board(now_ms))
+            board_changed = 0; /* this frame carries the change */
         next_frame_us += frame_period_us;
         if ((int32_t)(now_us - next_frame_us) >= 0) /* fell behind: do not burst */
             next_frame_us = now_us + frame_period_us;

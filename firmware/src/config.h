@@ -12,6 +12,18 @@
 #define MUX_CHANNELS 16
 #define MUX_SETTLE_US 10        /* after changing S0..S3, before the first conversion */
 
+/* ADC timing (ATmega2560 at 16 MHz, prescaler 32: a 500 kHz ADC clock). A conversion takes
+ * 13 ADC clocks; the sample-and-hold closes 1.5 ADC clocks after the start, after which
+ * the input may change without affecting the result. The scan uses that: once the last
+ * mux of a channel is sampled it moves S0..S3 to the next channel, which then settles
+ * while that conversion finishes (see scan.c). */
+#define ADC_CLOCK_KHZ 500
+#define ADC_CONVERSION_US 26    /* 13 ADC clocks */
+#define ADC_HOLD_US 4           /* 1.5 ADC clocks (3 us), rounded up with margin */
+#if ADC_CONVERSION_US - ADC_HOLD_US < MUX_SETTLE_US
+#error "the rest of a conversion after its sample must cover the mux settle time"
+#endif
+
 /* Readings at the rails mean an open or shorted sensor, never a magnet. */
 #define ADC_FAULT_LOW 4
 #define ADC_FAULT_HIGH 1019

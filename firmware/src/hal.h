@@ -19,9 +19,12 @@ uint32_t hal_micros(void);
 void hal_delay_us(uint16_t us);
 
 /* Analog front end: four CD74HC4067 muxes share the select lines S0..S3; mux m's common
- * pin goes to analog input m. */
+ * pin goes to analog input m. A conversion is started and finished separately so the
+ * caller can move the select lines once the input is sampled (ADC_HOLD_US after the
+ * start) and let the next channel settle while the conversion runs on. */
 void hal_mux_select(uint8_t channel);  /* 0..15 */
-uint16_t hal_adc_read(uint8_t mux);    /* 0..3; returns 0..1023 */
+void hal_adc_start(uint8_t mux);       /* 0..3; one conversion at a time */
+uint16_t hal_adc_finish(void);         /* waits for the conversion; returns 0..1023 */
 
 /* Serial link. Reception is buffered by the HAL (interrupt-driven on the AVR). */
 int16_t hal_uart_read(void);           /* next received byte, or -1 */

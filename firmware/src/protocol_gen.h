@@ -75,7 +75,7 @@
 #define KP_LED_BREATHE 3
 #define KP_LED_BREATHE_PERIOD_MS 2000
 
-/* BOARD (0x01, device_to_host): the full debounced board state, sent at the frame rate in board mode */
+/* BOARD (0x01, device_to_host): the full debounced board state, sent at the frame rate in board mode and at once when it changes */
 #define KP_MSG_BOARD 0x01
 #define KP_LEN_BOARD 37
 #define KP_BOARD_OFF_T_MS 0

@@ -9,6 +9,11 @@ uint16_t fake_adc[64];
 uint8_t fake_selected;
 uint32_t fake_selects;
 uint32_t fake_delay_total_us;
+uint32_t fake_conversions;
+uint32_t fake_sample_violations;
+uint32_t fake_overlapping_starts;
+uint32_t fake_min_settle_us;
+uint8_t fake_converted[64];
 uint8_t fake_tx[65536];
 uint32_t fake_tx_len;
 uint16_t fake_tx_room;
@@ -24,6 +29,9 @@ uint8_t fake_reset_requested;
 static uint8_t rx_buf[8192];
 static uint32_t rx_head, rx_tail;
 static uint32_t eeprom_busy_until;
+static uint32_t select_at, adc_start_at;
+static uint8_t adc_busy;
+static uint16_t adc_sampled;
 
 void fake_reset_all(void)
 {
@@ -33,6 +41,15 @@ void fake_reset_all(void)
     fake_selected = 0;
     fake_selects = 0;
     fake_delay_total_us = 0;
+    fake_conversions = 0;
+    fake_sample_violations = 0;
+    fake_overlapping_starts = 0;
+    fake_min_settle_us = UINT32_MAX;
+    memset(fake_converted, 0, sizeof fake_converted);
+    select_at = 0;
+    adc_start_at = 0;
+    adc_busy = 0;
+    adc_sampled = 0;
     fake_tx_len = 0;
     fake_tx_room = UART_TX_BUF;
     memset(fake_eeprom, 0xFF, sizeof fake_eeprom);
@@ -67,11 +84,36 @@ void hal_delay_us(uint16_t us)
 
 void hal_mux_select(uint8_t channel)
 {
+    if (adc_busy && fake_us - adc_start_at < FAKE_ADC_SAMPLE_US && channel != fake_selected)
+        fake_sample_violations++;
     fake_selected = channel;
     fake_selects++;
+    select_at = fake_us;
 }
 
-uint16_t hal_adc_read(uint8_t mux) { return fake_adc[mux * 16 + fake_selected]; }
+void hal_adc_start(uint8_t mux)
+{
+    if (adc_busy && fake_us - adc_start_at < FAKE_ADC_CONVERSION_US)
+        fake_overlapping_starts++;
+    if (fake_us - select_at < fake_min_settle_us)
+        fake_min_settle_us = fake_us - select_at;
+    adc_busy = 1;
+    adc_start_at = fake_us;
+    uint8_t sq = (uint8_t)(mux * 16 + fake_selected);
+    adc_sampled = fake_adc[sq];
+    if (fake_converted[sq] < 255)
+        fake_converted[sq]++;
+    fake_conversions++;
+}
+
+uint16_t hal_adc_finish(void)
+{
+    uint32_t end = adc_start_at + FAKE_ADC_CONVERSION_US;
+    if (adc_busy && (int32_t)(end - fake_us) > 0)
+        fake_us = end;
+    adc_busy = 0;
+    return adc_sampled;
+}
 
 int16_t hal_uart_read(void)
 {

@@ -11,6 +11,7 @@
 #include "../src/classify.h"
 #include "../src/crc16.h"
 #include "../src/debounce.h"
+#include "../src/hal.h"
 #include "../src/leds.h"
 #include "../src/protocol.h"
 #include "../src/scan.h"
@@ -157,7 +158,18 @@ static int acks_for(uint8_t seq, uint8_t type, int *status)
     return n;
 }
 
-/* Run the main loop for `ms` of fake time, one pass per ~425 us like the real board. */
+/* One main-loop pass on the ATmega2560 (measured in simavr by avr/bench_main.c): the
+ * scan step's four conversions, which the fake ADC clocks itself, plus the rest. */
+#define PASS_US 183
+#define PASS_OTHER_US (PASS_US - 4 * FAKE_ADC_CONVERSION_US)
+
+static void pass(void)
+{
+    app_poll();
+    fake_us += PASS_OTHER_US;
+}
+
+/* Run the main loop for `ms` of fake time, pass by pass like the real board. */
 static void run_ms(uint32_t ms)
 {
     uint32_t end = fake_us + ms * 1000u;
@@ -165,7 +177,7 @@ static void run_ms(uint32_t ms)
         app_poll();
         if (fake_reset_requested)
             break;
-        fake_us += 415; /* + 10 us mux settle inside the scan step */
+        fake_us += PASS_OTHER_US;
     }
     collect();
 }
@@ -301,25 +313,80 @@ static void test_scan_sequencing(void)
     for (int i = 0; i < 64; i++)
         fake_adc[i] = (uint16_t)(100 + 7 * i);
     scan_init();
+    CHECK_EQ(fake_selected, 0);
+    CHECK_EQ(fake_selects, 1);
     int completed = 0;
     for (int step = 0; step < 15; step++) {
         completed += scan_step();
-        CHECK_EQ(fake_selected, step);
+        /* the step converted channel `step` and left the next one selected */
+        CHECK_EQ(fake_selected, step + 1);
+        CHECK_EQ(fake_conversions, 4 * (step + 1));
     }
     CHECK_EQ(completed, 0);
+    CHECK_EQ(scan_count(), 0);
     CHECK_EQ(scan_step(), 1);
-    CHECK_EQ(fake_selects, 16);
-    CHECK_EQ(fake_delay_total_us, 16 * MUX_SETTLE_US);
+    CHECK_EQ(scan_count(), 1);
+    CHECK_EQ(fake_selected, 0); /* ready for the next scan */
+    CHECK_EQ(fake_selects, 17);
     const uint16_t *r = scan_readings();
-    int same = 1;
-    for (int i = 0; i < 64; i++)
+    int same = 1, once = 1;
+    for (int i = 0; i < 64; i++) {
         same &= r[i] == 100 + 7 * i;
+        once &= fake_converted[i] == 1;
+    }
     CHECK(same);
+    CHECK(once); /* every square converted exactly once, on its own channel */
     CHECK_EQ(scan_square(2, 5), 37);
     /* the readings of a finished scan do not change while the next one runs */
     fake_adc[0] = 999;
     scan_step();
     CHECK_EQ(scan_readings()[0], 100);
+}
+
+/* The timing the analog front end needs, on the fake clock: no select change while an
+ * input is being sampled, every conversion at least MUX_SETTLE_US after the select lines
+ * last moved, and a scan that costs its 64 conversions and nothing more, because each
+ * channel settles while the previous channel's last conversion runs. */
+static void test_scan_timing(void)
+{
+    fake_reset_all();
+    scan_init();
+    CHECK(fake_us >= MUX_SETTLE_US); /* channel 0 settles before the first conversion */
+    uint32_t t0 = fake_us;
+    scan_step();
+    CHECK_EQ(fake_min_settle_us, MUX_SETTLE_US); /* the wait in scan_init */
+    fake_min_settle_us = UINT32_MAX;             /* from here on, the overlapped settles */
+    while (!scan_step()) {
+    }
+    for (int scan = 0; scan < 2; scan++)
+        while (!scan_step()) {
+        }
+    uint32_t per_scan = (fake_us - t0) / 3;
+    CHECK_EQ(fake_conversions, 3 * 64);
+    CHECK_EQ(fake_sample_violations, 0);
+    CHECK_EQ(fake_overlapping_starts, 0);
+    CHECK(fake_min_settle_us >= MUX_SETTLE_US);
+    CHECK_EQ(fake_min_settle_us, FAKE_ADC_CONVERSION_US - ADC_HOLD_US);
+    CHECK_EQ(per_scan, 64 * FAKE_ADC_CONVERSION_US);
+    CHECK_EQ(fake_delay_total_us, MUX_SETTLE_US + 3 * 16 * ADC_HOLD_US);
+
+    /* the fake does catch a front end driven wrongly: a select during the sample... */
+    fake_reset_all();
+    hal_mux_select(0);
+    fake_us += MUX_SETTLE_US;
+    hal_adc_start(0);
+    hal_mux_select(1);
+    hal_adc_finish();
+    CHECK_EQ(fake_sample_violations, 1);
+    /* ...and a conversion started right after a select, with no settle time */
+    hal_adc_start(1);
+    hal_adc_finish();
+    CHECK_EQ(fake_min_settle_us, MUX_SETTLE_US);
+    CHECK_EQ(fake_overlapping_starts, 0);
+    hal_mux_select(2);
+    hal_adc_start(0);
+    hal_adc_finish();
+    CHECK_EQ(fake_min_settle_us, 0);
 }
 
 static void test_frame_encoding_and_sequence(void)
@@ -516,7 +583,10 @@ static void test_board_frames_rate_and_content(void)
 {
     fresh();
     set_board_adc(START);
-    run_ms(1000);
+    run_ms(100); /* the board settles, with a change frame or a few */
+    CHECK(count_type(KP_MSG_BOARD) > 10);
+    clear_frames();
+    run_ms(1000); /* a steady board: the periodic stream alone */
     int boards = count_type(KP_MSG_BOARD);
     CHECK(boards >= 99 && boards <= 101);
     int beats = count_type(KP_MSG_HEARTBEAT);
@@ -529,7 +599,7 @@ static void test_board_frames_rate_and_content(void)
     char s[65];
     board_string(b, s);
     CHECK(strcmp(s, START) == 0);
-    CHECK(get32(b->payload) >= 985 && get32(b->payload) <= 1000);
+    CHECK(get32(b->payload) >= 1085 && get32(b->payload) <= 1100);
     CHECK_EQ(b->payload[4], 0); /* no calibration, no watchdog, board mode */
     /* frames are evenly spaced: t_ms of consecutive frames differ by ~10 ms */
     const rx_frame_t *b1 = find_type(KP_MSG_BOARD, 50), *b2 = find_type(KP_MSG_BOARD, 51);
@@ -545,15 +615,11 @@ static void test_first_frames_are_unknown_until_debounced(void)
     fresh();
     set_board_adc(START);
     /* 2 full scans = 32 steps: not yet settled */
-    for (int i = 0; i < 32; i++) {
-        app_poll();
-        fake_us += 415;
-    }
+    for (int i = 0; i < 32; i++)
+        pass();
     CHECK_EQ(app_board_state(27), KP_STATE_UNKNOWN);
-    for (int i = 0; i < 16; i++) {
-        app_poll();
-        fake_us += 415;
-    }
+    for (int i = 0; i < 16; i++)
+        pass();
     CHECK_EQ(app_board_state(27), KP_STATE_WHITE);
     CHECK_EQ(app_board_state(28), KP_STATE_BLACK);
     CHECK_EQ(app_board_state(0), KP_STATE_EMPTY);
@@ -572,12 +638,111 @@ static void test_shifted_and_fault_squares(void)
     char s[65];
     board_string(last_type(KP_MSG_BOARD), s);
     CHECK(strcmp(s, b) == 0);
-    /* a disc placed on d3: the change shows only after three scans (~20 ms at 147 scans/s) */
+    /* a disc placed on d3: the change shows only after three scans (48 passes) */
     fake_adc[19] = 212;
-    run_ms(12);
+    for (int i = 0; i < 32; i++)
+        pass();
     CHECK_EQ(app_board_state(19), KP_STATE_EMPTY);
-    run_ms(20);
+    for (int i = 0; i < 32; i++)
+        pass();
     CHECK_EQ(app_board_state(19), KP_STATE_BLACK);
+}
+
+/* A debounced change is sent at once, not at the next frame tick; the stream then keeps
+ * its period from that frame, and a steady board gets no extra frames. */
+static void test_change_sends_a_frame_at_once(void)
+{
+    fresh();
+    set_board_adc(START);
+    const uint8_t slow[2] = {KP_MODE_BOARD, 25}; /* 40 ms ticks: a change is well inside */
+    send_cmd(1, KP_MSG_SET_MODE, slow, 2);
+    run_ms(200);
+    clear_frames();
+    fake_tx_len = 0;
+    tx_parsed = 0;
+    run_ms(1000);
+    int steady = count_type(KP_MSG_BOARD);
+    CHECK(steady >= 24 && steady <= 26);
+
+    /* run until just after a periodic frame, then put a disc on d3 */
+    int before = count_type(KP_MSG_BOARD);
+    while (collect(), count_type(KP_MSG_BOARD) == before)
+        pass();
+    const rx_frame_t *tick = last_type(KP_MSG_BOARD);
+    uint32_t tick_ms = get32(tick->payload);
+    fake_adc[19] = 212;
+    uint32_t placed_us = fake_us;
+    uint32_t scans_before = scan_count();
+    int sent_with_change = 0;
+    while (app_board_state(19) != KP_STATE_BLACK && fake_us - placed_us < 50000u) {
+        pass();
+        collect();
+        const rx_frame_t *f = last_type(KP_MSG_BOARD);
+        sent_with_change = f != NULL && board_square(f, 19) == KP_STATE_BLACK;
+    }
+    CHECK_EQ(app_board_state(19), KP_STATE_BLACK);
+    /* the pass that changed the debounced state also sent it */
+    CHECK(sent_with_change);
+    /* on d3's third reading with the disc (scan 2 or 3 from here, as the scan under way
+     * may have read d3 before the disc was down), in the pass that converted d3, not
+     * at the end of that scan */
+    uint32_t scans = scan_count() - scans_before;
+    CHECK(scans >= 2 && scans <= 3);
+    CHECK_EQ(scan_last_channel(), 19 % 16);
+    /* every frame before it still showed d3 empty */
+    const rx_frame_t *now = last_type(KP_MSG_BOARD);
+    for (int i = 0; i < nframes; i++)
+        if (frames[i].type == KP_MSG_BOARD && &frames[i] != now)
+            CHECK_EQ(board_square(&frames[i], 19), KP_STATE_EMPTY);
+    /* three scans at most take ~9 ms, so the frame showing the disc went out long before
+     * the next 40 ms tick: without the change frame it could only come at that tick */
+    uint32_t change_ms = now ? get32(now->payload) : 0;
+    CHECK(change_ms - tick_ms < 3 * 16 * PASS_US / 1000 + 1);
+
+    /* the next periodic frame comes a full period after the change frame */
+    int n = count_type(KP_MSG_BOARD);
+    while (collect(), count_type(KP_MSG_BOARD) == n)
+        pass();
+    const rx_frame_t *next = last_type(KP_MSG_BOARD);
+    uint32_t gap = get32(next->payload) - change_ms;
+    CHECK(gap >= 39 && gap <= 41);
+
+    /* a change when the transmit buffer is full is sent as soon as there is room */
+    fake_tx_room = 0;
+    fake_adc[20] = 812;
+    uint32_t start = fake_us;
+    while (app_board_state(20) != KP_STATE_WHITE && fake_us - start < 50000u)
+        pass();
+    CHECK_EQ(app_board_state(20), KP_STATE_WHITE);
+    n = count_type(KP_MSG_BOARD);
+    collect();
+    CHECK_EQ(count_type(KP_MSG_BOARD), n);
+    fake_tx_room = UART_TX_BUF;
+    pass();
+    collect();
+    CHECK_EQ(count_type(KP_MSG_BOARD), n + 1);
+    CHECK_EQ(board_square(last_type(KP_MSG_BOARD), 20), KP_STATE_WHITE);
+
+    /* while bytes are still queued for the line, a change waits; the next frame to go,
+     * here the periodic one, carries it, and no change frame follows once the queue is
+     * empty again */
+    fake_tx_room = UART_TX_BUF - 1;
+    fake_adc[21] = 212;
+    start = fake_us;
+    while (app_board_state(21) != KP_STATE_BLACK && fake_us - start < 50000u)
+        pass();
+    CHECK_EQ(app_board_state(21), KP_STATE_BLACK);
+    collect();
+    n = count_type(KP_MSG_BOARD);
+    CHECK(board_square(last_type(KP_MSG_BOARD), 21) != KP_STATE_BLACK);
+    while (collect(), count_type(KP_MSG_BOARD) == n)
+        pass();
+    CHECK_EQ(board_square(last_type(KP_MSG_BOARD), 21), KP_STATE_BLACK);
+    fake_tx_room = UART_TX_BUF;
+    n = count_type(KP_MSG_BOARD);
+    pass();
+    collect();
+    CHECK_EQ(count_type(KP_MSG_BOARD), n);
 }
 
 static void test_identify_and_duplicate_reack(void)
@@ -999,12 +1164,14 @@ static const struct {
     {"classify_hysteresis", test_classify_hysteresis},
     {"debounce_needs_three_scans", test_debounce_needs_three_scans},
     {"scan_sequencing", test_scan_sequencing},
+    {"scan_timing", test_scan_timing},
     {"frame_encoding_and_sequence", test_frame_encoding_and_sequence},
     {"parser_resync", test_parser_resync},
     {"parser_finds_every_frame_in_noise", test_parser_finds_every_frame_in_noise},
     {"board_frames_rate_and_content", test_board_frames_rate_and_content},
     {"first_frames_are_unknown_until_debounced", test_first_frames_are_unknown_until_debounced},
     {"shifted_and_fault_squares", test_shifted_and_fault_squares},
+    {"change_sends_a_frame_at_once", test_change_sends_a_frame_at_once},
     {"identify_and_duplicate_reack", test_identify_and_duplicate_reack},
     {"set_mode_raw_and_rates", test_set_mode_raw_and_rates},
     {"calibration_round_trip", test_calibration_round_trip},
