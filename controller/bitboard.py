@@ -14,6 +14,16 @@ FULL = 0xFFFF_FFFF_FFFF_FFFF
 NOT_EDGE_COLS = 0x7E7E_7E7E_7E7E_7E7E  # columns b..g: a run of discs never wraps through them
 
 
+def bit_indices(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``, lowest first (board-string order)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 def legal_moves(p: int, o: int) -> int:
     """Squares where the side with discs ``p`` may play against discs ``o`` (8x8)."""
     empty = ~(p | o) & FULL

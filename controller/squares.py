@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from controller.bitboard import bit_indices
+
 SIZES = (6, 8, 10)
 COLUMNS = "abcdefghij"
 
@@ -75,12 +77,7 @@ def parse_square(name: str, size: int = 8) -> int:
 
 def squares_of(mask: int, size: int = 8) -> list[str]:
     """Names of the set bits of ``mask``, in index order (the order events use)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(square_name(low.bit_length() - 1, size))
-        mask ^= low
-    return out
+    return [square_name(i, size) for i in bit_indices(mask)]
 
 
 def mask_of(names: list[str] | tuple[str, ...], size: int = 8) -> int:

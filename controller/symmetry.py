@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from controller.bitboard import bit_indices
 from controller.position import Position
 from controller.squares import parse_square, square_name
 
@@ -73,10 +74,8 @@ def transform_square(index: int, t: int, size: int = 8) -> int:
 def transform_mask(mask: int, t: int, size: int = 8) -> int:
     table = square_table(t, size)
     out = 0
-    while mask:
-        low = mask & -mask
-        out |= 1 << table[low.bit_length() - 1]
-        mask ^= low
+    for i in bit_indices(mask):
+        out |= 1 << table[i]
     return out
 
 

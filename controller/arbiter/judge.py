@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from controller.bitboard import bit_indices, legal_moves
 from controller.bitboard import flips as flips8
-from controller.bitboard import legal_moves
 from controller.events import Irregularity
 from controller.position import Position
 from controller.squares import Color
@@ -60,15 +60,6 @@ class Judgement:
 _ORDER = {kind: i for i, kind in enumerate(Irregularity)}
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def _choose(own0: int, opp0: int, own: int, new: int, legal: int, first: int | None
             ) -> tuple[int, int]:
     """The new disc that best explains the board, and the flips the rules give it.
@@ -77,7 +68,7 @@ def _choose(own0: int, opp0: int, own: int, new: int, legal: int, first: int | N
     """
     occ0 = own0 | opp0
     best: tuple[int, int, int, int] | None = None
-    for sq in _bits(new):
+    for sq in bit_indices(new):
         f = flips8(own0, opp0, sq) if legal >> sq & 1 else 0
         exp_own = own0 | f
         miss = ((own ^ exp_own) & occ0).bit_count()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from controller.bitboard import bit_indices as bits
 from controller.events import Event, Irregularity
 from controller.events import corrected as corrected_event
 from controller.events import game_over as game_over_event
@@ -24,7 +25,6 @@ from controller.simulator.plan import (
     CLOCK_KINDS,
     NO_CLOCK_KINDS,
     Plan,
-    bits,
     char,
     combine,
     correct_plan,

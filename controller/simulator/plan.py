@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from controller.bitboard import bit_indices as bits
 from controller.events import Irregularity
 from controller.position import Position
 from controller.simulator.table import NEIGHBOURS
@@ -31,15 +32,6 @@ CLOCK_KINDS = (*NO_CLOCK_KINDS, K.EXTRA_DISC, K.ILLEGAL_PASS)
 def char(color: Color, shifted: bool = False) -> str:
     c = color.symbol
     return c.lower() if shifted else c
-
-
-def bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 @dataclass
