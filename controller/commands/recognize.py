@@ -1,0 +1,67 @@
+"""``kaeshi recognize IMAGE...``: read the position from photos of a board."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "recognize",
+        help="read the position from photos of a board",
+        description="Print each photo's board as 8 lines of 8 characters (- empty, X black, "
+        "O white, ? unknown, x/o a shifted disc), then a confidence line. Without a "
+        "calibration the board is found in the photo and printed as seen: line 1 is the "
+        "row nearest the top of the image, after turning the board to the nearest "
+        "upright orientation. With --calibration the board is printed from a1.",
+    )
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="photo files (JPEG, PNG, ...)")
+    p.add_argument("--calibration", metavar="FILE",
+                   help="camera calibration from 'kaeshi calibrate camera'")
+    p.add_argument("--json", action="store_true", help="one JSON object per image")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from calibration.camera import load_calibration
+    from controller.errors import KaeshiError
+    from controller.vision.cv import read_image
+    from controller.vision.geometry import corners_of
+    from controller.vision.pipeline import recognize
+
+    setup = load_calibration(args.calibration).setup if args.calibration else None
+    failures = 0
+    for n, path in enumerate(args.images):
+        try:
+            image = read_image(path)
+            result = recognize(image, setup)
+        except (KaeshiError, ValueError) as exc:
+            failures += 1
+            msg = str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}"
+            print(f"kaeshi: error: {msg}", file=sys.stderr)
+            continue
+        board = result.board
+        rows = [board[r * 8 : r * 8 + 8] for r in range(8)]
+        if args.json:
+            print(json.dumps({
+                "image": str(path),
+                "board": board,
+                "rows": rows,
+                "confidence": round(result.confidence, 3),
+                "square_confidence": [round(float(c), 3) for c in result.reading.confidence],
+                "corners": [[round(float(v), 1) for v in p]
+                            for p in corners_of(result.setup.homography)],
+            }))
+            continue
+        if len(args.images) > 1:
+            if n:
+                print()
+            print(f"{path}:")
+        for row in rows:
+            print(row)
+        unknown = board.count("?")
+        note = f", {unknown} unknown" if unknown else ""
+        print(f"confidence {result.confidence:.2f}{note}")
+    return 1 if failures else 0

@@ -1,0 +1,58 @@
+"""The picture that shows a user what the camera sees: grid, readings, confidence."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.squares import square_name
+from controller.vision.cv import cv2
+from controller.vision.geometry import apply_homography
+from controller.vision.reader import Reading
+
+_COLOURS = {  # BGR, chosen to read on felt and on both disc colours
+    "-": (150, 255, 150),
+    "X": (255, 220, 0),
+    "O": (0, 170, 255),
+    "x": (255, 0, 255),
+    "o": (255, 0, 255),
+    "?": (0, 0, 255),
+}
+
+
+def annotate(
+    image: np.ndarray, homography: np.ndarray, reading: Reading, title: str = ""
+) -> np.ndarray:
+    """A copy of ``image`` with the detected grid and each square's reading drawn on it."""
+    out = image.copy()
+    h, w = out.shape[:2]
+    scale = max(1.0, max(h, w) / 1000.0)
+    thick = max(1, int(round(scale * 1.5)))
+    for i in range(9):
+        for a, b in (((i, 0), (i, 8)), ((0, i), (8, i))):
+            p = apply_homography(homography, np.array([a, b], dtype=float))
+            cv2.line(out, tuple(np.round(p[0]).astype(int)), tuple(np.round(p[1]).astype(int)),
+                     (0, 255, 255), thick, cv2.LINE_AA)
+    centres = apply_homography(
+        homography, np.array([[c + 0.5, r + 0.5] for r in range(8) for c in range(8)])
+    )
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    for sq in range(64):
+        ch = reading.board[sq]
+        x, y = np.round(centres[sq]).astype(int)
+        colour = _COLOURS.get(ch, (0, 0, 255))
+        label = f"{ch} {reading.confidence[sq]:.2f}"
+        fs = 0.4 * scale
+        (tw, th), _ = cv2.getTextSize(label, font, fs, thick)
+        org = (int(x - tw / 2), int(y + th / 2))
+        cv2.putText(out, label, org, font, fs, (0, 0, 0), thick + 2, cv2.LINE_AA)
+        cv2.putText(out, label, org, font, fs, colour, thick, cv2.LINE_AA)
+    a1 = apply_homography(homography, np.array([[0.0, 0.0]]))[0]
+    cv2.circle(out, tuple(np.round(a1).astype(int)), int(6 * scale), (255, 0, 255), -1)
+    cv2.putText(out, square_name(0), tuple(np.round(a1 + 8 * scale).astype(int)), font,
+                0.6 * scale, (255, 0, 255), thick, cv2.LINE_AA)
+    if title:
+        cv2.putText(out, title, (int(10 * scale), int(30 * scale)), font, 0.7 * scale,
+                    (0, 0, 0), thick + 3, cv2.LINE_AA)
+        cv2.putText(out, title, (int(10 * scale), int(30 * scale)), font, 0.7 * scale,
+                    (255, 255, 255), thick, cv2.LINE_AA)
+    return out

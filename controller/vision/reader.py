@@ -1,0 +1,335 @@
+"""Reading the 64 squares from one frame, given where the board is.
+
+One perspective warp to a small top-down canvas, then per-square statistics over
+precomputed pixel patterns: how much felt shows where a disc's top and base would
+be, how bright the disc is next to the felt around it, and whether anything that is
+neither felt nor disc (a hand, a sleeve) is in the square.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from controller.vision.colour import ColourModel
+from controller.vision.cv import cv2
+from controller.vision.sampling import (
+    CELL,
+    TOP_RADIUS,
+    Layout,
+    disc_pattern,
+    make_layout,
+    ring_pattern,
+)
+from controller.vision.shifted import fit_map, locate_disc
+
+EMPTY_FELT = 0.70  # felt fraction above which a square is empty
+DISC_FELT = 0.30  # felt fraction below which a disc covers the pattern
+FOREIGN_SQUARE = 0.02  # fraction of foreign pixels that makes a square unknown
+CORNER_FELT = 0.5  # felt fraction a square's corners need for it to be read at all
+CLEAR_EMPTY = 0.97  # felt fractions beyond which no disc search is needed
+CLEAR_DISC = 0.03
+UNEVEN_TOP = 0.35  # spread of a white top's grey levels (beyond noise) that means glare
+RING_BRIGHT = 1.3  # ring pixels this much brighter than the felt are washed out...
+RING_GLARE = 0.55  # ... and when they fill this share of the ring, it is glare
+GLARE_TINT = 10.0  # green excess of a disc top's mean colour that means washed-out felt
+SHIFT_THRESHOLD = 0.335  # squares off centre from which a disc is reported shifted
+SHIFT_DOUBT = (0.045, 0.065)  # ... and the margins below and above it reported as '?'
+DISC_PERCENTILE = 0.4  # of the disc top's grey levels: low enough to ignore highlights
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one frame shows, in a1..h8 order of the layout's board coordinates."""
+
+    board: str
+    confidence: np.ndarray  # (64,) 0..1
+    felt_top: np.ndarray  # (64,) felt fraction on the disc-top pattern
+    felt_base: np.ndarray
+    log_ratio: np.ndarray  # (64,) log(disc grey / felt grey), nan where no disc
+    foreign: np.ndarray  # (64,) fraction of foreign-coloured pixels
+    felt_grey: np.ndarray  # (64,) local felt brightness
+    felt_corners: np.ndarray  # (64,) felt fraction in the square's corners
+    blocked: np.ndarray  # (64,) bools: hidden by something that is neither felt nor disc
+    glare: np.ndarray | None = None  # (64,) bools: a disc top that may be washed-out felt
+
+    @property
+    def hand(self) -> bool:
+        return bool((self.foreign > FOREIGN_SQUARE).any())
+
+    @property
+    def rows(self) -> list[str]:
+        return [self.board[r * 8 : r * 8 + 8] for r in range(8)]
+
+
+def _neighbourhood_mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Weighted mean over each square's 3x3 neighbourhood (8x8 grids)."""
+    v = np.pad((values * weights).reshape(8, 8), 1)
+    w = np.pad(weights.reshape(8, 8), 1)
+    sv = sum(v[dy : dy + 8, dx : dx + 8] for dy in range(3) for dx in range(3))
+    sw = sum(w[dy : dy + 8, dx : dx + 8] for dy in range(3) for dx in range(3))
+    out = np.full(64, np.nan)
+    ok = sw.ravel() > 0
+    out[ok] = (sv.ravel()[ok]) / sw.ravel()[ok]
+    return out
+
+
+def _green_tint(bgr: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Per row: how much greener than grey the kept pixels are on average (0..255)."""
+    w = keep.astype(np.float32)[..., None]
+    n = np.maximum(w.sum(axis=1), 1.0)
+    mean = (bgr.astype(np.float32) * w).sum(axis=1) / n
+    return mean[:, 1] - np.maximum(mean[:, 0], mean[:, 2])
+
+
+def _low_percentile(values: np.ndarray, keep: np.ndarray, q: float) -> np.ndarray:
+    """Per-row ``q`` quantile of ``values`` where ``keep``; nan for empty rows."""
+    v = np.where(keep, values.astype(np.float32), np.inf)
+    v.sort(axis=1)
+    n = keep.sum(axis=1)
+    idx = np.clip((n * q).astype(int), 0, values.shape[1] - 1)
+    out = v[np.arange(len(v)), idx].astype(np.float64)
+    out[n == 0] = np.nan
+    return out
+
+
+class SquareReader:
+    """Reads frames of one fixed camera set-up (board homography and image size)."""
+
+    def __init__(
+        self,
+        homography: np.ndarray,
+        image_size: tuple[int, int],
+        model: ColourModel | None = None,
+        disc_height: float = 0.2,
+        layout: Layout | None = None,
+        disc_bias: tuple[float, float] = (0.0, 0.0),
+        top_turn: tuple[float, float] = (1.0, 0.0),
+    ) -> None:
+        self.homography = np.asarray(homography, dtype=np.float64)
+        self.image_size = (int(image_size[0]), int(image_size[1]))
+        self.model = model or ColourModel()
+        self.layout = layout or make_layout(
+            self.homography, self.image_size, disc_height, top_turn=top_turn
+        )
+        self._top_pattern = disc_pattern(TOP_RADIUS)
+        self._ring_pattern = ring_pattern()
+        self.disc_bias = np.asarray(disc_bias, dtype=np.float64)
+
+    def warp(self, image: np.ndarray) -> np.ndarray:
+        lay = self.layout
+        return cv2.warpPerspective(
+            image, lay.to_canvas, (lay.side, lay.side), flags=cv2.INTER_LINEAR
+        )
+
+    def read(self, image: np.ndarray) -> Reading:
+        """Read one frame of the calibrated size."""
+        h, w = image.shape[:2]
+        if (w, h) != self.image_size:
+            raise ValueError(
+                f"frame is {w}x{h} but the calibration was made at "
+                f"{self.image_size[0]}x{self.image_size[1]}"
+            )
+        canvas = self.warp(image)
+        return self.read_canvas(canvas)
+
+    def read_canvas(self, canvas: np.ndarray) -> Reading:
+        lay, model = self.layout, self.model
+        felt, grey, foreign = model.masks(canvas)
+        top_felt = felt[lay.top]
+        felt_top = top_felt.mean(axis=1)
+        felt_base = felt[lay.base].mean(axis=1)
+        sq_felt = felt[lay.square]
+        sq_grey = grey[lay.square].astype(np.float64)
+        cnt = sq_felt.sum(axis=1).astype(np.float64)
+        mean = np.where(cnt > 0, (sq_grey * sq_felt).sum(axis=1) / np.maximum(cnt, 1), 0.0)
+        felt_grey = _neighbourhood_mean(mean, cnt)
+        if np.isnan(felt_grey).any():
+            fallback = np.nanmedian(felt_grey) if not np.isnan(felt_grey).all() else 60.0
+            felt_grey = np.where(np.isnan(felt_grey), fallback, felt_grey)
+        disc_grey = _low_percentile(grey[lay.top], ~top_felt, DISC_PERCENTILE)
+        log_ratio = np.log(disc_grey + 2.0) - np.log(felt_grey + 2.0)
+        tint = _green_tint(canvas.reshape(-1, 3)[lay.top], ~top_felt)
+        # washed-out felt under a lamp's glare is still faintly green; a disc is not
+        glare = tint > GLARE_TINT
+        log_ratio = np.where(glare, np.nan, log_ratio)
+        # glare over a black disc lights it unevenly; a white disc's top is even
+        whitish = np.flatnonzero(log_ratio > self.model.cut)
+        if len(whitish):
+            tg, tk = grey[lay.top[whitish]], ~top_felt[whitish]
+            top_spread = _low_percentile(tg, tk, 0.9) - _low_percentile(tg, tk, 0.1)
+            sub = lay.square[:, ::2]  # the felt's noise and texture, typical over the board
+            sk = sq_felt[:, ::2]
+            spread = _low_percentile(grey[sub], sk, 0.9) - _low_percentile(grey[sub], sk, 0.1)
+            felt_spread = float(np.nanpercentile(spread, 25)) if np.isfinite(spread).any() else 20.0
+            limit = UNEVEN_TOP * disc_grey[whitish] + 1.5 * felt_spread
+            glare[whitish[top_spread > limit]] = True
+        # a white disc ends in an edge, with darker felt or shade around it; glare
+        # fades out slowly, so the ring around a glare spot is bright as well
+        ring_bright = (~felt[lay.ring]) & (grey[lay.ring] > RING_BRIGHT * felt_grey[:, None])
+        glare |= (ring_bright.mean(axis=1) > RING_GLARE) & (log_ratio > self.model.cut)
+        log_ratio = np.where(glare, np.nan, log_ratio)
+        foreign_frac = np.maximum(foreign[lay.square].mean(axis=1), foreign[lay.top].mean(axis=1))
+        felt_corners = felt[lay.corners].mean(axis=1)
+        reading = self._decide(
+            felt_top, felt_base, log_ratio, foreign_frac, felt_grey, felt_corners
+        )
+        reading = replace(reading, glare=glare)
+        return self._resolve_uncentred(reading, felt, grey, canvas.reshape(-1, 3))
+
+    def disc_offsets(self, image: np.ndarray) -> np.ndarray:
+        """(64, 2) where each clearly covered square's disc stands relative to its
+        centre (nan elsewhere); used once per set-up to measure systematic bias."""
+        canvas = self.warp(image)
+        felt, _, _ = self.model.masks(canvas)
+        r = self.read_canvas(canvas)
+        lay = self.layout
+        fmap = fit_map(felt.reshape(lay.side, lay.side))
+        out = np.full((64, 2), np.nan)
+        for sq in range(64):
+            if r.board[sq] not in "XOxo":
+                continue
+            expected = lay.centres[sq] + lay.offsets[sq] * CELL
+            fit = locate_disc(fmap, expected, lay.offsets[sq])
+            if fit is not None:
+                off = fit.base - np.array([sq % 8 + 0.5, sq // 8 + 0.5])
+                if np.abs(off).max() < 0.5:
+                    out[sq] = off
+        return out
+
+    def measured_tops(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For clearly covered squares: the top offsets the discs show (twice the
+        offset of the middle of their visible body) and those the layout predicts."""
+        canvas = self.warp(image)
+        felt, _, _ = self.model.masks(canvas)
+        r = self.read_canvas(canvas)
+        lay = self.layout
+        fmap = fit_map(felt.reshape(lay.side, lay.side))
+        seen, predicted = [], []
+        for sq in range(64):
+            if r.board[sq] not in "XO":
+                continue
+            expected = lay.centres[sq] + lay.offsets[sq] * CELL
+            fit = locate_disc(fmap, expected, lay.offsets[sq])
+            if fit is None:
+                continue
+            middle = fit.base + 0.5 * lay.offsets[sq] - np.array([sq % 8 + 0.5, sq // 8 + 0.5])
+            if np.abs(middle).max() < 0.45:
+                seen.append(2 * middle)
+                predicted.append(lay.offsets[sq])
+        return np.array(seen).reshape(-1, 2), np.array(predicted).reshape(-1, 2)
+
+    def _resolve_uncentred(
+        self, r: Reading, felt: np.ndarray, grey: np.ndarray, canvas_bgr: np.ndarray
+    ) -> Reading:
+        """Squares that are neither clearly empty nor clearly covered: find the disc."""
+        lo = np.minimum(r.felt_top, r.felt_base)
+        hi = np.maximum(r.felt_top, r.felt_base)
+        unclear = ~((lo >= CLEAR_EMPTY) | (hi <= CLEAR_DISC)) & ~r.blocked
+        if r.glare is not None:
+            unclear &= ~r.glare
+        if not unclear.any():
+            return r
+        lay, model = self.layout, self.model
+        side = lay.side
+        felt2d = felt.reshape(side, side)
+        fmap = fit_map(felt2d)
+        chars = np.array(list(r.board))
+        conf = r.confidence.copy()
+        for sq in np.flatnonzero(unclear):
+            centre_sq = np.array([sq % 8 + 0.5, sq // 8 + 0.5])
+            expected = lay.centres[sq] + lay.offsets[sq] * CELL
+            fit = locate_disc(fmap, expected, lay.offsets[sq])
+            if fit is None:
+                continue
+            off = fit.base - centre_sq - self.disc_bias
+            if not (0.0 <= fit.base[0] <= 8.0 and 0.0 <= fit.base[1] <= 8.0):
+                chars[sq], conf[sq] = "?", 0.0  # a disc hanging over the board's edge
+                continue
+            if np.abs(off).max() >= 0.5:  # a neighbour's disc leaning in ...
+                col, row = int(fit.base[0]), int(fit.base[1])
+                owner = row * 8 + col
+                if r.board[owner] == "-":  # ... but that neighbour looks empty: unsure
+                    chars[sq], conf[sq] = "?", 0.0
+                elif r.felt_base[sq] >= EMPTY_FELT:
+                    chars[sq], conf[sq] = "-", 0.6
+                continue
+            tx, ty = fit.top_px
+            idx = np.clip(self._top_pattern[:, 0] + ty, 0, side - 1) * side + np.clip(
+                self._top_pattern[:, 1] + tx, 0, side - 1
+            )
+            keep = ~felt[idx]
+            if keep.sum() < 0.6 * len(idx):
+                continue
+            g = float(np.quantile(grey[idx][keep], DISC_PERCENTILE))
+            ring = np.clip(self._ring_pattern[:, 0] + ty, 0, side - 1) * side + np.clip(
+                self._ring_pattern[:, 1] + tx, 0, side - 1
+            )
+            washed = (~felt[ring]) & (grey[ring] > RING_BRIGHT * r.felt_grey[sq])
+            glare = float((canvas_bgr[idx].min(axis=1) >= 245).mean()) > 0.3
+            glare |= float(washed.mean()) > RING_GLARE
+            if glare or _green_tint(canvas_bgr[idx][None], keep[None])[0] > GLARE_TINT:
+                chars[sq], conf[sq] = "?", 0.0
+                continue
+            ratio = np.log(g + 2.0) - np.log(r.felt_grey[sq] + 2.0)
+            if abs(ratio - model.cut) < model.band:
+                chars[sq], conf[sq] = "?", 0.0
+                continue
+            white = ratio > model.cut
+            distance = float(np.hypot(*off))
+            if SHIFT_THRESHOLD - SHIFT_DOUBT[0] < distance < SHIFT_THRESHOLD + SHIFT_DOUBT[1]:
+                chars[sq], conf[sq] = "?", 0.0  # too close to call placed or shifted
+                continue
+            shifted = distance >= SHIFT_THRESHOLD
+            chars[sq] = ("o" if white else "x") if shifted else ("O" if white else "X")
+            conf[sq] = 0.5 + 0.4 * min(1.0, fit.fit)
+        return replace(r, board="".join(chars), confidence=conf)
+
+    def _decide(
+        self,
+        felt_top: np.ndarray,
+        felt_base: np.ndarray,
+        log_ratio: np.ndarray,
+        foreign: np.ndarray,
+        felt_grey: np.ndarray,
+        felt_corners: np.ndarray,
+    ) -> Reading:
+        model = self.model
+        lo = np.minimum(felt_top, felt_base)
+        hi = np.maximum(felt_top, felt_base)
+        empty = lo >= EMPTY_FELT
+        disc = hi <= DISC_FELT
+        cut, band = model.cut, model.band
+        black = disc & (log_ratio < cut - band)
+        white = disc & (log_ratio > cut + band)
+        disc &= np.isfinite(log_ratio)
+        chars = np.full(64, "?", dtype="<U1")
+        chars[empty] = "-"
+        chars[black] = "X"
+        chars[white] = "O"
+        conf = np.zeros(64)
+        conf[empty] = np.clip((lo[empty] - EMPTY_FELT) / (1 - EMPTY_FELT), 0, 1) * 0.5 + 0.5
+        span = max(model.white_log - model.black_log, 1e-6)
+        col = np.clip(np.abs(log_ratio - cut) / (0.5 * span), 0, 1)
+        occ = np.clip((DISC_FELT - hi) / DISC_FELT, 0, 1)
+        both = black | white
+        conf[both] = 0.5 + 0.5 * np.minimum(col[both], occ[both])
+        # anything foreign in or next to a square: never guess under a hand
+        blocked = foreign > FOREIGN_SQUARE
+        # the corners of a square lie outside any disc standing on it: if they are not
+        # felt, something else is there (glare, a hand, a sleeve)
+        blocked |= felt_corners < CORNER_FELT
+        chars[blocked] = "?"
+        conf[blocked] = 0.0
+        return Reading(
+            board="".join(chars),
+            confidence=conf,
+            felt_top=felt_top,
+            felt_base=felt_base,
+            log_ratio=np.where(disc | (hi < 0.5), log_ratio, np.nan),
+            foreign=foreign,
+            felt_grey=felt_grey,
+            felt_corners=felt_corners,
+            blocked=blocked,
+        )

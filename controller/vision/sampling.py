@@ -1,0 +1,134 @@
+"""Where to look for each square in the top-down warp.
+
+A disc has height, so in an oblique view its top is displaced away from the camera;
+the camera pose recovered from the homography says by how much and which way for
+every square. Each square gets fixed pixel patterns, precomputed once per board
+geometry, so reading a frame is one warp plus a few gathers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from controller.vision.geometry import CameraPose, estimate_pose, top_offsets
+
+CELL = 24  # pixels per square in the reading warp
+MARGIN = 0.75  # squares of margin: far-row disc tops stick out past the edge
+
+TOP_RADIUS = 0.26  # sample radius on a disc's top (disc radius is about 0.43)
+BASE_RADIUS = 0.16
+SQUARE_HALF = 0.40  # half-width of the window used for the felt's brightness
+DISC_RADIUS = 0.43
+RING_INNER, RING_OUTER = 0.5, 0.6  # around a top: the gap between neighbouring discs
+
+
+def disc_pattern(radius_sq: float) -> np.ndarray:
+    r = radius_sq * CELL
+    n = int(np.ceil(r))
+    ys, xs = np.mgrid[-n : n + 1, -n : n + 1]
+    keep = xs * xs + ys * ys <= r * r
+    return np.stack([ys[keep], xs[keep]], axis=1)
+
+
+def _box_offsets(half_sq: float, step: int = 1) -> np.ndarray:
+    n = int(round(half_sq * CELL))
+    ys, xs = np.mgrid[-n : n + 1 : step, -n : n + 1 : step]
+    return np.stack([ys.ravel(), xs.ravel()], axis=1)
+
+
+def _annulus(inner: float, outer: float) -> np.ndarray:
+    n = int(np.ceil(outer * CELL))
+    ys, xs = np.mgrid[-n : n + 1, -n : n + 1]
+    d = np.hypot(xs, ys) / CELL
+    keep = (d >= inner) & (d <= outer)
+    return np.stack([ys[keep], xs[keep]], axis=1)
+
+
+def ring_pattern() -> np.ndarray:
+    """Pixel offsets of the ring just outside a disc's top."""
+    return _annulus(RING_INNER, RING_OUTER)
+
+
+def _ring_offsets(inner: float, outer: float) -> np.ndarray:
+    n = int(np.ceil(outer * CELL))
+    ys, xs = np.mgrid[-n : n + 1, -n : n + 1]
+    d = np.hypot(xs, ys) / CELL
+    keep = (d > inner) & (np.abs(xs) <= outer * CELL) & (np.abs(ys) <= outer * CELL)
+    return np.stack([ys[keep], xs[keep]], axis=1)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Pixel patterns of the 64 squares in a canvas of ``side`` x ``side`` pixels."""
+
+    to_canvas: np.ndarray  # image pixels -> canvas pixels
+    side: int
+    pose: CameraPose
+    disc_height: float
+    offsets: np.ndarray  # (64, 2) board-plane offset of each disc top
+    centres: np.ndarray  # (64, 2) canvas (x, y) of square centres
+    top: np.ndarray  # (64, Kt) flat canvas indices
+    base: np.ndarray  # (64, Kb)
+    square: np.ndarray  # (64, Ks)
+    corners: np.ndarray  # (64, Kc) the felt in each square's corners, outside any disc
+    ring: np.ndarray  # (64, Kr) just outside each disc's top: felt or shade, never glare
+
+
+def canvas_transform() -> tuple[np.ndarray, int]:
+    t = np.array([[CELL, 0, MARGIN * CELL], [0, CELL, MARGIN * CELL], [0, 0, 1]], float)
+    return t, int(round((8 + 2 * MARGIN) * CELL))
+
+
+def _gather(centres_px: np.ndarray, pattern: np.ndarray, side: int) -> np.ndarray:
+    cy = np.rint(centres_px[:, 1]).astype(int)[:, None]
+    cx = np.rint(centres_px[:, 0]).astype(int)[:, None]
+    ys = np.clip(cy + pattern[None, :, 0], 0, side - 1)
+    xs = np.clip(cx + pattern[None, :, 1], 0, side - 1)
+    return ys * side + xs
+
+
+def make_layout(
+    h: np.ndarray,
+    image_size: tuple[int, int],
+    disc_height: float,
+    pose: CameraPose | None = None,
+    top_turn: tuple[float, float] = (1.0, 0.0),
+) -> Layout:
+    """Patterns for board homography ``h`` (squares -> pixels) in an image (w, h).
+
+    ``top_turn`` (a, b) scales and turns the predicted disc-top offsets as the
+    complex number a + bi: the pose recovered from one homography can be off (an
+    unusual lens, a cropped picture), and the discs themselves show the true offset.
+    """
+    w, hh = image_size
+    if pose is None:
+        pose = estimate_pose(h, w, hh)
+    t, side = canvas_transform()
+    to_canvas = t @ np.linalg.inv(h)
+    ys, xs = np.mgrid[0:8, 0:8]
+    centres_sq = np.stack([xs.ravel() + 0.5, ys.ravel() + 0.5], axis=1).astype(float)
+    offsets = top_offsets(pose, disc_height)
+    a, b = top_turn
+    ox, oy = offsets[:, 0].copy(), offsets[:, 1].copy()
+    offsets = np.stack([a * ox - b * oy, b * ox + a * oy], axis=1)
+    centres = (centres_sq + MARGIN) * CELL
+    tops = (centres_sq + offsets + MARGIN) * CELL
+    # the visible body of a disc spans from its base to its top; sample the base
+    # half-way so a neighbour's top never reaches the pattern
+    bases = (centres_sq + 0.3 * offsets + MARGIN) * CELL
+    corners = _ring_offsets(DISC_RADIUS + 0.1, 0.45)
+    return Layout(
+        to_canvas=to_canvas,
+        side=side,
+        pose=pose,
+        disc_height=disc_height,
+        offsets=offsets,
+        centres=centres,
+        top=_gather(tops, disc_pattern(TOP_RADIUS), side),
+        base=_gather(bases, disc_pattern(BASE_RADIUS), side),
+        square=_gather(centres, _box_offsets(SQUARE_HALF, 2), side),
+        corners=_gather(centres, corners, side),
+        ring=_gather(tops, _annulus(RING_INNER, RING_OUTER), side),
+    )

@@ -1,0 +1,192 @@
+"""Watching: debouncing, camera failures, calibration files, and whole games
+through the camera path judged by the arbiter."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from controller import cli
+from controller.observation import Observation, read_observations, write_observations
+from controller.records import load_games
+from controller.simulator import SimOptions, simulate_game
+from controller.vision.capture import CaptureError, Frame, FrameSource
+from controller.vision.cv import write_image
+from controller.vision.pipeline import START_BOARD
+from controller.vision.reader import Reading
+from controller.vision.replay import calibrate_synthetic, default_scene, observations_via_camera
+from controller.vision.synth import render, render_observations
+from controller.vision.watcher import BoardWatcher
+from controller.vision.watchloop import WatchOptions, watch
+
+
+def _reading(board: str) -> Reading:
+    z = np.zeros(64)
+    return Reading(board, np.ones(64), z, z, z, z, z, np.ones(64), np.zeros(64, bool))
+
+
+class _NoReader:
+    layout = None
+
+
+def test_watcher_reports_a_state_only_once_it_has_settled():
+    w = BoardWatcher(_NoReader(), stable=2)  # type: ignore[arg-type]
+    a = START_BOARD
+    b = a[:19] + "X" + a[20:]
+    glitch = a[:40] + "O" + a[41:]
+    assert w.update(0.0, _reading(a)) is None  # first frame: nothing has settled yet
+    first = w.update(0.1, _reading(a))
+    assert first is not None and first.board == a
+    for t in (0.12, 0.14):  # written twice more for the arbiter to settle it
+        again = w.update(t, _reading(a))
+        assert again is not None and again.board == a
+    assert w.update(0.2, _reading(glitch)) is None  # one odd frame changes nothing
+    assert w.update(0.3, _reading(a)) is None
+    assert w.update(0.4, _reading(b)) is None
+    moved = w.update(0.5, _reading(b))
+    assert moved is not None and moved.board == b
+    assert w.update(0.55, _reading(b)) is not None
+    assert w.update(0.56, _reading(b)) is not None
+    assert w.update(0.58, _reading(b)) is None  # a still board writes nothing more
+    hand = b[:8] + "?" * 8 + b[16:]
+    hidden = w.update(0.6, _reading(hand))
+    assert hidden is not None and hidden.board == hand  # a hand hides squares at once
+
+
+def _game_observations(data_dir, limit: int) -> list[Observation]:
+    game = load_games(str(data_dir / "games/ggf/ntest_TestGames.ggf"))[0]
+    sim = simulate_game(game, SimOptions(seed=3, clock=False))
+    boards = [o for o in sim.observations if o.board is not None]
+    return boards[:limit]
+
+
+def _events(log: list[Observation], capsys) -> list[dict]:
+    buf = io.StringIO()
+    write_observations(log, buf)
+    return _arbitrate_text(buf.getvalue(), capsys)
+
+
+def _arbitrate_text(text: str, capsys) -> list[dict]:
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "log.jsonl"
+        p.write_text(text)
+        capsys.readouterr()
+        assert cli.main(["arbitrate", str(p)]) == 0
+        out = capsys.readouterr().out
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def _without_time(events: list[dict]) -> list[dict]:
+    return [{k: v for k, v in e.items() if k != "t"} for e in events]
+
+
+def test_replay_through_the_camera_gives_the_same_events(data_dir, capsys):
+    pure = _game_observations(data_dir, 70)
+    camera = observations_via_camera(pure, seed=1)
+    assert [o.t for o in camera] == [o.t for o in pure]
+    for p, c in zip(pure, camera, strict=True):
+        assert p.board is not None and c.board is not None
+        for truth, read in zip(p.board, c.board, strict=True):
+            assert read == "?" or truth == "?" or read == truth
+    expected = _events(pure, capsys)
+    assert any(e["event"] == "move" for e in expected)
+    # without a clock a move is judged when the next one shows; a hand may hide it a
+    # frame longer on camera, so only the moments may differ, never the events
+    assert _without_time(_events(camera, capsys)) == _without_time(expected)
+
+
+def test_calibrate_then_watch_a_rendered_game_video(data_dir, tmp_path, capsys):
+    scene = replace(default_scene(), tilt_deg=30.0, rotation_deg=-6.0, view_from_deg=20.0)
+    start = render(START_BOARD, scene, seed=5)
+    write_image(tmp_path / "start.png", start.image)
+    cal = tmp_path / "cal.json"
+    assert cli.main(["calibrate", "camera", "--image", str(tmp_path / "start.png"),
+                     "--a1", "top-left", "--out", str(cal)]) == 0
+    out = capsys.readouterr().out
+    assert "---OX---" in out and (tmp_path / "cal.png").stat().st_size > 1000
+    assert json.loads(cal.read_text())["colour_model"]["fitted"] is True
+
+    pure = _game_observations(data_dir, 45)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    n = 0
+    for _, rendered in render_observations(pure, scene, seed=5):
+        for _ in range(2):  # each state lasts two frames, as in a real video
+            write_image(frames / f"{n:05d}.png", rendered.image)
+            n += 1
+    log = tmp_path / "watch.jsonl"
+    assert cli.main(["watch", "--images", str(frames), "--calibration", str(cal),
+                     "--out", str(log)]) == 0
+    watched = list(read_observations(log.read_text().splitlines()))
+    assert watched
+    assert _without_time(_arbitrate_text(log.read_text(), capsys)) == _without_time(
+        _events(pure, capsys)
+    )
+
+
+class _FlakyCamera(FrameSource):
+    """Delivers frames, fails like an unplugged camera, then works again."""
+
+    live = True
+
+    def __init__(self, frames: list[np.ndarray], fail_after: int, state: dict) -> None:
+        self.images, self.fail_after, self.state = frames, fail_after, state
+
+    def frames(self):
+        for image in self.images:
+            if self.state["served"] == self.fail_after and not self.state["failed"]:
+                self.state["failed"] = True
+                raise CaptureError("camera 0 stopped delivering frames (unplugged?)")
+            self.state["served"] += 1
+            yield Frame(self.state["served"] * 0.1, image)
+
+
+def test_an_unplugged_camera_is_retried_and_nothing_wrong_is_recorded():
+    scene = default_scene()
+    setup = calibrate_synthetic(scene, seed=2)
+    board = START_BOARD[:19] + "X" + START_BOARD[20:27] + "XX" + START_BOARD[29:]
+    before = render(START_BOARD, scene, seed=2).image
+    after = render(board, scene, seed=2).image
+    images = [before] * 3 + [after] * 3
+    empty = np.full_like(images[0], 40)  # lens covered: no board in view
+    state = {"served": 0, "failed": False}
+    seq = images[:3] + [empty, empty] + images[3:]
+    out, messages, sleeps = io.StringIO(), [], []
+    written = watch(lambda: _FlakyCamera(seq, 4, state), setup, out,
+                    WatchOptions(stable=2), messages.append, sleep=sleeps.append)
+    lines = [json.loads(x) for x in out.getvalue().splitlines()]
+    boards = [x["board"] for x in lines]
+    assert written == len(lines)
+    assert boards[-1] == board and START_BOARD in boards
+    assert all(set(b) <= set("-XO?") for b in boards)
+    assert any("stopped delivering" in m for m in messages) and sleeps
+    assert any("not in view" in m for m in messages)
+
+
+def test_a_missing_camera_gives_a_clear_message(capsys):
+    rc = cli.main(["watch", "--camera", "57", "--give-up-after", "0"])
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert "camera 57 is not available" in err
+
+
+def test_a_bad_calibration_file_is_named(tmp_path, capsys):
+    bad = tmp_path / "cal.json"
+    bad.write_text("{not json")
+    assert cli.main(["recognize", "--calibration", str(bad), "x.png"]) == 1
+    assert "cal.json" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("corners", [["1,2", "3,4", "5,6"], ["1,2,3,4,5,6,7,x"]])
+def test_bad_corners_are_refused(corners, tmp_path, capsys):
+    write_image(tmp_path / "s.png", np.zeros((40, 40, 3), np.uint8))
+    assert cli.main(["calibrate", "camera", "--image", str(tmp_path / "s.png"),
+                     "--corners", *corners]) == 1
+    assert "--corners" in capsys.readouterr().err
