@@ -35,7 +35,6 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check . || true
 
 firmware:
 	$(MAKE) -C firmware

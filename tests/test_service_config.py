@@ -101,7 +101,7 @@ def test_generated_example_parses_to_the_defaults():
 def test_shipped_example_and_readme_document_every_option():
     example = (ROOT / "deploy" / "kaeshi.example.toml").read_text()
     assert example == example_toml(), "deploy/kaeshi.example.toml is stale: regenerate it"
-    readme = (ROOT / "docs" / "readme-parts" / "service.md").read_text()
-    assert markdown_table() in readme, "the options table in service.md is stale"
+    readme = (ROOT / "README.md").read_text()
+    assert markdown_table() in readme, "the options table in README.md is stale"
     for o in OPTIONS:
         assert f"`{o.name}`" in readme
