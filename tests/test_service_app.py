@@ -414,6 +414,26 @@ def test_tournament_player_view_carries_no_advice(tmp_path, real_game):
     assert len(player["moves"]) == 3
 
 
+@pytest.mark.parametrize(("mode", "shown"), [("home", True), ("tournament", False)])
+def test_legal_moves_reach_the_home_page_on_request_and_never_a_tournament(
+    tmp_path, real_game, mode, shown
+):
+    from controller.web.facade import player_safe
+
+    log = scripted_log(real_game, forgotten_at=None)
+    presses = [i for i, o in enumerate(log) if o.press is not None]
+    service = Service(_config(tmp_path, **{"game.mode": mode, "leds.show_legal": False}),
+                      source=LogSource(log[: presses[2] + 1], speed=400.0))
+    service.open()
+    asyncio.run(service.run())
+    expected = service.core.arbiter.position.legal_squares()
+    assert expected
+    player = player_safe(service.snapshot("player"))
+    assert player.get("legal", []) == (expected if shown else [])
+    # the LEDs light legal moves (empty squares) only when configured, in every mode
+    assert not set(player.get("overlay", {})) & set(expected)
+
+
 def test_a_fallen_flag_ends_the_game_on_time_and_replays_the_same(tmp_path):
     source = QueueSource()
     cfg = _config(tmp_path, **{"source.kind": "hall", "clock.main": 10})

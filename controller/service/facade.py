@@ -44,8 +44,12 @@ class FacadeMixin:
         ]
         overlay = arb.overlay()
         audience = "arbiter" if view == "arbiter" else "players"
-        legal = self._legal() if (view == "arbiter" or self.config["leds.show_legal"]) else None
-        plan = plan_overlay(mode, overlay, self.states.state.value, legal, audience)
+        # Legal moves light the LEDs only when configured; the web page's home view
+        # always gets them, because its "show legal moves" box is the players' request.
+        on_leds = view == "arbiter" or self.config["leds.show_legal"]
+        legal = self._legal() if (on_leds or mode == "home") else None
+        plan = plan_overlay(mode, overlay, self.states.state.value,
+                            legal if on_leds else None, audience)
         snap: dict[str, Any] = {
             "version": self.notifier.version,
             "game": self.game.id if self.game else None,

@@ -22,7 +22,7 @@ and clock. A snapshot is a plain JSON-ready dict:
   # arbiter view, and the player view in home mode only:
   "irregularities": [{"player": "black", "kind": "forgotten_flip", "squares": ["e5"]}, ...],
   "position": "-----...",              # the arbiter's idea of the position
-  "legal": ["c4", "d3", ...],          # home: only when requested; arbiter: always
+  "legal": ["c4", "d3", ...],          # home: the page shows them on request; arbiter: always
 }
 ```
 
