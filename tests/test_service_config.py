@@ -105,3 +105,21 @@ def test_shipped_example_and_readme_document_every_option():
     assert markdown_table() in readme, "the options table in README.md is stale"
     for o in OPTIONS:
         assert f"`{o.name}`" in readme
+
+
+def test_two_clock_parts_on_one_gpio_line_are_refused_at_the_key_given():
+    text = "[gpio]\n# black's display moved\nblack_button = 5\n"
+    with pytest.raises(ConfigError) as err:
+        parse_config(text, "club.toml")
+    msg = str(err.value)
+    assert msg.startswith("club.toml line 3:")
+    assert "gpio.black_clk and gpio.black_button both use GPIO 5" in msg
+
+
+def test_clock_wiring_comes_from_the_gpio_section():
+    from controller.service.app import clock_pins
+
+    pins = clock_pins(parse_config("[gpio]\nblack_button = 23\nbuzzer = -1\n"))
+    assert pins.black_button == 23 and pins.white_button == 27
+    assert pins.buzzer is None
+    assert clock_pins(defaults()).buzzer == 26

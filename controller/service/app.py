@@ -613,12 +613,29 @@ class Service(FacadeMixin):
         self._step({"action": "resume" if self.core.paused else "pause", "by": "button"})
 
 
+def clock_pins(cfg: Config) -> Any:
+    """The clock's wiring as the configuration's [gpio] section gives it."""
+    from controller.clockhw import ClockPins
+
+    return ClockPins(
+        black_button=cfg["gpio.black_button"],
+        white_button=cfg["gpio.white_button"],
+        pause_button=cfg["gpio.pause_button"],
+        black_clk=cfg["gpio.black_clk"],
+        black_dio=cfg["gpio.black_dio"],
+        white_clk=cfg["gpio.white_clk"],
+        white_dio=cfg["gpio.white_dio"],
+        buzzer=None if cfg["gpio.buzzer"] < 0 else cfg["gpio.buzzer"],
+        debounce=cfg["gpio.debounce"],
+    )
+
+
 def _open_clock_hardware(service: Service) -> Any:
-    from controller.clockhw import ClockHardware, ClockPins
+    from controller.clockhw import ClockHardware
 
     loop = asyncio.get_running_loop()
     return ClockHardware(
-        ClockPins(),
+        clock_pins(service.config),
         on_press=lambda color, t: loop.call_soon_threadsafe(service.clock_press, color),
         on_pause=lambda t: loop.call_soon_threadsafe(service.clock_pause_button),
     )

@@ -79,8 +79,8 @@ OPTIONS: tuple[Option, ...] = (
       "championship rules).", low=10, high=36000),
     O("clock", "increment", int, 0, "Seconds added after each move (Fischer).",
       low=0, high=600),
-    O("clock", "delay", int, 0, "Seconds each move may take before the clock runs "
-      "(Bronstein-style delay).", low=0, high=600),
+    O("clock", "delay", int, 0, "Seconds each move may take before the clock starts "
+      "running (simple delay).", low=0, high=600),
     O("clock", "resume", str, "pause",
       "What happens to the clocks when the service restarts after a crash or power cut: "
       "`pause` stops them at the last recorded instant until someone resumes (the "
@@ -90,6 +90,22 @@ OPTIONS: tuple[Option, ...] = (
     O("clock", "buttons", bool, False,
       "Read the clock buttons and drive the clock displays on the Raspberry Pi's GPIO "
       "pins (the clock hardware). Off: presses come from the source only."),
+    # -- the clock's wiring on the Pi (BCM numbers, see hardware/clock.md) ----
+    O("gpio", "black_button", int, 17, "GPIO of black's clock button (to ground).",
+      low=0, high=27),
+    O("gpio", "white_button", int, 27, "GPIO of white's clock button (to ground).",
+      low=0, high=27),
+    O("gpio", "pause_button", int, 22, "GPIO of the arbiter's pause button (to ground).",
+      low=0, high=27),
+    O("gpio", "black_clk", int, 5, "GPIO to CLK of black's TM1637 display.", low=0, high=27),
+    O("gpio", "black_dio", int, 6, "GPIO to DIO of black's TM1637 display.", low=0, high=27),
+    O("gpio", "white_clk", int, 13, "GPIO to CLK of white's TM1637 display.", low=0, high=27),
+    O("gpio", "white_dio", int, 19, "GPIO to DIO of white's TM1637 display.", low=0, high=27),
+    O("gpio", "buzzer", int, 26, "GPIO of the flag-fall buzzer; -1 for none.",
+      low=-1, high=27),
+    O("gpio", "debounce", float, 0.03,
+      "Seconds a button line must be quiet before a press counts (contact bounce).",
+      low=0.005, high=0.2),
     # -- where the board comes from -----------------------------------------
     O("source", "kind", str, "hall",
       "Where the board is read: `hall` (the sensor board over serial), `camera`, or "
@@ -225,7 +241,27 @@ def parse_config(text: str, source: str = "<config>") -> Config:
                 values[name] = _check(option, value, name)
             except ConfigError as exc:
                 raise ConfigError(f"{source}{where}: {exc}") from None
+    _check_gpio_lines(values, source, lines, data.get("gpio", {}))
     return Config(values, source)
+
+
+def _check_gpio_lines(
+    values: dict[str, Any], source: str, lines: _KeyLines, given: dict[str, Any]
+) -> None:
+    """Two clock parts on one GPIO line would fight each other: name both keys."""
+    seen: dict[int, Option] = {}
+    for o in OPTIONS:
+        if o.section != "gpio" or o.key == "debounce" or values[o.name] < 0:
+            continue
+        pin = values[o.name]
+        if pin in seen:
+            other = seen[pin]
+            at = o.key if o.key in given else other.key
+            raise ConfigError(
+                f"{source}{lines.where('gpio', at)}: {o.name} and {other.name} "
+                f"both use GPIO {pin}"
+            )
+        seen[pin] = o
 
 
 def _check(option: Option, value: Any, name: str) -> Any:
