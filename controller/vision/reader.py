@@ -33,9 +33,14 @@ CLEAR_DISC = 0.03
 UNEVEN_TOP = 0.35  # spread of a white top's grey levels (beyond noise) that means glare
 RING_BRIGHT = 1.3  # ring pixels this much brighter than the felt are washed out...
 RING_GLARE = 0.55  # ... and when they fill this share of the ring, it is glare
+RING_LEVEL = 0.95  # a ring whose median grey is this close to the top's: glare, not a disc
 GLARE_TINT = 10.0  # green excess of a disc top's mean colour that means washed-out felt
 SHIFT_THRESHOLD = 0.335  # squares off centre from which a disc is reported shifted
 SHIFT_DOUBT = (0.045, 0.065)  # ... and the margins below and above it reported as '?'
+LEAN_CLEAR = 0.8  # squares from a square's centre beyond which a found disc is surely
+# a neighbour's: nearer, it may be the square's own disc pushed across the line
+SHIFT_COVERED = 0.25  # a disc off centre leaves felt in a pattern; both below this: doubt
+SHIFT_EMPTY_BASE = 0.95  # a base pattern this clear of disc cannot belong to a shifted disc
 DISC_PERCENTILE = 0.4  # of the disc top's grey levels: low enough to ignore highlights
 
 
@@ -169,6 +174,10 @@ class SquareReader:
         # fades out slowly, so the ring around a glare spot is bright as well
         ring_bright = (~felt[lay.ring]) & (grey[lay.ring] > RING_BRIGHT * felt_grey[:, None])
         glare |= (ring_bright.mean(axis=1) > RING_GLARE) & (log_ratio > self.model.cut)
+        # a lamp's reflection over a black disc lights the felt around it as much as
+        # the disc; a real white disc stands out from its surroundings
+        ring_level = np.median(grey[lay.ring], axis=1)
+        glare |= (ring_level >= RING_LEVEL * disc_grey) & (log_ratio > self.model.cut)
         log_ratio = np.where(glare, np.nan, log_ratio)
         foreign_frac = np.maximum(foreign[lay.square].mean(axis=1), foreign[lay.top].mean(axis=1))
         felt_corners = felt[lay.corners].mean(axis=1)
@@ -250,7 +259,9 @@ class SquareReader:
             if np.abs(off).max() >= 0.5:  # a neighbour's disc leaning in ...
                 col, row = int(fit.base[0]), int(fit.base[1])
                 owner = row * 8 + col
-                if r.board[owner] == "-":  # ... but that neighbour looks empty: unsure
+                # only empty when the neighbour itself shows that disc and it stands
+                # far enough away that it cannot be this square's own, pushed over
+                if r.board[owner] not in "XOxo" or float(np.hypot(*off)) < LEAN_CLEAR:
                     chars[sq], conf[sq] = "?", 0.0
                 elif r.felt_base[sq] >= EMPTY_FELT:
                     chars[sq], conf[sq] = "-", 0.6
@@ -269,6 +280,8 @@ class SquareReader:
             washed = (~felt[ring]) & (grey[ring] > RING_BRIGHT * r.felt_grey[sq])
             glare = float((canvas_bgr[idx].min(axis=1) >= 245).mean()) > 0.3
             glare |= float(washed.mean()) > RING_GLARE
+            bright = np.log(g + 2.0) - np.log(r.felt_grey[sq] + 2.0) > model.cut
+            glare |= bright and float(np.median(grey[ring])) >= RING_LEVEL * g
             if glare or _green_tint(canvas_bgr[idx][None], keep[None])[0] > GLARE_TINT:
                 chars[sq], conf[sq] = "?", 0.0
                 continue
@@ -282,6 +295,14 @@ class SquareReader:
                 chars[sq], conf[sq] = "?", 0.0  # too close to call placed or shifted
                 continue
             shifted = distance >= SHIFT_THRESHOLD
+            # the felt patterns must agree with a disc off centre: some felt shows
+            # where the centred disc would be, but not all of its base
+            if shifted and (
+                max(r.felt_top[sq], r.felt_base[sq]) < SHIFT_COVERED
+                or r.felt_base[sq] >= SHIFT_EMPTY_BASE
+            ):
+                chars[sq], conf[sq] = "?", 0.0
+                continue
             chars[sq] = ("o" if white else "x") if shifted else ("O" if white else "X")
             conf[sq] = 0.5 + 0.4 * min(1.0, fit.fit)
         return replace(r, board="".join(chars), confidence=conf)
