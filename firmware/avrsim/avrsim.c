@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "../sim/control.h"
+#include "../sim/pty_link.h"
 #include "../sim/sensor_model.h"
 
 #define F_CPU 16000000UL
@@ -41,9 +42,7 @@
 #define ADCSRA_DATA 0x7A    /* ADCSRA in data space; ADPS2..0 are its low bits */
 
 static avr_t *avr;
-static int master_fd = -1, slave_fd = -1;
-static char pty_name[256];
-static const char *link_path;
+static struct pty_link pty = PTY_LINK_INIT;
 static int plugged;
 static volatile sig_atomic_t stop_requested;
 
@@ -82,40 +81,9 @@ static uint64_t now_us(void)
 
 /* ---------------------------------------------------------------- pty */
 
-static int open_pty(void)
-{
-    master_fd = posix_openpt(O_RDWR | O_NOCTTY);
-    if (master_fd < 0 || grantpt(master_fd) < 0 || unlockpt(master_fd) < 0)
-        return -1;
-    snprintf(pty_name, sizeof pty_name, "%s", ptsname(master_fd));
-    slave_fd = open(pty_name, O_RDWR | O_NOCTTY);
-    if (slave_fd < 0)
-        return -1;
-    struct termios tio;
-    if (tcgetattr(slave_fd, &tio) == 0) {
-        cfmakeraw(&tio);
-        tcsetattr(slave_fd, TCSANOW, &tio);
-    }
-    fcntl(master_fd, F_SETFL, fcntl(master_fd, F_GETFL) | O_NONBLOCK);
-    if (link_path) {
-        char tmp[4096];
-        snprintf(tmp, sizeof tmp, "%s.new", link_path);
-        unlink(tmp);
-        if (symlink(pty_name, tmp) < 0 || rename(tmp, link_path) < 0)
-            return -1;
-    }
-    return 0;
-}
-
 static void close_pty(void)
 {
-    if (link_path)
-        unlink(link_path);
-    if (slave_fd >= 0)
-        close(slave_fd);
-    if (master_fd >= 0)
-        close(master_fd);
-    slave_fd = master_fd = -1;
+    pty_link_close(&pty);
     in_count = 0;
     out_len = 0;
 }
@@ -248,8 +216,6 @@ static void boot_board(uint32_t board_id, int set_id)
 
 /* ---------------------------------------------------------------- control */
 
-static const char *port_name(void) { return link_path ? link_path : pty_name; }
-
 static void do_command(char *line)
 {
     char *argv[8];
@@ -264,14 +230,14 @@ static void do_command(char *line)
         reply("ok");
     } else if (!strcmp(cmd, "replug")) {
         if (!plugged) {
-            if (open_pty() < 0) {
+            if (pty_link_open(&pty) < 0) {
                 reply("err replug: %s", strerror(errno));
                 return;
             }
             plugged = 1;
             boot_board(0, 0);
         }
-        reply("ok %s", port_name());
+        reply("ok %s", pty_link_port(&pty));
     } else if (!strcmp(cmd, "power")) {
         boot_board(0, 0);
         reply("ok");
@@ -318,7 +284,7 @@ static void on_signal(int sig)
 static void service_io(int timeout_us, char *line, size_t *line_len)
 {
     struct timespec ts = {0, (long)timeout_us * 1000L};
-    struct pollfd fds[2] = {{0, POLLIN, 0}, {plugged ? master_fd : -1, POLLIN, 0}};
+    struct pollfd fds[2] = {{0, POLLIN, 0}, {plugged ? pty.master_fd : -1, POLLIN, 0}};
     if (in_count > sizeof in_queue / 2)
         fds[1].fd = -1;
     if (ppoll(fds, 2, &ts, NULL) < 0)
@@ -343,12 +309,12 @@ static void service_io(int timeout_us, char *line, size_t *line_len)
     if (plugged && (fds[1].revents & POLLIN)) {
         uint8_t buf[1024];
         size_t room = sizeof in_queue - in_count;
-        ssize_t n = read(master_fd, buf, room < sizeof buf ? room : sizeof buf);
+        ssize_t n = read(pty.master_fd, buf, room < sizeof buf ? room : sizeof buf);
         for (ssize_t i = 0; i < n; i++)
             in_queue[(in_head + in_count++) % sizeof in_queue] = buf[i];
     }
     if (plugged && out_len) {
-        ssize_t w = write(master_fd, out_buf, out_len);
+        ssize_t w = write(pty.master_fd, out_buf, out_len);
         if (w > 0) {
             memmove(out_buf, out_buf + w, out_len - (size_t)w);
             out_len -= (size_t)w;
@@ -367,7 +333,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--elf"))
             elf_path = argv[i + 1];
         else if (!strcmp(argv[i], "--link"))
-            link_path = argv[i + 1];
+            pty.link_path = argv[i + 1];
         else if (!strcmp(argv[i], "--seed"))
             seed = strtoull(argv[i + 1], NULL, 0);
         else if (!strcmp(argv[i], "--board-id"))
@@ -417,14 +383,14 @@ int main(int argc, char **argv)
     signal(SIGTERM, on_signal);
     signal(SIGPIPE, SIG_IGN);
     model_init(seed);
-    if (open_pty() < 0) {
+    if (pty_link_open(&pty) < 0) {
         fprintf(stderr, "kaeshi-avrsim: cannot create a pseudo-terminal: %s\n", strerror(errno));
         return 1;
     }
     plugged = 1;
     boot_board((uint32_t)board_id, board_id >= 0);
     fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
-    reply("ready %s", port_name());
+    reply("ready %s", pty_link_port(&pty));
 
     char line[1024];
     size_t line_len = 0;

@@ -28,12 +28,10 @@
 #include "../src/protocol_gen.h"
 #include "control.h"
 #include "hal_sim.h"
+#include "pty_link.h"
 #include "sensor_model.h"
 
-static int master_fd = -1;
-static int slave_fd = -1;
-static char pty_name[256];
-static const char *link_path;
+static struct pty_link pty = PTY_LINK_INIT;
 static int plugged;
 /* One main-loop pass of the ATmega2560 image (one scan step: four 26 us conversions, plus
  * the loop's other work and its share of classification, frames and LED refresh), as
@@ -46,51 +44,6 @@ static volatile sig_atomic_t stop_requested;
 static uint32_t baud = KP_BAUD;
 static uint64_t line_free_at; /* the line has sent every byte handed to the pty by then */
 static int tx_backlog;        /* bytes were still waiting after the last flush */
-
-static const char *port_name(void) { return link_path ? link_path : pty_name; }
-
-static int open_pty(void)
-{
-    master_fd = posix_openpt(O_RDWR | O_NOCTTY);
-    if (master_fd < 0 || grantpt(master_fd) < 0 || unlockpt(master_fd) < 0)
-        return -1;
-    const char *name = ptsname(master_fd);
-    if (!name)
-        return -1;
-    snprintf(pty_name, sizeof pty_name, "%s", name);
-    /* Hold the slave open ourselves and make it raw, so nothing the host has not asked
-     * for (echo, line editing) touches the bytes before the host opens it. */
-    slave_fd = open(pty_name, O_RDWR | O_NOCTTY);
-    if (slave_fd < 0)
-        return -1;
-    struct termios tio;
-    if (tcgetattr(slave_fd, &tio) == 0) {
-        cfmakeraw(&tio);
-        cfsetispeed(&tio, B230400);
-        cfsetospeed(&tio, B230400);
-        tcsetattr(slave_fd, TCSANOW, &tio);
-    }
-    fcntl(master_fd, F_SETFL, fcntl(master_fd, F_GETFL) | O_NONBLOCK);
-    if (link_path) {
-        char tmp[4096];
-        snprintf(tmp, sizeof tmp, "%s.new", link_path);
-        unlink(tmp);
-        if (symlink(pty_name, tmp) < 0 || rename(tmp, link_path) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-static void close_pty(void)
-{
-    if (link_path)
-        unlink(link_path);
-    if (slave_fd >= 0)
-        close(slave_fd);
-    if (master_fd >= 0)
-        close(master_fd);
-    slave_fd = master_fd = -1;
-}
 
 static void boot(uint8_t by_watchdog)
 {
@@ -119,7 +72,7 @@ static void flush_tx(void)
             if (n > sent)
                 n = (size_t)sent;
         }
-        ssize_t w = write(master_fd, data, n);
+        ssize_t w = write(pty.master_fd, data, n);
         if (w <= 0)
             break; /* the host is not reading: the firmware's buffer fills and it drops frames */
         sim_hal_tx_consume((size_t)w);
@@ -138,7 +91,7 @@ static void drain_rx(void)
     size_t room = sim_hal_rx_free();
     if (room == 0)
         return;
-    ssize_t n = read(master_fd, buf, room);
+    ssize_t n = read(pty.master_fd, buf, room);
     if (n > 0)
         sim_hal_rx_push(buf, (size_t)n);
 }
@@ -161,20 +114,20 @@ static void do_command(char *line)
     const char *cmd = argv[0];
     if (!strcmp(cmd, "unplug")) {
         if (plugged) {
-            close_pty();
+            pty_link_close(&pty);
             plugged = 0;
         }
         reply("ok");
     } else if (!strcmp(cmd, "replug")) {
         if (!plugged) {
-            if (open_pty() < 0) {
+            if (pty_link_open(&pty) < 0) {
                 reply("err replug: cannot create a pseudo-terminal: %s", strerror(errno));
                 return;
             }
             plugged = 1;
             boot(0);
         }
-        reply("ok %s", port_name());
+        reply("ok %s", pty_link_port(&pty));
     } else if (!strcmp(cmd, "watchdog")) {
         if (plugged)
             boot(1);
@@ -199,7 +152,7 @@ static void do_command(char *line)
                 snprintf(out + 6 * i, 7, "%02x%02x%02x", g[3 * i + 1], g[3 * i], g[3 * i + 2]);
             reply("ok %s %u", out, sim_hal_led_shows());
         } else if (!strcmp(argv[1], "port")) {
-            reply("ok %s %s", plugged ? port_name() : "-", plugged ? pty_name : "-");
+            reply("ok %s %s", plugged ? pty_link_port(&pty) : "-", plugged ? pty.name : "-");
         } else if (!strcmp(argv[1], "eeprom") && argc > 3) {
             long addr = strtol(argv[2], NULL, 0), n = strtol(argv[3], NULL, 0);
             if (addr < 0 || n < 1 || n > 64 || addr + n > EE_SIZE) {
@@ -248,7 +201,7 @@ int main(int argc, char **argv)
             return 2;
         }
         if (!strcmp(a, "--link"))
-            link_path = v;
+            pty.link_path = v;
         else if (!strcmp(a, "--seed"))
             seed = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--board-id"))
@@ -279,14 +232,14 @@ int main(int argc, char **argv)
     if (board_id >= 0)
         for (int b = 0; b < 4; b++)
             sim_hal_eeprom_poke((uint16_t)(EE_BOARD_ID + b), (uint8_t)(board_id >> (8 * b)));
-    if (open_pty() < 0) {
+    if (pty_link_open(&pty) < 0) {
         fprintf(stderr, "kaeshi-boardsim: cannot create a pseudo-terminal: %s\n", strerror(errno));
         return 1;
     }
     plugged = 1;
     boot(0);
     fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
-    reply("ready %s", port_name());
+    reply("ready %s", pty_link_port(&pty));
 
     char line[1024];
     size_t line_len = 0;
@@ -297,7 +250,7 @@ int main(int argc, char **argv)
         if (!plugged)
             wait = 100000; /* no power: only the control channel is alive */
         struct timespec ts = {(time_t)(wait / 1000000ULL), (long)(wait % 1000000ULL) * 1000L};
-        int rx_fd = plugged && sim_hal_rx_free() > 0 ? master_fd : -1;
+        int rx_fd = plugged && sim_hal_rx_free() > 0 ? pty.master_fd : -1;
         struct pollfd fds[2] = {{0, POLLIN, 0}, {rx_fd, POLLIN, 0}};
         if (ppoll(fds, 2, &ts, NULL) < 0 && errno != EINTR)
             break;
@@ -339,6 +292,6 @@ int main(int argc, char **argv)
             next_step = now + step_us;
         flush_tx();
     }
-    close_pty();
+    pty_link_close(&pty);
     return 0;
 }
