@@ -15,6 +15,7 @@ from controller.vision.cv import cv2
 
 CELL = 40  # pixels per square in the refinement warp
 MARGIN = 0.5  # squares of margin around the playing area
+SETTLED = 0.01  # squares a round may still move the corners when the grid fit has settled
 
 
 def _canvas(h: np.ndarray) -> tuple[np.ndarray, int]:
@@ -98,8 +99,13 @@ def grid_coverage(image: np.ndarray, h: np.ndarray) -> float:
     return float((v.mean() + hz.mean()) / 2)
 
 
-def refine_on_grid(image: np.ndarray, h: np.ndarray, rounds: int = 2) -> tuple[np.ndarray, float]:
-    """Improve ``h`` (board squares -> image) on the printed grid; returns it and a score."""
+def refine_on_grid(image: np.ndarray, h: np.ndarray, rounds: int = 8) -> tuple[np.ndarray, float]:
+    """Improve ``h`` (board squares -> image) on the printed grid; returns it and a score.
+
+    Each round fits the lines seen near where the current estimate expects them, so
+    a rough outline (a steep view, a far edge squeezed into few pixels) moves only
+    part of the way per round: rounds go on until the corners stay put.
+    """
     t, side = _canvas(h)
     score = 0.0
     for _ in range(rounds):
@@ -131,5 +137,19 @@ def refine_on_grid(image: np.ndarray, h: np.ndarray, rounds: int = 2) -> tuple[n
             return h, score
         new_h = np.linalg.inv(to_canvas) @ canvas_h
         new_h /= new_h[2, 2]
+        moved = float(np.abs(_board_corners(new_h) - _board_corners(h)).max())
         h = new_h
+        if moved < SETTLED * _square_px(h):
+            break
     return h, score
+
+
+def _board_corners(h: np.ndarray) -> np.ndarray:
+    c = np.array([[0, 0, 1], [8, 0, 1], [8, 8, 1], [0, 8, 1]], np.float64) @ h.T
+    return c[:, :2] / c[:, 2:]
+
+
+def _square_px(h: np.ndarray) -> float:
+    """The smallest side of a board square in the image, in pixels."""
+    c = _board_corners(h)
+    return float(min(np.linalg.norm(c[i] - c[(i + 1) % 4]) for i in range(4))) / 8

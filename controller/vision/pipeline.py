@@ -19,10 +19,11 @@ from controller.vision.geometry import (
     place_a1,
 )
 from controller.vision.grid import refine_on_grid
-from controller.vision.reader import Reading, SquareReader
+from controller.vision.reader import CORNER_FELT, Reading, SquareReader
 from controller.vision.setup import CameraSetup
 
 DISC_HEIGHT = 0.13  # squares: a 5-6 mm disc on a 42 mm square
+EDGE_OFF_BOARD = 6  # squares of one edge without felt in their corners: not the board
 MIN_CLUSTER_GAP = 0.9  # log units between black and white disc brightness
 
 
@@ -153,6 +154,21 @@ class StartFit:
     unknown: list[int]  # squares that could not be read (glare, a hand)
 
 
+def _edges_off_board(r: Reading) -> list[int]:
+    """Squares of a board edge that mostly shows no felt in its squares' corners.
+
+    A glare spot or a shadow hides a few squares; a whole edge without felt means
+    the outline takes in a strip of table or frame, so the grid is off by a row or
+    a scale, and the middle squares of the start position alone cannot show it.
+    """
+    out: list[int] = []
+    for edge in (range(0, 8), range(56, 64), range(0, 64, 8), range(7, 64, 8)):
+        bare = [i for i in edge if r.felt_corners[i] < CORNER_FELT]
+        if len(bare) >= EDGE_OFF_BOARD:
+            out += bare
+    return out
+
+
 def turn(h: np.ndarray, quarter_turns: int) -> np.ndarray:
     """The same board homography with a1 moved ``quarter_turns`` corners clockwise."""
     return homography_from_corners(np.roll(corners_of(h), -quarter_turns, axis=0))
@@ -183,5 +199,6 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
             reader = setup.reader()
             r = reader.read(image)
     mismatches = [i for i in range(64) if r.board[i] not in (START_BOARD[i], "?")]
+    mismatches = sorted(set(mismatches) | set(_edges_off_board(r)))
     unknown = [i for i in range(64) if r.board[i] == "?"]
     return StartFit(setup, r, mismatches, unknown)
