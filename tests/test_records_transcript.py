@@ -112,3 +112,29 @@ def test_transcript_round_trip(moves):
     assert again.moves == g.moves
     spaced = parse_transcript(" ".join(m.upper() for m in moves))
     assert spaced.moves == g.moves
+
+
+def _first_moves(start: Position, count: int) -> list[str]:
+    squares, pos = [], start
+    for _ in range(count):
+        squares.append(pos.legal_squares()[0])
+        pos = pos.play(squares[-1])
+    return squares
+
+
+@pytest.mark.parametrize(("start", "named"), [
+    (Position.handicap(2), "a 2-disc handicap"),
+    (Position.start(10), "a 10x10 board"),
+    (Position.start().with_to_move(Color.WHITE), "a set-up position with white to move"),
+])
+def test_a_game_from_another_start_is_refused_naming_the_game(start, named):
+    game = GameRecord.from_squares(_first_moves(start, 4), start=start,
+                                   black="Ann", white="Bob")
+    with pytest.raises(RecordError, match=rf"^game Ann vs Bob: .* starts from {named} "):
+        transcript(game)
+    game.extra["KID"] = "20260101-120000"
+    with pytest.raises(RecordError, match=r"^game 20260101-120000 \(Ann vs Bob\): a transcript"):
+        transcript(game)
+    with pytest.raises(RecordError, match="^round 3: a transcript holds only games from the "
+                                          "standard 8x8 start position"):
+        transcript(game, "round 3")

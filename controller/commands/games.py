@@ -48,7 +48,11 @@ def run(args: argparse.Namespace) -> int:
             result = f"{e.result[0]}-{e.result[1]}" if e.result else "no result"
             if e.result_note:
                 result += f" ({e.result_note})"
-            note = "" if e.record is not None else "  (position left irregular: GGF/txt/json only)"
+            note = ""
+            if e.record is None:
+                note = "  (position left irregular: GGF/txt/json only)"
+            elif not e.record.has_standard_start():
+                note = "  (not the standard start: GGF/json only)"
             print(f"{e.id}  {e.black or '?'} vs {e.white or '?'}  {result}  "
                   f"{e.moves} moves  {e.flagged} flagged{note}")
         return 0

@@ -3,11 +3,13 @@
 One I/O thread owns the port. It parses frames, turns board changes into
 :class:`~controller.observation.Observation` objects and link events into
 :class:`~controller.hall.link.LinkStatus` objects (both on one queue, in the order
-they happened), sends commands one at a time and re-sends each on the same SEQ until
-the board acknowledges it (100 ms, 5 re-sends). When the link goes, it keeps
-reopening the port; when the link comes back it compares the board with the one
-it last reported and either replays the legal moves that explain the difference or
-flags the change, so nothing that happened on the table is silently lost.
+they happened: :mod:`~controller.hall.reports`), sends commands one at a time and
+re-sends each on the same SEQ until the board acknowledges it (100 ms, 5 re-sends:
+:mod:`~controller.hall.command_queue`). When the link goes, it keeps reopening the
+port; when the link comes back it compares the board with the one it last reported
+and either replays the legal moves that explain the difference or flags the change
+(:mod:`~controller.hall.reconnect`), so nothing that happened on the table is
+silently lost.
 
 Observation times are the host clock (``clock``, monotonic by default) when the
 frame arrived: the clock buttons are read by the host too, and the arbiter compares
@@ -17,17 +19,14 @@ the two. The board's own uptime is only used to notice that it restarted.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
 from typing import Protocol
 
 from controller.hall import messages as m
+from controller.hall.command_queue import IDENTITY_WAIT, CommandQueue, command_name
 from controller.hall.errors import CommandFailed, HallError, LinkLost, ProtocolMismatch
 from controller.hall.frames import (
     AckMsg,
@@ -38,13 +37,17 @@ from controller.hall.frames import (
     PayloadError,
     RawMsg,
     decode,
-    encode_frame,
 )
 from controller.hall.leds import MAX_BRIGHTNESS, LedAssignments, led_payload
-from controller.hall.link import LinkState, LinkStatus
-from controller.hall.reconcile import reconcile
-from controller.observation import Observation
+from controller.hall.link import LinkState, LinkStats, LinkStatus
+from controller.hall.reconnect import SETTLE_TIME, Reconnection
+from controller.hall.reports import Item, RawReadings, Reports
 from controller.position import Position
+
+__all__ = [
+    "HANDSHAKE_TIMEOUT", "IDENTITY_WAIT", "REOPEN_INTERVAL", "SETTLE_TIME", "SILENCE_TIMEOUT",
+    "HallBoard", "Item", "LinkStats", "Transport", "serial_opener",
+]
 
 log = logging.getLogger("kaeshi.hall")
 
@@ -52,49 +55,14 @@ log = logging.getLogger("kaeshi.hall")
 SILENCE_TIMEOUT = 1.0
 #: Pause between attempts to reopen a lost port.
 REOPEN_INTERVAL = 0.1
-#: How long after a (re)connection boards with unknown squares are held back while the
-#: sensors settle, before the board is compared with the last one reported.
-SETTLE_TIME = 0.3
 #: A board that has just been opened may be restarting (the Mega resets on open).
 HANDSHAKE_TIMEOUT = 3.0
-#: IDENTITY follows the ACK of IDENTIFY at once; if it does not, ask again.
-IDENTITY_WAIT = 0.3
 
 
 class Transport(Protocol):
     def read(self) -> bytes: ...
     def write(self, data: bytes) -> None: ...
     def close(self) -> None: ...
-
-
-Item = Observation | LinkStatus
-
-
-@dataclass
-class _Command:
-    type: int
-    payload: bytes
-    timeout: float
-    future: Future[AckMsg] = field(default_factory=Future)
-    seq: int = -1
-    tries: int = 0
-    sent_at: float = 0.0
-    internal: bool = False
-    on_done: Callable[[], None] | None = None
-
-
-@dataclass
-class LinkStats:
-    """Health figures of the link since the driver was opened."""
-
-    frames: int = 0
-    crc_errors: int = 0
-    skipped_bytes: int = 0
-    dropped_frames: int = 0
-    bad_payloads: int = 0
-    retries: int = 0
-    disconnects: int = 0
-    restarts: int = 0
 
 
 def serial_opener(baud: int = m.BAUD) -> Callable[[str], Transport]:
@@ -131,21 +99,14 @@ class HallBoard:
         self.rate_hz = rate_hz
         self._clock = clock
         self._opener = opener or serial_opener()
-        self._official = official_position
         self._silence_timeout = silence_timeout
         self.stats = LinkStats()
         self.identity: IdentityMsg | None = None
-        self.board: str | None = None  # last board reported
-        self._items: queue.Queue[Item] = queue.Queue()
-        self._raw: deque[RawMsg] = deque(maxlen=4096)
-        self._raw_cond = threading.Condition()
-        self._commands: deque[_Command] = deque()
-        self._cmd_lock = threading.Lock()
-        self._inflight: _Command | None = None
-        self._seq = 0
+        self._reports = Reports(clock)
+        self._reconnection = Reconnection(self._reports, official_position)
+        self._raw = RawReadings(port)
+        self._commands = CommandQueue(port, self.stats)
         self._mode = m.Mode.BOARD
-        self._leds: bytes | None = None
-        self._leds_dirty = False
         self._transport: Transport | None = None
         self._parser = FrameParser()
         self._phase = "down"  # down -> identify -> up
@@ -159,12 +120,6 @@ class HallBoard:
         self._next_open = 0.0
         self._dev_seq: int | None = None
         self._dev_t: int | None = None
-        self._last_t = float("-inf")
-        self._pending_since: float | None = None  # reconnection awaiting a settled board
-        self._pending_board: str | None = None
-        self._down_since: float | None = None
-        self._gap = False  # the next settled board follows a lost link or a restart
-        self._identify_sent = 0.0
 
     # ------------------------------------------------------------- lifecycle
     def open(self, timeout: float = 10.0) -> IdentityMsg:
@@ -197,7 +152,7 @@ class HallBoard:
                 self._drop_transport()
         else:
             self._drop_transport()
-        self._fail_commands(HallError(f"sensor board on {self.port} was closed"))
+        self._commands.fail_all(HallError(f"sensor board on {self.port} was closed"))
 
     def __enter__(self) -> HallBoard:
         self.open()
@@ -210,20 +165,22 @@ class HallBoard:
     def connected(self) -> bool:
         return self._phase == "up"
 
+    @property
+    def board(self) -> str | None:
+        """The last board reported."""
+        return self._reports.board
+
     # ----------------------------------------------------------- consuming
     def get(self, timeout: float | None = None) -> Item | None:
         """The next observation or link status, or None if none came within ``timeout``."""
-        try:
-            return self._items.get(timeout=timeout)
-        except queue.Empty:
-            return None
+        return self._reports.get(timeout)
 
     def __iter__(self) -> Iterator[Item]:
         """Observations and link statuses until the driver is closed or stops."""
         while True:
             item = self.get(timeout=0.1)
             if item is None:
-                if self._stop.is_set() and self._items.empty():
+                if self._stop.is_set() and self._reports.empty():
                     return
                 continue
             yield item
@@ -243,12 +200,7 @@ class HallBoard:
         payload = led_payload(assignments, brightness)
         if wait:
             self.command(m.MsgType.SET_LEDS, payload, timeout=timeout)
-            with self._cmd_lock:
-                self._leds = payload
-            return
-        with self._cmd_lock:
-            self._leds = payload
-            self._leds_dirty = True
+        self._commands.keep_leds(payload, send=not wait)
 
     def command(self, msg_type: int, payload: bytes = b"", timeout: float = 10.0) -> AckMsg:
         """Send a command and wait for its acknowledgement; raise if refused or lost."""
@@ -256,19 +208,14 @@ class HallBoard:
             raise self._fatal
         if self._thread is None:
             raise HallError(f"sensor board on {self.port} is not open")
-        ack_timeout = (m.COMMIT_CAL_TIMEOUT_MS if msg_type == m.MsgType.COMMIT_CAL
-                       else m.ACK_TIMEOUT_MS) / 1000
-        cmd = _Command(msg_type, payload, ack_timeout)
-        with self._cmd_lock:
-            self._commands.append(cmd)
+        cmd = self._commands.submit(msg_type, payload)
         try:
             return cmd.future.result(timeout)
         except FutureTimeout:
-            with self._cmd_lock:
-                if cmd in self._commands:  # never sent: make sure it never is
-                    self._commands.remove(cmd)
+            self._commands.withdraw(cmd)  # never sent: make sure it never is
             raise CommandFailed(
-                f"{_name(msg_type)} to the sensor board on {self.port}: no answer in {timeout:g} s"
+                f"{command_name(msg_type)} to the sensor board on {self.port}: "
+                f"no answer in {timeout:g} s"
             ) from None
 
     def set_mode(self, mode: m.Mode, rate_hz: int = 0) -> None:
@@ -289,25 +236,11 @@ class HallBoard:
         raise CommandFailed(f"no IDENTITY from the sensor board on {self.port}")
 
     def clear_raw(self) -> None:
-        with self._raw_cond:
-            self._raw.clear()
+        self._raw.clear()
 
     def read_raw(self, count: int, timeout: float = 10.0) -> list[RawMsg]:
         """The next ``count`` RAW frames (the board must be in raw mode)."""
-        out: list[RawMsg] = []
-        deadline = time.monotonic() + timeout
-        with self._raw_cond:
-            while len(out) < count:
-                while not self._raw:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        raise CommandFailed(
-                            f"only {len(out)} of {count} raw readings from the sensor board "
-                            f"on {self.port} in {timeout:g} s"
-                        )
-                    self._raw_cond.wait(left)
-                out.append(self._raw.popleft())
-        return out
+        return self._raw.take(count, timeout)
 
     # ------------------------------------------------------------- I/O loop
     def _run(self) -> None:
@@ -317,10 +250,10 @@ class HallBoard:
         except Exception as exc:  # the service must hear about it, not lose the thread
             log.exception("sensor board driver stopped")
             self._fatal = HallError(f"sensor board driver on {self.port} stopped: {exc}")
-            self._emit_status(LinkState.CLOSED, str(self._fatal))
+            self._reports.status(LinkState.CLOSED, str(self._fatal))
         finally:
             if self._fatal is None:
-                self._emit_status(LinkState.CLOSED, f"sensor board on {self.port} closed")
+                self._reports.status(LinkState.CLOSED, f"sensor board on {self.port} closed")
             self._drop_transport()
 
     def _step(self) -> None:
@@ -354,9 +287,11 @@ class HallBoard:
                         return
                 self._sync_parser_stats()
             if self._phase == "identify":
-                self._keep_identifying(now)
-            self._service_commands(now)
-            self._check_pending(now)
+                self._commands.keep_identifying(now)
+            frame_out = self._commands.next_frame(now, self._phase == "up")
+            if frame_out is not None:
+                transport.write(frame_out)
+            self._reconnection.check_pending(now)
             if self._phase == "up" and now - self._last_rx > self._silence_timeout:
                 self._lost(f"no data for {self._silence_timeout:g} s")
             elif self._phase == "identify" and now - self._opened_at > HANDSHAKE_TIMEOUT:
@@ -376,112 +311,25 @@ class HallBoard:
         self._dev_seq = None
         self._dev_t = None
         self._phase = "identify"
-        self._queue_internal(m.MsgType.IDENTIFY, b"", front=True)
+        self._commands.queue_internal(m.MsgType.IDENTIFY, front=True)
 
     def _lost(self, why: str) -> None:
         was_up = self._phase == "up"
         self._drop_transport()
         self._phase = "down"
         self._next_open = self._clock() + REOPEN_INTERVAL
-        # Commands in flight cannot be trusted to have run; callers hear of it, internal
-        # handshake steps are redone after the next open.
-        if self._inflight is not None:
-            if not self._inflight.internal:
-                self._inflight.future.set_exception(
-                    LinkLost(f"sensor board on {self.port} went away during "
-                             f"{_name(self._inflight.type)}")
-                )
-            self._inflight = None
-        with self._cmd_lock:
-            self._commands = deque(c for c in self._commands if not c.internal)
+        self._commands.link_lost()
         if was_up:
             self.stats.disconnects += 1
-            self._down_since = self._clock()
-            self._pending_since = None
-            self._gap = True
-            self._emit_status(LinkState.DISCONNECTED,
-                              f"sensor board on {self.port} lost ({why}); reconnecting")
+            self._reconnection.lost(self._clock())
+            self._reports.status(LinkState.DISCONNECTED,
+                                 f"sensor board on {self.port} lost ({why}); reconnecting")
             log.warning("sensor board on %s lost (%s)", self.port, why)
 
     def _drop_transport(self) -> None:
         transport, self._transport = self._transport, None
         if transport is not None:
             transport.close()
-
-    # --------------------------------------------------------- command flow
-    def _queue_internal(self, msg_type: int, payload: bytes, front: bool = False,
-                        on_done: Callable[[], None] | None = None) -> None:
-        cmd = _Command(msg_type, payload, m.ACK_TIMEOUT_MS / 1000, internal=True,
-                       on_done=on_done)
-        with self._cmd_lock:
-            if front:
-                self._commands.appendleft(cmd)
-            else:
-                self._commands.append(cmd)
-
-    def _keep_identifying(self, now: float) -> None:
-        """Ask again if IDENTIFY was acknowledged but its IDENTITY frame got lost."""
-        if self._inflight is not None or now - self._identify_sent < IDENTITY_WAIT:
-            return
-        with self._cmd_lock:
-            if any(c.type == m.MsgType.IDENTIFY and c.internal for c in self._commands):
-                return
-        self._queue_internal(m.MsgType.IDENTIFY, b"", front=True)
-
-    def _service_commands(self, now: float) -> None:
-        cmd = self._inflight
-        if cmd is not None:
-            if now - cmd.sent_at < cmd.timeout:
-                return
-            if cmd.tries > m.MAX_RETRIES:
-                self._inflight = None
-                if cmd.internal and cmd.type == m.MsgType.IDENTIFY:
-                    # A board still booting: keep asking, with a new SEQ, until the
-                    # handshake timeout gives up on the port.
-                    self._queue_internal(m.MsgType.IDENTIFY, b"", front=True)
-                elif cmd.internal and cmd.type == m.MsgType.SET_LEDS:
-                    self._leds_dirty = True  # the picture still has to reach the board
-                elif not cmd.internal:
-                    cmd.future.set_exception(CommandFailed(
-                        f"{_name(cmd.type)} to the sensor board on {self.port}: no ACK after "
-                        f"{m.MAX_RETRIES + 1} tries"
-                    ))
-                return
-            self.stats.retries += 1
-            self._send(cmd, now)
-            return
-        with self._cmd_lock:
-            if self._commands and (self._phase == "up" or self._commands[0].internal):
-                cmd = self._commands.popleft()
-            elif self._phase == "up" and self._leds_dirty and self._leds is not None:
-                self._leds_dirty = False
-                cmd = _Command(m.MsgType.SET_LEDS, self._leds, m.ACK_TIMEOUT_MS / 1000,
-                               internal=True)
-            else:
-                return
-        self._seq = (self._seq + 1) & 0xFF
-        cmd.seq = self._seq
-        self._inflight = cmd
-        self._send(cmd, now)
-
-    def _send(self, cmd: _Command, now: float) -> None:
-        cmd.tries += 1
-        cmd.sent_at = now
-        if cmd.type == m.MsgType.IDENTIFY:
-            self._identify_sent = now
-        assert self._transport is not None
-        self._transport.write(encode_frame(cmd.seq, cmd.type, cmd.payload))
-
-    def _fail_commands(self, exc: HallError) -> None:
-        with self._cmd_lock:
-            pending = list(self._commands)
-            self._commands.clear()
-        if self._inflight is not None:
-            pending.append(self._inflight)
-            self._inflight = None
-        for cmd in pending:
-            if not cmd.future.done():
-                cmd.future.set_exception(exc)
 
     # ------------------------------------------------------------- messages
     def _handle(self, msg: DeviceMsg, now: float) -> None:
@@ -495,37 +343,15 @@ class HallBoard:
             self.stats.dropped_frames += (msg.seq - self._dev_seq - 1) & 0xFF
         self._dev_seq = msg.seq
         if isinstance(msg, AckMsg):
-            self._on_ack(msg)
+            self._commands.on_ack(msg)
         elif isinstance(msg, IdentityMsg):
             self._on_identity(msg, now)
         elif self._phase != "up":
             return  # nothing but the handshake counts until the version is known
         elif isinstance(msg, BoardMsg):
-            self._on_board(msg.board, now)
+            self._reconnection.on_board(msg.board, now)
         elif isinstance(msg, RawMsg):
-            with self._raw_cond:
-                self._raw.append(msg)
-                self._raw_cond.notify_all()
-
-    def _on_ack(self, ack: AckMsg) -> None:
-        cmd = self._inflight
-        if cmd is None or ack.cmd_seq != cmd.seq or ack.cmd_type != cmd.type:
-            return  # a late ACK of an earlier try
-        self._inflight = None
-        if ack.status != m.Status.OK:
-            err = CommandFailed(
-                f"sensor board on {self.port} refused {_name(cmd.type)}: "
-                f"{_status_name(ack.status)}"
-            )
-            if cmd.internal:
-                log.warning("%s", err)
-            else:
-                cmd.future.set_exception(err)
-            return
-        if cmd.on_done is not None:
-            cmd.on_done()
-        if not cmd.future.done():
-            cmd.future.set_result(ack)
+            self._raw.add(msg)
 
     def _on_identity(self, ident: IdentityMsg, now: float) -> None:
         if ident.protocol_version != m.PROTOCOL_VERSION:
@@ -534,7 +360,7 @@ class HallBoard:
                 f"protocol v{ident.protocol_version}, but this host speaks protocol "
                 f"v{m.PROTOCOL_VERSION}: flash the matching firmware"
             )
-            self._emit_status(LinkState.PROTOCOL_MISMATCH, str(self._fatal))
+            self._reports.status(LinkState.PROTOCOL_MISMATCH, str(self._fatal))
             self._up.set()
             return
         self.identity = ident
@@ -542,15 +368,13 @@ class HallBoard:
             return
         self._phase = "up"
         self._last_rx = now
-        self._queue_internal(m.MsgType.SET_MODE, bytes((self._mode, self.rate_hz)), front=True,
-                             on_done=self._up.set)
-        with self._cmd_lock:
-            self._leds_dirty = self._leds is not None
-        self._pending_since = now  # hold boards with unknown squares while sensors settle
-        self._pending_board = None
+        self._commands.queue_internal(m.MsgType.SET_MODE, bytes((self._mode, self.rate_hz)),
+                                      front=True, on_done=self._up.set)
+        self._commands.connected()
+        self._reconnection.connected(now)
         if not self._ever_up:
             self._ever_up = True
-            self._emit_status(
+            self._reports.status(
                 LinkState.CONNECTED,
                 f"sensor board {ident.board_id:#010x} on {self.port}, firmware "
                 f"{ident.firmware}, protocol v{ident.protocol_version}, calibration "
@@ -563,108 +387,13 @@ class HallBoard:
         if previous is None or t_ms >= previous:
             return False
         self.stats.restarts += 1
-        self._gap = True
+        self._reconnection.restarted()
         cause = "its watchdog" if flags & m.Flag.WATCHDOG_RESET else "a reset"
-        self._emit_status(LinkState.BOARD_RESTARTED,
-                          f"sensor board on {self.port} restarted ({cause}); reconfiguring")
+        self._reports.status(LinkState.BOARD_RESTARTED,
+                             f"sensor board on {self.port} restarted ({cause}); reconfiguring")
         log.warning("sensor board on %s restarted (%s)", self.port, cause)
         self._phase = "identify"
         self._opened_at = now
         self._dev_t = None
-        cmd, self._inflight = self._inflight, None
-        with self._cmd_lock:
-            self._commands = deque(c for c in self._commands if not c.internal)
-            if cmd is not None and not cmd.internal:
-                cmd.tries = 0  # the restart may have swallowed it: send it again
-                self._commands.appendleft(cmd)
-        self._queue_internal(m.MsgType.IDENTIFY, b"", front=True)
+        self._commands.board_restarted()
         return True
-
-    # ---------------------------------------------------------------- boards
-    def _on_board(self, board: str, now: float) -> None:
-        if self._pending_since is not None:
-            if "?" in board and now - self._pending_since < SETTLE_TIME:
-                self._pending_board = board
-                return
-            self._pending_since = None
-            self._after_gap(board, now)
-            return
-        if board != self.board:
-            self._emit_board(board, now)
-
-    def _check_pending(self, now: float) -> None:
-        if (self._pending_since is not None and self._pending_board is not None
-                and now - self._pending_since >= SETTLE_TIME):
-            board = self._pending_board
-            self._pending_since = None
-            self._after_gap(board, now)
-
-    def _after_gap(self, board: str, now: float) -> None:
-        """The first settled board after a lost link or a restart."""
-        if not self._gap:  # first connection: nothing to compare with
-            if board != self.board:
-                self._emit_board(board, now)
-            return
-        self._gap = False
-        away = "" if self._down_since is None else f" after {now - self._down_since:.1f} s"
-        self._down_since = None
-        official = self._official() if self._official is not None else None
-        before = official.board_string() if official is not None else self.board
-        to_move = official.to_move if official is not None else None
-        if before is None:
-            self._emit_status(LinkState.RECONNECTED, f"sensor board back{away}")
-            self._emit_board(board, now)
-            return
-        if board == before:
-            self._emit_status(LinkState.RECONNECTED,
-                              f"sensor board back{away}; board unchanged", before, board)
-            if board != self.board:
-                self._emit_board(board, now)
-            return
-        result = reconcile(before, board, to_move)
-        if result.explained:
-            moves = tuple((c.value, sq) for c, sq in result.moves)
-            text = ", ".join(f"{p} {sq or 'pass'}" for p, sq in moves)
-            self._emit_status(LinkState.MOVES_INFERRED,
-                              f"sensor board back{away}; moves made meanwhile: {text}",
-                              before, board, moves)
-            for b in result.boards:
-                self._emit_board(b, now)
-            return
-        self._emit_status(
-            LinkState.POSITION_UNCERTAIN,
-            f"sensor board back{away}; the board changed meanwhile and {result.reason}: "
-            "check the position",
-            before, board,
-        )
-        self._emit_board(board, now)
-
-    def _stamp(self, now: float) -> float:
-        t = max(now, self._last_t)
-        self._last_t = t
-        return t
-
-    def _emit_board(self, board: str, now: float) -> None:
-        self.board = board
-        self._items.put(Observation(self._stamp(now), board=board))
-
-    def _emit_status(self, state: LinkState, message: str, before: str | None = None,
-                     after: str | None = None,
-                     moves: tuple[tuple[str, str | None], ...] = ()) -> None:
-        status = LinkStatus(self._stamp(self._clock()), state, message, before, after, moves)
-        log.info("%s", message)
-        self._items.put(status)
-
-
-def _name(msg_type: int) -> str:
-    try:
-        return m.MsgType(msg_type).name
-    except ValueError:
-        return f"command {msg_type:#04x}"
-
-
-def _status_name(status: int) -> str:
-    try:
-        return m.Status(status).name.lower().replace("_", " ")
-    except ValueError:
-        return f"status {status}"

@@ -64,3 +64,17 @@ class LinkStatus:
 
 
 _DOWN = frozenset({LinkState.DISCONNECTED, LinkState.PROTOCOL_MISMATCH, LinkState.CLOSED})
+
+
+@dataclass
+class LinkStats:
+    """Health figures of the link since the driver was opened."""
+
+    frames: int = 0
+    crc_errors: int = 0
+    skipped_bytes: int = 0
+    dropped_frames: int = 0
+    bad_payloads: int = 0
+    retries: int = 0
+    disconnects: int = 0
+    restarts: int = 0

@@ -101,6 +101,11 @@ class GameRecord:
         mv = self.moves[move - 1]
         mv.comment = f"{mv.comment}\n{text}" if mv.comment else text
 
+    def has_standard_start(self) -> bool:
+        """Whether the game starts from the standard 8x8 start, the only start that
+        transcripts and WTHOR can hold (they record moves, not a start position)."""
+        return self.start == Position.start()
+
     def transcript_moves(self) -> list[str]:
         """The squares played, passes left out, as a transcript lists them."""
         return [m.square for m in self.moves if m.square is not None]

@@ -7,15 +7,16 @@ canonical form: lowercase squares run together, passes left out.
 
 A transcript file (``.txt``) holds one game per line; blank lines and lines
 starting with ``#`` are skipped. Transcripts carry no names, clocks or result and
-always start from the standard position: anything else is refused on writing
-rather than silently lost.
+always start from the standard position: a game from any other start is refused
+on writing, naming the game, rather than written as if it began at the standard
+start (it would read back as a different game, or not at all).
 """
 
 from __future__ import annotations
 
 import re
 
-from controller.position import Position
+from controller.position import HANDICAP_CORNERS, Position
 from controller.records.model import GameRecord, RecordError
 from controller.records.replay import Step, replay
 from controller.records.scan import Scan
@@ -58,9 +59,37 @@ def parse_transcript(text: str, start: Position | None = None, **info: object) -
     return GameRecord(start=start, moves=moves, **info)  # type: ignore[arg-type]
 
 
-def transcript(game: GameRecord) -> str:
-    """The canonical transcript: lowercase squares run together, passes left out."""
+def transcript(game: GameRecord, name: str = "") -> str:
+    """The canonical transcript: lowercase squares run together, passes left out.
+
+    Raise for a game that does not start from the standard position, naming it as
+    ``name`` (default: its game id and players) and its start.
+    """
+    if not game.has_standard_start():
+        raise RecordError(
+            f"{name or _game_name(game)}: a transcript holds only games from the standard "
+            f"8x8 start position, and this one starts from {_start_name(game.start)} "
+            "(keep it as GGF or JSON)"
+        )
     return "".join(game.transcript_moves())
+
+
+def _game_name(game: GameRecord) -> str:
+    """The game as a person finds it: the id the games folder files it under, the players."""
+    kid = game.extra.get("KID", "")
+    players = f"{game.black or 'Black'} vs {game.white or 'White'}"
+    if kid:
+        return f"game {kid} ({players})"
+    return f"game {players}" if game.black or game.white else "the game"
+
+
+def _start_name(start: Position) -> str:
+    if start.size != 8:
+        return f"a {start.size}x{start.size} board"
+    for stones in range(1, len(HANDICAP_CORNERS) + 1):
+        if start == Position.handicap(stones):
+            return f"a {stones}-disc handicap"
+    return f"a set-up position with {start.to_move.value} to move"
 
 
 def scan_transcripts(text: str, source: str) -> Scan:
@@ -84,8 +113,5 @@ def write_transcripts(games: list[GameRecord]) -> str:
     """A transcript file; raise for a game a transcript cannot hold."""
     lines = []
     for index, game in enumerate(games, 1):
-        if game.start != Position.start():
-            raise RecordError(f"game {index}: a transcript holds only games from the "
-                              "standard 8x8 start position (use GGF or JSON)")
-        lines.append(transcript(game))
+        lines.append(transcript(game, f"game {index}"))
     return "".join(line + "\n" for line in lines)

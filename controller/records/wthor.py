@@ -263,7 +263,7 @@ def read_wthor(path: str | Path, names_dir: str | Path | None = None) -> list[Ga
 def game_bytes(game: GameRecord, index: int, players: NameTable,
                tournaments: NameTable) -> bytes:
     """The 68-byte record of one game; raise if WTHOR cannot hold it."""
-    if game.start != Position.start():
+    if not game.has_standard_start():
         raise RecordError(f"game {index}: WTHOR holds only games from the standard "
                           "8x8 start position")
     try:

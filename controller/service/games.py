@@ -35,7 +35,9 @@ def write_game_files(record: GameRecord, game_id: str, folder: Path) -> list[Pat
 
     Each file is written whole and then renamed into place, so a power cut leaves
     either the old file or the new one, never half of one. A format that cannot
-    hold this game (e.g. a position an arbiter set by hand) is skipped with a warning.
+    hold this game is skipped with a warning naming the file and why, and the others
+    are still written: a game from a handicap or set-up start has no ``.txt``, since
+    a transcript cannot hold a start position.
     """
     folder.mkdir(parents=True, exist_ok=True)
     if not record.date:
@@ -45,12 +47,12 @@ def write_game_files(record: GameRecord, game_id: str, folder: Path) -> list[Pat
     renderers = {".json": lambda: _json(record), ".ggf": lambda: write_ggf(record) + "\n",
                  ".txt": lambda: transcript_file(record)}
     for ext, render in renderers.items():
+        path = folder / f"{game_id}{ext}"
         try:
             text = render()
         except RecordError as exc:
-            log.warning("game %s: no %s file: %s", game_id, ext, exc)
+            log.warning("%s not written: %s", path.name, exc)
             continue
-        path = folder / f"{game_id}{ext}"
         _atomic_write(path, text)
         written.append(path)
     return written

@@ -17,9 +17,7 @@
 #include <avr_ioport.h>
 #include <avr_uart.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <sim_avr.h>
 #include <sim_elf.h>
 #include <stdio.h>
@@ -44,7 +42,6 @@
 static avr_t *avr;
 static struct pty_link pty = PTY_LINK_INIT;
 static int plugged;
-static volatile sig_atomic_t stop_requested;
 
 static uint8_t in_queue[4096];
 static size_t in_head, in_count;
@@ -216,12 +213,8 @@ static void boot_board(uint32_t board_id, int set_id)
 
 /* ---------------------------------------------------------------- control */
 
-static void do_command(char *line)
+static int sim_command(int argc, char **argv)
 {
-    char *argv[8];
-    int argc = control_split(line, argv, 8);
-    if (argc == 0 || control_model(argc, argv))
-        return;
     const char *cmd = argv[0];
     if (!strcmp(cmd, "unplug")) {
         if (plugged)
@@ -232,7 +225,7 @@ static void do_command(char *line)
         if (!plugged) {
             if (pty_link_open(&pty) < 0) {
                 reply("err replug: %s", strerror(errno));
-                return;
+                return 1;
             }
             plugged = 1;
             boot_board(0, 0);
@@ -262,26 +255,22 @@ static void do_command(char *line)
         reply("ok cycle=%llu conversions=%lu settle_min_cycles=%lu sample_violations=%lu",
               (unsigned long long)avr->cycle, adc_conversions,
               settle_min == ~0UL ? 0UL : settle_min, adc_sample_violations);
-    } else if (!strcmp(cmd, "help")) {
-        reply("ok physical-board commands as kaeshi-boardsim; unplug | replug | power | watchdog | "
-              "get leds|ws2812|cycles|adc|board|sensor <sq> | quit");
-    } else if (!strcmp(cmd, "quit")) {
-        reply("ok");
-        stop_requested = 1;
     } else {
-        reply("err %s: not available on the AVR simulator (try help)", cmd);
+        return 0;
     }
+    return 1;
 }
 
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
+static const struct control_sim CONTROL = {
+    sim_command,
+    "physical-board commands as kaeshi-boardsim; unplug | replug | power | watchdog | "
+    "get leds|ws2812|cycles|adc|board|sensor <sq> | quit",
+    " on the AVR simulator",
+};
 
 /* ---------------------------------------------------------------- main loop */
 
-static void service_io(int timeout_us, char *line, size_t *line_len)
+static void service_io(int timeout_us)
 {
     struct timespec ts = {0, (long)timeout_us * 1000L};
     struct pollfd fds[2] = {{0, POLLIN, 0}, {plugged ? pty.master_fd : -1, POLLIN, 0}};
@@ -290,21 +279,9 @@ static void service_io(int timeout_us, char *line, size_t *line_len)
     if (ppoll(fds, 2, &ts, NULL) < 0)
         return;
     if (fds[0].revents & (POLLIN | POLLHUP)) {
-        char buf[512];
-        ssize_t n = read(0, buf, sizeof buf);
-        if (n <= 0) {
-            stop_requested = 1;
+        control_read(&CONTROL);
+        if (control_stop)
             return;
-        }
-        for (ssize_t i = 0; i < n; i++) {
-            if (buf[i] == '\n') {
-                line[*line_len] = 0;
-                do_command(line);
-                *line_len = 0;
-            } else if (*line_len < 1023) {
-                line[(*line_len)++] = buf[i];
-            }
-        }
     }
     if (plugged && (fds[1].revents & POLLIN)) {
         uint8_t buf[1024];
@@ -379,9 +356,7 @@ int main(int argc, char **argv)
         avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('A'), pin),
                                 select_pin, NULL);
 
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    signal(SIGPIPE, SIG_IGN);
+    control_start();
     model_init(seed);
     if (pty_link_open(&pty) < 0) {
         fprintf(stderr, "kaeshi-avrsim: cannot create a pseudo-terminal: %s\n", strerror(errno));
@@ -389,17 +364,14 @@ int main(int argc, char **argv)
     }
     plugged = 1;
     boot_board((uint32_t)board_id, board_id >= 0);
-    fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
     reply("ready %s", pty_link_port(&pty));
 
-    char line[1024];
-    size_t line_len = 0;
     uint64_t wall0 = now_us();
     avr_cycle_count_t cycle0 = avr->cycle;
     avr_cycle_count_t next_service = avr->cycle;
-    while (!stop_requested) {
+    while (!control_stop) {
         if (!plugged) {
-            service_io(100000, line, &line_len);
+            service_io(100000);
             wall0 = now_us();
             cycle0 = avr->cycle;
             continue;
@@ -425,7 +397,7 @@ int main(int argc, char **argv)
         uint64_t sim_us = (uint64_t)(avr->cycle - cycle0) / (F_CPU / 1000000UL);
         uint64_t wall = now_us() - wall0;
         int ahead = sim_us > wall ? (int)(sim_us - wall) : 0;
-        service_io(ahead, line, &line_len);
+        service_io(ahead);
         if (wall > sim_us + 200000) { /* the host is too slow: do not try to catch up */
             wall0 = now_us();
             cycle0 = avr->cycle;

@@ -13,9 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +35,6 @@ static int plugged;
  * the loop's other work and its share of classification, frames and LED refresh), as
  * measured in simavr by benchmarks/bench_firmware.py: 16 passes make a 2.9 ms scan. */
 static uint32_t step_us = 183;
-static volatile sig_atomic_t stop_requested;
 /* The board's serial line carries 10 bits per byte at 250000 baud: a 43-byte BOARD frame
  * takes 1.7 ms to leave. Bytes wait in the firmware's transmit buffer meanwhile, as on
  * the board. 0 = as fast as the pty takes them. */
@@ -98,19 +95,15 @@ static void drain_rx(void)
 
 /* ---------------------------------------------------------------- control channel */
 
-static const char *HELP =
+static const char HELP[] =
     "board <64 chars -XOxo?> | square <sq> <char> | place <sq> X|O | flip <sq> | "
     "lift <sq> | shift <sq> | center <sq> | sensor <sq> <offset> <noise> [swing] | "
     "spread <seed> <offset_sd> <noise> [swing_sd] | force <sq> <value>|off | "
     "unplug | replug | watchdog | power | eeprom_fail 0|1 | get board|state|leds|sensor <sq>|"
     "port|eeprom <addr> <n> | quit";
 
-static void do_command(char *line)
+static int sim_command(int argc, char **argv)
 {
-    char *argv[8];
-    int argc = control_split(line, argv, 8);
-    if (argc == 0 || control_model(argc, argv))
-        return;
     const char *cmd = argv[0];
     if (!strcmp(cmd, "unplug")) {
         if (plugged) {
@@ -122,7 +115,7 @@ static void do_command(char *line)
         if (!plugged) {
             if (pty_link_open(&pty) < 0) {
                 reply("err replug: cannot create a pseudo-terminal: %s", strerror(errno));
-                return;
+                return 1;
             }
             plugged = 1;
             boot(0);
@@ -157,7 +150,7 @@ static void do_command(char *line)
             long addr = strtol(argv[2], NULL, 0), n = strtol(argv[3], NULL, 0);
             if (addr < 0 || n < 1 || n > 64 || addr + n > EE_SIZE) {
                 reply("err get eeprom: range outside 0..%d (at most 64 bytes)", EE_SIZE - 1);
-                return;
+                return 1;
             }
             for (long i = 0; i < n; i++)
                 snprintf(out + 2 * i, 3, "%02x", sim_hal_eeprom_peek((uint16_t)(addr + i)));
@@ -165,21 +158,13 @@ static void do_command(char *line)
         } else {
             reply("err get: expected board, state, leds, sensor <sq>, port or eeprom <addr> <n>");
         }
-    } else if (!strcmp(cmd, "help")) {
-        reply("ok %s", HELP);
-    } else if (!strcmp(cmd, "quit")) {
-        reply("ok");
-        stop_requested = 1;
     } else {
-        reply("err unknown command '%s' (try help)", cmd);
+        return 0;
     }
+    return 1;
 }
 
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
+static const struct control_sim CONTROL = {sim_command, HELP, ""};
 
 static void usage(void)
 {
@@ -220,9 +205,7 @@ int main(int argc, char **argv)
         }
         i++;
     }
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    signal(SIGPIPE, SIG_IGN);
+    control_start();
     model_init(seed);
     if (eeprom_path && sim_hal_eeprom_open(eeprom_path) < 0) {
         fprintf(stderr, "kaeshi-boardsim: cannot open EEPROM file %s: %s\n", eeprom_path,
@@ -238,13 +221,10 @@ int main(int argc, char **argv)
     }
     plugged = 1;
     boot(0);
-    fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
     reply("ready %s", pty_link_port(&pty));
 
-    char line[1024];
-    size_t line_len = 0;
     uint64_t next_step = sim_monotonic_us();
-    while (!stop_requested) {
+    while (!control_stop) {
         uint64_t now = sim_monotonic_us();
         uint64_t wait = next_step > now ? next_step - now : 0;
         if (!plugged)
@@ -254,22 +234,9 @@ int main(int argc, char **argv)
         struct pollfd fds[2] = {{0, POLLIN, 0}, {rx_fd, POLLIN, 0}};
         if (ppoll(fds, 2, &ts, NULL) < 0 && errno != EINTR)
             break;
-        if (fds[0].revents & (POLLIN | POLLHUP)) {
-            char buf[512];
-            ssize_t n = read(0, buf, sizeof buf);
-            if (n == 0)
-                break; /* the controlling process went away */
-            for (ssize_t i = 0; i < n; i++) {
-                if (buf[i] == '\n') {
-                    line[line_len] = 0;
-                    do_command(line);
-                    line_len = 0;
-                } else if (line_len < sizeof line - 1) {
-                    line[line_len++] = buf[i];
-                }
-            }
-        }
-        if (!plugged)
+        if (fds[0].revents & (POLLIN | POLLHUP))
+            control_read(&CONTROL);
+        if (control_stop || !plugged)
             continue;
         if (fds[1].revents & POLLIN)
             drain_rx();

@@ -1,17 +1,23 @@
 /*
  * Control channel of the simulators: one command per stdin line, one reply line on stdout
- * ("ok ..." or "err ..."). The physical-board commands (discs and sensors) are shared by
- * the host simulator and the simavr runner.
+ * ("ok ..." or "err ..."). The host simulator and the simavr runner share the channel
+ * itself, the physical-board commands (discs and sensors), help, quit and the signals
+ * that stop them; each adds its own commands (cable, power, what it can report).
  */
 #define _GNU_SOURCE
 #include "control.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sensor_model.h"
+
+volatile sig_atomic_t control_stop;
 
 void reply(const char *fmt, ...)
 {
@@ -140,10 +146,61 @@ int control_model(int argc, char **argv)
     return 1;
 }
 
-int control_split(char *line, char **argv, int max)
+static int split(char *line, char **argv, int max)
 {
     int argc = 0;
     for (char *tok = strtok(line, " \t\r\n"); tok && argc < max; tok = strtok(NULL, " \t\r\n"))
         argv[argc++] = tok;
     return argc;
+}
+
+static void run_line(char *line, const struct control_sim *sim)
+{
+    char *argv[8];
+    int argc = split(line, argv, 8);
+    if (argc == 0 || control_model(argc, argv) || sim->command(argc, argv))
+        return;
+    if (!strcmp(argv[0], "help")) {
+        reply("ok %s", sim->help);
+    } else if (!strcmp(argv[0], "quit")) {
+        reply("ok");
+        control_stop = 1;
+    } else {
+        reply("err unknown command '%s'%s (try help)", argv[0], sim->where);
+    }
+}
+
+void control_read(const struct control_sim *sim)
+{
+    static char line[1024];
+    static size_t line_len;
+    char buf[512];
+    ssize_t n = read(0, buf, sizeof buf);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        control_stop = 1; /* the controlling process went away */
+        return;
+    }
+    for (ssize_t i = 0; i < n; i++) {
+        if (buf[i] == '\n') {
+            line[line_len] = 0;
+            run_line(line, sim);
+            line_len = 0;
+        } else if (line_len < sizeof line - 1) {
+            line[line_len++] = buf[i];
+        }
+    }
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    control_stop = 1;
+}
+
+void control_start(void)
+{
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGPIPE, SIG_IGN);
+    fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
 }
