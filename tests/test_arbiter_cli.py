@@ -141,3 +141,20 @@ def test_arbitrate_from_a_given_start(tmp_path, capsys):
     assert [(e["event"], e.get("square")) for e in events] == [("move", "a1"), ("pass", None)]
     assert main(["arbitrate", str(log), "--board", board, "--handicap", "1"]) == 1
     assert "either --board or --handicap" in capsys.readouterr().err
+
+
+def test_arbitrate_settled_counts_a_board_the_press_follows_at_once(tmp_path, capsys):
+    """A log from the sensor board: each change once, the press 10 ms after the last."""
+    log = tmp_path / "hall.jsonl"
+    f5 = START[:37] + "X" + START[38:]  # e5 still white
+    log.write_text("\n".join([line(t=0, board=START), line(t=1.0, press="white"),
+                              line(t=2.0, board=f5), line(t=2.3, board=AFTER_F5),
+                              line(t=2.31, press="black")]) + "\n")
+    assert main(["arbitrate", str(log), "--settled"]) == 0
+    events = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [(e["event"], e.get("square"), e.get("flips")) for e in events] == [
+        ("move", "f5", ["e5"]),
+    ]
+    assert main(["arbitrate", str(log)]) == 0  # as raw frames, e5 has not stood long enough
+    kinds = [json.loads(x).get("kind") for x in capsys.readouterr().out.splitlines()]
+    assert kinds == [None, "forgotten_flip"]

@@ -21,6 +21,7 @@ from controller.position import Position
 from controller.records import load_games
 from controller.service.app import Service
 from controller.service.config import defaults
+from controller.service.core import GameSettings
 from controller.service.demo import load_one_game
 from controller.service.journal import Journal
 from controller.service.sources import LinkChange, LogSource, Reading
@@ -56,6 +57,7 @@ class QueueSource:
 
     name = "test"
     watchdog = False
+    settled = False
 
     def __init__(self) -> None:
         self.queue: asyncio.Queue = asyncio.Queue()
@@ -210,6 +212,87 @@ def test_sensor_lost_is_a_state_and_the_game_goes_on(tmp_path):
         e.data for e in Journal(tmp_path / "journal.sqlite").entries(service.game.id, ("note",))
     ]
     assert {"link": "down", "detail": "disconnected: cable pulled"} in notes
+
+
+def _f5_game(tmp_path: Path, source: QueueSource) -> tuple[Service, str]:
+    """A game on a scripted source, and the board with black's f5 down, e5 still to turn."""
+    service = Service(_config(tmp_path, **{"source.kind": "hall"}), source=source)
+    service.open()
+    f5 = list(Position.start().board_string())
+    f5[parse_square("f5")] = "X"
+    return service, "".join(f5)
+
+
+def test_a_board_reported_once_counts_once_it_stood_and_resume_agrees(tmp_path):
+    """A raw source may report a change once (a camera whose board changed again before
+    a second frame agreed): with no further reading, the service tells the arbiter
+    that time has passed, so the overlay follows the board."""
+    source = QueueSource()
+    service, f5 = _f5_game(tmp_path, source)
+    start = Position.start()
+
+    async def scenario():
+        task = asyncio.create_task(service.run())
+        await _until(lambda: service.states.state is State.WAITING_FOR_BOARD)
+        source.queue.put_nowait(Reading(board=start.board_string()))
+        source.queue.put_nowait(Reading(press=Color.WHITE))
+        await _until(lambda: service.states.state is State.PLAYING)
+        source.queue.put_nowait(Reading(board=f5))
+        await _until(lambda: service.core.arbiter.overlay().pending == ["e5"])
+        source.queue.put_nowait(Reading(board=start.play("f5").board_string()))
+        await _until(lambda: service.core.arbiter.overlay().pending == [])
+        assert service.core.arbiter.last_board == start.play("f5").board_string()
+        service.stop()
+        await task
+
+    asyncio.run(scenario())
+    inputs = [e.data for e in Journal(tmp_path / "journal.sqlite").entries(service.game.id,
+                                                                           ("input",))]
+    assert inputs.count({"action": "elapse"}) == 2
+    resumed = Service(service.config, source=QueueSource())
+    resumed.open()
+    assert resumed.core.arbiter.stable.masks() == service.core.arbiter.stable.masks()
+    assert resumed.core.arbiter.overlay() == service.core.arbiter.overlay()
+
+
+class SettledQueueSource(QueueSource):
+    """A source fed by hand whose boards come debounced, as the sensor board's do."""
+
+    settled = True
+
+
+def test_a_settled_source_counts_a_board_at_once_and_resume_keeps_it(tmp_path):
+    """The last flip, reported once, and the press at once after it: no forgotten flip."""
+    source = SettledQueueSource()
+    service, f5 = _f5_game(tmp_path, source)
+    start = Position.start()
+    for item in (Reading(board=start.board_string()), Reading(press=Color.WHITE),
+                 Reading(board=f5), Reading(board=start.play("f5").board_string()),
+                 Reading(press=Color.BLACK)):
+        source.queue.put_nowait(item)  # all read in one go, milliseconds apart
+
+    async def scenario():
+        task = asyncio.create_task(service.run())
+        await _until(lambda: len(service.core.arbiter.moves) == 1)
+        service.stop()
+        await task
+
+    asyncio.run(scenario())
+    assert [(e["event"], e.get("square"), e.get("flips")) for e in service.events] == [
+        ("move", "f5", ["e5"]),
+    ]
+    journal = Journal(tmp_path / "journal.sqlite")
+    inputs = [e.data for e in journal.entries(service.game.id, ("input",))]
+    assert {"action": "elapse"} not in inputs  # nothing was left for time to confirm
+    assert service.game.info["settings"]["settled"] is True
+    # The journal, not the source at hand, decides how a resumed game reads its board.
+    resumed = Service(service.config, source=QueueSource())
+    resumed.open()
+    assert resumed.core.arbiter.config.settled
+    assert resumed.events == service.events
+    # A journal written before the setting existed replays its readings as raw ones.
+    old = {k: v for k, v in service.game.info["settings"].items() if k != "settled"}
+    assert not GameSettings.from_dict(old).settled
 
 
 def test_arbiter_actions_and_the_web_page(tmp_path):

@@ -58,6 +58,8 @@ def test_service_on_the_simulated_sensor_board(tmp_path):
             sim.place("f5", "black")
             sim.flip("e5")
             await _until(lambda: service.core.arbiter.last_board == start.play("f5").board_string())
+            # The board reports each change once, settled: pressed right after it is
+            # read, the flip is part of the move (no forgotten flip).
             service.clock_press(Color.BLACK)
             await _until(lambda: len(service.core.arbiter.moves) == 1)
             # home mode: the last move is lit on the board itself
@@ -71,5 +73,7 @@ def test_service_on_the_simulated_sensor_board(tmp_path):
 
         asyncio.run(scenario())
         assert service.events[0]["square"] == "f5" and service.events[0]["flips"] == ["e5"]
+        assert not [e for e in service.events if e["event"] == "irregularity"]
+        assert service.core.arbiter.config.settled  # the sensor board's readings count at once
     finally:
         sim.stop()

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 from arbiter_logs import wthor_2001
 
+from controller.arbiter.readings import HOLD
 from controller.events import Irregularity
 from controller.records import GameRecord
 from controller.simulator import SimOptions, simulate_game
+from controller.simulator.table import FRAME
 from controller.squares import OBSERVATION_ALPHABET, Color, validate_board_string
 
 
@@ -16,15 +18,23 @@ def game(data_dir) -> GameRecord:
     return wthor_2001(data_dir)[42]
 
 
+def blip_frames(observations, width: int = 1) -> dict[int, int]:
+    """Index of each board with readings that differ from the same square's readings
+    in the ``width`` boards just before and just after (all alike), and how many."""
+    boards = [(i, o.board) for i, o in enumerate(observations) if o.board is not None]
+    found: dict[int, int] = {}
+    for k in range(width, len(boards) - width):
+        i, cur = boards[k]
+        around = [b for _, b in boards[k - width:k] + boards[k + 1:k + 1 + width]]
+        n = sum(c != "?" and len(set(seen)) == 1 and seen[0] not in ("?", c)
+                for c, seen in zip(cur, zip(*around, strict=True), strict=True))
+        if n:
+            found[i] = n
+    return found
+
+
 def blips(observations) -> int:
-    """Readings that differ from the same square's reading just before and just after."""
-    boards = [o.board for o in observations if o.board is not None]
-    count = 0
-    for prev, cur, nxt in zip(boards, boards[1:], boards[2:], strict=False):
-        for a, b, c in zip(prev, cur, nxt, strict=True):
-            if b != "?" and a == c != b and a != "?":
-                count += 1
-    return count
+    return sum(blip_frames(observations).values())
 
 
 def test_same_seed_same_log_other_seed_other_log(game):
@@ -60,6 +70,14 @@ def test_noise_is_one_frame_misreads(game):
     assert blips(simulate_game(game, SimOptions(seed=3, hand=False)).observations) == 0
     noisy = simulate_game(game, SimOptions(seed=3, hand=False, noise=0.3)).observations
     assert blips(noisy) > 100
+
+
+def test_a_misread_stands_one_frame_even_on_a_still_board(game):
+    """The arbiter takes a reading that stood HOLD seconds: a misread never does."""
+    obs = simulate_game(game, SimOptions(seed=3, hand=False, noise=0.3)).observations
+    stood = [obs[i + 1].t - obs[i].t for i in blip_frames(obs, width=2)]
+    assert max(stood) <= FRAME + 0.001 < HOLD
+    assert max(o.t - p.t for p, o in zip(obs, obs[1:], strict=False)) > HOLD  # still boards
 
 
 def test_moves_are_played_one_disc_at_a_time(game):

@@ -35,6 +35,12 @@ class ArbiterConfig:
     draw_win_right: Color | None = None
     #: None: decided by the log — a press before the first move means a clock game.
     clock: bool | None = None
+    #: True for an input whose every board is already debounced, such as the sensor
+    #: board (its firmware settles each square, its driver passes on only changes):
+    #: a definite reading counts the moment it arrives, so a press right after the
+    #: last flip sees it. False for raw frames (a camera, a simulated log), where a
+    #: reading counts once a second one agrees or it stood ``HOLD`` seconds.
+    settled: bool = False
 
     def draw_winner(self) -> Color | None:
         if self.draws_allowed:

@@ -27,7 +27,7 @@ from controller.arbiter.corrections import (
     names,
 )
 from controller.arbiter.judge import Flag, judge
-from controller.arbiter.readings import StableBoard, frame_masks
+from controller.arbiter.readings import StableBoard, frame_masks, stood
 from controller.events import Event, Irregularity
 from controller.events import game_over as game_over_event
 from controller.events import irregularity as irregularity_event
@@ -82,8 +82,9 @@ class Arbiter(Corrections):
         self.result: tuple[int, int] | None = None
         self.last_move: str | None = None
         self.last_t: float | None = None
-        # No clock: per-frame (occupied, known, black, white, shifted) since the last judgement.
-        self._history: list[tuple[int, int, int, int, int]] = []
+        # No clock: per frame since the last judgement, (occupied, known) as read, the
+        # confirmed (black, white, shifted) after it, and its time.
+        self._history: list[tuple[int, int, int, int, int, float]] = []
         self._base: tuple[int, int, int] = (start.black, start.white, 0)
 
     # ------------------------------------------------------------ properties
@@ -106,9 +107,6 @@ class Arbiter(Corrections):
             if board == self.last_board:
                 self._repeats += 1
                 if self._repeats >= 2:  # a still board read a third time changes nothing
-                    h = self._history
-                    if self.clock is not True and h and (len(h) < 2 or h[-1] is not h[-2]):
-                        h.append(h[-1])  # two readings of a still board are enough
                     return []
             else:
                 self._repeats = 0
@@ -117,14 +115,44 @@ class Arbiter(Corrections):
             return self._press(obs.t, obs.press)
         return []
 
+    def elapse(self, t: float) -> list[Event]:
+        """Time ``t`` has come with no new observation: a reading that stood since counts.
+
+        A raw source may report a board once and then fall silent until something
+        changes (a camera whose board changed again before a second frame agreed), so
+        a live service calls this once :meth:`settles_at` is due: the board shown and
+        any correction then follow without waiting for the next input. A log needs no
+        call: its next observation does the same. With ``settled`` readings nothing
+        is ever left waiting.
+        """
+        if not self.stable.elapse(t):
+            return []
+        if self.clock is True:
+            return self._confirmed_with_clock(t)
+        h = self._history
+        occ, known = h[-1][:2] if h else (0, 0)
+        return self._without_clock(t, occ, known, True)
+
+    def settles_at(self) -> float | None:
+        """When a reading no observation has confirmed yet will count if it still stands."""
+        return self.stable.due()
+
     def finish(self, t: float) -> list[Event]:
-        """End of input: without a clock, the move on the board is judged now."""
+        """End of input at ``t``: without a clock, the move on the board is judged now.
+
+        The last board counts as it stood until ``t``: a caller that knows the input
+        went on (a video played to its end) passes that time; ``arbitrate`` passes
+        the last observation's, so a log's last reading needs a second one.
+        """
         if self.clock or self.phase == OVER:
             return []
+        events = self.elapse(t)
+        if self.phase == OVER:
+            return events
         sb = self.stable
         if not (sb.black | sb.white) & ~(self.position.black | self.position.white):
-            return []
-        return self._judge(t, self.position.to_move, sb.black, sb.white, sb.shifted)
+            return events
+        return events + self._judge(t, self.position.to_move, sb.black, sb.white, sb.shifted)
 
     # ---------------------------------------------------------------- rulings
     def rule_position(self, t: float, board: str | None = None) -> list[Event]:
@@ -158,31 +186,38 @@ class Arbiter(Corrections):
     def _board(self, t: float, board: str) -> list[Event]:
         black, white, shifted, known = frame_masks(board)
         self.last_board = board
+        changed = self.stable.update(black, white, shifted, known, t, self.config.settled)
+        if self.clock is not True:
+            return self._without_clock(t, black | white, known, changed)
+        return self._confirmed_with_clock(t) if changed else []
+
+    def _without_clock(self, t: float, occ: int, known: int, changed: bool) -> list[Event]:
+        """No clock (yet): keep the frame's history; a second new disc ends the move."""
         sb = self.stable
-        changed = sb.update(black, white, shifted, known)
-        if self.clock is False or self.clock is None:
-            hist = self._history
-            hist.append((black | white, known, sb.black, sb.white, sb.shifted))
-            if len(hist) > HISTORY_LIMIT:  # a turn that never ends: keep its recent part
-                half = len(hist) // 2
-                self._base = hist[half - 1][2:]
-                del hist[:half]
-            if not changed:
-                return []
-            occ0 = self.position.black | self.position.white
-            new = (sb.black | sb.white) & ~occ0
-            if not new:
-                return []
-            if self.clock is None:
-                self.clock = False
-                self.phase = TURN
-            if self._first is None:
-                self._first = (new & -new).bit_length() - 1
-            if self.phase == OVER or not new & (new - 1):
-                return []
-            return self._next_move_began(t, new)
+        hist = self._history
+        hist.append((occ, known, sb.black, sb.white, sb.shifted, t))
+        if len(hist) > HISTORY_LIMIT:  # a turn that never ends: keep its recent part
+            half = len(hist) // 2
+            self._base = hist[half - 1][2:5]
+            del hist[:half]
         if not changed:
             return []
+        occ0 = self.position.black | self.position.white
+        new = (sb.black | sb.white) & ~occ0
+        if not new:
+            return []
+        if self.clock is None:
+            self.clock = False
+            self.phase = TURN
+        if self._first is None:
+            self._first = (new & -new).bit_length() - 1
+        if self.phase == OVER or not new & (new - 1):
+            return []
+        return self._next_move_began(t, new)
+
+    def _confirmed_with_clock(self, t: float) -> list[Event]:
+        """A confirmed square changed in a clock game: note the first new disc, check fixes."""
+        sb = self.stable
         if self._first is None:
             new = (sb.black | sb.white) & ~(self.position.black | self.position.white)
             if new:
@@ -195,33 +230,46 @@ class Arbiter(Corrections):
         """No clock: a second new disc appeared, so the move before it is complete."""
         hist = self._history
         # The newest disc is one that the frame before did not show as confirmed.
-        prev = hist[-2] if len(hist) >= 2 else (0, 0, *self._base)
-        newest = new & ~(prev[2] | prev[3]) or new
+        black, white = hist[-2][2:4] if len(hist) >= 2 else self._base[:2]
+        newest = new & ~(black | white) or new
         sq = (newest & -newest).bit_length() - 1
         bit = 1 << sq
-        snap = self._base
-        cut = 0
         i = len(hist) - 1
         while i >= 0 and (hist[i][2] | hist[i][3]) & bit:
             i -= 1  # confirmed frames; a later one-frame misread of the square is ignored
-        # Then the latest two consecutive definite readings of the square as empty: the
-        # board just before the disc went down (a single misread cannot fake a pair).
-        later_empty = False
-        while i >= 0:
-            occ, known = hist[i][0], hist[i][1]
-            if known & bit:
-                empty = not occ & bit
-                if empty and later_empty:
-                    snap = hist[i][2:]
-                    cut = i + 1
-                    break
-                later_empty = empty
-            i -= 1
+        if self.config.settled:
+            # Every reading counted as it came: the last frame without the disc shows
+            # the board just before it went down.
+            snap, cut = (hist[i][2:5], i) if i >= 0 else (self._base, 0)
+        else:
+            snap, cut = self._held_before(i, bit)
         mover = self.position.to_move
         events = self._judge(t, mover, *snap)
         self._base = snap
         self._history = hist[cut:]
         return events
+
+    def _held_before(self, i: int, bit: int) -> tuple[tuple[int, int, int], int]:
+        """The confirmed board just before the disc on ``bit`` went down, and the index
+        of its frame, searching back from frame ``i`` (raw frames).
+
+        That is the frame after the latest definite reading of the square as empty
+        that held: the next definite reading agrees (a single misread cannot fake a
+        pair), or it stood until the next frame; that frame confirmed the board. (The
+        later reading of a pair may be a misread of the disc under a lifting hand, and
+        the frame after it part of the next move.)
+        """
+        hist = self._history
+        later_empty = False
+        while i >= 0:
+            occ, known = hist[i][0], hist[i][1]
+            if known & bit:
+                empty = not occ & bit
+                if empty and (later_empty or stood(hist[i][5], hist[i + 1][5])):
+                    return hist[i + 1][2:5], i + 1
+                later_empty = empty
+            i -= 1
+        return self._base, 0
 
     # ---------------------------------------------------------------- presses
     def _press(self, t: float, player: Color) -> list[Event]:
@@ -231,6 +279,10 @@ class Arbiter(Corrections):
             self.clock = True
             self.phase = WAITING
             self._history.clear()
+        events = self._confirmed_with_clock(t) if self.stable.settle(t) else []
+        return events + self._pressed(t, player)
+
+    def _pressed(self, t: float, player: Color) -> list[Event]:
         if self.phase == WAITING:
             if player is self.position.to_move.opponent:
                 self.phase = TURN

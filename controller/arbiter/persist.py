@@ -16,7 +16,7 @@ from controller.squares import Color
 if TYPE_CHECKING:
     from controller.arbiter.core import Arbiter
 
-VERSION = 1
+VERSION = 2
 
 
 def _pos(p: Position) -> list[Any]:
@@ -42,7 +42,7 @@ def snapshot(a: Arbiter) -> dict[str, Any]:
         "config": {
             "mode": c.mode.value, "start": _pos(c.start), "draws_allowed": c.draws_allowed,
             "draw_win_right": c.draw_win_right.value if c.draw_win_right else None,
-            "clock": c.clock,
+            "clock": c.clock, "settled": c.settled,
         },
         "position": _pos(a.position), "shifted": a.shifted, "stable": a.stable.to_list(),
         "last_board": a.last_board, "clock": a.clock, "phase": a.phase,
@@ -87,6 +87,7 @@ def restore(cls: type[Arbiter], d: dict[str, Any]) -> Arbiter:
     config = ArbiterConfig(
         mode=Mode(c["mode"]), start=_unpos(c["start"]), draws_allowed=bool(c["draws_allowed"]),
         draw_win_right=Color(right) if right else None, clock=c["clock"],
+        settled=bool(c.get("settled", False)),  # absent from snapshots taken before it existed
     )
     a = cls(config)
     a.position = _unpos(d["position"])

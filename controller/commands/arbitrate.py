@@ -36,6 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="the game is played with a clock")
     clock.add_argument("--no-clock", dest="clock", action="store_const", const=False,
                        help="ignore presses; judge a move when the next begins")
+    p.add_argument("--settled", action="store_true",
+                   help="every board in the log is already debounced (recorded from the "
+                   "sensor board's driver): each counts as it comes, without a second "
+                   "reading")
     p.set_defaults(func=run, clock=None)
 
 
@@ -61,6 +65,7 @@ def config_from(args: argparse.Namespace) -> ArbiterConfig:
         draws_allowed=not args.no_draws,
         draw_win_right=Color(args.draw_win_right) if args.draw_win_right else None,
         clock=args.clock,
+        settled=args.settled,
     )
 
 

@@ -53,7 +53,8 @@ log = logging.getLogger("kaeshi.service")
 RECENT_EVENTS = 200
 
 
-def settings_from_config(config: Config) -> GameSettings:
+def settings_from_config(config: Config, settled: bool = False) -> GameSettings:
+    """A new game's settings; ``settled``: its source debounces every board itself."""
     return GameSettings(
         mode=config["game.mode"],
         black=config["game.black"],
@@ -66,6 +67,7 @@ def settings_from_config(config: Config) -> GameSettings:
         main=float(config["clock.main"]),
         increment=float(config["clock.increment"]),
         delay=float(config["clock.delay"]),
+        settled=settled,
     )
 
 
@@ -155,7 +157,7 @@ class Service(FacadeMixin):
 
     def _new_game(self) -> None:
         assert self.journal is not None
-        settings = settings_from_config(self.config)
+        settings = settings_from_config(self.config, self._source_settled())
         info = {"settings": settings.to_dict(), "source": self.config["source.kind"]}
         self.game = self.journal.new_game(info, self._wall())
         self.core = GameCore(settings)
@@ -378,6 +380,19 @@ class Service(FacadeMixin):
                             self.config["source.camera_setup"],
                             keepalive=self.config["source.lost_after"] / 2)
 
+    def _source_settled(self) -> bool:
+        """Whether the source's boards come already debounced (``Source.settled``).
+
+        A game is started before its configured source is opened (a replay's source
+        needs the journal to know where to resume), so the class is asked.
+        """
+        if self._source is not None:
+            return self._source.settled
+        kinds: dict[str, type[Source]] = {
+            "sim": LogSource, "hall": HallSource, "camera": CameraSource,
+        }
+        return kinds[self.config["source.kind"]].settled
+
     def _read_log(self) -> list[Any]:
         path = self.config["source.log"]
         if not path:
@@ -522,7 +537,8 @@ class Service(FacadeMixin):
             self.stop()
 
     async def _tick(self, source: Source) -> None:
-        """Time-driven checks: a falling flag, a silent sensor, the clock displays."""
+        """Time-driven checks: a falling flag, a reading that stood, a silent sensor, the
+        clock displays."""
         period = 0.1
         while True:
             await asyncio.sleep(period)
@@ -537,6 +553,12 @@ class Service(FacadeMixin):
             return
         if core.clock is not None and not core.game_over and core.clock.flag(self.now()):
             self._step({"action": "flag"})
+        due = core.arbiter.settles_at()
+        if due is not None and not core.game_over and self.now() >= due:
+            # a raw source may report a board once and fall silent (a camera whose board
+            # changed again before a second frame agreed): it counts once it stood, not
+            # only at the next input, so the LEDs and corrections follow at once
+            self._step({"action": "elapse"})
         if (source.watchdog and self.states.state is not State.SENSOR_LOST
                 and self._mono() - self._last_reading > self.config["source.lost_after"]):
             quiet = self.config["source.lost_after"]

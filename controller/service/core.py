@@ -1,9 +1,10 @@
 """The game as the pure core sees it: arbiter and clock, driven by journaled inputs.
 
 Every input — a board reading, a press, an arbiter's action, a time check that
-found a fallen flag — goes through :meth:`GameCore.apply` with the time it
-happened. Nothing here reads a clock or touches a file, so replaying a journal's
-inputs rebuilds exactly the game that was shown: that is how resume works.
+found a fallen flag or a lone reading that has stood long enough — goes through
+:meth:`GameCore.apply` with the time it happened. Nothing here reads a clock or
+touches a file, so replaying a journal's inputs rebuilds exactly the game that was
+shown: that is how resume works.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ class GameSettings:
     main: float = 1200.0
     increment: float = 0.0
     delay: float = 0.0
+    #: The source debounces every board itself (the sensor board): each reading counts
+    #: as it arrives (``ArbiterConfig.settled``). Journals written before this setting
+    #: existed lack it and replay as they were shown, as raw readings.
+    settled: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -58,6 +63,7 @@ class GameSettings:
             draws_allowed=self.draws_allowed,
             draw_win_right=right,
             clock=True if self.clock else None,
+            settled=self.settled,
         )
 
     def time_control(self) -> TimeControl:
@@ -113,6 +119,8 @@ class GameCore:
             return []
         if action == "flag":
             return self._flag(t)
+        if action == "elapse":
+            return [] if self.over_by_time is not None else self.arbiter.elapse(t)
         if action == "finish":
             return [] if self.game_over else self.arbiter.finish(t)
         if action in ("accept", "correct"):

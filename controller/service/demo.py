@@ -111,7 +111,8 @@ async def play_on_board(sim: SimBoard, service: Service, demo: DemoGame) -> None
     Their hands lay each frame of the simulation on the board in (sped-up) real time;
     their presses go to the service the way the GPIO clock's buttons do. Like a
     player who glances at the board before pressing, a press waits (briefly) until
-    the service has read the board the hand left.
+    the service has read the board the hand left (the sensor board's readings are
+    settled, so that reading counts at once).
     """
     loop = asyncio.get_running_loop()
     observations = demo.simulation.observations

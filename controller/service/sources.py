@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from controller.arbiter.readings import HOLD
 from controller.observation import Observation
 from controller.squares import Color
 
@@ -48,6 +49,10 @@ class Source(Protocol):
     name: str
     #: True when silence itself means the sensor is gone (a streaming camera).
     watchdog: bool
+    #: True when every board it gives is already debounced (the sensor board), so the
+    #: arbiter counts each reading as it arrives; False for raw frames, which count
+    #: once a second frame agrees or they stood a moment.
+    settled: bool
 
     def items(self) -> AsyncIterator[SourceItem]: ...
 
@@ -64,6 +69,7 @@ class LogSource:
 
     name = "sim"
     watchdog = False
+    settled = False  # a log's frames may misread, as the simulator's do
 
     def __init__(
         self, observations: Sequence[Observation], speed: float = 1.0, start: int = 0
@@ -103,10 +109,9 @@ class HallSource:
 
     The firmware debounces every square before it reports a board, and the driver
     passes on only boards that changed, so each board that arrives is already a
-    settled reading that will not be repeated. The arbiter takes a square as settled
-    when two definite readings agree (its guard against a camera's one-frame
-    misread), so each board is handed on twice: otherwise the last change before a
-    clock press would wait for a next change that may never come.
+    settled reading that will not be repeated. It is handed on once, and the arbiter
+    is told (``settled``) to count it at once: a disc turned just before the clock
+    press is part of the move.
 
     The driver is imported only here and only when this source is chosen, so the
     rest of the service runs on machines without pyserial's device access.
@@ -114,6 +119,7 @@ class HallSource:
 
     name = "hall"
     watchdog = False
+    settled = True
 
     def __init__(
         self, device: str, baud: int, official_position: Callable[[], Any] | None = None
@@ -135,10 +141,7 @@ class HallSource:
                                     official_position=self.official_position)
         async for item in self._link.items():
             if isinstance(item, Observation):
-                reading = Reading(item.board, item.press)
-                yield reading
-                if item.board is not None:
-                    yield reading  # settled: see the class docstring
+                yield Reading(item.board, item.press)
             else:
                 yield LinkChange(item.state not in down, f"{item.state.value}: {item.message}")
                 if item.state in (LinkState.CLOSED, LinkState.PROTOCOL_MISMATCH):
@@ -160,14 +163,15 @@ class CameraSource:
     file (replayed at its own pace, then the source ends). The set-up (board position
     in the image and colour model) comes from ``kaeshi calibrate camera``'s file, or,
     without one, is estimated from the first frame (the board must be in full view).
-    The watcher reports a board only once its squares have settled over several
-    frames and only when it changed, so, as with the sensor board, each report is
-    handed on twice (see :class:`HallSource`). A still board is reported again every
+    The watcher reports a board when it changes and again on the next frame while it
+    holds; each report is handed on once, and the arbiter takes a square once two
+    frames agree (see :meth:`_stable`). A still board is reported again every
     ``keepalive`` seconds, so silence means the camera (or the board) is gone.
     """
 
     name = "camera"
     watchdog = True
+    settled = False
 
     def __init__(self, camera: str, fps: int, setup_path: str = "",
                  keepalive: float = 1.0) -> None:
@@ -207,7 +211,19 @@ class CameraSource:
                 raise ValueError(f"camera set-up {self.setup_path}: {exc}") from None
         else:
             setup = auto_setup(image)
-        return BoardWatcher(setup.reader(), stable=2, keepalive=self.keepalive)
+        return BoardWatcher(setup.reader(), stable=self._stable(), keepalive=self.keepalive)
+
+    def _stable(self) -> int:
+        """Frames a square must read the same before the watcher reports it.
+
+        The arbiter itself takes a reading only once a second frame agrees, or once it
+        stood ``HOLD`` seconds. Where a frame is short enough that a one-frame misread
+        cannot stand that long (with room to spare), the watcher leaves that to the
+        arbiter and reports each reading at once: a board is then taken on its second
+        frame, before a player who turned the last disc can reach the clock. A slower
+        camera settles its squares in the watcher as well.
+        """
+        return 1 if 2.0 / self.fps <= HOLD else 2
 
     async def items(self) -> AsyncIterator[SourceItem]:
         loop = asyncio.get_running_loop()
@@ -239,9 +255,7 @@ class CameraSource:
                     yield LinkChange(seen, "the board is back in view" if seen
                                      else "the board is not in view")
                 if obs is not None:
-                    reading = Reading(obs.board)
-                    yield reading
-                    yield reading
+                    yield Reading(obs.board)
                 elif not live:
                     await asyncio.sleep(0)
         finally:

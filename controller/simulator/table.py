@@ -3,7 +3,10 @@
 The table keeps the discs as they really lie and writes the observations a sensor
 would give: squares under the working hand read ``?``, and with ``noise`` a frame
 may misread one square. A square is never misread twice within a few frames, so a
-one-frame misread stays a one-frame misread — the ground truth stays exact.
+one-frame misread stays a one-frame misread — the ground truth stays exact. While
+nothing happens, frames are written sparsely (a still board reads the same at every
+frame), but a misread still lasts one frame: the next frame follows ``FRAME`` later,
+as on a real camera, so a misread never stands as long as a settled board does.
 """
 
 from __future__ import annotations
@@ -50,13 +53,19 @@ class Table:
         cells = self.cells[:]
         for sq in hidden:
             cells[sq] = "?"
+        right = "".join(cells)
         if self.noise and self.rng.random() < self.noise:
             sq = self.rng.randrange(64)
             if sq not in hidden and self.frame_no - self._last_noise[sq] >= NOISE_GAP:
                 cells[sq] = self.rng.choice(_MISREAD[cells[sq]])
                 self._last_noise[sq] = self.frame_no
-        self.observations.append(Observation(round(self.t, 3), board="".join(cells)))
+        board = "".join(cells)
+        self.observations.append(Observation(round(self.t, 3), board=board))
         self.frame_no += 1
+        if board != right and dt > FRAME:  # the misread's frame is over after FRAME
+            self.t += FRAME
+            dt -= FRAME
+            self.observations.append(Observation(round(self.t, 3), board=right))
         self.t += dt
 
     def still(self, frames: int, span: float | None = None) -> None:
