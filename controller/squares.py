@@ -67,9 +67,12 @@ def square_name(index: int, size: int = 8) -> str:
 def parse_square(name: str, size: int = 8) -> int:
     """Square index of a name such as ``f5``; case-insensitive, as real records mix cases."""
     text = name.strip().lower()
-    if len(text) < 2 or text[0] not in COLUMNS[:size] or not text[1:].isdigit():
+    digits = text[1:]
+    # ASCII only: str.isdigit() also takes superscripts such as "¹", which int() refuses
+    numeric = digits.isascii() and digits.isdigit()
+    if len(text) < 2 or text[0] not in COLUMNS[:size] or not numeric:
         raise BoardStringError(f"not a square on a {size}x{size} board: {name!r}")
-    row = int(text[1:]) - 1
+    row = int(digits) - 1
     if not 0 <= row < size:
         raise BoardStringError(f"not a square on a {size}x{size} board: {name!r}")
     return row * size + COLUMNS.index(text[0])

@@ -28,7 +28,7 @@ def test_square_names_follow_the_board_print():
     assert parse_square("j10", 10) == 99
 
 
-@pytest.mark.parametrize("bad", ["i1", "a9", "a0", "z", "", "55", "f", "a1x"])
+@pytest.mark.parametrize("bad", ["i1", "a9", "a0", "z", "", "55", "f", "a1x", "h¹", "b٣"])
 def test_bad_square_names_are_named_in_the_error(bad):
     with pytest.raises(BoardStringError) as err:
         parse_square(bad)

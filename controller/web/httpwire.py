@@ -84,7 +84,7 @@ async def read_request(reader: asyncio.StreamReader) -> Request | None:
     query = {k: v[0] for k, v in parse_qs(parts.query).items()}
     body = b""
     length = headers.get("content-length", "0")
-    if not length.isdigit():
+    if not (length.isascii() and length.isdigit()):
         raise BadRequest(400, "bad Content-Length")
     if int(length) > MAX_BODY_BYTES:
         raise BadRequest(413, "request body too large")
