@@ -2,7 +2,9 @@
 
 Accuracy is measured on rendered scenes with exact truth (see
 controller/vision/evaluation.py for how squares are counted). Set
-KAESHI_BENCH_VISION_SCENES to change the number of scenes per condition.
+KAESHI_BENCH_VISION_SCENES to change the number of scenes per condition, and
+KAESHI_BENCH_VISION_SEEDS (e.g. "45,46") to add hard scene sets drawn from other
+seeds: a set nobody has looked at tells more than one whose errors were studied.
 """
 
 from __future__ import annotations
@@ -104,6 +106,10 @@ def main() -> None:
     # it has never seen tells how well they carry over.
     print(_line("hard renders, calibrated, held-out scenes",
                 _accuracy(n // 2, True, False, True, 7)))
+    for seed in os.environ.get("KAESHI_BENCH_VISION_SEEDS", "").split(","):
+        if seed.strip():
+            print(_line(f"hard renders, calibrated, scene set {int(seed)}",
+                        _accuracy(n // 2, True, False, True, int(seed))))
     print(_line("hands over the board, calibrated", _accuracy(n // 4, False, True, True, 3)))
     print(_line("hard renders with hands, calibrated", _accuracy(n // 4, True, True, True, 4)))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

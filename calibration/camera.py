@@ -113,6 +113,19 @@ def calibrate_image(
             "the colour model keeps its defaults. Set up the start position (white d4, e5; "
             "black e4, d5), check the picture, and calibrate again."
         )
+    if fit.short_edges:
+        warnings.append(
+            "the felt goes on past the grid's " + " and ".join(fit.short_edges)
+            + " edge" + ("s" if len(fit.short_edges) > 1 else "")
+            + ": the grid found covers only part of the board. Light the board evenly "
+            "or give its corners with --corners, and calibrate again."
+        )
+    elif not fit.mismatches and not fit.setup.model.fitted:
+        warnings.append(
+            "the start discs could not be read, so the colour levels keep their "
+            "defaults; they are fitted during the game from the first still board that "
+            "shows enough black and white discs"
+        )
     if fit.unknown:
         names = ", ".join(square_name(i) for i in fit.unknown[:12])
         more = "" if len(fit.unknown) <= 12 else f" and {len(fit.unknown) - 12} more"

@@ -187,7 +187,7 @@ class CameraSource:
         from controller.vision import capture  # the driver edge, loaded on demand
 
         cam = self.camera.strip()
-        if cam.isdigit():
+        if cam.isascii() and cam.isdigit():
             frames = capture.open_source(camera=int(cam), fps=self.fps)
         elif cam.lower() == "picamera":
             frames = capture.open_source(picamera=True, fps=self.fps)

@@ -8,22 +8,25 @@ next to it, so a shadow across the board or a dim room moves both together.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from controller.vision.cv import cv2
 
 RELATIVE_FELT = 0.6  # felt is at least this bright relative to the felt nearby
+FOLLOW_RATE = 0.1  # share of the way the levels move toward one settled board's discs
+FOLLOW_MIN_DISCS = 3  # discs of each colour a board must show to move the levels
+MIN_LEVEL_GAP = 0.9  # log units that must part black and white discs for their levels to count
 
 
 @dataclass
 class ColourModel:
     """Felt hue range and the brightness ratios of black and white discs to the felt.
 
-    The defaults read a typical green board with no calibration; ``fit`` tightens
-    them on the start position (4 known discs, 60 known empty squares) and
-    ``update`` follows slow changes of light during a game.
+    The defaults read a typical green board with no calibration; calibration fits
+    the two levels on the start position (4 known discs, 60 known empty squares),
+    and ``follow`` moves them with slow changes of light during a game.
     """
 
     hue_lo: float = 30.0
@@ -33,7 +36,6 @@ class ColourModel:
     black_log: float = float(np.log(0.35))  # log(disc brightness / felt brightness)
     white_log: float = float(np.log(3.5))
     fitted: bool = False
-    history: list[float] = field(default_factory=list, repr=False)
 
     @property
     def cut(self) -> float:
@@ -43,6 +45,45 @@ class ColourModel:
     def band(self) -> float:
         """Half-width of the undecided zone around the cut (log units)."""
         return 0.28 * (self.white_log - self.black_log)
+
+    @property
+    def felt_floor(self) -> float:
+        """How bright a pixel must be, next to the felt around it, to be felt.
+
+        A black disc mirrors the green felt, but dimly. In dim light with a noisy
+        camera its reflection can reach over half the felt's brightness, so the line
+        sits half-way (in log terms) between the felt and the black discs' level.
+        """
+        return max(RELATIVE_FELT, float(np.exp(0.5 * self.black_log)))
+
+    def follow(
+        self, black: np.ndarray, white: np.ndarray, rate: float = FOLLOW_RATE
+    ) -> ColourModel:
+        """The model after one settled board whose discs read ``black`` and ``white``
+        (their log brightness ratios to the felt).
+
+        Disc brightness is already taken relative to the felt, so a dimmer room
+        moves both together; what drifts is the contrast (a warmer lamp, the camera's
+        exposure clipping white discs), and the levels follow it a step at a time.
+        Only discs read with confidence are given, so each step is small and a
+        single misread cannot drag a level across the cut. A model that was never
+        fitted (the start discs were under glare at calibration) is fitted here
+        from the first board that shows enough discs of both colours.
+        """
+        b = black[np.isfinite(black)]
+        w = white[np.isfinite(white)]
+        if len(b) < FOLLOW_MIN_DISCS or len(w) < FOLLOW_MIN_DISCS:
+            return self
+        mb, mw = float(np.median(b)), float(np.median(w))
+        if mw - mb < MIN_LEVEL_GAP:
+            return self
+        step = 1.0 if not self.fitted else rate
+        return replace(
+            self,
+            black_log=self.black_log + step * (mb - self.black_log),
+            white_log=self.white_log + step * (mw - self.white_log),
+            fitted=True,
+        )
 
     def to_dict(self) -> dict[str, float | bool]:
         return {
@@ -66,7 +107,7 @@ class ColourModel:
 
     def felt(self, hsv: np.ndarray) -> np.ndarray:
         """Felt pixels: the felt's hue, saturated, and not much darker than the felt
-        around them (a black disc mirrors the green felt, but dimly)."""
+        around them (see ``felt_floor``)."""
         lo = np.array([self.hue_lo, self.sat_min, self.val_min])
         hi = np.array([self.hue_hi, 255, 255])
         raw = cv2.inRange(hsv, lo, hi)
@@ -79,7 +120,7 @@ class ColourModel:
         local = level.astype(np.float32) * 255.0 / np.maximum(weight, 1.0)
         local = cv2.blur(local, (3, 3))
         local = cv2.resize(local, (w, h), interpolation=cv2.INTER_LINEAR)
-        return (raw > 0) & (v >= RELATIVE_FELT * local)
+        return (raw > 0) & (v >= self.felt_floor * local)
 
     def masks(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Flat arrays: felt mask, grey level, foreign-colour mask."""

@@ -7,11 +7,11 @@ brightness ratios (the two clusters of disc brightness on the board).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from controller.vision.colour import ColourModel
+from controller.vision.colour import MIN_LEVEL_GAP, ColourModel
 from controller.vision.finder import BoardFit, find_board
 from controller.vision.geometry import (
     corners_of,
@@ -20,11 +20,15 @@ from controller.vision.geometry import (
 )
 from controller.vision.grid import refine_on_grid
 from controller.vision.reader import CORNER_FELT, Reading, SquareReader
+from controller.vision.sampling import CELL, MARGIN
 from controller.vision.setup import CameraSetup
 
 DISC_HEIGHT = 0.13  # squares: a 5-6 mm disc on a 42 mm square
+EDGES = (range(0, 8), range(7, 64, 8), range(56, 64), range(0, 64, 8))
+EDGE_NAMES = ("a1-h1", "h1-h8", "a8-h8", "a1-a8")
 EDGE_OFF_BOARD = 6  # squares of one edge without felt in their corners: not the board
-MIN_CLUSTER_GAP = 0.9  # log units between black and white disc brightness
+PAST_EDGE_FELT = 0.35  # felt share just outside an edge that says the board goes on there
+PAST_EDGE_CLEAR = 0.15  # ... when just outside another edge it is below this
 
 
 def locate(image: np.ndarray, corners: np.ndarray | None = None) -> BoardFit:
@@ -47,7 +51,7 @@ def _two_clusters(values: np.ndarray) -> tuple[float, float] | None:
         return None
     gaps = np.diff(v)
     i = int(np.argmax(gaps))
-    if gaps[i] < MIN_CLUSTER_GAP:
+    if gaps[i] < MIN_LEVEL_GAP:
         return None
     return float(np.median(v[: i + 1])), float(np.median(v[i + 1 :]))
 
@@ -80,31 +84,8 @@ def auto_setup(
     reader = SquareReader(h, size, model, dh)
     model = tune_colours(reader, image)
     setup = CameraSetup(size, h, dh, model, fit.score)
-    setup.top_turn = estimate_top_turn(setup.reader(), image)
     setup.disc_bias = estimate_disc_bias(setup.reader(), image)
     return setup
-
-
-def estimate_top_turn(reader: SquareReader, image: np.ndarray) -> tuple[float, float]:
-    """Scale and turn of the predicted disc-top offsets that best fit the discs seen.
-
-    Least squares over the discs as complex numbers: z = sum(seen * conj(predicted))
-    / sum(|predicted|^2). Too few discs, or a view from straight above, keep (1, 0).
-    """
-    seen, predicted = reader.measured_tops(image)
-    if len(seen) < 2:
-        return (1.0, 0.0)
-    ps = predicted[:, 0] + 1j * predicted[:, 1]
-    ms = seen[:, 0] + 1j * seen[:, 1]
-    norm = float(np.sum(np.abs(ps) ** 2))
-    if norm / len(ps) < 0.03**2:
-        return (1.0, 0.0)
-    z = complex(np.sum(ms * np.conj(ps)) / norm)
-    if abs(z) > 3.0:
-        z = z / abs(z) * 3.0
-    if abs(z) < 0.1:
-        return (1.0, 0.0)
-    return (float(z.real), float(z.imag))
 
 
 def estimate_disc_bias(reader: SquareReader, image: np.ndarray) -> tuple[float, float]:
@@ -152,6 +133,7 @@ class StartFit:
     reading: Reading
     mismatches: list[int]  # squares read as something else than the start position
     unknown: list[int]  # squares that could not be read (glare, a hand)
+    short_edges: list[str] = field(default_factory=list)  # felt goes on past these edges
 
 
 def _edges_off_board(r: Reading) -> list[int]:
@@ -162,11 +144,39 @@ def _edges_off_board(r: Reading) -> list[int]:
     a scale, and the middle squares of the start position alone cannot show it.
     """
     out: list[int] = []
-    for edge in (range(0, 8), range(56, 64), range(0, 64, 8), range(7, 64, 8)):
+    for edge in EDGES:
         bare = [i for i in edge if r.felt_corners[i] < CORNER_FELT]
         if len(bare) >= EDGE_OFF_BOARD:
             out += bare
     return out
+
+
+def _felt_past_edges(reader: SquareReader, image: np.ndarray) -> list[str]:
+    """Squares of a board edge past which the felt goes on, when it does not past others.
+
+    A grid that covers only part of the playing area (a dark board, the finder
+    taking a shadow's edge for the board's) still puts the start discs on the four
+    middle squares, since it shrinks around the middle: the start position cannot
+    show it. The felt can: the strip just outside the grid is frame or table on a
+    board whose felt ends at the grid, on every side alike. Felt past some edges and
+    not past others means the grid stops short there. (A board with a green margin
+    round its grid shows felt past all four edges, which says nothing.)
+    """
+    felt, _, _ = reader.model.masks(reader.warp(image))
+    side = reader.layout.side
+    felt2d = felt.reshape(side, side)
+    along = np.rint((MARGIN + np.linspace(0.2, 7.8, 40)) * CELL).astype(int)
+    past = np.rint((MARGIN + np.array([-0.4, -0.3, -0.2])) * CELL).astype(int)
+    beyond = np.rint((MARGIN + 8 + np.array([0.2, 0.3, 0.4])) * CELL).astype(int)
+    share = [
+        float(felt2d[past[:, None], along[None, :]].mean()),  # above a1-h1
+        float(felt2d[along[:, None], beyond[None, :]].mean()),  # right of h1-h8
+        float(felt2d[beyond[:, None], along[None, :]].mean()),  # below a8-h8
+        float(felt2d[along[:, None], past[None, :]].mean()),  # left of a1-a8
+    ]
+    if min(share) > PAST_EDGE_CLEAR:
+        return []
+    return [name for s, name in zip(share, EDGE_NAMES, strict=True) if s > PAST_EDGE_FELT]
 
 
 def turn(h: np.ndarray, quarter_turns: int) -> np.ndarray:
@@ -199,6 +209,10 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
             reader = setup.reader()
             r = reader.read(image)
     mismatches = [i for i in range(64) if r.board[i] not in (START_BOARD[i], "?")]
-    mismatches = sorted(set(mismatches) | set(_edges_off_board(r)))
+    short = _felt_past_edges(reader, image)
+    mismatches = sorted(
+        set(mismatches) | set(_edges_off_board(r))
+        | {i for name in short for i in EDGES[EDGE_NAMES.index(name)]}
+    )
     unknown = [i for i in range(64) if r.board[i] == "?"]
-    return StartFit(setup, r, mismatches, unknown)
+    return StartFit(setup, r, mismatches, unknown, short)

@@ -39,6 +39,7 @@ SHIFT_THRESHOLD = 0.335  # squares off centre from which a disc is reported shif
 SHIFT_DOUBT = (0.045, 0.065)  # ... and the margins below and above it reported as '?'
 LEAN_CLEAR = 0.8  # squares from a square's centre beyond which a found disc is surely
 # a neighbour's: nearer, it may be the square's own disc pushed across the line
+SURE_EMPTY = 0.9  # felt fraction for an empty verdict on a square with a disc nearby
 SHIFT_COVERED = 0.25  # a disc off centre leaves felt in a pattern; both below this: doubt
 SHIFT_EMPTY_BASE = 0.95  # a base pattern this clear of disc cannot belong to a shifted disc
 DISC_PERCENTILE = 0.4  # of the disc top's grey levels: low enough to ignore highlights
@@ -110,13 +111,12 @@ class SquareReader:
         disc_height: float = 0.2,
         layout: Layout | None = None,
         disc_bias: tuple[float, float] = (0.0, 0.0),
-        top_turn: tuple[float, float] = (1.0, 0.0),
     ) -> None:
         self.homography = np.asarray(homography, dtype=np.float64)
         self.image_size = (int(image_size[0]), int(image_size[1]))
         self.model = model or ColourModel()
         self.layout = layout or make_layout(
-            self.homography, self.image_size, disc_height, top_turn=top_turn
+            self.homography, self.image_size, disc_height
         )
         self._top_pattern = disc_pattern(TOP_RADIUS)
         self._ring_pattern = ring_pattern()
@@ -207,28 +207,6 @@ class SquareReader:
                     out[sq] = off
         return out
 
-    def measured_tops(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """For clearly covered squares: the top offsets the discs show (twice the
-        offset of the middle of their visible body) and those the layout predicts."""
-        canvas = self.warp(image)
-        felt, _, _ = self.model.masks(canvas)
-        r = self.read_canvas(canvas)
-        lay = self.layout
-        fmap = fit_map(felt.reshape(lay.side, lay.side))
-        seen, predicted = [], []
-        for sq in range(64):
-            if r.board[sq] not in "XO":
-                continue
-            expected = lay.centres[sq] + lay.offsets[sq] * CELL
-            fit = locate_disc(fmap, expected, lay.offsets[sq])
-            if fit is None:
-                continue
-            middle = fit.base + 0.5 * lay.offsets[sq] - np.array([sq % 8 + 0.5, sq // 8 + 0.5])
-            if np.abs(middle).max() < 0.45:
-                seen.append(2 * middle)
-                predicted.append(lay.offsets[sq])
-        return np.array(seen).reshape(-1, 2), np.array(predicted).reshape(-1, 2)
-
     def _resolve_uncentred(
         self, r: Reading, felt: np.ndarray, grey: np.ndarray, canvas_bgr: np.ndarray
     ) -> Reading:
@@ -236,21 +214,29 @@ class SquareReader:
         lo = np.minimum(r.felt_top, r.felt_base)
         hi = np.maximum(r.felt_top, r.felt_base)
         unclear = ~((lo >= CLEAR_EMPTY) | (hi <= CLEAR_DISC)) & ~r.blocked
+        chars = np.array(list(r.board))
+        conf = r.confidence.copy()
         if r.glare is not None:
+            # a washed-out spot where the felt is not clear: whatever is there, it is
+            # not surely an empty square
+            doubt = unclear & r.glare & (chars == "-") & (lo < SURE_EMPTY)
+            chars[doubt], conf[doubt] = "?", 0.0
             unclear &= ~r.glare
         if not unclear.any():
-            return r
+            return replace(r, board="".join(chars), confidence=conf)
         lay, model = self.layout, self.model
         side = lay.side
         felt2d = felt.reshape(side, side)
         fmap = fit_map(felt2d)
-        chars = np.array(list(r.board))
-        conf = r.confidence.copy()
         for sq in np.flatnonzero(unclear):
             centre_sq = np.array([sq % 8 + 0.5, sq // 8 + 0.5])
             expected = lay.centres[sq] + lay.offsets[sq] * CELL
             fit = locate_disc(fmap, expected, lay.offsets[sq])
             if fit is None:
+                if chars[sq] == "-" and lo[sq] < SURE_EMPTY:
+                    # no disc found, yet the square is not all felt: a blurred or dim
+                    # disc off centre looks like this, so do not call it empty
+                    chars[sq], conf[sq] = "?", 0.0
                 continue
             off = fit.base - centre_sq - self.disc_bias
             if not (0.0 <= fit.base[0] <= 8.0 and 0.0 <= fit.base[1] <= 8.0):
@@ -263,8 +249,10 @@ class SquareReader:
                 # far enough away that it cannot be this square's own, pushed over
                 if r.board[owner] not in "XOxo" or float(np.hypot(*off)) < LEAN_CLEAR:
                     chars[sq], conf[sq] = "?", 0.0
-                elif r.felt_base[sq] >= EMPTY_FELT:
+                elif r.felt_base[sq] >= SURE_EMPTY:
                     chars[sq], conf[sq] = "-", 0.6
+                else:  # something of its own may still be in the square
+                    chars[sq], conf[sq] = "?", 0.0
                 continue
             tx, ty = fit.top_px
             idx = np.clip(self._top_pattern[:, 0] + ty, 0, side - 1) * side + np.clip(
@@ -272,6 +260,8 @@ class SquareReader:
             )
             keep = ~felt[idx]
             if keep.sum() < 0.6 * len(idx):
+                if chars[sq] == "-":  # a disc stands near the centre: not empty
+                    chars[sq], conf[sq] = "?", 0.0
                 continue
             g = float(np.quantile(grey[idx][keep], DISC_PERCENTILE))
             ring = np.clip(self._ring_pattern[:, 0] + ty, 0, side - 1) * side + np.clip(

@@ -94,14 +94,8 @@ def make_layout(
     image_size: tuple[int, int],
     disc_height: float,
     pose: CameraPose | None = None,
-    top_turn: tuple[float, float] = (1.0, 0.0),
 ) -> Layout:
-    """Patterns for board homography ``h`` (squares -> pixels) in an image (w, h).
-
-    ``top_turn`` (a, b) scales and turns the predicted disc-top offsets as the
-    complex number a + bi: the pose recovered from one homography can be off (an
-    unusual lens, a cropped picture), and the discs themselves show the true offset.
-    """
+    """Patterns for board homography ``h`` (squares -> pixels) in an image (w, h)."""
     w, hh = image_size
     if pose is None:
         pose = estimate_pose(h, w, hh)
@@ -110,9 +104,6 @@ def make_layout(
     ys, xs = np.mgrid[0:8, 0:8]
     centres_sq = np.stack([xs.ravel() + 0.5, ys.ravel() + 0.5], axis=1).astype(float)
     offsets = top_offsets(pose, disc_height)
-    a, b = top_turn
-    ox, oy = offsets[:, 0].copy(), offsets[:, 1].copy()
-    offsets = np.stack([a * ox - b * oy, b * ox + a * oy], axis=1)
     centres = (centres_sq + MARGIN) * CELL
     tops = (centres_sq + offsets + MARGIN) * CELL
     # the visible body of a disc spans from its base to its top; sample the base

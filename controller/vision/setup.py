@@ -23,12 +23,11 @@ class CameraSetup:
     model: ColourModel = field(default_factory=ColourModel)
     grid_score: float = 0.0
     disc_bias: tuple[float, float] = (0.0, 0.0)  # systematic offset of discs (squares)
-    top_turn: tuple[float, float] = (1.0, 0.0)  # correction of predicted disc-top offsets
 
     def reader(self) -> SquareReader:
         return SquareReader(
             self.homography, self.image_size, self.model, self.disc_height,
-            disc_bias=self.disc_bias, top_turn=self.top_turn,
+            disc_bias=self.disc_bias,
         )
 
     def to_dict(self) -> dict[str, object]:
@@ -39,7 +38,6 @@ class CameraSetup:
             "colour_model": self.model.to_dict(),
             "grid_score": float(self.grid_score),
             "disc_bias": [float(v) for v in self.disc_bias],
-            "top_turn": [float(v) for v in self.top_turn],
         }
 
     @classmethod
@@ -54,12 +52,10 @@ class CameraSetup:
             model = ColourModel.from_dict(d.get("colour_model", {}))
             bias = d.get("disc_bias", [0.0, 0.0])
             disc_bias = (float(bias[0]), float(bias[1]))
-            turn = d.get("top_turn", [1.0, 0.0])
-            top_turn = (float(turn[0]), float(turn[1]))
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"camera set-up: missing or bad field ({exc})") from None
         if w <= 0 or h <= 0:
             raise ValueError("camera set-up: image_size must be positive")
         return cls(
-            (w, h), hom, height, model, float(d.get("grid_score", 0.0)), disc_bias, top_turn
+            (w, h), hom, height, model, float(d.get("grid_score", 0.0)), disc_bias
         )

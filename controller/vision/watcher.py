@@ -5,8 +5,10 @@ blurred flip. So a square's state is only reported once it has read the same for
 ``stable`` frames in a row; anything else (including a square that changed a lot
 since the previous frame) is held as it was, and squares under a hand are reported
 as ``?`` at once. A board line is written when the reported board changes, and again
-on the next two frames if it still holds (the arbiter settles a board on three
-agreeing readings in a row); a still board writes nothing more.
+on the next frame if it still holds; a still board writes nothing more. That second
+line is a frame that really read the same board: the arbiter counts it and takes
+the board at once, where a lone line must first stand a while (a clock may be
+pressed, or the video end, a moment after the last disc settles).
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from controller.observation import Observation
 from controller.vision.reader import Reading, SquareReader
 
 MOTION_LEVEL = 18.0  # mean absolute grey change (0..255) that marks a square as moving
-REPEATS = 2  # extra lines written for a new board while it holds
+REPEATS = 1  # extra lines written for a new board while it holds
+FOLLOW_CONFIDENCE = 0.8  # discs read at least this surely show the light's colour levels
+FOLLOW_RATE = 0.02  # share of the way per still frame: the levels follow over seconds
 BOARD_VISIBLE = 0.35  # share of square corners that must show felt for a board to be in view
 
 
@@ -77,7 +81,30 @@ class BoardWatcher:
         if not self.board_seen:
             self.stats.messages.append(f"t={t:.2f}: the board is back in view")
             self.board_seen = True
+        self._follow_light(t, reading, moving)
         return self.update(t, reading, moving)
+
+    def _follow_light(self, t: float, reading: Reading, moving: np.ndarray) -> None:
+        """Let the colour levels follow the light, from still frames without a hand.
+
+        A frame caught mid-move (a disc in the air, a hand) could show anything;
+        a still board's surely read discs show what black and white look like now.
+        """
+        if reading.hand or moving.any():
+            return
+        chars = np.array(list(reading.board))
+        sure = reading.confidence >= FOLLOW_CONFIDENCE
+        lr = reading.log_ratio
+        model = self.reader.model
+        followed = model.follow(lr[sure & (chars == "X")], lr[sure & (chars == "O")],
+                                rate=FOLLOW_RATE)
+        if followed is not model:
+            if not model.fitted:
+                self.stats.messages.append(
+                    f"t={t:.2f}: the colour levels were fitted on the board in play "
+                    "(the calibration could not see both colours)"
+                )
+            self.reader.model = followed
 
     def update(
         self, t: float, reading: Reading, moving: np.ndarray | None = None
@@ -97,8 +124,7 @@ class BoardWatcher:
         due = self.keepalive is not None and t - self.last_t >= self.keepalive
         if line == self.last_line and not due and self.confirm == 0:
             return None
-        # the arbiter settles a board on three consecutive readings that agree, so a
-        # new board is written again on the next two frames while it still holds
+        # a new board is written again on the next frame while it still holds (see above)
         if line != self.last_line:
             self.confirm = REPEATS
         elif self.confirm:
