@@ -32,6 +32,7 @@ class FakeDevice:
         self.commands: list[tuple[int, int, bytes]] = []  # (seq, type, payload) received
         self.executed: list[tuple[int, bytes]] = []  # (type, payload) acted upon
         self.ignore_acks = 0  # swallow this many commands without answering
+        self.ignore_type: dict[int, int] = {}  # swallow this many commands of a type
         self.garbage_every = 0  # insert random bytes after every n-th frame
         self.drop_byte_every = 0  # drop one byte of every n-th frame
         self.restart_flag = 0
@@ -173,6 +174,9 @@ class FakeDevice:
         self.commands.append((seq, msg_type, payload))
         if self.ignore_acks > 0:
             self.ignore_acks -= 1
+            return
+        if self.ignore_type.get(msg_type, 0) > 0:
+            self.ignore_type[msg_type] -= 1
             return
         repeat = (seq, msg_type) == self._last
         self._last = (seq, msg_type)

@@ -205,7 +205,7 @@ def test_unplug_removes_the_port_and_replug_brings_a_fresh_board(sim, port):
     assert sim.port == path and os.path.exists(path)
     again = Port(path)
     try:
-        t_ms, flags, board = again.board(timeout=2.0)
+        t_ms, flags, board = again.board()
         assert t_ms < 2000  # booted afresh
         assert not flags & m.Flag.WATCHDOG_RESET
         assert again.wait_board(START) == START
@@ -227,10 +227,12 @@ def test_watchdog_reset_and_reset_command_set_the_flag(sim, port):
     _, flags = _heartbeat_after(port, lambda t: t >= 250)
     assert not flags & m.Flag.WATCHDOG_RESET
     sim.watchdog_reset()
+    port.resync()
     _, flags = _heartbeat_after(port, lambda t: t < 250)
     assert flags & m.Flag.WATCHDOG_RESET
     _heartbeat_after(port, lambda t: t >= 250)
     sim.power_cycle()
+    port.resync()
     _, flags = _heartbeat_after(port, lambda t: t < 250)
     assert not flags & m.Flag.WATCHDOG_RESET
     _heartbeat_after(port, lambda t: t >= 250)

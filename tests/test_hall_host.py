@@ -13,19 +13,21 @@ from controller.observation import Observation
 
 
 def test_service_api_open_iterate_set_leds_close():
-    async def scenario(port: str) -> list[object]:
-        link = open_link(port, m.BAUD)
+    async def scenario(dev: FakeDevice) -> list[object]:
+        link = open_link(dev.port, m.BAUD)
         seen: list[object] = []
         async for item in link.items():
             seen.append(item)
             if isinstance(item, Observation):
-                link.set_leds({"d3": ((255, 255, 255), 1)})
-                await asyncio.sleep(0.3)
+                link.set_leds({"d3": ((255, 255, 255), 1)})  # returns at once
+                while m.MsgType.SET_LEDS not in [t for t, _ in dev.executed]:
+                    await asyncio.sleep(0.02)
                 await link.close()
         return seen
 
     with FakeDevice() as dev:
-        seen = asyncio.run(asyncio.wait_for(scenario(dev.port), 10))
+        # generous: on a loaded host the kernel can hold pseudo-terminal traffic back
+        seen = asyncio.run(asyncio.wait_for(scenario(dev), 30))
         leds = [p for t, p in dev.executed if t == m.MsgType.SET_LEDS]
     assert isinstance(seen[0], LinkStatus) and seen[0].state is LinkState.CONNECTED
     assert seen[0].up

@@ -145,11 +145,16 @@ def test_leds_ws2812_blinks_in_software() -> None:
 def test_leds_ws2812_run_task_animates_and_stops_cleanly() -> None:
     writes: list[bytes] = []
 
+    async def blinked() -> None:
+        while len(writes) < 3 or not {(64, 0, 0), (0, 0, 0)} <= {decode_spi(w)[0] for w in writes}:
+            await asyncio.sleep(0.02)
+
     async def go() -> None:
         strip = Ws2812SpiLeds(writes.append, fps=100)
         await strip.show({"a1": LedCell((255, 0, 0), LedPattern.FAST_BLINK)})
         task = asyncio.create_task(strip.run())
-        await asyncio.sleep(0.4)  # fast blink toggles every 125 ms
+        # fast blink toggles every 125 ms; a busy host only makes that take longer
+        await asyncio.wait_for(blinked(), 30)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

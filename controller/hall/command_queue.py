@@ -140,10 +140,12 @@ class CommandQueue:
         return self._send(cmd, now)
 
     def _gave_up(self, cmd: Command) -> None:
-        if cmd.internal and cmd.type == m.MsgType.IDENTIFY:
-            # A board still booting: keep asking, with a new SEQ, until the
-            # handshake timeout gives up on the port.
-            self.queue_internal(m.MsgType.IDENTIFY, front=True)
+        if cmd.internal and cmd.type in (m.MsgType.IDENTIFY, m.MsgType.SET_MODE):
+            # A board still booting, or answering late: keep asking, with a new SEQ,
+            # until the handshake or silence timeout gives up on the port. Dropping the
+            # mode would leave open() waiting for it and a board back from a lost link
+            # in the wrong mode.
+            self.queue_internal(cmd.type, cmd.payload, front=True, on_done=cmd.on_done)
         elif cmd.internal and cmd.type == m.MsgType.SET_LEDS:
             self._leds_dirty = True  # the picture still has to reach the board
         elif not cmd.internal:

@@ -13,7 +13,9 @@ silently lost.
 
 Observation times are the host clock (``clock``, monotonic by default) when the
 frame arrived: the clock buttons are read by the host too, and the arbiter compares
-the two. The board's own uptime is only used to notice that it restarted.
+the two. The board's own uptime is only used to notice that it restarted and to time
+the sensors' settling after a (re)connection, which a host reading late must not cut
+short.
 """
 
 from __future__ import annotations
@@ -291,7 +293,6 @@ class HallBoard:
             frame_out = self._commands.next_frame(now, self._phase == "up")
             if frame_out is not None:
                 transport.write(frame_out)
-            self._reconnection.check_pending(now)
             if self._phase == "up" and now - self._last_rx > self._silence_timeout:
                 self._lost(f"no data for {self._silence_timeout:g} s")
             elif self._phase == "identify" and now - self._opened_at > HANDSHAKE_TIMEOUT:
@@ -349,9 +350,11 @@ class HallBoard:
         elif self._phase != "up":
             return  # nothing but the handshake counts until the version is known
         elif isinstance(msg, BoardMsg):
-            self._reconnection.on_board(msg.board, now)
-        elif isinstance(msg, RawMsg):
-            self._raw.add(msg)
+            self._reconnection.on_board(msg.board, msg.t_ms, now)
+        elif t_ms is not None:  # a heartbeat or raw readings: the board's clock moved on
+            self._reconnection.check_pending(t_ms, now)
+            if isinstance(msg, RawMsg):
+                self._raw.add(msg)
 
     def _on_identity(self, ident: IdentityMsg, now: float) -> None:
         if ident.protocol_version != m.PROTOCOL_VERSION:
@@ -371,7 +374,7 @@ class HallBoard:
         self._commands.queue_internal(m.MsgType.SET_MODE, bytes((self._mode, self.rate_hz)),
                                       front=True, on_done=self._up.set)
         self._commands.connected()
-        self._reconnection.connected(now)
+        self._reconnection.connected()
         if not self._ever_up:
             self._ever_up = True
             self._reports.status(

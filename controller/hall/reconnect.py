@@ -6,6 +6,11 @@ with the one last reported (or the arbiter's position, when the driver was given
 and either the legal moves that explain the difference are replayed as observations,
 or the change is flagged for an arbiter to look at. Nothing that happened on the table
 is silently lost.
+
+The settling is timed on the board's own clock (the uptime in its frames), because a
+busy host can read the first frames after a reconnection a second late, all at once:
+timed on the host, boards taken while the sensors were still unsure would pass for
+settled ones.
 """
 
 from __future__ import annotations
@@ -18,8 +23,11 @@ from controller.hall.reports import Reports
 from controller.position import Position
 
 #: How long after a (re)connection boards with unknown squares are held back while the
-#: sensors settle, before the board is compared with the last one reported.
+#: sensors settle, before the board is compared with the last one reported. Counted in
+#: the board's uptime (the ``t_ms`` of its frames), not in host time.
 SETTLE_TIME = 0.3
+_SETTLE_MS = round(SETTLE_TIME * 1000)
+_T_MS_WRAP = 0xFFFFFFFF  # the board's uptime is a u32 of milliseconds
 
 
 class Reconnection:
@@ -29,7 +37,8 @@ class Reconnection:
                  official_position: Callable[[], Position | None] | None) -> None:
         self._reports = reports
         self._official = official_position
-        self._pending_since: float | None = None  # (re)connection awaiting a settled board
+        self._pending = False  # a (re)connection awaits its settled board
+        self._settle_from: int | None = None  # board uptime (ms) of its first frame since
         self._pending_board: str | None = None
         self._down_since: float | None = None
         self._gap = False  # the next settled board follows a lost link or a restart
@@ -37,36 +46,41 @@ class Reconnection:
     def lost(self, now: float) -> None:
         """The link went away at ``now``."""
         self._down_since = now
-        self._pending_since = None
+        self._pending = False
         self._gap = True
 
     def restarted(self) -> None:
         """The board restarted: what it shows next may not follow from its last board."""
         self._gap = True
 
-    def connected(self, now: float) -> None:
+    def connected(self) -> None:
         """The handshake is done: hold boards with unknown squares while sensors settle."""
-        self._pending_since = now
+        self._pending = True
+        self._settle_from = None
         self._pending_board = None
 
-    def on_board(self, board: str, now: float) -> None:
-        if self._pending_since is not None:
-            if "?" in board and now - self._pending_since < SETTLE_TIME:
+    def on_board(self, board: str, t_ms: int, now: float) -> None:
+        """A board the board sent at its uptime ``t_ms`` and the host read at ``now``."""
+        if self._pending:
+            if "?" in board and not self._settled(t_ms):
                 self._pending_board = board
                 return
-            self._pending_since = None
+            self._pending = False
             self._after_gap(board, now)
             return
         if board != self._reports.board:
             self._reports.board_seen(board, now)
 
-    def check_pending(self, now: float) -> None:
-        """Settle on the board held back, once the sensors had their time."""
-        if (self._pending_since is not None and self._pending_board is not None
-                and now - self._pending_since >= SETTLE_TIME):
-            board = self._pending_board
-            self._pending_since = None
-            self._after_gap(board, now)
+    def check_pending(self, t_ms: int, now: float) -> None:
+        """Settle on the board held back once a frame shows the sensors had their time."""
+        if self._pending and self._pending_board is not None and self._settled(t_ms):
+            self._pending = False
+            self._after_gap(self._pending_board, now)
+
+    def _settled(self, t_ms: int) -> bool:
+        if self._settle_from is None:
+            self._settle_from = t_ms
+        return ((t_ms - self._settle_from) & _T_MS_WRAP) >= _SETTLE_MS
 
     def _after_gap(self, board: str, now: float) -> None:
         """The first settled board after a lost link or a restart."""

@@ -184,9 +184,9 @@ void app_poll(void)
     }
     if ((int32_t)(now_ms - next_heartbeat_ms) >= 0) {
         send_heartbeat(now_ms);
-        next_heartbeat_ms += KP_HEARTBEAT_MS;
-        if ((int32_t)(now_ms - next_heartbeat_ms) >= 0)
-            next_heartbeat_ms = now_ms + KP_HEARTBEAT_MS;
+        /* from the beat just sent, not the one due: a late beat is never followed
+           by a catch-up beat, so beats are always a full period apart */
+        next_heartbeat_ms = now_ms + KP_HEARTBEAT_MS;
     }
     leds_poll(now_ms);
 }
