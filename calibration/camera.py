@@ -124,7 +124,9 @@ def calibrate_image(
         warnings.append(
             "the start discs could not be read, so the colour levels keep their "
             "defaults; they are fitted during the game from the first still board that "
-            "shows enough black and white discs"
+            "shows enough black and white discs, and until then a dim black disc may "
+            "read as empty. Move the lamp off the start discs and calibrate again for "
+            "a set-up that is right from the first move."
         )
     if fit.unknown:
         names = ", ".join(square_name(i) for i in fit.unknown[:12])

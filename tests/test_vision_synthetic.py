@@ -41,7 +41,7 @@ def test_clean_renders_are_read_without_error():
 def test_hard_scenes_with_a_calibration():
     rng = np.random.default_rng(12)
     tally = Tally()
-    for n in range(14):
+    for n in range(20):
         scene = random_scene(rng, hard=True, hand=False)
         board = random_position(rng, shifted=0.05)
         shifts = shifts_with_room(board, rng)

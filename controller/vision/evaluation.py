@@ -89,9 +89,11 @@ def calibrate_on_start(scene: object, seed: int) -> tuple[CameraSetup, bool]:
     """Calibrate as a user would: the start position, no hand, same camera and light.
 
     Returns the set-up and whether the calibration read the start position without
-    a contradiction (a user would otherwise see the warning and redo it). Start
-    discs hidden by glare are no contradiction: the set-up keeps the default colour
-    levels, as ``kaeshi calibrate camera`` does, until a game shows both colours.
+    a contradiction and fitted the colour levels. ``kaeshi calibrate camera`` also
+    keeps a set-up whose start discs were hidden by glare, with default levels that
+    ``watch`` fits from the first clear board in play; a single frame read with
+    those defaults misses dim black discs too often to count here (see the README's
+    camera figures).
     """
     from controller.vision.finder import BoardNotFound
     from controller.vision.synth import render
@@ -103,7 +105,7 @@ def calibrate_on_start(scene: object, seed: int) -> tuple[CameraSetup, bool]:
         return CameraSetup(start.image.shape[1::-1], np.eye(3)), False
     setup = align_to_truth(found, start.corners)
     fit = fit_start_position(setup, start.image, a1_fixed=True)
-    ok = not fit.mismatches
+    ok = not fit.mismatches and fit.setup.model.fitted
     return fit.setup, ok
 
 
