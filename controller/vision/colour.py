@@ -15,7 +15,7 @@ import numpy as np
 from controller.vision.cv import cv2
 
 RELATIVE_FELT = 0.6  # felt is at least this bright relative to the felt nearby
-FOLLOW_RATE = 0.1  # share of the way the levels move toward one settled board's discs
+FOLLOW_RATE = 0.02  # share of the way per still frame: the levels follow over seconds
 FOLLOW_MIN_DISCS = 3  # discs of each colour a board must show to move the levels
 MIN_LEVEL_GAP = 0.9  # log units that must part black and white discs for their levels to count
 

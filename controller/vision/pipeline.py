@@ -24,8 +24,8 @@ from controller.vision.sampling import CELL, MARGIN
 from controller.vision.setup import CameraSetup
 
 DISC_HEIGHT = 0.13  # squares: a 5-6 mm disc on a 42 mm square
-EDGES = (range(0, 8), range(7, 64, 8), range(56, 64), range(0, 64, 8))
-EDGE_NAMES = ("a1-h1", "h1-h8", "a8-h8", "a1-a8")
+EDGES = {"a1-h1": range(0, 8), "h1-h8": range(7, 64, 8), "a8-h8": range(56, 64),
+         "a1-a8": range(0, 64, 8)}
 EDGE_OFF_BOARD = 6  # squares of one edge without felt in their corners: not the board
 PAST_EDGE_FELT = 0.35  # felt share just outside an edge that says the board goes on there
 PAST_EDGE_CLEAR = 0.15  # ... when just outside another edge it is below this
@@ -144,7 +144,7 @@ def _edges_off_board(r: Reading) -> list[int]:
     a scale, and the middle squares of the start position alone cannot show it.
     """
     out: list[int] = []
-    for edge in EDGES:
+    for edge in EDGES.values():
         bare = [i for i in edge if r.felt_corners[i] < CORNER_FELT]
         if len(bare) >= EDGE_OFF_BOARD:
             out += bare
@@ -152,7 +152,7 @@ def _edges_off_board(r: Reading) -> list[int]:
 
 
 def _felt_past_edges(reader: SquareReader, image: np.ndarray) -> list[str]:
-    """Squares of a board edge past which the felt goes on, when it does not past others.
+    """The board edges past which the felt goes on, when it does not past others.
 
     A grid that covers only part of the playing area (a dark board, the finder
     taking a shadow's edge for the board's) still puts the start discs on the four
@@ -176,7 +176,7 @@ def _felt_past_edges(reader: SquareReader, image: np.ndarray) -> list[str]:
     ]
     if min(share) > PAST_EDGE_CLEAR:
         return []
-    return [name for s, name in zip(share, EDGE_NAMES, strict=True) if s > PAST_EDGE_FELT]
+    return [name for s, name in zip(share, EDGES, strict=True) if s > PAST_EDGE_FELT]
 
 
 def turn(h: np.ndarray, quarter_turns: int) -> np.ndarray:
@@ -212,7 +212,7 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     short = _felt_past_edges(reader, image)
     mismatches = sorted(
         set(mismatches) | set(_edges_off_board(r))
-        | {i for name in short for i in EDGES[EDGE_NAMES.index(name)]}
+        | {i for name in short for i in EDGES[name]}
     )
     unknown = [i for i in range(64) if r.board[i] == "?"]
     return StartFit(setup, r, mismatches, unknown, short)

@@ -216,11 +216,12 @@ class SquareReader:
         unclear = ~((lo >= CLEAR_EMPTY) | (hi <= CLEAR_DISC)) & ~r.blocked
         chars = np.array(list(r.board))
         conf = r.confidence.copy()
+        # an empty verdict on a square that is not clearly felt needs SURE_EMPTY felt:
+        # short of it, a blurred or dim disc off centre, or glare, may be there. The
+        # search below may still find the disc, or a neighbour's leaning in.
+        doubt = unclear & (chars == "-") & (lo < SURE_EMPTY)
+        chars[doubt], conf[doubt] = "?", 0.0
         if r.glare is not None:
-            # a washed-out spot where the felt is not clear: whatever is there, it is
-            # not surely an empty square
-            doubt = unclear & r.glare & (chars == "-") & (lo < SURE_EMPTY)
-            chars[doubt], conf[doubt] = "?", 0.0
             unclear &= ~r.glare
         if not unclear.any():
             return replace(r, board="".join(chars), confidence=conf)
@@ -233,10 +234,6 @@ class SquareReader:
             expected = lay.centres[sq] + lay.offsets[sq] * CELL
             fit = locate_disc(fmap, expected, lay.offsets[sq])
             if fit is None:
-                if chars[sq] == "-" and lo[sq] < SURE_EMPTY:
-                    # no disc found, yet the square is not all felt: a blurred or dim
-                    # disc off centre looks like this, so do not call it empty
-                    chars[sq], conf[sq] = "?", 0.0
                 continue
             off = fit.base - centre_sq - self.disc_bias
             if not (0.0 <= fit.base[0] <= 8.0 and 0.0 <= fit.base[1] <= 8.0):

@@ -23,7 +23,6 @@ from controller.vision.reader import Reading, SquareReader
 MOTION_LEVEL = 18.0  # mean absolute grey change (0..255) that marks a square as moving
 REPEATS = 1  # extra lines written for a new board while it holds
 FOLLOW_CONFIDENCE = 0.8  # discs read at least this surely show the light's colour levels
-FOLLOW_RATE = 0.02  # share of the way per still frame: the levels follow over seconds
 BOARD_VISIBLE = 0.35  # share of square corners that must show felt for a board to be in view
 
 
@@ -96,8 +95,7 @@ class BoardWatcher:
         sure = reading.confidence >= FOLLOW_CONFIDENCE
         lr = reading.log_ratio
         model = self.reader.model
-        followed = model.follow(lr[sure & (chars == "X")], lr[sure & (chars == "O")],
-                                rate=FOLLOW_RATE)
+        followed = model.follow(lr[sure & (chars == "X")], lr[sure & (chars == "O")])
         if followed is not model:
             if not model.fitted:
                 self.stats.messages.append(
