@@ -3,9 +3,12 @@
 1. Every game, no injected errors: irregularities must be zero and the final
    score the stored one.
 2. 2,000+ games with injected irregularities (every kind, every correction path),
-   half with a clock and half without, hands over the board and one-frame noise:
-   recall and precision of the irregularities (kind, player, squares, move) and
-   of the corrections, and the arbiter's time per observation.
+   half with a clock and half without, hands over the board, one-frame noise and
+   every habit of ``SimOptions.habits``: recall and precision of the
+   irregularities (kind, player, squares, move) and of the corrections, false
+   flags per game against faults injected, and the arbiter's time per observation.
+3. The development set of an independent generator (``arbiter-dev``), scored by
+   its own ``tools/check_arbiter.py`` in tournament and home mode.
 
 Only the arbiter is timed (process CPU time), never the simulator. ``KAESHI_BENCH_ARBITER_GAMES``
 changes the size of part 2 (default 2000).
@@ -14,6 +17,8 @@ changes the size of part 2 (default 2000).
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -27,6 +32,8 @@ from controller.simulator import SimOptions, simulate_game
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("KAESHI_SHARED", ROOT.parent / "shared"))
 WTB = SHARED / "data" / "games" / "wthor" / "WTH_2001.wtb"
+DEV = SHARED / "data" / "arbiter-dev"
+CHECK = SHARED / "tools" / "check_arbiter.py"
 ERRORS = 0.08
 NOISE = 0.03
 
@@ -58,7 +65,7 @@ def error_free(games: list) -> None:
     spent = 0.0
     for i, game in enumerate(games):
         clock = i % 2 == 0
-        sim = simulate_game(game, SimOptions(seed=i, clock=clock, noise=NOISE))
+        sim = simulate_game(game, SimOptions(seed=i, clock=clock, noise=NOISE, habits=True))
         events, dt = timed(sim.observations, clock)
         spent += dt
         obs += len(sim.observations)
@@ -76,16 +83,20 @@ def with_errors(games: list) -> None:
     fix_truth = fix_found = fix_hit = 0
     kinds: Counter[str] = Counter()
     exact = obs = 0
+    false_total = over_bound = 0
     spent = 0.0
     for i, game in enumerate(games):
         clock = i % 2 == 0
         sim = simulate_game(game, SimOptions(errors=ERRORS, seed=10_000 + i, clock=clock,
-                                             noise=NOISE))
+                                             noise=NOISE, habits=True))
         events, dt = timed(sim.observations, clock)
         spent += dt
         obs += len(sim.observations)
         want, got = flagged(sim.truth), flagged(events)
         hit = want & got
+        false = sum(n for key, n in (got - want).items() if key[0] == "irregularity")
+        false_total += false
+        over_bound += false > len(sim.injected)
         for key, n in want.items():
             if key[0] == "irregularity":
                 truth_n += n
@@ -107,13 +118,37 @@ def with_errors(games: list) -> None:
     recall = hit_n / truth_n if truth_n else 1.0
     precision = hit_n / found_n if found_n else 1.0
     print(f"injected errors: {len(games)} games (half with a clock), {ERRORS:.0%} of moves, "
-          f"noise {NOISE:.0%} of frames, hands over the board")
+          f"noise {NOISE:.0%} of frames, hands over the board, every habit")
     print(f"  irregularities: {truth_n} in truth, {found_n} reported, "
           f"recall {recall:.4%}, precision {precision:.4%}")
     print(f"  corrections:    {fix_truth} in truth, {fix_found} reported, {fix_hit} matched")
     print(f"  by kind: {dict(sorted(kinds.items()))}")
     print(f"  event logs identical to the truth: {exact}/{len(games)}")
+    print(f"  false flags: {false_total}; games with more false flags than faults "
+          f"injected: {over_bound}")
     print(f"  arbiter: {obs} observations, {spent:.2f} s, {spent / obs * 1e6:.1f} us/observation")
+
+
+def kaeshi_command() -> str | None:
+    """The ``kaeshi`` of this environment (beside the interpreter), else the one on PATH."""
+    here = Path(sys.executable).parent / "kaeshi"
+    return str(here) if here.is_file() else shutil.which("kaeshi")
+
+
+def dev_set() -> None:
+    """The independent generator's scenarios, scored by its own checker."""
+    kaeshi = kaeshi_command()
+    if not (DEV.is_dir() and CHECK.is_file()) or kaeshi is None:
+        print(f"development set: skipped ({DEV} or {CHECK} or kaeshi not found)")
+        return
+    for mode in ("tournament", "home"):
+        proc = subprocess.run(
+            [sys.executable, str(CHECK), str(DEV), "--cmd", f"{kaeshi} arbitrate",
+             "--mode", mode, "--jobs", "2", "--show", "0"],
+            capture_output=True, text=True, check=False)
+        lines = proc.stdout.strip().splitlines()
+        last = lines[-1] if lines else proc.stderr.strip()
+        print(f"development set ({mode}): {last}")
 
 
 def main() -> None:
@@ -125,6 +160,7 @@ def main() -> None:
     error_free(games)
     with_errors(games[:size])
     sys.stdout.flush()
+    dev_set()
 
 
 if __name__ == "__main__":

@@ -19,6 +19,9 @@ class EventKind(StrEnum):
     IRREGULARITY = "irregularity"
     CORRECTED = "corrected"
     GAME_OVER = "game_over"
+    #: The arbiter found its step again: the board was not the expected player's move
+    #: but is reached by legal play, and it was adopted (see ``arbiter.explain``).
+    RESYNC = "resync"
 
 
 class Irregularity(StrEnum):
@@ -77,3 +80,9 @@ def game_over(t: float, black: int, white: int, winner: str, **extra: Any) -> Ev
     return Event(
         t, EventKind.GAME_OVER, {"black": black, "white": white, "winner": winner, **extra}
     )
+
+
+def resync(t: float, squares: list[str], to_move: str, moves: list[str]) -> Event:
+    """The board adopted: ``squares`` differed from the arbiter's position, ``moves``
+    (``"white f4"``) explain them, ``to_move`` plays next."""
+    return Event(t, EventKind.RESYNC, {"squares": squares, "to_move": to_move, "moves": moves})

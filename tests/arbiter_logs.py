@@ -65,6 +65,8 @@ def brief(events: list[Event]) -> list[tuple]:
             out.append((d["kind"], d["player"], tuple(d["squares"])))
         elif e.event == "corrected":
             out.append(("corrected", d["kind"], tuple(d["squares"])))
+        elif e.event == "resync":
+            out.append(("resync", tuple(d["squares"])))
         else:
             out.append(("game_over", d["black"], d["white"], d["winner"]))
     return out

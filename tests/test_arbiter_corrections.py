@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from arbiter_logs import Log, brief
 
-from controller.arbiter import Arbiter, ArbiterConfig
+from controller.arbiter import Arbiter, ArbiterConfig, arbitrate
 from controller.position import Position
 from controller.squares import Color, squares_of
 
@@ -237,7 +237,8 @@ def test_a_press_after_a_flagged_move_that_was_a_pass_after_all():
 
 
 def test_a_fault_in_the_last_move_can_still_be_pointed_out():
-    """Rule 9: the last move may be pointed out too; the result follows the corrected board."""
+    """Rule 9: the last move may be pointed out too, so the game is only over once the
+    fault is put right (one ``game_over``, on the corrected board)."""
     start = SOLO.play("a1").pass_turn()
     log = Log(start)
     arbiter = Arbiter(ArbiterConfig(start=start))
@@ -250,8 +251,20 @@ def test_a_fault_in_the_last_move_can_still_be_pointed_out():
     assert brief(feed(arbiter, log, 0)) == [
         ("move", "black", "f8", ("g8",)),
         ("shifted_disc", "black", ("f8",)),
-        ("game_over", 64, 0, "black"),
         ("corrected", "shifted_disc", ("f8",)),
         ("game_over", 64, 0, "black"),
     ]
     assert arbiter.game_over
+
+
+def test_a_faulty_last_move_left_as_it_is_ends_the_game_with_the_log():
+    """Nobody points the fault out: the game ends on the board as it stands."""
+    start = SOLO.play("a1").pass_turn()
+    log = Log(start)
+    log.press(Color.WHITE)
+    log.set(f8="x").set(g8="X")
+    log.press(Color.BLACK)
+    log.show(3)
+    events = brief(arbitrate(log.obs, ArbiterConfig(start=start)))
+    assert events[-1] == ("game_over", 64, 0, "black")
+    assert [e[0] for e in events].count("game_over") == 1

@@ -224,13 +224,33 @@ def test_judge_prefers_the_disc_put_down_first_on_a_tie():
     ]
 
 
-def test_without_clock_a_second_new_disc_is_the_next_turn():
+def test_without_clock_a_second_disc_of_the_movers_colour_stays_in_the_turn():
+    """ARCHITECTURE.md: the next move begins when a disc of the *other* colour appears."""
     log = Log()
     log.move("f5", "black", ("e5",)).show(2).set(a1="X").show(2)
-    events = arbitrate(log.obs)
-    assert brief(events) == [
-        MOVE_F5,
-        ("move", "white", "a1", ()),
-        ("wrong_color", "white", ("a1",)),
-        ("illegal_square", "white", ("a1",)),
+    assert brief(arbitrate(log.obs)) == [MOVE_F5, ("extra_disc", "black", ("a1", "f5"))]
+    # White's disc then begins the next move: black's turn is judged with both discs.
+    log.move("f6", "white", ("e5",)).show(2)
+    assert brief(arbitrate(log.obs)) == [
+        MOVE_F5, ("extra_disc", "black", ("a1", "f5")), ("move", "white", "f6", ("e5",))]
+
+
+def test_without_clock_a_disc_put_down_and_taken_back_is_not_a_move():
+    log = Log()
+    log.move("f5", "black", ("e5",)).show(2)
+    log.set(c3="X").set(c3="-")  # put down by mistake and taken back
+    log.move("f6", "white", ("e5",)).show(3)
+    assert brief(arbitrate(log.obs)) == [MOVE_F5, ("move", "white", "f6", ("e5",))]
+
+
+def test_without_clock_a_pass_lets_the_mover_play_twice():
+    # Black a1 turns b1; white then has no move, so black's next disc begins the next move.
+    solo = Position.from_board_string("-OX-----" + "-" * 48 + "------OX", Color.BLACK)
+    log = Log(solo)
+    log.move("a1", "black", ("b1",)).show(2).move("f8", "black", ("g8",)).show(3)
+    assert brief(arbitrate(log.obs, ArbiterConfig(start=solo))) == [
+        ("move", "black", "a1", ("b1",)),
+        ("pass", "white"),
+        ("move", "black", "f8", ("g8",)),
+        ("game_over", 64, 0, "black"),
     ]

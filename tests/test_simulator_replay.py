@@ -61,7 +61,8 @@ def test_injected_irregularities_are_all_found_exactly(data_dir, clock, noise):
             fixes[inj.fix] += 1
     expected = {k.value for k in Irregularity}
     if not clock:
-        expected -= {"extra_disc", "illegal_pass"}
+        # No press, no pass to judge; a disc of the other colour begins the next move.
+        expected -= {"wrong_color", "illegal_pass"}
     assert set(kinds) == expected
     assert fixes["none"] and fixes["mover"] and fixes["opponent"]
     # Flagged truth really is in there: the arbiter reported every uncorrected fault.

@@ -1,7 +1,8 @@
 """The arbiter: judges every physical move as the tournament rules do (see ``core``)."""
 
 from controller.arbiter.config import ArbiterConfig, Mode, for_arbiter, for_players
-from controller.arbiter.core import Arbiter, Overlay, arbitrate
+from controller.arbiter.core import Arbiter, arbitrate
+from controller.arbiter.views import Overlay
 
 __all__ = [
     "Arbiter",

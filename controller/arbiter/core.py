@@ -1,22 +1,22 @@
 """The arbiter: observations in, events out, as a pure state machine.
 
 A move is judged when its player presses the clock; without a clock, when the next
-move begins (a second new disc appears) or when the log ends. Until then anything
-may happen on the board — discs half turned, hands hiding squares, a disc turned
-and turned back — and nothing is said. After a judged move with irregularities
-the board may still be put right before the opponent's next move (rule 5①: the
-opponent presses, points it out, the mover corrects and presses); otherwise the
-physical position becomes the official one, exactly as unnoticed forgotten flips
-stay on a tournament board.
+move begins (a disc of the next mover's colour appears, ``noclock``) or when the log
+ends. A board legal play explains better than a fault is adopted (``explain``).
+Until then anything may happen on the board — discs half turned, hands hiding
+squares, a disc turned and turned back — and nothing is said. After a judged move
+with irregularities the board may still be put right before the opponent's next
+move (rule 5①: the opponent presses, points it out, the mover corrects and
+presses); otherwise the physical position becomes the official one, exactly as
+unnoticed forgotten flips stay on a tournament board.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
-from controller.arbiter.config import ArbiterConfig, Mode
+from controller.arbiter.config import ArbiterConfig
 from controller.arbiter.corrections import (
     CORRECTING,
     OVER,
@@ -26,8 +26,11 @@ from controller.arbiter.corrections import (
     OpenMove,
     names,
 )
+from controller.arbiter.explain import Explain, in_rules_order
 from controller.arbiter.judge import Flag, judge
-from controller.arbiter.readings import StableBoard, frame_masks, stood
+from controller.arbiter.noclock import Frame, NoClock
+from controller.arbiter.readings import StableBoard, frame_masks
+from controller.arbiter.views import Views
 from controller.events import Event, Irregularity
 from controller.events import game_over as game_over_event
 from controller.events import irregularity as irregularity_event
@@ -35,27 +38,15 @@ from controller.events import move as move_event
 from controller.events import pass_ as pass_event
 from controller.observation import Observation
 from controller.position import Position
-from controller.records.model import GameRecord, Move
+from controller.records.model import Move
 from controller.squares import Color, square_name
-
-HISTORY_LIMIT = 4096  # frames kept for one turn without a clock
-
-
-@dataclass(frozen=True)
-class Overlay:
-    """What an LED layer or web page could show now, before any mode filtering."""
-
-    last_move: str | None
-    pending: list[str] = field(default_factory=list)
-    wrong: list[str] = field(default_factory=list)
-    irregular: bool = False
 
 
 class RulingRefused(ValueError):
     """An arbiter's ruling that cannot apply now; the message says why."""
 
 
-class Arbiter(Corrections):
+class Arbiter(Corrections, NoClock, Explain, Views):
     """Judges one game. ``feed`` every observation in time order; ``finish`` at the end."""
 
     def __init__(self, config: ArbiterConfig | None = None) -> None:
@@ -84,7 +75,7 @@ class Arbiter(Corrections):
         self.last_t: float | None = None
         # No clock: per frame since the last judgement, (occupied, known) as read, the
         # confirmed (black, white, shifted) after it, and its time.
-        self._history: list[tuple[int, int, int, int, int, float]] = []
+        self._history: list[Frame] = []
         self._base: tuple[int, int, int] = (start.black, start.white, 0)
 
     # ------------------------------------------------------------ properties
@@ -144,8 +135,11 @@ class Arbiter(Corrections):
         went on (a video played to its end) passes that time; ``arbitrate`` passes
         the last observation's, so a log's last reading needs a second one.
         """
-        if self.clock or self.phase == OVER:
+        if self.phase == OVER:
             return []
+        if self.clock:
+            # A faulty last move nobody put right: the game ended as it stands.
+            return self._end(t) if self.open and self.position.is_game_over() else []
         events = self.elapse(t)
         if self.phase == OVER:
             return events
@@ -191,30 +185,6 @@ class Arbiter(Corrections):
             return self._without_clock(t, black | white, known, changed)
         return self._confirmed_with_clock(t) if changed else []
 
-    def _without_clock(self, t: float, occ: int, known: int, changed: bool) -> list[Event]:
-        """No clock (yet): keep the frame's history; a second new disc ends the move."""
-        sb = self.stable
-        hist = self._history
-        hist.append((occ, known, sb.black, sb.white, sb.shifted, t))
-        if len(hist) > HISTORY_LIMIT:  # a turn that never ends: keep its recent part
-            half = len(hist) // 2
-            self._base = hist[half - 1][2:5]
-            del hist[:half]
-        if not changed:
-            return []
-        occ0 = self.position.black | self.position.white
-        new = (sb.black | sb.white) & ~occ0
-        if not new:
-            return []
-        if self.clock is None:
-            self.clock = False
-            self.phase = TURN
-        if self._first is None:
-            self._first = (new & -new).bit_length() - 1
-        if self.phase == OVER or not new & (new - 1):
-            return []
-        return self._next_move_began(t, new)
-
     def _confirmed_with_clock(self, t: float) -> list[Event]:
         """A confirmed square changed in a clock game: note the first new disc, check fixes."""
         sb = self.stable
@@ -225,51 +195,6 @@ class Arbiter(Corrections):
         if self.open is not None:
             return self._check_corrections(t)
         return []
-
-    def _next_move_began(self, t: float, new: int) -> list[Event]:
-        """No clock: a second new disc appeared, so the move before it is complete."""
-        hist = self._history
-        # The newest disc is one that the frame before did not show as confirmed.
-        black, white = hist[-2][2:4] if len(hist) >= 2 else self._base[:2]
-        newest = new & ~(black | white) or new
-        sq = (newest & -newest).bit_length() - 1
-        bit = 1 << sq
-        i = len(hist) - 1
-        while i >= 0 and (hist[i][2] | hist[i][3]) & bit:
-            i -= 1  # confirmed frames; a later one-frame misread of the square is ignored
-        if self.config.settled:
-            # Every reading counted as it came: the last frame without the disc shows
-            # the board just before it went down.
-            snap, cut = (hist[i][2:5], i) if i >= 0 else (self._base, 0)
-        else:
-            snap, cut = self._held_before(i, bit)
-        mover = self.position.to_move
-        events = self._judge(t, mover, *snap)
-        self._base = snap
-        self._history = hist[cut:]
-        return events
-
-    def _held_before(self, i: int, bit: int) -> tuple[tuple[int, int, int], int]:
-        """The confirmed board just before the disc on ``bit`` went down, and the index
-        of its frame, searching back from frame ``i`` (raw frames).
-
-        That is the frame after the latest definite reading of the square as empty
-        that held: the next definite reading agrees (a single misread cannot fake a
-        pair), or it stood until the next frame; that frame confirmed the board. (The
-        later reading of a pair may be a misread of the disc under a lifting hand, and
-        the frame after it part of the next move.)
-        """
-        hist = self._history
-        later_empty = False
-        while i >= 0:
-            occ, known = hist[i][0], hist[i][1]
-            if known & bit:
-                empty = not occ & bit
-                if empty and (later_empty or stood(hist[i][5], hist[i + 1][5])):
-                    return hist[i + 1][2:5], i + 1
-                later_empty = empty
-            i -= 1
-        return self._base, 0
 
     # ---------------------------------------------------------------- presses
     def _press(self, t: float, player: Color) -> list[Event]:
@@ -289,7 +214,21 @@ class Arbiter(Corrections):
                 self.turn_t = t
             return []
         if player is not self.position.to_move:
-            return []  # that side's time is not running: the button does nothing
+            if self.phase != TURN:
+                return []  # that side's time is not running: the button does nothing
+            # The press says ``player`` moved last: adopt the board if legal play ending
+            # with them gives it (a press forgotten, a turn lost) — unless it is the
+            # move of a player who passed illegally and now simply plays instead.
+            sb = self.stable
+            plies = self._explained(player, sb.black, sb.white, lost_turn=True)
+            op = self.open
+            if op is not None and op.judgement.player is player and any(
+                    f.kind is Irregularity.ILLEGAL_PASS for f in op.flags) \
+                    and (plies is None or not in_rules_order(self.position, plies)):
+                return self._pass_replaced(t, player, op)
+            if plies is not None:
+                return self._adopt(t, plies, sb.black, sb.white, sb.shifted)
+            return []
         if self.phase == CORRECTING:
             return self._end_correction(t, player)
         sb = self.stable
@@ -311,6 +250,10 @@ class Arbiter(Corrections):
                ) -> list[Event]:
         j = judge(self.position.with_to_move(player), self.shifted, player, black, white, shifted,
                   self._first)
+        if j.flags and j.square is not None:
+            plies = self._explained(player, black, white)
+            if plies is not None:
+                return self._adopt(t, plies, black, white, shifted)
         self._first = None
         events: list[Event] = []
         if j.square is None:
@@ -337,9 +280,11 @@ class Arbiter(Corrections):
     def _after_turn(self, t: float) -> list[Event]:
         """Passes without a clock are implied by the board; the end is when nobody can move."""
         pos = self.position
-        if pos.is_game_over():
-            return self._end(t)
         self.phase = TURN
+        if pos.is_game_over():
+            if self.open is not None:
+                return []  # rule 9: a faulty last move may still be pointed out and put right
+            return self._end(t)
         if not self.clock and not pos.legal_moves():
             self.moves.append(Move(pos.to_move, None))
             events = [pass_event(t, pos.to_move.value)]
@@ -362,62 +307,6 @@ class Arbiter(Corrections):
             if holder:
                 extra["decided_by"] = "draw_win_right"
         return [game_over_event(t, b, w, winner, **extra)]
-
-    # ----------------------------------------------------------------- output
-    def overlay(self) -> Overlay:
-        """Pending and wrong discs for the LEDs, computed on demand (never per frame)."""
-        sb = self.stable
-        pending = wrong = 0
-        op = self.open
-        if op is not None:
-            for f in op.flags:
-                if f.kind is Irregularity.FORGOTTEN_FLIP:
-                    pending |= f.squares
-                elif f.kind is not Irregularity.ILLEGAL_PASS:
-                    wrong |= f.fix or f.squares
-        elif self.phase == TURN:
-            occ0 = self.position.black | self.position.white
-            if (sb.black | sb.white) & ~occ0:
-                j = judge(self.position, self.shifted, self.position.to_move,
-                          sb.black, sb.white, sb.shifted)
-                for f in j.flags:
-                    if f.kind is Irregularity.FORGOTTEN_FLIP:
-                        pending |= f.squares
-                    elif f.kind is not Irregularity.ILLEGAL_SQUARE:
-                        wrong |= f.fix or f.squares
-                    else:
-                        wrong |= f.squares
-        return Overlay(self.last_move, names(pending), names(wrong), self.open is not None)
-
-    def open_flags(self) -> list[dict[str, Any]]:
-        """Irregularities flagged on the last move and not yet put right (arbiter's view)."""
-        op = self.open
-        if op is None:
-            return []
-        return [
-            {"player": op.judgement.player.value, "kind": f.kind.value, "squares": names(f.squares)}
-            for f in op.flags
-        ]
-
-    def player_overlay(self) -> Overlay:
-        """What the players' LEDs may show: everything at home, no advice otherwise (rule 21)."""
-        full = self.overlay()
-        if self.config.mode is Mode.HOME:
-            return full
-        return Overlay(full.last_move)
-
-    def record(self) -> GameRecord:
-        """The game so far; irregularities are comments on the moves they happened in."""
-        rec = GameRecord(
-            start=self.config.start,
-            moves=[Move(m.player, m.square, m.time, m.eval, m.comment) for m in self.moves],
-            result=self.result,
-            draw_win_right=self.config.draw_winner(),
-            comments=list(self.notes),
-        )
-        if self.config.mode is not Mode.HOME:
-            rec.extra["mode"] = self.config.mode.value
-        return rec
 
     # ------------------------------------------------------------ persistence
     def snapshot(self) -> dict[str, Any]:

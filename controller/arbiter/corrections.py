@@ -3,8 +3,11 @@
 After a move with irregularities the opponent may press their own button to hand
 the turn back and name the discs; the mover corrects and presses again. The board
 may also simply be put right before the opponent's next move. Either way each
-irregularity is corrected as soon as its squares show what they should. Once the
-opponent's next move begins, whatever was not put right stays on the board.
+irregularity is corrected (one ``corrected`` each, however many are put right in
+one go) as soon as its squares show what they should; a move on an illegal square
+is withdrawn once all of its faults are put right. Once the next move begins,
+whatever was not put right stays on the board. An illegal pass is put right by the
+opponent's pointing-out press, or by the offender simply playing and pressing again.
 """
 
 from __future__ import annotations
@@ -83,6 +86,20 @@ class Corrections:
         self.position = self.position.with_to_move(offender)
         return []
 
+    def _pass_replaced(self, t: float, player: Color, op: OpenMove) -> list[Event]:
+        """After an illegal pass the offender simply plays and presses again (the clock
+        already runs on the opponent's side): the pass is withdrawn, the move judged."""
+        sb = self.stable
+        pos = self.position
+        if not (sb.black | sb.white) & ~(pos.black | pos.white):
+            return []  # pressed again without moving: the button does nothing
+        flag = next(f for f in op.flags if f.kind is Irregularity.ILLEGAL_PASS)
+        events = [corrected_event(t, flag.kind, names(flag.squares))]
+        self._void_open(op)
+        self.open = None
+        self.position = pos.with_to_move(player)
+        return events + self._judge(t, player, sb.black, sb.white, sb.shifted)
+
     def _end_correction(self, t: float, player: Color) -> list[Event]:
         """The offender presses after correcting (or after declining to)."""
         op = self._challenged
@@ -117,9 +134,18 @@ class Corrections:
         op = self.open
         assert op is not None
         sb = self.stable
-        if self._opponent_began(op):
-            # The opponent's next move has begun: what was not put right stays.
+        passed = any(f.kind is Irregularity.ILLEGAL_PASS for f in op.flags)
+        if not passed and self._opponent_began(op):
+            # The next move has begun: what was not put right stays on the board.
             self.open = None
+            if self.position.is_game_over():
+                return self._end(t)
+            if op.judgement.void and not any(
+                    f.kind is Irregularity.ILLEGAL_SQUARE for f in op.flags):
+                # The illegal disc went back and the offender plays again at once.
+                self._void_open(op)
+                self.position = self.position.with_to_move(op.judgement.player)
+                self.phase = TURN
             return []
         correct = op.judgement.correct
         done = [f for f in op.flags
@@ -135,22 +161,22 @@ class Corrections:
             m = f.fix
             black = (black & ~m) | (correct.black & m)
             white = (white & ~m) | (correct.white & m)
-            self.shifted &= ~m
+            self.shifted = (self.shifted & ~m) | (sb.shifted & m)  # as put back
             op.flags.remove(f)
         self._note_corrected(op, done)
-        if any(f.kind is Irregularity.ILLEGAL_SQUARE for f in done):
-            # The move is void: the offender plays again from the position before it.
+        self.position = Position(black, white, pos.to_move)
+        if op.flags:
+            return events  # partly put right: the end is only judged on the whole board
+        self.open = None
+        if op.judgement.void:
+            # An illegal square put right: the move is void, the offender plays again
+            # from the position before it.
             self._void_open(op)
-            self.open = None
             self._first = None
             self.position = Position(correct.black, correct.white, op.judgement.player)
             self.shifted = sb.shifted
             self.phase = TURN
             return events
-        self.position = Position(black, white, pos.to_move)
-        if op.flags:
-            return events  # partly put right: the end is only judged on the whole board
-        self.open = None
         if self.position.is_game_over():
             events.extend(self._end(t))
         elif self.phase == OVER:

@@ -7,9 +7,10 @@ correction can be recognised square by square.
 
 Decisions where the rules are silent:
 
-* Several new discs: the one that best explains the board (a legal square whose
-  flips match, in the mover's colour) is taken as the move; all new discs are the
-  ``extra_disc`` squares.
+* Several new discs: a disc on a legal square is the move before any disc on a
+  square where no move is (such a disc can never be a move, rule 5③); among
+  those, the one that best explains the board (its flips match, in the mover's
+  colour). All new discs are the ``extra_disc`` squares.
 * A wrong-colour disc is judged as the mover's move on that square: the discs that
   move turns are expected to show the mover's colour.
 * A disc on an illegal square expects no flips, so any turned disc is ``over_flip``.
@@ -67,19 +68,17 @@ def _choose(own0: int, opp0: int, own: int, new: int, legal: int, first: int | N
     On a tie the disc put down first wins: players place their move before anything else.
     """
     occ0 = own0 | opp0
-    best: tuple[int, int, int, int] | None = None
+    best: tuple[int, int, int, int, int] | None = None
     for sq in bit_indices(new):
         f = flips8(own0, opp0, sq) if legal >> sq & 1 else 0
         exp_own = own0 | f
         miss = ((own ^ exp_own) & occ0).bit_count()
-        miss += (0 if own >> sq & 1 else 1) + (0 if f else 2)
-        rank = (miss, 0 if sq == first else 1, sq, f)
+        miss += 0 if own >> sq & 1 else 1
+        rank = (0 if f else 1, miss, 0 if sq == first else 1, sq, f)
         if best is None or rank < best:
             best = rank
     assert best is not None
-    return best[2], best[3]
-    assert best is not None
-    return best[1], best[2]
+    return best[3], best[4]
 
 
 def judge(

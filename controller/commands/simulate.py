@@ -28,6 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="share of frames with one square misread (0-1)")
     p.add_argument("--no-clock", action="store_true", help="no clock presses in the log")
     p.add_argument("--no-hand", action="store_true", help="no hand hiding squares")
+    p.add_argument("--habits", action="store_true",
+                   help="more of what real players do: two faults in one move, faults put "
+                   "right after the press, an illegal pass replaced by a move, discs put "
+                   "down and taken back or pushed onto their square, forgotten presses")
     p.add_argument("--via", choices=sorted(VIA), default="pure",
                    help="sensor path the log is played through: pure (none), hall (the "
                    "sensor-board simulator, a pty and the host driver), camera")
@@ -76,6 +80,7 @@ def options_from(args: argparse.Namespace) -> SimOptions:
         noise=_rate(args.noise, "--noise"),
         clock=not args.no_clock,
         hand=not args.no_hand,
+        habits=args.habits,
     )
 
 

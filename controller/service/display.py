@@ -44,6 +44,8 @@ def describe_event(e: dict[str, Any]) -> str:
     if kind == "game_over":
         note = f" ({e['reason']})" if e.get("reason") else ""
         return f"game over {e['black']}-{e['white']}, winner {e['winner']}{note}"
+    if kind == "resync":
+        return f"board adopted ({', '.join(e.get('moves', []))}): {', '.join(e['squares'])}"
     if kind == "state":
         return f"state: {e.get('state', '').replace('_', ' ')} {e.get('why', '')}".rstrip()
     return str(e)

@@ -23,6 +23,7 @@ from controller.position import Position
 from controller.records.model import GameRecord
 from controller.simulator.plan import (
     CLOCK_KINDS,
+    COMBOS,
     NO_CLOCK_KINDS,
     Plan,
     char,
@@ -45,6 +46,12 @@ class SimOptions:
     noise: float = 0.0  # share of frames with one square misread
     clock: bool = True
     hand: bool = True
+    #: More of what real players do (off by default so pinned seeds keep their story):
+    #: two faults in one move; a fault put right after the press without anyone
+    #: pressing (path b); an illegal pass followed by the offender simply playing and
+    #: pressing again; several faults put right at once; a disc put down and taken
+    #: back; the new disc put down off-centre and pushed in; a forgotten clock press.
+    habits: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,7 +61,11 @@ class Injected:
     number: int
     player: Color
     flags: dict[str, list[str]]
-    fix: str  # "none", "mover" or "opponent"
+    #: "none" (left on the board), "mover" (put right before the press), "opponent"
+    #: (pointed out by the opponent's press, rule 5①), "after" (put right after the
+    #: press, before the opponent moves), "self" (an illegal pass: the offender plays
+    #: and presses again)
+    fix: str
 
 
 @dataclass
@@ -81,6 +92,8 @@ class _Game:
         self.diverged = False
         self.number = 0
         self.left_open = False  # the last move's irregularity was left on the board
+        self.unpressed: Plan | None = None  # a clean move whose press was forgotten
+        self.pass_replaced: list[str] | None = None  # an illegal pass the offender replaces
 
     # ---------------------------------------------------------------- moves
     def choose(self) -> int | None:
@@ -116,6 +129,8 @@ class _Game:
                 break
             self.number += 1
             kind = self.draw_kind()
+            if self.unpressed is not None:
+                kind = None  # the reply to a move whose press was forgotten is clean
             if kind is K.ILLEGAL_PASS and self.left_open:
                 kind = None  # a press now would point out the opponent's fault (rule 5①)
             self.left_open = False
@@ -135,9 +150,31 @@ class _Game:
 
     def draw_fix(self, kind: Irregularity) -> str:
         r = self.rng.random()
+        if self.options.habits:
+            if kind is K.ILLEGAL_PASS:
+                return "opponent" if r < 0.3 else "self" if r < 0.65 else "none"
+            fix = "none" if r < 0.35 else "mover" if r < 0.55 else "opponent" if r < 0.8 \
+                else "after"
+            return fix if self.options.clock or fix != "after" else "mover"
         if kind is K.ILLEGAL_PASS:
             return "opponent" if r < 0.4 else "none"
         return "none" if r < 0.5 else "mover" if r < 0.75 else "opponent"
+
+    def second_fault(self, kind: Irregularity, plan: Plan, sq: int) -> Plan:
+        """Now and then a second fault in the same move (``habits``)."""
+        rng = self.rng
+        if not self.options.habits:
+            if kind is K.FORGOTTEN_FLIP and rng.random() < 0.3:
+                other = inject(K.OVER_FLIP, self.pos, sq, self.table.cells, rng)
+                if other is not None:
+                    plan = combine(plan, other) or plan
+            return plan
+        pairs = [b for a, b in COMBOS if a is kind]
+        if not pairs or rng.random() >= 0.3:
+            return plan
+        other = inject(rng.choice(pairs), self.pos, sq, self.table.cells, rng)
+        both = combine(plan, other) if other is not None else None
+        return both or plan
 
     # ------------------------------------------------------------ physical
     def perform(self, plan: Plan) -> None:
@@ -145,6 +182,10 @@ class _Game:
         table = self.table
         me = plan.player
         transient = self.rng.random() < 0.15
+        nudge = self.options.habits and plan.place.isupper() and self.rng.random() < 0.1
+        if nudge:  # put down off-centre, pushed onto its square a moment later
+            table.touch(plan.square, plan.place.lower())
+            table.glimpse(plan.square)
         table.touch(plan.square, plan.place)
         if transient:
             table.glimpse(plan.square)
@@ -163,13 +204,22 @@ class _Game:
         table.retreat()
 
     def fumble(self, plan: Plan) -> None:
-        """A disc turned and turned back, or lifted and put down again: normal, never flagged."""
+        """A disc turned and turned back, lifted and put down again, or (``habits``) one of the
+        mover's colour put down on an empty square and taken back: normal, never flagged."""
         table = self.table
         near = {n for q in (plan.square, *plan.turns) for n in NEIGHBOURS[q]}
         skip = {plan.square, *plan.turns, *(q for q, _ in plan.actions)}
         options = sorted(q for q in near if q not in skip and table.cells[q] != "-")
         if not options:
             return
+        if self.options.habits and self.rng.random() < 0.3 and self.may_put_down(plan):
+            empty = sorted(q for q in near if q not in skip and table.cells[q] == "-")
+            if empty:  # a disc of the mover's colour put down by mistake and taken back
+                q = self.rng.choice(empty)
+                table.touch(q, char(plan.player))
+                table.glimpse(q)
+                table.touch(q, "-")
+                return
         q = self.rng.choice(options)
         was = table.cells[q]
         other = {"X": "O", "O": "X", "x": "o", "o": "x"}[was]
@@ -177,11 +227,31 @@ class _Game:
         table.glimpse(q)
         table.touch(q, was)
 
+    def may_put_down(self, plan: Plan) -> bool:
+        """Without a clock a disc of the mover's colour is their next move when the
+        opponent must pass: only put one down by mistake where the opponent can move."""
+        if self.options.clock:
+            return True
+        return bool(plan.flips) and bool(self.pos.play(plan.square).legal_moves())
+
     def position_of(self, cells: list[str], to_move: Color) -> Position:
         return Position.from_board_string("".join(cells).upper(), to_move)
 
+    def forgets_press(self, plan: Plan, flags: dict[Irregularity, list[int]]) -> bool:
+        """A clean move left without pressing the clock (``habits``); the opponent then
+        moves and presses, so their press shows two moves."""
+        if not (self.options.habits and self.options.clock) or flags:
+            return False
+        if self.unpressed is not None or self.pass_replaced is not None:
+            return False
+        after = self.pos.play(plan.square)
+        return bool(after.legal_moves()) and self.rng.random() < 0.03
+
     def judged(self, t: float, plan: Plan, flags: dict[Irregularity, list[int]]) -> None:
         me = plan.player.value
+        if self.pass_replaced is not None:  # the offender's press withdraws the pass
+            self.truth.append(corrected_event(t, K.ILLEGAL_PASS, self.pass_replaced))
+            self.pass_replaced = None
         self.truth.append(move_event(t, me, square_name(plan.square), _names(plan.flips)))
         for kind in sorted(flags, key=_ORDER.__getitem__):
             self.truth.append(irregularity_event(t, me, kind, _names(flags[kind])))
@@ -194,12 +264,9 @@ class _Game:
         plan = None
         for _ in range(8 if kind is not None and not correct_after.is_game_over() else 0):
             plan = inject(kind, self.pos, sq, table.cells, rng)  # type: ignore[arg-type]
-            if plan is not None and kind is K.FORGOTTEN_FLIP and rng.random() < 0.3:
-                other = inject(K.OVER_FLIP, self.pos, sq, table.cells, rng)
-                if other is not None:
-                    plan = combine(plan, other)
             if plan is None:
                 break
+            plan = self.second_fault(kind, plan, sq)  # type: ignore[arg-type]
             after = self.position_of(plan.after(table.cells), me.opponent)
             if not (after.is_game_over() or self.ambiguous(plan, after)):
                 break
@@ -225,11 +292,13 @@ class _Game:
                 self.perform(good)
             self.finish_turn(good, {})
             return
-        # With a clock (rule 5①): press, the opponent presses back and points it out.
         t = table.press(me)
         self.judged(t, plan, plan.flags)
-        table.think()
-        table.press(me.opponent)
+        if fix == "after":  # seen after the press and put right before the opponent moves
+            table.still(2)
+        else:  # rule 5①: the opponent presses back and points it out
+            table.think()
+            table.press(me.opponent)
         self.repair(plan, before)
         for kind_ in sorted(plan.flags, key=_ORDER.__getitem__):
             self.truth.append(corrected_event(table.t, kind_, _names(plan.flags[kind_])))
@@ -237,23 +306,57 @@ class _Game:
             self.perform(good)
             self.finish_turn(good, {})
             return
-        table.press(me)
+        if fix == "opponent":
+            table.press(me)
         self.pos = self.position_of(table.cells, me.opponent)
 
     def ambiguous(self, plan: Plan, after: Position) -> bool:
-        """A disc the opponent plays where one was just removed reads as it put back."""
+        """Faults whose truth the board cannot tell.
+
+        A disc the opponent plays where one was just removed reads as it put back.
+        Without a clock, a second disc of the mover's colour when the opponent must
+        pass after the right move is the mover's next move (ARCHITECTURE.md: the next
+        move begins when a disc of the next mover's colour appears), and whether the
+        opponent must pass is read on the right board.
+        """
         removed = plan.flags.get(K.REMOVED_DISC)
-        return bool(removed) and bool(
-            (after.legal_moves() | after.opponent_moves()) >> removed[0] & 1)
+        if removed and (after.legal_moves() | after.opponent_moves()) >> removed[0] & 1:
+            return True
+        if self.options.clock:
+            return False
+        if K.ILLEGAL_SQUARE in plan.flags:
+            return not after.legal_moves()
+        right = self.pos.play(plan.square)
+        if K.EXTRA_DISC in plan.flags and not right.legal_moves():
+            return True
+        # Who moves next is read on the board the move should leave; a fault left on
+        # the board that changes it has no truth without a clock.
+        return bool(right.legal_moves()) != bool(after.legal_moves())
 
     def repair(self, plan: Plan, before: list[str]) -> None:
-        for q, c in fix_actions(plan, before):
+        """Put a flagged move right: fault by fault in the order the rules list them, or
+        (``habits``, half the time) every fault at once under one hand."""
+        actions = fix_actions(plan, before)
+        if self.options.habits:
+            rank = {q: _ORDER[k] for k, qs in plan.flags.items() for q in qs}
+            actions.sort(key=lambda a: rank.get(a[0], 0))
+            if len(actions) > 1 and self.rng.random() < 0.5:
+                self.table.touch_all(actions)
+                actions = []
+        for q, c in actions:
             self.table.touch(q, c)
         self.table.retreat()
 
     def finish_turn(self, plan: Plan, flags: dict[Irregularity, list[int]]) -> None:
         me = plan.player
+        if self.forgets_press(plan, flags):
+            self.unpressed = plan  # judged when the opponent's press shows both moves
+            self.pos = self.pos.play(plan.square)
+            return
         t = self.table.press(me) if self.options.clock else self.table.t
+        if self.unpressed is not None:
+            self.judged(t, self.unpressed, {})
+            self.unpressed = None
         self.judged(t, plan, flags)
         self.pos = self.position_of(self.table.cells, me.opponent)
         if not self.options.clock and not self.pos.legal_moves() and self.pos.opponent_moves():
@@ -278,6 +381,11 @@ class _Game:
             t = self.table.press(me.opponent)
             self.truth.append(corrected_event(t, K.ILLEGAL_PASS, legal))
             self.table.think()
+            self.play(sq, None)
+            return True
+        if fix == "self":  # nobody presses; the offender plays and presses again
+            self.table.think()
+            self.pass_replaced = legal
             self.play(sq, None)
             return True
         self.pos = self.pos.with_to_move(me.opponent)

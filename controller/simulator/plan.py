@@ -21,12 +21,24 @@ from controller.squares import Color
 K = Irregularity
 
 #: Kinds a board without a clock can show: without a press there is no pass to
-#: judge, and a second new disc always starts the next turn.
+#: judge, and a disc of the other colour appearing is how the next move begins
+#: (ARCHITECTURE.md), so a wrong-colour disc cannot be told from it.
 NO_CLOCK_KINDS = (
-    K.FORGOTTEN_FLIP, K.OVER_FLIP, K.WRONG_COLOR, K.ILLEGAL_SQUARE, K.REMOVED_DISC,
+    K.FORGOTTEN_FLIP, K.OVER_FLIP, K.ILLEGAL_SQUARE, K.EXTRA_DISC, K.REMOVED_DISC,
     K.SHIFTED_DISC,
 )
-CLOCK_KINDS = (*NO_CLOCK_KINDS, K.EXTRA_DISC, K.ILLEGAL_PASS)
+CLOCK_KINDS = (
+    K.FORGOTTEN_FLIP, K.OVER_FLIP, K.WRONG_COLOR, K.ILLEGAL_SQUARE, K.REMOVED_DISC,
+    K.SHIFTED_DISC, K.EXTRA_DISC, K.ILLEGAL_PASS,
+)
+#: Two faults in one move, as players make them together (``SimOptions.habits``):
+#: the second drawn on the first's plan where their squares do not meet.
+COMBOS = (
+    (K.FORGOTTEN_FLIP, K.OVER_FLIP), (K.FORGOTTEN_FLIP, K.REMOVED_DISC),
+    (K.FORGOTTEN_FLIP, K.EXTRA_DISC), (K.FORGOTTEN_FLIP, K.SHIFTED_DISC),
+    (K.OVER_FLIP, K.REMOVED_DISC), (K.OVER_FLIP, K.SHIFTED_DISC), (K.OVER_FLIP, K.EXTRA_DISC),
+    (K.ILLEGAL_SQUARE, K.OVER_FLIP),
+)
 
 
 def char(color: Color, shifted: bool = False) -> str:
@@ -88,7 +100,8 @@ def inject(kind: Irregularity, pos: Position, square: int, cells: list[str],
         e = rng.choice(bad)
         plan = Plan(me, e, char(me), [], flags={kind: [e]})
     elif kind is K.EXTRA_DISC:
-        spare = [q for q in bits(pos.empty) if q != square]
+        # Only where no move is: two discs on legal squares do not say which is the move.
+        spare = [q for q in bits(pos.empty & ~pos.legal_moves()) if q != square]
         if not spare:
             return None
         e = rng.choice(spare)
@@ -112,11 +125,29 @@ def inject(kind: Irregularity, pos: Position, square: int, cells: list[str],
     return plan
 
 
-def combine(first: Plan, second: Plan) -> Plan:
-    """A forgotten flip and an over-flip in the same move."""
-    first.actions.extend(second.actions)
-    first.flags.update(second.flags)
-    return first
+def combine(first: Plan, second: Plan) -> Plan | None:
+    """Two faults in the same move, or None where their squares meet (the truth would
+    no longer be what each names on its own)."""
+    def touched(plan: Plan) -> set[int]:
+        return {q for qs in plan.flags.values() for q in qs} | {q for q, _ in plan.actions}
+
+    if touched(first) & touched(second) - {first.square}:
+        return None
+    if second.square != first.square and second.actions and any(
+            q == first.square for q, _ in second.actions):
+        return None
+    out = Plan(first.player, first.square, first.place, first.turns[:], first.actions[:],
+               dict(first.flags), first.flips)
+    if second.place != first.place and second.square == first.square:
+        out.place = second.place  # the new disc left off-centre
+    out.turns = [q for q in out.turns if q in second.turns or q not in second.flips]
+    out.actions.extend(second.actions)
+    out.flags.update(second.flags)
+    if K.SHIFTED_DISC in second.flags:
+        shifted = second.flags[K.SHIFTED_DISC][0]
+        if shifted != out.square and shifted not in out.turns:
+            return None  # the flip it would leave off-centre is forgotten
+    return out
 
 
 def _over_target(pos: Position, square: int, flips: list[int], cells: list[str],

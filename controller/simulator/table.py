@@ -99,6 +99,16 @@ class Table:
         self.cells[sq] = char
         self.show(hidden, self.rng.uniform(0.08, 0.2))
 
+    def touch_all(self, changes: list[tuple[int, str]]) -> None:
+        """Several discs set right at once under one hand (a correction of many faults)."""
+        hidden: set[int] = set()
+        for sq, _ in changes:
+            hidden |= self.cover(sq)
+        self.show(hidden, self.rng.uniform(0.08, 0.2))
+        for sq, char in changes:
+            self.cells[sq] = char
+        self.show(hidden, self.rng.uniform(0.08, 0.2))
+
     def glimpse(self, sq: int) -> None:
         """The hand hovers beside ``sq`` so the square itself is seen for a moment."""
         hidden = self.cover(sq) - {sq}

@@ -1,0 +1,149 @@
+"""Explaining a board by legal play: how the arbiter finds its step again.
+
+When a judged board is not the expected player's single move, the arbiter asks
+whether legal play explains it exactly: one legal move per new disc, each by the
+player whose colour the disc shows, from the official position (which already
+holds every fault left on the board). Such a board is reached without a fault:
+a clock press was forgotten, a turn boundary was missed, or someone moved out of
+turn. Flagging it would cost a false flag on every later move; adopting it costs
+nothing but a note. Pure and small: at most :data:`LIMIT` new discs are searched
+(each in any order, by either player), and only for boards that would otherwise be flagged.
+"""
+
+from __future__ import annotations
+
+from controller.bitboard import bit_indices, legal_moves
+from controller.bitboard import flips as flips8
+from controller.events import Event
+from controller.events import move as move_event
+from controller.events import pass_ as pass_event
+from controller.events import resync as resync_event
+from controller.position import Position
+from controller.records.model import Move
+from controller.squares import Color, square_name, squares_of
+
+LIMIT = 4  # new discs searched; more than this many plies unseen is not play but a reset
+
+Ply = tuple[Color, int]
+
+
+def in_rules_order(before: Position, plies: tuple[Ply, ...]) -> bool:
+    """Whether ``plies`` are the turns the rules give from ``before`` (passes only when forced)."""
+    pos = before
+    for player, sq in plies:
+        if player is not pos.to_move:
+            if pos.legal_moves() or not pos.opponent_moves():
+                return False
+            pos = pos.pass_turn()
+        pos = pos.play(sq)
+    return True
+
+
+def legal_play(before: Position, black: int, white: int, lost_turn: bool = False,
+               first: int | None = None) -> tuple[Ply, ...] | None:
+    """Legal moves that turn ``before`` into exactly ``black``/``white``, or None.
+
+    Every new disc is one move, by either player (a later move may turn it). The
+    players take turns as the rules say (a pass only when forced), starting with the
+    side to move or, with ``lost_turn`` (a press by the side not to move says the
+    players see the turn otherwise), with the other side; a player who moves twice
+    in a row without a forced pass is not legal play but a fault. Where two orders
+    give the same board, the one starting with the disc put down ``first`` is taken.
+    """
+    occ0 = before.black | before.white
+    if occ0 & ~(black | white):
+        return None  # a disc went missing: no legal play removes one
+    new = (black | white) & ~occ0
+    if not new or new.bit_count() > LIMIT:
+        return None
+    found: list[tuple[Ply, ...]] = []
+    _search(before.black, before.white, new, (), black, white, found)
+    found.sort(key=lambda plies: plies[0][1] != first)
+    for plies in found:
+        if in_rules_order(before, plies):
+            return plies
+    if not lost_turn:
+        return None
+    lost = before.with_to_move(before.to_move.opponent)
+    for plies in found:
+        if in_rules_order(lost, plies):
+            return plies  # the turn was lost once: play went on from the other side
+    return None
+
+
+def _search(b: int, w: int, left: int, plies: tuple[Ply, ...], black: int, white: int,
+            found: list[tuple[Ply, ...]]) -> None:
+    if not left:
+        if b == black and w == white:
+            found.append(plies)
+        return
+    for sq in bit_indices(left):
+        for colour in (Color.BLACK, Color.WHITE):
+            own, opp = (b, w) if colour is Color.BLACK else (w, b)
+            if not legal_moves(own, opp) >> sq & 1:
+                continue
+            f = flips8(own, opp, sq)
+            own, opp = own | f | (1 << sq), opp & ~f
+            nb, nw = (own, opp) if colour is Color.BLACK else (opp, own)
+            _search(nb, nw, left & ~(1 << sq), (*plies, (colour, sq)), black, white, found)
+
+
+class Explain:
+    """The part of the arbiter that adopts a board explained by legal play."""
+
+    position: Position
+    shifted: int
+    clock: bool | None
+    open: object
+    moves: list[Move]
+    last_move: str | None
+    turn_t: float | None
+    _first: int | None
+
+    def _after_turn(self, t: float) -> list[Event]:
+        raise NotImplementedError  # the arbiter's end-of-turn (core.Arbiter)
+
+    def _explained(self, player: Color, black: int, white: int, lost_turn: bool = False
+                   ) -> tuple[Ply, ...] | None:
+        """Legal play other than ``player``'s single move that gives this board, if any.
+
+        With a clock the press names who moved last, so the play must end with them.
+        """
+        plies = legal_play(self.position, black, white, lost_turn, self._first)
+        if plies is None or plies == ((self.position.to_move, plies[0][1]),):
+            return None  # the expected single move: judged as such, faults and all
+        if self.clock and plies[-1][0] is not player:
+            return None
+        return plies
+
+    def _adopt(self, t: float, plies: tuple[Ply, ...], black: int, white: int, shifted: int
+               ) -> list[Event]:
+        """Take the board: moves in the rules' order are announced as moves (a press or a
+        turn boundary was missed); any other order is a ``resync``."""
+        start = self.position
+        normal = in_rules_order(start, plies)
+        events: list[Event] = []
+        if not normal:
+            diff = (black ^ start.black) | (white ^ start.white)
+            events.append(resync_event(
+                t, squares_of(diff), plies[-1][0].opponent.value,
+                [f"{c.value} {square_name(sq)}" for c, sq in plies]))
+        pos = start
+        for player, sq in plies:
+            if player is not pos.to_move:
+                if normal:  # a pass the rules force
+                    events.append(pass_event(t, pos.to_move.value))
+                    self.moves.append(Move(pos.to_move, None))
+                pos = pos.with_to_move(player)
+            name = square_name(sq)
+            if normal:
+                events.append(move_event(t, player.value, name, squares_of(pos.flips(sq))))
+            self.moves.append(Move(player, name, None, comment="" if normal else "resync"))
+            pos = pos.play(sq)
+        self.last_move = square_name(plies[-1][1])
+        self.position = Position(black, white, plies[-1][0].opponent)
+        self.shifted = shifted & (black | white)
+        self.open = None
+        self._first = None
+        self.turn_t = t
+        return events + self._after_turn(t)

@@ -1,0 +1,162 @@
+"""Without a clock: where one move ends and the next begins.
+
+ARCHITECTURE.md: a move is judged when the next move begins, *a new disc of the
+other colour appears*. "Other" means the colour of the player who moves next: the
+opponent, or the mover again when the opponent has no legal move on the board the
+mover left. So a second disc of the mover's own colour (an extra disc, or one put
+down and taken back) stays inside the mover's turn, and a single disc of the other
+colour with no disc of the mover's beside it is the mover's own wrong-colour disc,
+not a new turn. The board judged is the settled board just before the next mover's
+disc went down (kept per frame in a short history, because hands hide squares).
+"""
+
+from __future__ import annotations
+
+from controller.arbiter.corrections import OVER, TURN
+from controller.arbiter.judge import judge
+from controller.arbiter.readings import StableBoard, stood
+from controller.bitboard import legal_moves
+from controller.events import Event
+from controller.position import Position
+from controller.squares import Color
+
+HISTORY_LIMIT = 4096  # frames kept for one turn without a clock
+
+#: Per frame since the last judgement: (occupied, known) as read, the confirmed
+#: (black, white, shifted) after it, and its time.
+Frame = tuple[int, int, int, int, int, float]
+
+
+def next_mover(mover: Color, board: tuple[int, int]) -> Color:
+    """Who moves after ``mover`` left ``board`` (black, white): the opponent, unless only
+    the mover has a legal move there."""
+    black, white = board
+    own, opp = (black, white) if mover is Color.BLACK else (white, black)
+    if not legal_moves(opp, own) and legal_moves(own, opp):
+        return mover
+    return mover.opponent
+
+
+class NoClock:
+    """The part of the arbiter that finds turn boundaries in a game without a clock."""
+
+    position: Position
+    stable: StableBoard
+    clock: bool | None
+    phase: str
+    config: object
+    _first: int | None
+    _history: list[Frame]
+    _base: tuple[int, int, int]
+
+    def _judge(self, t: float, player: Color, black: int, white: int, shifted: int
+               ) -> list[Event]:
+        raise NotImplementedError  # the arbiter's own judgement (core.Arbiter)
+
+    def _without_clock(self, t: float, occ: int, known: int, changed: bool) -> list[Event]:
+        """No clock (yet): keep the frame's history; judge when the next mover's disc appears."""
+        sb = self.stable
+        hist = self._history
+        prev = hist[-1][2:4] if hist else self._base[:2]
+        hist.append((occ, known, sb.black, sb.white, sb.shifted, t))
+        if len(hist) > HISTORY_LIMIT:  # a turn that never ends: keep its recent part
+            half = len(hist) // 2
+            self._base = hist[half - 1][2:5]
+            del hist[:half]
+        if not changed:
+            return []
+        pos = self.position
+        occ0 = pos.black | pos.white
+        new = (sb.black | sb.white) & ~occ0
+        if not new:
+            return []
+        if self.clock is None:
+            self.clock = False
+            self.phase = TURN
+        if self._first is None:
+            self._first = (new & -new).bit_length() - 1
+        if self.phase == OVER:
+            return []
+        # Discs that just appeared on an empty square. (A new disc that only changes
+        # colour is a disc already judged or turned by a hand: not a new move.)
+        newest = new & ~(prev[0] | prev[1])
+        if not newest:
+            return []
+        return self._maybe_next_move(t, newest)
+
+    def _maybe_next_move(self, t: float, newest: int) -> list[Event]:
+        """A disc just appeared: judge the move before it if it is the next mover's disc."""
+        sb = self.stable
+        mover = self.position.to_move
+        occ0 = self.position.black | self.position.white
+        # Discs seen first together: the one whose hand came first began its move first.
+        found = [(self._before_disc(1 << sq), sq) for sq in _bits(newest)]
+        for (snap, cut), sq in sorted(found, key=lambda f: (f[0][1], f[1])):
+            bit = 1 << sq
+            colour = Color.BLACK if sb.black & bit else Color.WHITE
+            black, white = snap[0], snap[1]
+            if not (black | white) & ~occ0:
+                continue  # nothing of the mover's move stood before it: still the mover's turn
+            # Who moves next is read on the board the mover's move should leave, not on
+            # the board seen: a hand may turn the first discs of the next move before
+            # its disc is seen, or the last of the move before only with it.
+            if colour is not next_mover(mover, self._should_leave(mover, snap)):
+                continue  # the mover's own extra disc (or one put down and taken back)
+            events = self._judge(t, mover, *snap)
+            self._base = snap
+            self._history = self._history[cut:]
+            return events
+        return []
+
+    def _should_leave(self, mover: Color, snap: tuple[int, int, int]) -> tuple[int, int]:
+        """The board the move on ``snap`` should leave: its legal move played, or ``snap``."""
+        j = judge(self.position.with_to_move(mover), 0, mover, snap[0], snap[1], 0, self._first)
+        if j.square is None or not j.flips:
+            return snap[0], snap[1]
+        return j.correct.black, j.correct.white
+
+    def _before_disc(self, bit: int) -> tuple[tuple[int, int, int], int]:
+        """The confirmed board just before the disc on ``bit`` went down, and its frame."""
+        hist = self._history
+        i = len(hist) - 1
+        colour = 2 if self.stable.black & bit else 3
+        while i >= 0 and hist[i][colour] & bit:
+            i -= 1  # confirmed frames; a later one-frame misread of the square is ignored
+        if getattr(self.config, "settled", False):
+            # Every reading counted as it came: the last frame that read the square
+            # empty shows the board just before the hand put the disc down there.
+            while i >= 0 and not hist[i][1] & bit:
+                i -= 1
+            return (hist[i][2:5], i) if i >= 0 else (self._base, 0)  # type: ignore[return-value]
+        return self._held_before(i, bit)
+
+    def _held_before(self, i: int, bit: int) -> tuple[tuple[int, int, int], int]:
+        """The confirmed board just before the disc on ``bit`` went down, and the index
+        of its frame, searching back from frame ``i`` (raw frames).
+
+        That is the frame after the latest definite reading of the square as empty
+        that held: the next definite reading agrees (a single misread cannot fake a
+        pair), or it stood until the next frame; that frame confirmed the board. (The
+        later reading of a pair may be a misread of the disc under a lifting hand, and
+        the frame after it part of the next move.)
+        """
+        hist = self._history
+        later_empty = False
+        while i >= 0:
+            occ, known = hist[i][0], hist[i][1]
+            if known & bit:
+                empty = not occ & bit
+                if empty and (later_empty or stood(hist[i][5], hist[i + 1][5])):
+                    return hist[i + 1][2:5], i + 1  # type: ignore[return-value]
+                later_empty = empty
+            i -= 1
+        return self._base, 0
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
