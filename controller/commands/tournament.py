@@ -1,0 +1,177 @@
+"""``kaeshi tournament``: run a championship with the rules' lottery, leagues and pairings.
+
+The event lives in one SQLite file (``--db``); each subcommand loads it, asks the
+pure core (``controller.tournament``) to make one change, and stores that change in
+one transaction.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+from controller.tournament.model import TournamentError
+from controller.tournament_store import formats, store
+from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
+from controller.tournament_store.simulate import simulate
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("tournament", help="run a tournament: lottery, pairings, standings")
+    p.add_argument("--db", type=Path, default=Path("tournament.sqlite"),
+                   help="the event file (default: tournament.sqlite)")
+    tsub = p.add_subparsers(dest="tcommand", metavar="SUBCOMMAND", required=True)
+    n = tsub.add_parser("new", help="create the event from EVENT.toml and a roster CSV")
+    n.add_argument("event", type=Path)
+    n.add_argument("--roster", type=Path, required=True)
+    n.set_defaults(func=cmd_new)
+    lo = tsub.add_parser("lottery", help="draw lottery numbers and split the leagues")
+    lo.add_argument("--seeds", nargs=3, required=True, metavar="N")
+    lo.set_defaults(func=cmd_lottery)
+    pa = tsub.add_parser("pair", help="pair the next round")
+    pa.add_argument("--out", type=Path, help="also write the sheet as HTML and CSV here")
+    pa.set_defaults(func=cmd_pair)
+    to = tsub.add_parser("toss", help="record the 伏せ石: who is black, who may win a draw")
+    to.add_argument("table", type=int)
+    to.add_argument("--black", required=True)
+    to.add_argument("--draw-win", required=True)
+    to.set_defaults(func=cmd_toss)
+    r = tsub.add_parser("result", help="enter a table's result")
+    r.add_argument("table", type=int)
+    r.add_argument("outcome", choices=("black", "white", "draw"))
+    r.add_argument("--discs", help="final count B-W, e.g. 36-28")
+    r.set_defaults(func=cmd_result)
+    s = tsub.add_parser("standings", help="print the provisional ranking")
+    s.add_argument("--out", type=Path, help="also write HTML and CSV here")
+    s.set_defaults(func=cmd_standings)
+    w = tsub.add_parser("withdraw", help="withdraw a player from the next round on")
+    w.add_argument("name")
+    w.set_defaults(func=cmd_withdraw)
+    e = tsub.add_parser("export", help="write event.json, WOF results, sheets to DIR")
+    e.add_argument("out", type=Path)
+    e.set_defaults(func=cmd_export)
+    m = tsub.add_parser("simulate", help="play a whole event with random results")
+    m.add_argument("--players", type=int, required=True)
+    m.add_argument("--division", choices=("open", "women", "children"), default="open")
+    m.add_argument("--seed", type=int, default=1)
+    m.add_argument("--out", type=Path, required=True)
+    m.set_defaults(func=cmd_simulate)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise TournamentError(f"{path}: {exc.strerror}") from None
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    config = parse_event(_read(args.event), str(args.event))
+    roster = parse_roster(_read(args.roster), str(args.roster))
+    t = store.create(args.db, config, roster)
+    print(f"{args.db}: {config.division} division, {len(t.present)} players present, "
+          f"{len(roster) - len(t.present)} absent")
+    return 0
+
+
+def cmd_lottery(args: argparse.Namespace) -> int:
+    _, t = store.load(args.db)
+    store.commit(args.db, t, "lottery", {"seeds": list(args.seeds)})
+    for name in sorted(t.present, key=lambda n: t.numbers[n]):
+        print(f"{t.numbers[name]:>4}  {t.groups.get(name, ''):1}  {name}")
+    return 0
+
+
+def cmd_pair(args: argparse.Namespace) -> int:
+    _, t = store.load(args.db)
+    rnd = store.commit(args.db, t, "pair", {})
+    print(formats.pairing_sheet(t, rnd, "csv"), end="")
+    for note in rnd.notes:
+        print(f"note: {note}")
+    if args.out:
+        _write_sheets(args.out, t)
+    return 0
+
+
+def cmd_toss(args: argparse.Namespace) -> int:
+    _, t = store.load(args.db)
+    store.commit(args.db, t, "toss",
+                 {"table": args.table, "black": args.black, "draw_win": args.draw_win})
+    return 0
+
+
+_DISCS = re.compile(r"^(\d{1,2})-(\d{1,2})$")
+
+
+def cmd_result(args: argparse.Namespace) -> int:
+    discs = None
+    if args.discs:
+        m = _DISCS.match(args.discs)
+        if not m:
+            raise TournamentError(f"table {args.table}: --discs must look like 36-28, "
+                                  f"not {args.discs!r}")
+        discs = [int(m[1]), int(m[2])]
+    _, t = store.load(args.db)
+    stored = store.commit(args.db, t, "result",
+                          {"table": args.table, "outcome": args.outcome, "discs": discs})
+    if stored is False:
+        print(f"table {args.table}: the same result was already entered")
+    return 0
+
+
+def cmd_standings(args: argparse.Namespace) -> int:
+    _, t = store.load(args.db)
+    print(formats.standings_sheet(t, "csv"), end="")
+    if args.out:
+        _write_sheets(args.out, t)
+    return 0
+
+
+def cmd_withdraw(args: argparse.Namespace) -> int:
+    _, t = store.load(args.db)
+    store.commit(args.db, t, "withdraw", {"name": args.name})
+    return 0
+
+
+def _write_sheets(out: Path, t: object) -> None:
+    from controller.tournament.event import Tournament
+
+    assert isinstance(t, Tournament)
+    out.mkdir(parents=True, exist_ok=True)
+    for rnd in t.rounds:
+        for fmt in ("html", "csv"):
+            (out / f"round-{rnd.number}.{fmt}").write_text(
+                formats.pairing_sheet(t, rnd, fmt), encoding="utf-8")
+    if t.seed is not None:
+        for fmt in ("html", "csv"):
+            (out / f"standings.{fmt}").write_text(formats.standings_sheet(t, fmt),
+                                                  encoding="utf-8")
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    config, t = store.load(args.db)
+    _write_sheets(args.out, t)
+    (args.out / "results.wof.txt").write_text(formats.wof_results(t, config), encoding="utf-8")
+    (args.out / "event.json").write_text(
+        json.dumps(formats.event_json(t), ensure_ascii=False, indent=1), encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    if args.players < 1:
+        raise TournamentError("--players must be 1 or more")
+    t = simulate(args.players, args.division, args.seed)
+    data = formats.event_json(t, [f"{(t.seed or 0):015d}"[k:k + 5] for k in (0, 5, 10)])
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "event.json").write_text(json.dumps(data, ensure_ascii=False, indent=1),
+                                         encoding="utf-8")
+    config = EventConfig(name=t.name, division=args.division, date="", country="JPN",
+                         sender="kaeshi")
+    (args.out / "results.wof.txt").write_text(formats.wof_results(t, config), encoding="utf-8")
+    _write_sheets(args.out, t)
+    print(f"{args.out / 'event.json'}: {len(t.present)} players, {len(t.rounds)} rounds, "
+          f"winner {t.final_ranking()[0]}")
+    return 0

@@ -1,0 +1,366 @@
+"""The tournament state: roster, lottery, rounds, results, withdrawals.
+
+Every change goes through one method that checks its input first and changes
+nothing when it refuses, so the command line can replay a stored list of actions
+and the hall hub can call the same methods live.  Nothing here reads a clock or a
+file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from controller.tournament import knockout as ko
+from controller.tournament.flow import pair_knockout, pair_open
+from controller.tournament.game import OUTCOMES, Game, GameSettings, Round
+from controller.tournament.leagues import split_leagues
+from controller.tournament.lottery import join_seeds, knockout_lottery, open_lottery
+from controller.tournament.model import (
+    DivisionSettings,
+    Player,
+    TournamentError,
+    settings_for,
+)
+from controller.tournament.pairing import Entrant
+from controller.tournament.ranking import (
+    GameResult,
+    KnockoutStanding,
+    OpenStanding,
+    Record,
+    add_result,
+    knockout_ranking,
+    open_provisional,
+    open_records,
+)
+from controller.tournament.toss import toss_placer
+
+
+class Tournament:
+    """One division's event.  See the package docstring for the order of calls."""
+
+    def __init__(self, roster: Sequence[Player], division: str, name: str = "") -> None:
+        self.settings: DivisionSettings = settings_for(division)
+        self.name = name
+        self.roster = list(roster)
+        self.players: dict[str, Player] = {}
+        holders: dict[int, str] = {}
+        for k, p in enumerate(self.roster, start=1):
+            if p.name in self.players:
+                raise TournamentError(f"roster entry {k}: {p.name!r} is on the roster twice")
+            self.players[p.name] = p
+            if p.seed is not None and p.seed in holders:
+                raise TournamentError(
+                    f"roster entry {k}: {p.name} and {holders[p.seed]} both hold seed {p.seed}"
+                )
+            if p.seed is not None:
+                holders[p.seed] = p.name
+        self.present = [p.name for p in self.roster if not p.absent]
+        if self.settings.system == "league":
+            bad = [p.name for p in self.roster if p.seed is not None and not 1 <= p.seed <= 4]
+            if bad:
+                raise TournamentError(f"open-division seeds are 1–4: {bad[0]}")
+        else:
+            ko.check_size(len(self.present))
+            bad = [p.name for p in self.roster
+                   if p.seed is not None and not 1 <= p.seed <= len(self.present)]
+            if bad:
+                raise TournamentError(
+                    f"seed number of {bad[0]} is outside 1–{len(self.present)}"
+                )
+        if not self.present:
+            raise TournamentError("nobody on the roster is present")
+        self.seed: int | None = None
+        self.numbers: dict[str, int] = {}
+        self.groups: dict[str, str] = {}  # league (open) or knock-out group
+        self.rounds: list[Round] = []
+        self.withdrawn: dict[str, int] = {}  # name -> rounds completed when withdrawn
+        self.stage_of: dict[str, str] = {}
+        self.league_done: dict[str, str | None] = {}
+        self.league_knockout: set[str] = set()
+        self.semi_round: int | None = None
+        self.final_round: int | None = None
+        self.records: dict[str, Record] = {}  # incremental ledger of league games
+        self.results: list[GameResult] = []
+
+    # ------------------------------------------------------------------ lottery
+    def draw_lottery(self, seeds: Sequence[str]) -> None:
+        if self.seed is not None:
+            raise TournamentError("the lottery has already been drawn")
+        seed = join_seeds(seeds)
+        if self.settings.system == "league":
+            numbers = open_lottery(self.roster, seed)
+            playing = {n: numbers[n] for n in self.present}
+            self.groups = split_leagues(playing)
+        else:
+            numbers = knockout_lottery(self.roster, seed)
+            for name, number in numbers.items():
+                self.groups[name] = ko.slot_of(number)[0]
+        self.seed = seed
+        self.numbers = numbers
+        for name in self.present:
+            self.stage_of[name] = "league" if self.settings.system == "league" else "knockout"
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def current(self) -> Round | None:
+        return self.rounds[-1] if self.rounds else None
+
+    @property
+    def finished(self) -> bool:
+        return self.final_round is not None and bool(self.rounds) and (
+            self.rounds[-1].number == self.final_round and self.rounds[-1].complete
+        )
+
+    def active(self, name: str) -> bool:
+        return name in self.stage_of and name not in self.withdrawn
+
+    def completed_rounds(self) -> int:
+        return sum(1 for r in self.rounds if r.complete)
+
+    def played(self, name: str) -> frozenset[str]:
+        out = set()
+        for r in self.rounds:
+            for g in r.games:
+                if g.second is not None and name in (g.first, g.second):
+                    out.add(g.second if g.first == name else g.first)
+        return frozenset(out)
+
+    def game_settings(self, table: int) -> GameSettings:
+        if self.current is None:
+            raise TournamentError(f"no round has been paired, so no table {table}")
+        g = self.current.table(table)
+        assert g.black is not None and g.white is not None
+        return GameSettings(
+            round=g.round, table=table, stage=g.stage, black=g.black, white=g.white,
+            minutes=self.settings.minutes, draws=self.settings.draws, toss_by=g.toss_by,
+            draw_win=g.draw_win, colour_chooser=g.colour_chooser,
+        )
+
+    # ------------------------------------------------------------------ standings
+    def qualified_extra(self, upto: int | None = None) -> dict[str, int]:
+        """Note *2: rounds a league winner did not play in a league count as won —
+        each completed round (up to ``upto``) until the winner withdraws (*3)."""
+        if self.settings.system != "league":
+            return {}
+        done = [r for r in self.rounds[:upto] if r.complete]
+        out: dict[str, int] = {}
+        for winner in self.league_done.values():
+            if winner is None:
+                continue
+            until = self.withdrawn.get(winner, len(self.rounds))
+            mine = [r for r in done if r.number <= until]
+            counted = sum(
+                1 for r in mine for g in r.games
+                if g.stage in ("league", "placement") and winner in (g.first, g.second)
+            )
+            out[winner] = len(mine) - counted
+        return out
+
+    def standings(self) -> list[OpenStanding] | list[KnockoutStanding]:
+        """Provisional ranking from the incremental ledger."""
+        if self.seed is None:
+            raise TournamentError("draw the lottery before asking for standings")
+        if self.settings.system == "league":
+            return open_provisional(
+                self.numbers, self.present, self.records, self.qualified_extra()
+            )
+        return self.knockout_history()[-1]
+
+    def standings_from_scratch(self) -> list[OpenStanding] | list[KnockoutStanding]:
+        """The same ranking rebuilt from the games alone (for checking)."""
+        results = [
+            GameResult(g.round, g.stage, g.winner, g.loser)
+            for r in self.rounds for g in r.games if g.winner is not None
+        ]
+        if self.settings.system == "league":
+            return open_provisional(
+                self.numbers, self.present, open_records(results), self.qualified_extra()
+            )
+        places = self.places() if self.finished else {}
+        return knockout_ranking(self.numbers, self.present, results, places)[-1]
+
+    def standings_after(self, round_number: int) -> list[OpenStanding] | list[KnockoutStanding]:
+        """The provisional ranking as it stood after ``round_number`` (0: before round 1)."""
+        if self.settings.system != "league":
+            return self.knockout_history()[round_number]
+        results = [GameResult(g.round, g.stage, g.winner, g.loser)
+                   for r in self.rounds[:round_number] for g in r.games if g.winner is not None]
+        return open_provisional(self.numbers, self.present, open_records(results),
+                                self.qualified_extra(round_number))
+
+    def knockout_history(self) -> list[list[KnockoutStanding]]:
+        places = self.places() if self.finished else {}
+        return knockout_ranking(self.numbers, self.present, self.results, places)
+
+    def places(self) -> dict[str, int]:
+        """1st/2nd from the final, 3rd (and 4th in the open division) from the
+        third-place match."""
+        out: dict[str, int] = {}
+        for r in self.rounds:
+            for g in r.games:
+                if g.stage == "final" and g.done:
+                    out[g.winner] = 1  # type: ignore[index]
+                    if g.loser:
+                        out[g.loser] = 2
+                if g.stage == "third" and g.done:
+                    out[g.winner] = 3  # type: ignore[index]
+                    if g.loser and self.settings.system == "league":
+                        out[g.loser] = 4
+        return out
+
+    def final_ranking(self) -> list[str]:
+        """最終順位: the places from the final games, then wins; ties on wins keep the
+        order of the last provisional ranking (decision)."""
+        if not self.finished:
+            raise TournamentError("the event is not finished yet")
+        places = self.places()
+        standing = self.standings()
+        order = {s.name: k for k, s in enumerate(standing)}
+        wins = {s.name: s.wins for s in standing}
+        return sorted(
+            self.present,
+            key=lambda n: (places.get(n, 99), -wins[n] if n not in places else 0, order[n]),
+        )
+
+    # ------------------------------------------------------------------ changes
+    def withdraw(self, name: str) -> None:
+        if name not in self.players:
+            raise TournamentError(f"no player named {name!r} on the roster")
+        if name not in self.stage_of:
+            raise TournamentError(f"{name} is absent, so cannot withdraw")
+        if name in self.withdrawn:
+            raise TournamentError(f"{name} has already withdrawn")
+        if self.current is not None:
+            for g in self.current.games:
+                if not g.done and name in (g.first, g.second):
+                    raise TournamentError(
+                        f"{name} has a game without a result at table {g.table}; "
+                        "enter it first (a forfeit is a loss)"
+                    )
+        self.withdrawn[name] = self.completed_rounds()
+
+    def record_toss(self, table: int, black: str, draw_win: str) -> None:
+        """The 伏せ石: who plays black and who holds the draw-win right (引き分け勝ち).
+        The other right — choosing the colour — went to the other player."""
+        if self.current is None:
+            raise TournamentError(f"no round has been paired, so no table {table}")
+        g = self.current.table(table)
+        players = (g.first, g.second)
+        for who in (black, draw_win):
+            if who not in players:
+                raise TournamentError(f"table {table}: {who!r} does not play there")
+        if g.done:
+            raise TournamentError(f"table {table} already has a result")
+        g.black = black
+        g.white = g.second if black == g.first else g.first
+        g.draw_win = draw_win
+        g.colour_chooser = g.second if draw_win == g.first else g.first
+
+    def record_result(
+        self, table: int, outcome: str, discs: tuple[int, int] | None = None
+    ) -> bool:
+        """Enter a table's result; returns False when the same result was already in."""
+        if outcome not in OUTCOMES:
+            raise TournamentError(f"table {table}: outcome must be black, white or draw")
+        if self.current is None:
+            raise TournamentError(f"no round has been paired, so no table {table}")
+        g = self.current.table(table)
+        if discs is not None:
+            b, w = discs
+            if b < 0 or w < 0 or b + w > 64:
+                raise TournamentError(f"table {table}: discs {b}-{w} are not a board count")
+        winner = g.black if outcome == "black" else g.white
+        if outcome == "draw":
+            if self.settings.draws:
+                raise TournamentError("draws are not implemented")  # no division has them
+            if g.draw_win is None:
+                raise TournamentError(
+                    f"table {table}: a drawn board needs the draw-win holder; record the "
+                    "伏せ石 first (tournament toss)"
+                )
+            winner = g.draw_win
+        if g.done:
+            if g.outcome == outcome and (discs is None or g.discs == discs):
+                return False
+            had = "" if g.discs is None else f" {g.discs[0]}-{g.discs[1]}"
+            new = "" if discs is None else f" {discs[0]}-{discs[1]}"
+            raise TournamentError(
+                f"table {table} already has the result {g.outcome}{had}; "
+                f"refusing {outcome}{new}"
+            )
+        g.outcome, g.winner, g.discs = outcome, winner, discs
+        self._count(g)
+        return True
+
+    def _count(self, g: Game) -> None:
+        assert g.winner is not None
+        result = GameResult(g.round, g.stage, g.winner, g.loser)
+        self.results.append(result)
+        if g.stage in ("league", "placement"):
+            add_result(self.records, result)
+
+    # ------------------------------------------------------------------ pairing
+    def pair_next_round(self) -> Round:
+        if self.seed is None:
+            raise TournamentError("draw the lottery before pairing")
+        if self.current is not None and not self.current.complete:
+            missing = [str(g.table) for g in self.current.games if not g.done]
+            raise TournamentError(
+                f"round {self.current.number} still lacks results at table(s) "
+                + ", ".join(missing)
+            )
+        if self.finished:
+            raise TournamentError("the event is finished; there is no further round")
+        number = len(self.rounds) + 1
+        if self.settings.system == "league":
+            games, notes = pair_open(self, number)
+        else:
+            games, notes = pair_knockout(self, number)
+        table = 0
+        for g in games:
+            if g.second is None:
+                g.winner = g.first
+                continue
+            table += 1
+            g.table = table
+            g.black, g.white = g.first, g.second
+            a, b = self.players[g.first], self.players[g.second]
+            g.toss_by = toss_placer(a.name, a.rank, a.born, b.name, b.rank, b.born)
+        rnd = Round(number, games, notes)
+        self.rounds.append(rnd)
+        for g in games:
+            if g.is_bye:
+                self._count(g)
+        return rnd
+
+    def order_and_wins(self) -> tuple[dict[str, int], dict[str, int]]:
+        standing = self.standings()
+        return ({s.name: k for k, s in enumerate(standing)},
+                {s.name: s.wins for s in standing})
+
+    def pool_entrants(self, names: Sequence[str], order: dict[str, int],
+              wins: dict[str, int]) -> list[Entrant]:
+        met: dict[str, set[str]] = {n: set() for n in names}
+        byes: set[str] = set()
+        for r in self.rounds:
+            for g in r.games:
+                if g.second is None:
+                    byes.add(g.first)  # any bye counts towards "at most one bye"
+                    continue
+                met.get(g.first, set()).add(g.second)
+                met.get(g.second, set()).add(g.first)
+        return [
+            Entrant(n, wins[n], n in byes, frozenset(met[n]))
+            for n in sorted(names, key=lambda n: order[n])
+        ]
+
+    def finals_game(self, number: int, stage: str, a: str | None, b: str | None,
+                     group: str | None) -> list[Game]:
+        """A semi-final, final or third-place game; a missing or withdrawn side gives
+        the other a bye (walk-over), decision."""
+        sides = [n for n in (a, b) if n is not None and n not in self.withdrawn]
+        if not sides:
+            return []
+        if len(sides) == 1:
+            return [Game(number, stage, group, sides[0], None)]
+        return [Game(number, stage, group, sides[0], sides[1])]

@@ -1,0 +1,146 @@
+"""How each division moves from round to round: who plays in which pool, when a
+league is won, when the semi-finals and the final come.
+
+The open division (オセロ普及部門方式): each league pairs by the priority rules until
+its undefeated count is 1, 2, 4, 8, …; from then on only its undefeated players
+stay and the others join the one placement league.  A league's sole undefeated
+player wins it and has a bye in every later league round.  The semi-finals are
+played in the round after the last league is won, the final and the third-place
+match in the round after that; the placement league plays every round up to and
+including the final's (decision: the rules' timetable assumes all leagues are won
+by round 5; when one needs longer the semi-finals move back with it).
+
+The women's and children's divisions (新オセロ方式): knock-out rounds 1–3 in four
+groups, semi-finals in round 4, final and third place in round 5; a knock-out loser
+plays the placement league from the next round on, paired highest against highest.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from controller.tournament import knockout as ko
+from controller.tournament.game import Game
+from controller.tournament.leagues import LEAGUES
+from controller.tournament.pairing import pair_pool, split_pairing
+
+if TYPE_CHECKING:
+    from controller.tournament.event import Tournament
+
+
+def _power_of_two(n: int) -> bool:
+    return n >= 1 and n & (n - 1) == 0
+
+
+def advance_leagues(t: Tournament) -> None:
+    """After each round: a league whose undefeated count is 1, 2, 4, 8, … sends its
+    players with a loss to the placement league; a sole undefeated player wins it."""
+    beaten = {g.loser for r in t.rounds for g in r.games
+              if g.stage == "league" and g.loser is not None}
+    for league in LEAGUES:
+        if league in t.league_done:
+            continue
+        members = [n for n in t.present
+                   if t.groups.get(n) == league and t.stage_of[n] == "league"
+                   and n not in t.withdrawn]
+        unbeaten = [n for n in members if n not in beaten]
+        if league not in t.league_knockout and _power_of_two(len(unbeaten)):
+            t.league_knockout.add(league)
+        if league in t.league_knockout or not unbeaten:
+            for n in members:
+                if n not in unbeaten:
+                    t.stage_of[n] = "placement"
+        if len(unbeaten) == 1:
+            t.league_done[league] = unbeaten[0]
+            t.stage_of[unbeaten[0]] = "qualified"
+        elif not unbeaten:
+            t.league_done[league] = None  # every unbeaten player withdrew
+
+
+def pair_open(t: Tournament, number: int) -> tuple[list[Game], list[str]]:
+    advance_leagues(t)
+    order, wins = t.order_and_wins()
+    games: list[Game] = []
+    notes: list[str] = []
+    semis_due = t.semi_round is None and len(t.league_done) == len(LEAGUES)
+    if semis_due:
+        t.semi_round = number
+        q = t.league_done
+        for a, b in (("A", "D"), ("B", "C")):
+            games.extend(t.finals_game(number, "semi", q[a], q[b], f"{a}-{b}"))
+    elif t.semi_round is not None:
+        t.final_round = number
+        semis = [g for g in t.rounds[t.semi_round - 1].games if g.stage == "semi"]
+        winners = [g.winner for g in semis]
+        losers = [g.loser for g in semis]
+        while len(winners) < 2:
+            winners.append(None)
+            losers.append(None)
+        games.extend(t.finals_game(number, "final", winners[0], winners[1], None))
+        games.extend(t.finals_game(number, "third", losers[0], losers[1], None))
+    else:
+        for league in LEAGUES:
+            winner = t.league_done.get(league)
+            if league in t.league_done:
+                if winner is not None and winner not in t.withdrawn:
+                    games.append(Game(number, "league", league, winner, None))
+                    notes.append(f"league {league}: {winner} is its sole undefeated "
+                                 "player and has a bye")
+                continue
+            members = [n for n in t.present if t.groups[n] == league
+                       and t.stage_of[n] == "league" and n not in t.withdrawn]
+            if number == 1:
+                pairs = split_pairing([(n, t.numbers[n]) for n in members])
+            else:
+                result = pair_pool(t.pool_entrants(members, order, wins), "lowest")
+                pairs = result.pairs
+                notes.extend(f"league {league}: {x}" for x in result.notes)
+            games.extend(Game(number, "league", league, a, b) for a, b in pairs)
+    placement = [n for n in t.present
+                 if t.stage_of[n] == "placement" and n not in t.withdrawn]
+    if placement:
+        result = pair_pool(t.pool_entrants(placement, order, wins), "lowest")
+        notes.extend(f"placement league: {x}" for x in result.notes)
+        games.extend(Game(number, "placement", None, a, b) for a, b in result.pairs)
+    return games, notes
+
+
+def pair_knockout(t: Tournament, number: int) -> tuple[list[Game], list[str]]:
+    order, wins = t.order_and_wins()
+    games: list[Game] = []
+    notes: list[str] = []
+    knocked = {g.loser for g in t.results if g.loser is not None
+               and g.stage == "knockout"}
+    alive = {n for n in t.present if n not in knocked and n not in t.withdrawn}
+    for n in t.present:
+        if n in knocked and t.stage_of.get(n) == "knockout":
+            t.stage_of[n] = "placement"
+    if number <= ko.KNOCKOUT_ROUNDS:
+        for group, bracket in ko.brackets(t.numbers).items():
+            for a, b in ko.knockout_pairs(bracket, number, alive):
+                games.append(Game(number, "knockout", group, a, b))
+    elif number == ko.SEMI_ROUND:
+        t.semi_round = number
+        winners = {}
+        for group, bracket in ko.brackets(t.numbers).items():
+            left = [n for n in bracket if n is not None and n in alive]
+            winners[group] = left[0] if left else None
+            for n in left:
+                t.stage_of[n] = "semi"
+        for a, b in (("A", "D"), ("B", "C")):
+            games.extend(t.finals_game(number, "semi", winners[a], winners[b], None))
+    else:
+        t.final_round = number
+        semis = [g for g in t.rounds[t.semi_round - 1].games  # type: ignore[index]
+                 if g.stage == "semi"]
+        winners = [g.winner for g in semis] + [None, None]
+        losers = [g.loser for g in semis] + [None, None]
+        games.extend(t.finals_game(number, "final", winners[0], winners[1], None))
+        games.extend(t.finals_game(number, "third", losers[0], losers[1], None))
+    placement = [n for n in t.present
+                 if t.stage_of[n] == "placement" and n not in t.withdrawn]
+    if placement:
+        result = pair_pool(t.pool_entrants(placement, order, wins), "highest")
+        notes.extend(f"placement league: {x}" for x in result.notes)
+        games.extend(Game(number, "placement", None, a, b) for a, b in result.pairs)
+    return games, notes

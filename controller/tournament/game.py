@@ -1,0 +1,76 @@
+"""Games and rounds: what a pairing produces and a result fills in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from controller.tournament.model import TournamentError
+
+OUTCOMES = ("black", "white", "draw")
+
+
+@dataclass
+class Game:
+    """One table of one round, or a bye (``second`` is ``None``, no table)."""
+
+    round: int
+    stage: str  # league, placement, knockout, semi, final, third
+    group: str | None
+    first: str
+    second: str | None
+    table: int | None = None
+    black: str | None = None
+    white: str | None = None
+    toss_by: str | None = None
+    draw_win: str | None = None
+    colour_chooser: str | None = None
+    outcome: str | None = None
+    winner: str | None = None
+    discs: tuple[int, int] | None = None
+
+    @property
+    def is_bye(self) -> bool:
+        return self.second is None
+
+    @property
+    def done(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def loser(self) -> str | None:
+        if self.winner is None or self.second is None:
+            return None
+        return self.second if self.winner == self.first else self.first
+
+
+@dataclass
+class Round:
+    number: int
+    games: list[Game]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return all(g.done for g in self.games)
+
+    def table(self, number: int) -> Game:
+        for g in self.games:
+            if g.table == number:
+                return g
+        raise TournamentError(f"round {self.number} has no game at table {number}")
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """What the hub sends to a table before the game starts."""
+
+    round: int
+    table: int
+    stage: str
+    black: str
+    white: str
+    minutes: int
+    draws: bool
+    toss_by: str | None
+    draw_win: str | None
+    colour_chooser: str | None

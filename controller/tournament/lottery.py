@@ -1,0 +1,78 @@
+"""The lottery (抽選方法): a linear congruential generator over the roster order.
+
+Every roster entry — seeded and absent players too — draws a preliminary number,
+so one player's absence never changes anybody else's number.  The generator has
+full period (c is odd and a − 1 is a multiple of 4), so preliminary numbers never
+repeat for rosters shorter than M and the order is always strict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from controller.tournament.model import Player, TournamentError
+
+M = 8_388_608
+A = 65_793
+C = 4_282_663
+SEED_DIGITS = 5
+FIRST_NUMBER = 11
+
+
+def join_seeds(seeds: Sequence[str]) -> int:
+    """The 15-digit seed from the three drawn ballots.
+
+    The document joins three numbers into 15 digits, so each ballot is read as a
+    five-digit number; a shorter one is padded with leading zeros (decision)."""
+    if len(seeds) != 3:
+        raise TournamentError(f"the lottery needs three seed numbers, got {len(seeds)}")
+    parts: list[str] = []
+    for k, text in enumerate(seeds, start=1):
+        if not text or not all("0" <= ch <= "9" for ch in text):
+            raise TournamentError(f"seed {k} must be digits, not {text!r}")
+        if len(text) > SEED_DIGITS:
+            raise TournamentError(f"seed {k} has more than {SEED_DIGITS} digits: {text!r}")
+        parts.append(text.zfill(SEED_DIGITS))
+    return int("".join(parts))
+
+
+def preliminary_numbers(seed: int, count: int) -> list[int]:
+    """抽選予備番号 1…count: x0 = seed mod M, x(k) = (x(k−1)·a + c) mod M."""
+    x = seed % M
+    out: list[int] = []
+    for _ in range(count):
+        x = (x * A + C) % M
+        out.append(x)
+    return out
+
+
+def open_lottery(roster: Sequence[Player], seed: int) -> dict[str, int]:
+    """Lottery numbers of the open division: 11, 12, … in ascending preliminary number,
+    then each seeded player's number replaced by the 1–4 drawn at reception."""
+    prelim = preliminary_numbers(seed, len(roster))
+    order = sorted(range(len(roster)), key=lambda k: prelim[k])
+    numbers = {roster[k].name: FIRST_NUMBER + pos for pos, k in enumerate(order)}
+    for p in roster:
+        if p.seed is not None:
+            numbers[p.name] = p.seed
+    return numbers
+
+
+def knockout_lottery(roster: Sequence[Player], seed: int) -> dict[str, int]:
+    """Numbers 1…N for the women's and children's divisions.
+
+    The rules draw these at reception (受付のときに抽選); Kaeshi stands in for the
+    drawing with the same generator (decision): seeded players keep their designated
+    number, the others take the remaining numbers in ascending preliminary number."""
+    present = [p for p in roster if not p.absent]
+    taken = {p.seed for p in present if p.seed is not None}
+    free = [k for k in range(1, len(present) + 1) if k not in taken]
+    prelim = preliminary_numbers(seed, len(roster))
+    position = {p.name: k for k, p in enumerate(roster)}
+    others = sorted(
+        (p for p in present if p.seed is None), key=lambda p: prelim[position[p.name]]
+    )
+    numbers = {p.name: p.seed for p in present if p.seed is not None}
+    for p, number in zip(others, free, strict=True):
+        numbers[p.name] = number
+    return numbers  # type: ignore[return-value]

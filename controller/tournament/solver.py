@@ -1,0 +1,310 @@
+"""The two exact solvers behind :func:`controller.tournament.pairing.pair_pool`.
+
+Costs are integers chosen so that one sum compares lexicographically: a second
+bye outweighs every rematch, a rematch every sum of win differences, and a pair
+``d`` wins apart costs ``B**d - 1`` with ``B`` above the number of pairs, so one
+larger difference outweighs any number of smaller ones.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+if TYPE_CHECKING:
+    from controller.tournament.pairing import Entrant, Prefer
+
+#: Levels up to this size get their exact shortfall in the search's bound; larger
+#: ones are assumed to pair among themselves but for parity.
+SMALL_LEVEL = 12
+
+
+class OutOfBudget(Exception):
+    pass
+
+
+class Problem:
+    """Costs of one pool, in integers so that one sum compares lexicographically."""
+
+    def __init__(self, entrants: Sequence[Entrant], prefer: Prefer) -> None:
+        self.names: list[str | None] = [e.name for e in entrants]
+        self.wins: list[int] = [e.wins for e in entrants]
+        self.had_bye: list[bool] = [e.had_bye for e in entrants]
+        index = {e.name: k for k, e in enumerate(entrants)}
+        if len(index) != len(entrants):
+            raise ValueError("a pool names the same player twice")
+        self.played: list[set[int]] = [
+            {index[o] for o in e.played if o in index} for e in entrants
+        ]
+        if len(entrants) % 2:
+            self.names.append(None)  # the virtual −1-win player
+            self.wins.append(-1)
+            self.had_bye.append(False)
+            self.played.append(set())
+        self.n = len(self.names)
+        self.virtual = self.n - 1 if len(entrants) % 2 else -1
+        self.prefer = prefer
+        pairs = self.n // 2
+        self.base = pairs + 1
+        top = max(self.wins, default=0) - min(self.wins, default=0)
+        self.k_rematch = self.base ** (top + 1)
+        self.k_bye = self.k_rematch * (pairs + 1)
+        self.level_wins = sorted(set(self.wins), reverse=True)
+        self.level_of = [self.level_wins.index(w) for w in self.wins]
+
+    def diff_cost(self, d: int) -> int:
+        return self.base**d - 1
+
+    def penalty(self, i: int, j: int) -> int:
+        if j == self.virtual:
+            return self.k_bye if self.had_bye[i] else 0
+        if i == self.virtual:
+            return self.k_bye if self.had_bye[j] else 0
+        return self.k_rematch if j in self.played[i] else 0
+
+    def cost(self, i: int, j: int) -> int:
+        return self.diff_cost(abs(self.wins[i] - self.wins[j])) + self.penalty(i, j)
+
+    def bound(self, counts: list[int]) -> int:
+        """Cheapest pairing of these counts per level, ignoring who met whom."""
+        total = 0
+        carry: int | None = None
+        for level, c in enumerate(counts):
+            if not c:
+                continue
+            if carry is not None:
+                total += self.diff_cost(self.level_wins[carry] - self.level_wins[level])
+                c -= 1
+                carry = None
+            if c % 2:
+                carry = level
+        return total
+
+
+def search(p: Problem, budget_nodes: int) -> list[tuple[int, int]] | None:
+    """Top-down depth-first search, iterated on a rising cost threshold (IDA*).
+
+    Each pass explores pairings in the order of the top-down rule and prunes a
+    branch when its cost so far plus the lower bound of the rest exceeds the
+    threshold; the next threshold is the smallest excess seen.  The first pairing
+    found is therefore optimal and, among the optimal ones, first in top-down order.
+    """
+    real = p.n - 1 if p.virtual >= 0 else p.n
+    levels = len(p.level_wins) - (1 if p.virtual >= 0 else 0)
+    counts = [0] * levels
+    free = [0] * levels  # unpaired players without a previous bye
+    members: list[list[int]] = [[] for _ in range(levels)]
+    for k in range(real):
+        counts[p.level_of[k]] += 1
+        free[p.level_of[k]] += not p.had_bye[k]
+        members[p.level_of[k]].append(k)
+    state = {"virtual_open": p.virtual >= 0, "nodes": 0}
+    paired = [False] * p.n
+
+    memo: dict[tuple[int, ...], int] = {}
+
+    def plain(cs: list[int]) -> int:
+        return p.bound(cs + [0] * (len(p.level_wins) - levels))
+
+    def internal(ms: tuple[int, ...]) -> int:
+        """Most pairs among ``ms`` without a rematch (exact; used for small levels)."""
+        if len(ms) < 2:
+            return 0
+        known = memo.get(ms)
+        if known is not None:
+            return known
+        first, rest = ms[0], ms[1:]
+        best = internal(rest)
+        for k, j in enumerate(rest):
+            if best == len(ms) // 2:
+                break
+            if j not in p.played[first]:
+                best = max(best, 1 + internal(rest[:k] + rest[k + 1 :]))
+        memo[ms] = best
+        return best
+
+    def shortfall(level: int) -> int:
+        """How many of a level's players must meet someone from another level."""
+        s = counts[level]
+        if s > SMALL_LEVEL:
+            return s % 2
+        return s - 2 * internal(tuple(members[level]))
+
+    def relaxed(xs: list[int]) -> int:
+        """Cheapest cost of the relaxation: level L pairs all but xs[L] of its players
+        inside; the rest meet players of lower levels, who can absorb them freely, a
+        meeting across several levels paying each step (never more than the real
+        cost, as the cost of a difference grows faster than linearly).  Pairs left
+        inside a level despite a meeting before pay for a rematch."""
+        if all(x == c % 2 for x, c in zip(xs, counts, strict=True)):
+            return plain(counts)  # nothing but parity: pairing neighbours is optimal
+        below = [0] * (levels + 1)
+        for level in range(levels - 1, -1, -1):
+            below[level] = below[level + 1] + xs[level]
+        dp: dict[int, int] = {0: 0}
+        prev: int | None = None
+        for level in range(levels):
+            s = counts[level]
+            if not s:
+                continue
+            step = p.diff_cost(p.level_wins[prev] - p.level_wins[level]) if prev is not None else 0
+            nxt: dict[int, int] = {}
+            for carry, base in dp.items():
+                base += carry * step
+                # r pairs inside the level may still be rematches, at their price
+                for r in range(xs[level] // 2 + 1):
+                    value = base + r * p.k_rematch
+                    for k in range(min(carry, s) + 1):
+                        low = max(xs[level] - 2 * r - k, 0)
+                        low += (s - k - low) % 2
+                        high = min(s - k, low + below[level + 1] + 1)
+                        for out in range(low, high + 1, 2):
+                            c = carry - k + out
+                            if value < nxt.get(c, value + 1):
+                                nxt[c] = value
+            dp = nxt
+            prev = level
+        return dp[0]
+
+    def bound() -> int:
+        xs = [shortfall(level) for level in range(levels)]
+        if not state["virtual_open"]:
+            return relaxed(xs)
+        any_free = any(free)
+        best: int | None = None
+        for level in range(levels):
+            if not counts[level] or (any_free and not free[level]):
+                continue
+            saved = xs[level]
+            counts[level] -= 1
+            xs[level] = max(saved - 1, counts[level] % 2)
+            value = p.diff_cost(p.level_wins[level] + 1) + relaxed(xs)
+            counts[level] += 1
+            xs[level] = saved
+            if not any_free:
+                value += p.k_bye
+            best = value if best is None or value < best else best
+        return best if best is not None else 0
+
+    chosen: list[tuple[int, int]] = []
+    excess: list[int] = []
+
+    def take(k: int) -> int:
+        if k == p.virtual:
+            state["virtual_open"] = False
+            return -1
+        level = p.level_of[k]
+        paired[k] = True
+        counts[level] -= 1
+        free[level] -= not p.had_bye[k]
+        position = members[level].index(k)
+        del members[level][position]
+        return position
+
+    def give_back(k: int, position: int) -> None:
+        if k == p.virtual:
+            state["virtual_open"] = True
+            return
+        level = p.level_of[k]
+        paired[k] = False
+        counts[level] += 1
+        free[level] += not p.had_bye[k]
+        members[level].insert(position, k)
+
+    def candidates(i: int, spent: int, threshold: int) -> Iterator[int]:
+        """Partners in top-down preference order, skipping whole levels too costly.
+
+        Lazy: the loop body pairs and unpairs ``j`` and leaves every list exactly as
+        it found it before asking for the next partner."""
+        li = p.level_of[i]
+        lowest = p.prefer == "lowest"
+        if lowest and state["virtual_open"]:
+            yield p.virtual
+        for level in range(levels - 1, li - 1, -1) if lowest else range(li, levels):
+            if not members[level]:
+                continue
+            c = spent + p.diff_cost(p.wins[i] - p.level_wins[level])
+            if c > threshold:
+                excess.append(c)
+                continue
+            yield from reversed(members[level]) if lowest else iter(members[level])
+        if not lowest and state["virtual_open"]:
+            yield p.virtual
+
+    def step(start: int, spent: int, threshold: int) -> bool:
+        state["nodes"] += 1
+        if state["nodes"] > budget_nodes:
+            raise OutOfBudget
+        i = start
+        while i < real and paired[i]:
+            i += 1
+        if i >= real:
+            return True
+        pos_i = take(i)
+        seen: dict[tuple[int, int], int] = {}
+        for j in candidates(i, spent, threshold):
+            c = p.cost(i, j)
+            if spent + c > threshold:
+                excess.append(spent + c)
+                continue
+            if j == p.virtual:
+                key: tuple[int, int] = (-1, 0)
+            elif counts[p.level_of[j]] > SMALL_LEVEL + 1:
+                # still a large level once j is out: any such j leaves the same bound
+                key = (p.level_of[j], p.had_bye[j])
+            else:
+                key = (-2, j)
+            rest = seen.get(key)
+            if rest is not None and spent + c + rest > threshold:
+                excess.append(spent + c + rest)
+                continue
+            pos_j = take(j)
+            if rest is None:
+                rest = seen[key] = bound()
+            total = spent + c + rest
+            if total > threshold:
+                excess.append(total)
+            else:
+                chosen.append((i, j))
+                if step(i + 1, spent + c, threshold):
+                    return True
+                chosen.pop()
+            give_back(j, pos_j)
+        give_back(i, pos_i)
+        return False
+
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, p.n + 200))
+    try:
+        threshold = bound()
+        while True:
+            excess.clear()
+            if step(0, 0, threshold):
+                return chosen
+            if not excess:
+                return None
+            threshold = min(excess)
+    except OutOfBudget:
+        return None
+    finally:
+        sys.setrecursionlimit(old_limit)
+
+
+def blossom(p: Problem) -> list[tuple[int, int]]:
+    """Exact minimum of the whole key by Edmonds' blossom algorithm (slow, always right)."""
+    n = p.n
+    c = n * n + 1
+    scale = c**n
+    offset = (2 * p.k_bye + 1) * scale
+    graph = nx.Graph()
+    for i in range(n):
+        for j in range(i + 1, n):
+            low = j if p.prefer == "lowest" else n - 1 - j
+            weight = offset - p.cost(i, j) * scale + c ** (n - 1 - i) * low
+            graph.add_edge(i, j, weight=weight)
+    matching = nx.max_weight_matching(graph, maxcardinality=True)
+    pairs = sorted((min(a, b), max(a, b)) for a, b in matching)
+    return pairs

@@ -1,0 +1,154 @@
+"""``kaeshi tournament``: the event file, atomic commands, sheets and exports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+
+EVENT = 'name = "Test Open"\ndivision = "open"\ndate = "2021-07-18"\ncountry = "JPN"\n'
+
+
+def write_roster(path: Path, n: int, extra: str = "") -> Path:
+    lines = ["name,rank,club,seed,absent"]
+    lines += [f"Player {k},{k % 5 + 1}段,Club {k % 3},{'' if k else 1}," for k in range(n)]
+    path.write_text("\n".join(lines) + "\n" + extra, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def event(tmp_path):
+    (tmp_path / "event.toml").write_text(EVENT, encoding="utf-8")
+    write_roster(tmp_path / "players.csv", 10, "Late,,,,yes\n")
+    db = tmp_path / "t.sqlite"
+    assert main(["tournament", "--db", str(db), "new", str(tmp_path / "event.toml"),
+                 "--roster", str(tmp_path / "players.csv")]) == 0
+    return db
+
+
+def run(db: Path, *args: str) -> int:
+    return main(["tournament", "--db", str(db), *args])
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        ("Player 3,,,,\n", "players.csv line 12: duplicate name 'Player 3' (first on line 5)"),
+        ("Someone,,,1x,\n", "players.csv line 12: seed must be digits, not '1x'"),
+        ("Other,,,,maybe\n", "players.csv line 12: absent must be empty, yes or no"),
+    ],
+)
+def test_bad_roster_lines_are_named(tmp_path, capsys, extra, needle):
+    (tmp_path / "event.toml").write_text(EVENT, encoding="utf-8")
+    write_roster(tmp_path / "players.csv", 10, extra)
+    db = tmp_path / "t.sqlite"
+    assert main(["tournament", "--db", str(db), "new", str(tmp_path / "event.toml"),
+                 "--roster", str(tmp_path / "players.csv")]) == 1
+    assert needle in capsys.readouterr().err
+    assert not db.exists()
+
+
+def test_a_whole_event_on_the_command_line(event, tmp_path, capsys):
+    assert run(event, "lottery", "--seeds", "12345", "678", "00001") == 0
+    out = capsys.readouterr().out
+    assert "   1  A  Player 0" in out  # the seeded player holds number 1, league A
+    rounds = 0
+    while True:
+        before = event.read_bytes()
+        code = run(event, "pair", "--out", str(tmp_path / "sheets"))
+        err = capsys.readouterr()
+        if code:
+            assert "finished" in err.err
+            assert event.read_bytes() == before
+            break
+        rounds += 1
+        tables = [line.split(",")[0] for line in err.out.splitlines()[1:]
+                  if line and line[0].isdigit()]
+        for table in tables:
+            assert run(event, "result", table, "black", "--discs", "40-24") == 0
+    assert rounds >= 3
+    assert run(event, "standings", "--out", str(tmp_path / "sheets")) == 0
+    assert (tmp_path / "sheets" / "round-1.html").read_text().startswith("<!doctype html>")
+    assert "criterion 8" in (tmp_path / "sheets" / "standings.csv").read_text()
+    assert run(event, "export", str(tmp_path / "out")) == 0
+    wof = (tmp_path / "out" / "results.wof.txt").read_text().splitlines()
+    assert wof[:4] == ["%%Tournament: Test Open", "%%Country: JPN", "%%Date: 18/07/2021",
+                       "%%Sender: "]
+    assert any(line.endswith(" B") and "(40)>(24)" in line for line in wof)
+    data = json.loads((tmp_path / "out" / "event.json").read_text())
+    assert data["finished"] and data["final_ranking"][0]["place"] == 1
+    late = next(p for p in data["players"] if p["name"] == "Late")
+    assert late["absent"] and late["number"] is not None and late["group"] is None
+
+
+def test_refused_commands_leave_the_file_unchanged(event, capsys):
+    assert run(event, "lottery", "--seeds", "1", "2", "3") == 0
+    assert run(event, "pair") == 0
+    assert run(event, "result", "1", "white") == 0
+    before = event.read_bytes()
+    for args, needle in [
+        (("result", "1", "black"), "table 1 already has the result white"),
+        (("result", "42", "black"), "no game at table 42"),
+        (("result", "2", "draw"), "table 2: a drawn board needs"),
+        (("result", "2", "black", "--discs", "a-b"), "--discs must look like"),
+        (("lottery", "--seeds", "1", "2", "3"), "already been drawn"),
+        (("withdraw", "Nobody"), "no player named 'Nobody'"),
+        (("pair",), "still lacks results at table(s) 2"),
+    ]:
+        capsys.readouterr()
+        assert run(event, *args) == 1, args
+        assert needle in capsys.readouterr().err
+        assert event.read_bytes() == before
+    assert run(event, "result", "1", "white") == 0  # the same result again is fine
+    assert "already entered" in capsys.readouterr().out
+
+
+def test_seed_that_is_not_digits_is_refused(event, capsys):
+    assert run(event, "lottery", "--seeds", "12a", "2", "3") == 1
+    assert "seed 1 must be digits" in capsys.readouterr().err
+
+
+def test_simulate_writes_the_event_json_contract(tmp_path, capsys):
+    out = tmp_path / "sim"
+    assert main(["tournament", "simulate", "--players", "40", "--division", "open",
+                 "--seed", "3", "--out", str(out)]) == 0
+    data = json.loads((out / "event.json").read_text())
+    assert data["division"] == "open" and data["finished"]
+    playing = [p for p in data["players"] if not p["absent"]]
+    assert len(playing) == 40
+    assert all(p["group"] in "ABCD" for p in playing)
+    first = data["rounds"][0]
+    assert first["games"] and first["standings"]
+    assert set(first["standings"][0]["criteria"]) == {
+        "wins", "2", "3", "4", "5", "6", "7", "8", "number"}
+    assert len(data["final_ranking"]) == 40
+    assert any(p["withdrawn_after_round"] is not None for p in data["players"])
+
+
+def test_simulate_knockout_division(tmp_path):
+    out = tmp_path / "sim"
+    assert main(["tournament", "simulate", "--players", "24", "--division", "children",
+                 "--seed", "5", "--out", str(out)]) == 0
+    data = json.loads((out / "event.json").read_text())
+    assert len(data["rounds"]) == 5 and data["settings"]["minutes"] == 15
+
+
+def test_toss_then_a_drawn_board_goes_to_the_draw_win_holder(event, capsys):
+    assert run(event, "lottery", "--seeds", "1", "2", "3") == 0
+    capsys.readouterr()
+    assert run(event, "pair") == 0
+    sheet = capsys.readouterr().out.splitlines()
+    table, _, _, black, white = sheet[1].split(",")[:5]
+    assert run(event, "toss", table, "--black", white, "--draw-win", black) == 0
+    assert run(event, "toss", table, "--black", "Stranger", "--draw-win", black) == 1
+    assert "'Stranger' does not play there" in capsys.readouterr().err
+    assert run(event, "result", table, "draw", "--discs", "32-32") == 0
+    from controller.tournament_store import store
+
+    _, t = store.load(event)
+    game = t.current.table(int(table))
+    assert (game.black, game.white, game.winner) == (white, black, black)
+    assert game.colour_chooser == white
