@@ -1,4 +1,5 @@
-"""Web page, LED and clock-display figures: update latency, payload sizes, encode times."""
+"""Web page, LED and clock-display figures: update latency, request rate, token guessing,
+payload sizes, encode times. The page runs on its real stack (Starlette + uvicorn)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from controller.clockhw.display import format_time
 from controller.clockhw.tm1637 import Tm1637
 from controller.leds import LedCell, encode_spi
 from controller.position import Position
+from controller.records import GameRecord
 from controller.web import ChangeNotifier, WebServer, for_view
+
+TOKEN = "bench-arbiter-token-4f9K"
 
 
 def _game_snapshot(moves: int) -> dict[str, Any]:
@@ -60,8 +64,8 @@ class _Facade:
     async def wait_change(self, version: int) -> int:
         return await self.notifier.wait_change(version)
 
-    def record_ggf(self) -> str:
-        return ""
+    def game_record(self) -> GameRecord:
+        return GameRecord()
 
 
 async def _latency(changes: int) -> list[float]:
@@ -72,8 +76,8 @@ async def _latency(changes: int) -> list[float]:
     writer.write(b"GET /events?view=player HTTP/1.1\r\nHost: b\r\n\r\n")
     await reader.readuntil(b"\r\n\r\n")
 
-    async def next_state() -> None:
-        while not (await reader.readuntil(b"\n\n")).startswith(b"event: state"):
+    async def next_state() -> None:  # the body is chunked: a chunk's size line comes first
+        while b"event: state" not in await reader.readuntil(b"\n\n"):
             pass
 
     await next_state()
@@ -86,6 +90,48 @@ async def _latency(changes: int) -> list[float]:
     writer.close()
     await server.stop()
     return out
+
+
+async def _request_rate(seconds: float) -> tuple[int, float]:
+    """Sequential ``GET /api/state`` on one keep-alive connection for ``seconds``."""
+    server = WebServer(_Facade(), "127.0.0.1", 0, None)  # type: ignore[arg-type]
+    await server.start()
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        writer.write(b"GET /api/state?view=player HTTP/1.1\r\nHost: b\r\n\r\n")
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+        await reader.readexactly(length)
+        n += 1
+    elapsed = time.perf_counter() - t0
+    writer.close()
+    await server.stop()
+    return n, elapsed
+
+
+async def _guessing(seconds: float) -> tuple[int, int, float]:
+    """Wrong tokens as fast as one client can send them: how many were really checked."""
+    server = WebServer(_Facade(), "127.0.0.1", 0, TOKEN)  # type: ignore[arg-type]
+    await server.start()
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    checked = refused = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        guess = f"guess-{checked + refused:012d}"
+        writer.write(f"GET /api/state?view=arbiter HTTP/1.1\r\nHost: b\r\n"
+                     f"Authorization: Bearer {guess}\r\n\r\n".encode())
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+        await reader.readexactly(length)
+        if head.startswith(b"HTTP/1.1 429"):
+            refused += 1
+        else:
+            checked += 1
+    elapsed = time.perf_counter() - t0
+    writer.close()
+    await server.stop()
+    return checked, refused, elapsed
 
 
 class _Line:
@@ -102,6 +148,12 @@ def main() -> None:
         f"event stream: change -> client received, 60-move game: median "
         f"{statistics.median(lat) * 1e3:.2f} ms, p99 {lat[int(len(lat) * 0.99)] * 1e3:.2f} ms"
     )
+    n, elapsed = asyncio.run(_request_rate(2.0))
+    print(f"GET /api/state, one keep-alive client, 60-move game: {n / elapsed:.0f} requests/s "
+          f"({elapsed / n * 1e3:.2f} ms each)")
+    checked, refused, elapsed = asyncio.run(_guessing(3.0))
+    print(f"arbiter token guessing, one client flat out for {elapsed:.1f} s: {checked} tokens "
+          f"checked, {refused} requests refused (429) unchecked")
     snap = _game_snapshot(60)
     for view in ("player", "arbiter"):
         body = json.dumps(for_view(snap, view), separators=(",", ":"))  # type: ignore[arg-type]

@@ -1,67 +1,39 @@
-"""The web server over real sockets, with a facade backed by the real arbiter and clock."""
+"""The web app's routes and views, with a facade backed by the real arbiter and clock.
+
+The app is driven in-process through Starlette's test client; what only a real
+socket shows (the HTTP wire, the event stream, stopping) is in ``test_web_wire.py``.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import re
-from collections.abc import AsyncIterator
+import warnings
 
 import pytest
 from test_web_support import TOKEN, SimulatedGame
 
 from controller.arbiter import Mode
-from controller.records import read_ggf_text
+from controller.records import read_ggf_text, write_ggf
 from controller.squares import Color
 from controller.web import WebServer, for_view
 from controller.web.auth import COOKIE
+from controller.web.guard import FailureLimiter, WeakTokenError
 
-Response = tuple[int, dict[str, str], bytes]
+with warnings.catch_warnings():  # Starlette asks for httpx2; httpx serves the same
+    warnings.simplefilter("ignore", UserWarning)
+    from starlette.testclient import TestClient
 
-
-@contextlib.asynccontextmanager
-async def serving(game: SimulatedGame, token: str | None = TOKEN) -> AsyncIterator[WebServer]:
-    server = WebServer(game, "127.0.0.1", 0, token)
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
+ORIGIN = "http://testserver"  # the test client's own origin
 
 
-async def fetch(
-    server: WebServer,
-    path: str,
-    method: str = "GET",
-    headers: dict[str, str] | None = None,
-    body: bytes = b"",
-    raw: bytes | None = None,
-) -> Response:
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    if raw is None:
-        head = {"Host": "localhost", "Content-Length": str(len(body)), **(headers or {})}
-        lines = [f"{method} {path} HTTP/1.1"] + [f"{k}: {v}" for k, v in head.items()]
-        raw = ("\r\n".join(lines) + "\r\n\r\n").encode() + body
-    writer.write(raw)
-    await writer.drain()
-    data = await asyncio.wait_for(reader.read(), 5)
-    writer.close()
-    head_text, _, payload = data.partition(b"\r\n\r\n")
-    status_line, *header_lines = head_text.decode("latin-1").split("\r\n")
-    hdrs = {}
-    for line in header_lines:
-        k, _, v = line.partition(":")
-        hdrs[k.strip().lower()] = v.strip()
-    return int(status_line.split()[1]), hdrs, payload
+def client(game: SimulatedGame, token: str | None = TOKEN, **options: object) -> TestClient:
+    server = WebServer(game, "127.0.0.1", 0, token, **options)  # type: ignore[arg-type]
+    return TestClient(server.app, base_url=ORIGIN, raise_server_exceptions=False)
 
 
-def bearer(token: str = TOKEN) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def run(coro_fn, *args):  # noqa: ANN001, ANN201 - tiny test helper
-    return asyncio.run(coro_fn(*args))
+def bearer(token: str = TOKEN, **more: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}", **more}
 
 
 def flagged_game(mode: Mode) -> SimulatedGame:
@@ -73,39 +45,32 @@ def flagged_game(mode: Mode) -> SimulatedGame:
 
 # ----------------------------------------------------------------------- pages
 def test_web_player_page_is_self_contained() -> None:
-    async def go() -> None:
-        async with serving(SimulatedGame()) as srv:
-            status, hdrs, body = await fetch(srv, "/")
-            assert status == 200 and hdrs["content-type"].startswith("text/html")
-            page = body.decode()
-            assert 'data-view="player"' in page
-            assert not re.search(r"(src|href)=\"(https?:)?//", page)  # no CDN, nothing remote
-            assert "default-src 'self'" in hdrs["content-security-policy"]
-            for asset in ("/static/app.js", "/static/style.css"):
-                status, hdrs, body = await fetch(srv, asset)
-                assert status == 200 and body
-                assert b"http://" not in body and b"https://" not in body
-            assert (await fetch(srv, "/static/../server.py"))[0] == 404
-            assert (await fetch(srv, "/nope"))[0] == 404
-            assert (await fetch(srv, "/", method="DELETE"))[0] == 405
+    c = client(SimulatedGame())
+    r = c.get("/")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert 'data-view="player"' in r.text
+    assert 'href="/record.ggf?view=player"' in r.text
+    assert not re.search(r"(src|href)=\"(https?:)?//", r.text)  # no CDN, nothing remote
+    assert "default-src 'self'" in r.headers["content-security-policy"]
+    assert r.headers["x-frame-options"] == "DENY"
+    for asset in ("/static/app.js", "/static/style.css"):
+        r = c.get(asset)
+        assert r.status_code == 200 and r.content
+        assert b"http://" not in r.content and b"https://" not in r.content
+    assert c.get("/static/server.py").status_code == 404
+    r = c.get("/nope")
+    assert r.status_code == 404 and r.json() == {"error": "no such page: /nope"}
+    r = c.delete("/")
+    assert r.status_code == 405 and "DELETE is not allowed on /" in r.json()["error"]
 
-    run(go)
 
-
-def test_web_malformed_requests_get_clear_errors() -> None:
-    async def go() -> None:
-        async with serving(SimulatedGame()) as srv:
-            status, _, body = await fetch(srv, "", raw=b"NONSENSE\r\n\r\n")
-            assert status == 400 and b"malformed request line" in body
-            status, _, body = await fetch(srv, "/api/state?view=judge")
-            assert status == 400 and b"unknown view" in body
-            big = {"Content-Length": str(10**7)}
-            status, _, body = await fetch(srv, "/api/arbiter/pause", "POST", big)
-            assert status == 413
-            # the server is still serving
-            assert (await fetch(srv, "/api/state"))[0] == 200
-
-    run(go)
+def test_web_bad_queries_get_clear_errors() -> None:
+    c = client(SimulatedGame())
+    r = c.get("/api/state?view=judge")
+    assert r.status_code == 400 and "unknown view" in r.json()["error"]
+    r = c.post("/api/arbiter/pause", headers=bearer(), content=b"x" * (10**5 + 1))
+    assert r.status_code == 413 and "too large" in r.json()["error"]
+    assert c.get("/api/state").status_code == 200  # still serving
 
 
 # ------------------------------------------------------------ what each view shows
@@ -113,20 +78,14 @@ def test_web_malformed_requests_get_clear_errors() -> None:
 def test_web_player_view_carries_no_advice_outside_home(mode: Mode) -> None:
     game = flagged_game(mode)
     assert game.snapshot("player")["irregularities"]  # the facade would leak ...
-
-    async def go() -> None:
-        async with serving(game) as srv:
-            status, _, body = await fetch(srv, "/api/state?view=player")
-            assert status == 200
-            text = body.decode()
-            snap = json.loads(text)
-            assert [m["square"] for m in snap["moves"]] == ["f5"]
-            for word in ("forgotten", "irregularit", "e5", "flips", "legal", "position", "overlay"):
-                assert word not in text, word  # ... the server does not
-            assert snap["to_move"] == "white"  # from the clock, not the rules engine
-            assert snap["counts"] == {"black": 3, "white": 2}  # as on the board, e5 unturned
-
-    run(go)
+    r = client(game).get("/api/state?view=player")
+    assert r.status_code == 200
+    snap = r.json()
+    assert [m["square"] for m in snap["moves"]] == ["f5"]
+    for word in ("forgotten", "irregularit", "e5", "flips", "legal", "position", "overlay"):
+        assert word not in r.text, word  # ... the server does not
+    assert snap["to_move"] == "white"  # from the clock, not the rules engine
+    assert snap["counts"] == {"black": 3, "white": 2}  # as on the board, e5 unturned
 
 
 def test_web_player_to_move_never_reveals_a_forced_pass() -> None:
@@ -147,182 +106,181 @@ def test_web_player_counts_are_what_stands_on_the_board() -> None:
     assert for_view({**snap, "mode": "home"}, "player")["counts"] == {"black": 4, "white": 1}
 
 
+def test_web_unknown_mode_shows_players_and_arbiter_as_little_as_a_tournament() -> None:
+    snap = {"mode": "blitz", "state": "playing", "legal": ["c4"], "position": "-" * 64,
+            "irregularities": [{"kind": "forgotten_flip"}], "overlay": {"e5": {}}}
+    for view in ("player", "arbiter"):
+        shown = for_view(snap, view)  # type: ignore[arg-type]
+        assert not {"legal", "position", "irregularities", "overlay"} & set(shown), view
+
+
 def test_web_home_player_sees_flags_and_arbiter_always_does() -> None:
-    async def go() -> None:
-        async with serving(flagged_game(Mode.HOME)) as srv:
-            snap = json.loads((await fetch(srv, "/api/state?view=player"))[2])
-            assert snap["irregularities"][0]["kind"] == "forgotten_flip"
-            assert snap["overlay"]["e5"]["pattern"] == "slow_blink"
-        async with serving(flagged_game(Mode.TOURNAMENT)) as srv:
-            assert (await fetch(srv, "/api/state?view=arbiter"))[0] == 403
-            snap = json.loads((await fetch(srv, "/api/state?view=arbiter", headers=bearer()))[2])
-            assert snap["irregularities"][0]["squares"] == ["e5"]
-            assert snap["overlay"]["e5"]["pattern"] == "slow_blink"
-        async with serving(flagged_game(Mode.RECORD)) as srv:
-            text = (await fetch(srv, "/api/state?view=arbiter", headers=bearer()))[2].decode()
-            assert "forgotten" not in text  # record mode: flags go to the record only
-
-    run(go)
+    snap = client(flagged_game(Mode.HOME)).get("/api/state?view=player").json()
+    assert snap["irregularities"][0]["kind"] == "forgotten_flip"
+    assert snap["overlay"]["e5"]["pattern"] == "slow_blink"
+    c = client(flagged_game(Mode.TOURNAMENT))
+    assert c.get("/api/state?view=arbiter").status_code == 403
+    snap = c.get("/api/state?view=arbiter", headers=bearer()).json()
+    assert snap["irregularities"][0]["squares"] == ["e5"]
+    assert snap["overlay"]["e5"]["pattern"] == "slow_blink"
+    text = client(flagged_game(Mode.RECORD)).get("/api/state?view=arbiter", headers=bearer()).text
+    assert "forgotten" not in text  # record mode: flags go to the record only
 
 
-# ----------------------------------------------------------------------- arbiter
-def test_web_arbiter_login_by_form_query_and_cookie() -> None:
-    async def go() -> None:
-        async with serving(SimulatedGame()) as srv:
-            status, _, body = await fetch(srv, "/arbiter")
-            assert status == 200 and b'name="token"' in body and b"data-view" not in body
-            assert (await fetch(srv, "/arbiter?token=wrong"))[0] == 403
-            form = {"Content-Type": "application/x-www-form-urlencoded"}
-            status, _, body = await fetch(srv, "/arbiter/login", "POST", form, b"token=nope")
-            assert status == 403 and b"Wrong arbiter token" in body
-            status, hdrs, _ = await fetch(
-                srv, "/arbiter/login", "POST", form, f"token={TOKEN}".encode()
-            )
-            assert status == 303 and hdrs["location"] == "/arbiter"
-            cookie = hdrs["set-cookie"].split(";")[0]
-            assert cookie.startswith(COOKIE + "=") and TOKEN not in cookie
-            assert "HttpOnly" in hdrs["set-cookie"]
-            status, hdrs, _ = await fetch(srv, f"/arbiter?token={TOKEN}")
-            assert status == 303 and hdrs["set-cookie"].split(";")[0] == cookie
-            status, _, body = await fetch(srv, "/arbiter", headers={"Cookie": cookie})
-            assert status == 200 and b'data-view="arbiter"' in body
-            forged = {"Cookie": f"{COOKIE}={TOKEN}"}
-            assert b'data-view="arbiter"' not in (await fetch(srv, "/arbiter", headers=forged))[2]
-            status, hdrs, _ = await fetch(srv, "/arbiter/logout", "POST")
-            assert status == 303 and "Max-Age=0" in hdrs["set-cookie"]
-
-    run(go)
-
-
-def test_web_arbiter_view_off_without_a_token() -> None:
-    async def go() -> None:
-        async with serving(SimulatedGame(), token=None) as srv:
-            status, _, body = await fetch(srv, "/arbiter")
-            assert status == 403 and b"arbiter view is off" in body
-            assert (await fetch(srv, "/arbiter?token="))[0] == 403
-            assert (await fetch(srv, "/api/arbiter/pause", "POST", bearer("")))[0] == 403
-
-    run(go)
-
-
-def test_web_arbiter_actions_reach_the_clock() -> None:
-    game = SimulatedGame(Mode.TOURNAMENT)
-    game.start_clock()
-
-    async def go() -> None:
-        async with serving(game) as srv:
-            assert (await fetch(srv, "/api/arbiter/pause", "POST"))[0] == 403
-            assert (await fetch(srv, "/api/arbiter/pause", "POST", bearer("x")))[0] == 403
-            assert not game.clock.paused
-            status, _, body = await fetch(srv, "/api/arbiter/pause", "POST", bearer())
-            assert status == 200 and json.loads(body)["ok"]
-            assert game.clock.paused
-            status, _, body = await fetch(srv, "/api/arbiter/pause", "POST", bearer())
-            assert status == 400 and b"already paused" in body
-            before = game.clock.remaining(Color.WHITE, 0)
-            js = {**bearer(), "Content-Type": "application/json"}
-            payload = json.dumps({"color": "white", "seconds": -30}).encode()
-            assert (await fetch(srv, "/api/arbiter/adjust_time", "POST", js, payload))[0] == 200
-            assert game.clock.remaining(Color.WHITE, 0) == pytest.approx(before - 30)
-            for bad, why in [
-                ({"color": "red", "seconds": 5}, b"not a colour"),
-                ({"color": "black", "seconds": "5"}, b"must be a number"),
-                ({"color": "black"}, b"must be a number"),
-            ]:
-                status, _, body = await fetch(
-                    srv, "/api/arbiter/adjust_time", "POST", js, json.dumps(bad).encode()
-                )
-                assert status == 400 and why in body, body
-            status, _, body = await fetch(srv, "/api/arbiter/adjust_time", "POST", js, b"{oops")
-            assert status == 400 and b"not JSON" in body
-            board = "-" * 27 + "OX" + "-" * 6 + "XZ" + "-" * 27
-            payload = json.dumps({"board": board}).encode()
-            status, _, body = await fetch(srv, "/api/arbiter/correct_position", "POST", js, payload)
-            assert status == 400 and b"'Z' at e5" in body
-            status, _, body = await fetch(srv, "/api/arbiter/accept_position", "POST", bearer())
-            assert status == 400 and b"no flagged position" in body
-            assert (await fetch(srv, "/api/arbiter/resume", "POST", bearer()))[0] == 200
-            assert (await fetch(srv, "/api/arbiter/explode", "POST", bearer()))[0] == 404
-            assert [a for a, _ in game.actions] == ["pause", "adjust_time", "resume"]
-
-    run(go)
-
-
-# ------------------------------------------------------------------ live updates
-async def read_event(reader: asyncio.StreamReader) -> dict:
-    while True:
-        block = await asyncio.wait_for(reader.readuntil(b"\n\n"), 5)
-        text = block.decode()
-        if text.startswith("event: state"):
-            return json.loads(text.split("data: ", 1)[1])
-
-
-def test_web_event_stream_pushes_each_move() -> None:
-    game = SimulatedGame(Mode.HOME)
-
-    async def go() -> None:
-        async with serving(game) as srv:
-            reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
-            writer.write(b"GET /events?view=player HTTP/1.1\r\nHost: x\r\n\r\n")
-            head = await reader.readuntil(b"\r\n\r\n")
-            assert b"200 OK" in head and b"text/event-stream" in head
-            first = await read_event(reader)
-            assert first["moves"] == []
-            game.start_clock()
-            game.play("f5")
-            while True:
-                snap = await read_event(reader)
-                if snap["moves"]:
-                    break
-            assert snap["moves"][0]["square"] == "f5"
-            assert snap["board"][37] == "X"  # f5
-            # stopping the server ends the stream instead of hanging
-            await srv.stop()
-            assert await asyncio.wait_for(reader.read(), 5) == b""
-            writer.close()
-
-    run(go)
-
-
-def test_web_event_stream_for_arbiter_needs_the_token() -> None:
-    async def go() -> None:
-        async with serving(SimulatedGame()) as srv:
-            assert (await fetch(srv, "/events?view=arbiter"))[0] == 403
-
-    run(go)
-
-
+# ----------------------------------------------------------------------- records
 def test_web_record_download_is_the_game_in_ggf() -> None:
     game = SimulatedGame(Mode.HOME)
     game.start_clock()
     game.play("f5")
     game.play("d6")
-
-    async def go() -> None:
-        async with serving(game) as srv:
-            status, hdrs, body = await fetch(srv, "/record.ggf")
-            assert status == 200
-            assert 'attachment; filename="kaeshi.ggf"' == hdrs["content-disposition"]
-            (record,) = read_ggf_text(body.decode())
-            assert [m.square for m in record.moves] == ["f5", "d6"]
-
-    run(go)
+    r = client(game).get("/record.ggf")
+    assert r.status_code == 200
+    assert r.headers["content-disposition"] == 'attachment; filename="kaeshi.ggf"'
+    (record,) = read_ggf_text(r.text)
+    assert [m.square for m in record.moves] == ["f5", "d6"]
 
 
-def test_web_silent_client_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
-    import controller.web.server as server_module
+def test_web_tournament_record_keeps_the_arbiters_notes_from_players() -> None:
+    game = flagged_game(Mode.TOURNAMENT)
+    assert "forgotten_flip e5" in game.game_record().moves[0].comment  # there is a note
+    c = client(game)
+    player = c.get("/record.ggf").text
+    assert "forgotten" not in player and "C[" not in player
+    assert [m.square for m in read_ggf_text(player)[0].moves] == ["f5"]
+    assert c.get("/record.ggf?view=player").text == player
+    assert c.get("/record.ggf?view=arbiter").status_code == 403
+    arbiter = c.get("/record.ggf?view=arbiter", headers=bearer()).text
+    assert "C[forgotten_flip e5]" in arbiter
+    home = client(flagged_game(Mode.HOME)).get("/record.ggf").text
+    assert "C[forgotten_flip e5]" in home  # at home the board teaches, the record too
 
-    monkeypatch.setattr(server_module, "REQUEST_TIMEOUT_SECONDS", 0.2)
 
-    async def go() -> None:
-        async with serving(SimulatedGame()) as srv:
-            reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
-            writer.write(b"GET / HTTP/1.1\r\n")  # ... and nothing more
-            data = await asyncio.wait_for(reader.read(), 5)
-            assert data.startswith(b"HTTP/1.1 408") and b"no complete request" in data
-            writer.close()
+@pytest.mark.parametrize("mode", [Mode.TOURNAMENT, Mode.RECORD])
+def test_web_illegal_pass_never_shows_players_the_legal_moves(mode: Mode) -> None:
+    game = SimulatedGame(mode)
+    game.start_clock()
+    game.press(Color.BLACK)  # black passes although d3, c4, f5 and e6 are legal
+    assert "C[illegal_pass d3 c4 f5 e6]" in write_ggf(game.game_record())
+    c = client(game)
+    for path in ("/record.ggf", "/api/state", "/api/state?view=player"):
+        text = c.get(path).text
+        for word in ("illegal", "d3", "c4", "f5", "e6", "C["):
+            assert word not in text, (path, word)
+    arbiter = c.get("/record.ggf?view=arbiter", headers=bearer()).text
+    assert ("C[illegal_pass" in arbiter) == (mode is Mode.TOURNAMENT)  # record: not even live
 
-    run(go)
+
+def test_web_record_mode_arbiter_and_everyone_get_the_notes_once_the_game_is_over() -> None:
+    game = flagged_game(Mode.RECORD)
+    c = client(game)
+    assert "forgotten" not in c.get("/record.ggf?view=arbiter", headers=bearer()).text
+    game.state = "game_over"  # the facade says so: flags can no longer advise anyone
+    assert "C[forgotten_flip e5]" in c.get("/record.ggf").text
+    snap = c.get("/api/state").json()
+    assert snap["moves"][0]["comment"] == "forgotten_flip e5"
+    assert "legal" not in snap and "overlay" not in snap  # advice stays out
+
+
+# ----------------------------------------------------------------------- arbiter
+def test_web_arbiter_login_by_form_query_and_cookie() -> None:
+    c = client(SimulatedGame())
+    r = c.get("/arbiter")
+    assert r.status_code == 200 and 'name="token"' in r.text and "data-view" not in r.text
+    assert c.get("/arbiter?token=wrong").status_code == 403
+    form = {"Content-Type": "application/x-www-form-urlencoded", "Origin": ORIGIN}
+    r = c.post("/arbiter/login", headers=form, content=b"token=nope")
+    assert r.status_code == 403 and "Wrong arbiter token" in r.text
+    r = c.post("/arbiter/login", headers=form, content=f"token={TOKEN}".encode(),
+               follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/arbiter"
+    cookie = r.headers["set-cookie"].split(";")[0]
+    assert cookie.startswith(COOKIE + "=") and TOKEN not in cookie
+    assert "HttpOnly" in r.headers["set-cookie"] and "SameSite=Strict" in r.headers["set-cookie"]
+    c.cookies.clear()
+    r = c.get(f"/arbiter?token={TOKEN}", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["set-cookie"].split(";")[0] == cookie
+    c.cookies.clear()
+    r = c.get("/arbiter", headers={"Cookie": cookie})
+    assert r.status_code == 200 and 'data-view="arbiter"' in r.text
+    assert 'href="/record.ggf?view=arbiter"' in r.text
+    forged = {"Cookie": f"{COOKIE}={TOKEN}"}
+    assert 'data-view="arbiter"' not in c.get("/arbiter", headers=forged).text
+    r = c.post("/arbiter/logout", headers={"Origin": ORIGIN}, follow_redirects=False)
+    assert r.status_code == 303 and "Max-Age=0" in r.headers["set-cookie"]
+
+
+def test_web_arbiter_view_off_without_a_token() -> None:
+    c = client(SimulatedGame(), token=None)
+    r = c.get("/arbiter")
+    assert r.status_code == 403 and "arbiter view is off" in r.text
+    assert c.get("/arbiter?token=").status_code == 403
+    assert c.post("/api/arbiter/pause", headers=bearer("")).status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("token", "why"),
+    [("x", "too short"), ("abcabcabcabcabc", "too few"), ("123456789012345", "too easy"),
+     ("password1234", "too easy")],
+)
+def test_web_weak_arbiter_token_is_refused_at_start_up(token: str, why: str) -> None:
+    with pytest.raises(WeakTokenError, match=why) as err:
+        WebServer(SimulatedGame(), "127.0.0.1", 0, token)
+    assert "web.token" in str(err.value) and token not in str(err.value)
+
+
+def test_web_arbiter_actions_reach_the_clock() -> None:
+    game = SimulatedGame(Mode.TOURNAMENT)
+    game.start_clock()
+    c = client(game)
+    assert c.post("/api/arbiter/pause").status_code == 403
+    assert c.post("/api/arbiter/pause", headers=bearer("x")).status_code == 403
+    assert not game.clock.paused
+    r = c.post("/api/arbiter/pause", headers=bearer())
+    assert r.status_code == 200 and r.json()["ok"]
+    assert game.clock.paused
+    r = c.post("/api/arbiter/pause", headers=bearer())
+    assert r.status_code == 400 and "already paused" in r.json()["error"]
+    before = game.clock.remaining(Color.WHITE, 0)
+    js = bearer(**{"Content-Type": "application/json"})
+    r = c.post("/api/arbiter/adjust_time", headers=js, json={"color": "white", "seconds": -30})
+    assert r.status_code == 200
+    assert game.clock.remaining(Color.WHITE, 0) == pytest.approx(before - 30)
+    for bad, why in [
+        ({"color": "red", "seconds": 5}, "not a colour"),
+        ({"color": "black", "seconds": "5"}, "must be a number"),
+        ({"color": "black"}, "must be a number"),
+        ({"color": "black", "seconds": 1e300}, "out of range"),
+    ]:
+        r = c.post("/api/arbiter/adjust_time", headers=js, content=json.dumps(bad).encode())
+        assert r.status_code == 400 and why in r.json()["error"], r.text
+    board = "-" * 27 + "OX" + "-" * 6 + "XZ" + "-" * 27
+    r = c.post("/api/arbiter/correct_position", headers=js, json={"board": board})
+    assert r.status_code == 400 and "'Z' at e5" in r.json()["error"]
+    r = c.post("/api/arbiter/accept_position", headers=bearer())
+    assert r.status_code == 400 and "no flagged position" in r.json()["error"]
+    assert c.post("/api/arbiter/resume", headers=bearer()).status_code == 200
+    assert c.post("/api/arbiter/explode", headers=bearer()).status_code == 404
+    assert [a for a, _ in game.actions] == ["pause", "adjust_time", "resume"]
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        (b"{oops", "not JSON"),
+        (b"[" * 20000 + b"]" * 20000, "nested too deeply"),
+        (b'{"a":' * 40 + b"1" + b"}" * 40, "nested too deeply"),
+        (b'{"color": "black", "seconds": NaN}', "NaN"),
+        (b'{"color": "black", "seconds": ' + b"9" * 400 + b"}", "400 digits"),
+        (b"\xff\xfe{}", "not UTF-8"),
+        (b"[1, 2]", "must be a JSON object"),
+    ],
+)
+def test_web_bad_json_bodies_are_400_not_500(body: bytes, why: str) -> None:
+    game = SimulatedGame(Mode.TOURNAMENT)
+    js = bearer(**{"Content-Type": "application/json"})
+    r = client(game).post("/api/arbiter/adjust_time", headers=js, content=body)
+    assert r.status_code == 400 and why in r.json()["error"], r.text
+    assert game.actions == []
 
 
 def test_web_facade_failure_is_a_500_and_the_server_goes_on(
@@ -339,15 +297,11 @@ def test_web_facade_failure_is_a_500_and_the_server_goes_on(
         return good(view)  # type: ignore[arg-type]
 
     game.snapshot = flaky  # type: ignore[method-assign]
-
-    async def go() -> None:
-        async with serving(game) as srv:
-            status, _, body = await fetch(srv, "/api/state")
-            assert status == 500 and b"see the service log" in body
-            assert b"journal on fire" not in body  # no internals to the browser
-            assert (await fetch(srv, "/api/state"))[0] == 200
-
-    run(go)
+    c = client(game)
+    r = c.get("/api/state")
+    assert r.status_code == 500 and "see the service log" in r.text
+    assert "journal on fire" not in r.text  # no internals to the browser
+    assert c.get("/api/state").status_code == 200
     assert "journal on fire" in caplog.text
 
 
@@ -356,3 +310,71 @@ def test_web_url_of_a_wildcard_bind_is_browsable() -> None:
     assert server.url.startswith("http://") and server.url.endswith(":8080")
     assert "0.0.0.0" not in server.url
     assert WebServer(SimulatedGame(), "127.0.0.1", 81).url == "http://127.0.0.1:81"
+
+
+# ----------------------------------------------------------- hostile requests
+def test_web_cross_origin_posts_to_arbiter_actions_are_refused() -> None:
+    """A page elsewhere cannot make the arbiter's browser act, whatever it sends."""
+    game = SimulatedGame(Mode.TOURNAMENT)
+    game.start_clock()
+    c = client(game)
+    cookie = c.post("/arbiter/login", headers={"Origin": ORIGIN}, content=f"token={TOKEN}",
+                    follow_redirects=False).headers["set-cookie"].split(";")[0]
+    c.cookies.clear()
+    as_arbiter = {"Cookie": cookie}
+    # a form-less text/plain POST: no preflight, the cookie goes along (but SameSite)
+    for headers in (
+        {"Origin": "http://evil.example", "Content-Type": "text/plain"},
+        {"Origin": "http://testserver.evil.example", "Content-Type": "text/plain"},
+        {"Origin": "http://testserver:8080", "Content-Type": "text/plain"},
+        {"Origin": "null", "Content-Type": "text/plain"},
+        {"Sec-Fetch-Site": "cross-site", "Origin": ORIGIN},
+        {"Content-Type": "text/plain"},  # a cookie but no Origin at all
+    ):
+        r = c.post("/api/arbiter/pause", headers={**as_arbiter, **headers}, content=b"{}")
+        assert r.status_code == 403, headers
+        assert "refused" in r.json()["error"]
+    for path in ("/arbiter/login", "/arbiter/logout"):
+        assert c.post(path, headers={"Origin": "http://evil.example"},
+                      content=f"token={TOKEN}").status_code == 403
+    assert not game.clock.paused and game.actions == []
+    # the page itself, and a script that authenticates itself, still act
+    r = c.post("/api/arbiter/pause", json={},
+               headers={**as_arbiter, "Origin": ORIGIN, "Sec-Fetch-Site": "same-origin"})
+    assert r.status_code == 200 and game.clock.paused
+    assert c.post("/api/arbiter/resume", headers=bearer()).status_code == 200
+    # a same-origin POST that is not JSON is refused too (no simple request gets in)
+    r = c.post("/api/arbiter/pause", headers={**bearer(), "Content-Type": "text/plain"},
+               content=b"{}")
+    assert r.status_code == 415
+    assert [a for a, _ in game.actions] == ["pause", "resume"]
+
+
+def test_web_repeated_bad_tokens_are_slowed_down() -> None:
+    now = [1000.0]
+    limiter = FailureLimiter(free=3, base=2.0, cap=60.0, clock=lambda: now[0])
+    game = SimulatedGame(Mode.TOURNAMENT)
+    game.start_clock()
+    c = client(game, limiter=limiter)
+    for guess in ("a", "b", "c"):  # the first few cost nothing
+        assert c.post("/api/arbiter/pause", headers=bearer(guess)).status_code == 403
+    assert c.post("/api/arbiter/pause", headers=bearer("d")).status_code == 403
+    # now locked out for 2 s: every way in answers 429, even with the right token
+    r = c.post("/api/arbiter/pause", headers=bearer())
+    assert r.status_code == 429 and r.headers["retry-after"] == "2"
+    assert "too many wrong tokens" in r.json()["error"]
+    assert c.get("/api/state?view=arbiter", headers=bearer()).status_code == 429
+    assert c.get(f"/arbiter?token={TOKEN}").status_code == 429
+    form = {"Origin": ORIGIN, "Content-Type": "application/x-www-form-urlencoded"}
+    r = c.post("/arbiter/login", headers=form, content=f"token={TOKEN}")
+    assert r.status_code == 429 and "Too many wrong tokens" in r.text
+    assert not game.clock.paused
+    # the lock doubles with each further failure ...
+    now[0] += 2.0
+    assert c.post("/api/arbiter/pause", headers=bearer("e")).status_code == 403
+    assert c.post("/api/arbiter/pause", headers=bearer()).headers["retry-after"] == "4"
+    # ... the player page is never slowed, and the right token works once the wait is over
+    assert c.get("/api/state").status_code == 200
+    now[0] += 4.0
+    assert c.post("/api/arbiter/pause", headers=bearer()).status_code == 200
+    assert c.post("/api/arbiter/resume", headers=bearer()).status_code == 200  # count cleared

@@ -16,11 +16,11 @@ from controller.events import Event
 from controller.leds import plan_overlay
 from controller.observation import Observation
 from controller.position import Position
-from controller.records import write_ggf
+from controller.records import GameRecord, write_ggf
 from controller.squares import Color, parse_square, squares_of
 from controller.web import ActionError, ChangeNotifier, View
 
-TOKEN = "s3cret-arbiter-token"
+TOKEN = "s3cret-arbiter-token"  # 20 characters: strong enough for check_token_strength
 
 
 class SimulatedGame:
@@ -131,8 +131,8 @@ class SimulatedGame:
     async def wait_change(self, version: int) -> int:
         return await self.notifier.wait_change(version)
 
-    def record_ggf(self) -> str:
-        return write_ggf(self.arbiter.record())
+    def game_record(self) -> GameRecord:
+        return self.arbiter.record()
 
     def _did(self, action: str, arg: Any = None) -> None:
         self.actions.append((action, arg))
@@ -174,7 +174,7 @@ def test_web_support_game_is_judged_by_the_real_arbiter() -> None:
         {"player": "black", "kind": "forgotten_flip", "squares": ["e5"]}
     ]
     assert snap["clocks"]["running"] == "white"
-    assert "f5" in game.record_ggf()
+    assert "f5" in write_ggf(game.game_record())
 
 
 def test_web_support_change_notifier_counts_every_change() -> None:

@@ -1,10 +1,13 @@
 """Which squares light up, and how, for a mode: the one place that decides it.
 
-Tournament rule 21 forbids advice to a player during a game, and spotting an
-irregularity is the opponent's right (rule 5①), so in ``tournament`` and ``record``
-modes the board shows nothing at all: no last move, no discs to turn, no wrong discs,
-no legal moves, not even a "something is wrong" light. What the arbiter needs goes to
-the arbiter's web view instead (``audience="arbiter"``).
+Who may see what is decided for every output at once, by
+:func:`controller.web.disclosure.disclosure`: the lights are per-square advice, so they
+show only to an audience allowed both advice and flags. Tournament rule 21 forbids
+advice to a player during a game, and spotting an irregularity is the opponent's right
+(rule 5①), so in ``tournament`` and ``record`` modes the board shows nothing at all: no
+last move, no discs to turn, no wrong discs, no legal moves, not even a "something is
+wrong" light. What the arbiter needs goes to the arbiter's web view instead
+(``audience="arbiter"``).
 
 In ``home`` mode the board teaches: the last move, the discs still to turn, the
 wrongly placed or turned discs, and — only when asked for — the legal moves.
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from controller.hall.messages import LedPattern
+from controller.web.disclosure import disclosure
 
 Rgb = tuple[int, int, int]
 Audience = Literal["players", "arbiter"]
@@ -31,7 +35,7 @@ LEGAL: Rgb = (0, 255, 60)
 STATUS: Rgb = (160, 0, 255)
 
 #: Service states in which a home board shows a status light on its four corners.
-STATUS_STATES = frozenset({"sensor_lost"})
+STATUS_STATES = frozenset({"sensor_lost", "journal_failed"})
 STATUS_SQUARES = ("a1", "h1", "a8", "h8")
 
 
@@ -91,7 +95,7 @@ def plan_overlay(
     the game record), so it is dark for both audiences.
     """
     name = _mode_name(mode)
-    if name == "record" or (audience == "players" and name != "home"):
+    if not disclosure(name, audience, str(state) == "game_over").overlay:
         return {}
     plan: Plan = {}
     if name == "home" and audience == "players" and str(state) in STATUS_STATES:

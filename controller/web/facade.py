@@ -26,21 +26,27 @@ and clock. A snapshot is a plain JSON-ready dict:
 }
 ```
 
-In ``tournament`` and ``record`` modes the player view must carry nothing that could
-advise a player (tournament rule 21) — no irregularities, no irregularity events, no
-move comments, no expected position, no legal moves, no per-square overlay. In ``record``
-mode the arbiter's view shows no live flags either (they go to the record only). The
-web server enforces both a second time with :func:`for_view`, so a facade slip cannot
-leak to a player.
+What each audience may see is decided in one place,
+:func:`controller.web.disclosure.disclosure`. The service shapes its snapshot for the
+view it is asked for, and the web server filters it a second time with :func:`for_view`
+(and the record with :func:`record_for_view`), so a facade slip cannot leak to a
+player: in ``tournament`` and ``record`` modes the player view carries nothing that
+could advise a player (tournament rule 21) — no irregularities, no irregularity events,
+no move comments, no expected position, no legal moves, no per-square overlay — until
+the game is over. In ``record`` mode the arbiter's view shows no live flags either
+(they go to the record only).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any, Literal, Protocol
 
 from controller.errors import KaeshiError
+from controller.records.model import GameRecord
 from controller.squares import Color
+from controller.web.disclosure import Disclosure, disclosure
 
 View = Literal["player", "arbiter"]
 
@@ -66,12 +72,16 @@ PLAYER_KEYS = frozenset(
     }
 )
 PUBLIC_EVENTS = frozenset({"move", "pass", "game_over"})
+#: Events that become public with the flags (once the game is over).
+FLAG_EVENTS = frozenset({"irregularity", "corrected"})
 #: A move event's ``flips`` are the discs the rules turn: next to the board they would
 #: point at a forgotten flip, so players outside home see only who played where.
 PUBLIC_EVENT_KEYS = {"move": ("t", "event", "player", "square"), "pass": ("t", "event", "player")}
 MOVE_KEYS = ("n", "player", "square", "t")
-#: What record mode keeps from everyone while the game runs (it goes to the record only).
+#: What an audience without the flags does not get (record mode: not even the arbiter).
 LIVE_FLAG_KEYS = ("irregularities", "flags", "overlay")
+#: What a player gets with the flags, once the game is over (never the overlay: advice).
+PLAYER_FLAG_KEYS = frozenset({"irregularities", "flags"})
 
 
 class ActionError(KaeshiError):
@@ -87,8 +97,8 @@ class ServiceFacade(Protocol):
         """Return the current version as soon as it differs from ``version``."""
         ...
 
-    def record_ggf(self) -> str:
-        """The game so far as a GGF record."""
+    def game_record(self) -> GameRecord:
+        """The game so far, with every comment; the server filters it per view."""
         ...
 
     def pause(self) -> None: ...
@@ -131,34 +141,37 @@ class ChangeNotifier:
 
 
 def _public_moves(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    # a move's comment carries the arbiter's notes on it (irregularities): never public
+    # a move's comment carries the arbiter's notes on it (irregularities)
     return [{k: m[k] for k in MOVE_KEYS if k in m} for m in moves]
 
 
-def _public_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _public_events(events: list[dict[str, Any]], flags: bool = False) -> list[dict[str, Any]]:
     out = []
     for e in events:
         kind = e.get("event")
-        if kind not in PUBLIC_EVENTS:
-            continue
-        keys = PUBLIC_EVENT_KEYS.get(kind)
-        out.append(e if keys is None else {k: e[k] for k in keys if k in e})
+        if flags and kind in PUBLIC_EVENTS | FLAG_EVENTS:
+            out.append(e)
+        elif kind in PUBLIC_EVENTS:
+            keys = PUBLIC_EVENT_KEYS.get(kind)
+            out.append(e if keys is None else {k: e[k] for k in keys if k in e})
     return out
 
 
-def player_safe(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """The snapshot a player may see; outside ``home`` only the allowlisted, neutral parts.
+def disclosure_of(snapshot: dict[str, Any], view: View) -> Disclosure:
+    """What ``view`` may see of ``snapshot``: its mode, and whether its game is over."""
+    return disclosure(snapshot.get("mode"), view, snapshot.get("state") == "game_over")
 
-    ``to_move`` comes from the running clock rather than the rules engine there: the
-    engine's side to move would tell a player that they have no legal move and must pass.
-    Likewise ``counts`` are counted on the board as it stands: the engine's counts would
-    differ after a forgotten flip and give it away.
+
+def _without_advice(snapshot: dict[str, Any], flags: bool) -> dict[str, Any]:
+    """The allowlisted, neutral parts.
+
+    ``to_move`` comes from the running clock rather than the rules engine: the
+    engine's side to move would tell a player that they have no legal move and must
+    pass. Likewise ``counts`` are counted on the board as it stands: the engine's
+    counts would differ after a forgotten flip and give it away.
     """
-    if snapshot.get("mode") == "home":
-        return snapshot
-    safe = {k: v for k, v in snapshot.items() if k in PLAYER_KEYS}
-    safe["events"] = _public_events(snapshot.get("events", []))
-    safe["moves"] = _public_moves(snapshot.get("moves", []))
+    allowed = PLAYER_KEYS | PLAYER_FLAG_KEYS if flags else PLAYER_KEYS
+    safe = {k: v for k, v in snapshot.items() if k in allowed}
     clocks = snapshot.get("clocks") or {}
     safe["to_move"] = clocks.get("running")
     board = snapshot.get("board")
@@ -170,16 +183,42 @@ def player_safe(snapshot: dict[str, Any]) -> dict[str, Any]:
     return safe
 
 
-def arbiter_safe(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """The arbiter's snapshot: everything, except live flags in ``record`` mode."""
-    if snapshot.get("mode") != "record":
+def for_view(snapshot: dict[str, Any], view: View) -> dict[str, Any]:
+    """What ``view`` may see of the facade's ``snapshot``: every page, API answer, event
+    stream message and terminal frame goes through here."""
+    d = disclosure_of(snapshot, view)
+    if d.advice and d.flags:
         return snapshot
-    safe = {k: v for k, v in snapshot.items() if k not in LIVE_FLAG_KEYS}
-    safe["events"] = _public_events(snapshot.get("events", []))
-    safe["moves"] = _public_moves(snapshot.get("moves", []))
+    if d.advice:  # the arbiter in record mode while the game runs
+        safe = {k: v for k, v in snapshot.items() if k not in LIVE_FLAG_KEYS}
+    else:
+        safe = _without_advice(snapshot, d.flags)
+    safe["events"] = _public_events(snapshot.get("events", []), d.flags)
+    if not d.flags:
+        safe["moves"] = _public_moves(snapshot.get("moves", []))
     return safe
 
 
-def for_view(snapshot: dict[str, Any], view: View) -> dict[str, Any]:
-    """What the web server sends to ``view``: the facade's snapshot, filtered again."""
-    return arbiter_safe(snapshot) if view == "arbiter" else player_safe(snapshot)
+def player_safe(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The snapshot a player (or spectator) may see."""
+    return for_view(snapshot, "player")
+
+
+def arbiter_safe(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The arbiter's snapshot: everything, except live flags in ``record`` mode."""
+    return for_view(snapshot, "arbiter")
+
+
+def record_for_view(record: GameRecord, snapshot: dict[str, Any], view: View) -> GameRecord:
+    """The record ``view`` may download while the game is as ``snapshot`` says.
+
+    The arbiter's notes (irregularities on the moves, rulings on the game) stay out
+    until the view may see flags; the moves, names and clock times are public anyway.
+    """
+    if disclosure_of(snapshot, view).flags:
+        return record
+    return dataclasses.replace(
+        record,
+        moves=[dataclasses.replace(m, comment="") for m in record.moves],
+        comments=[],
+    )

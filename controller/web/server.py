@@ -1,61 +1,88 @@
 """WebServer: the live page, its JSON API, an event stream, and the arbiter's actions.
 
-Routes (GET unless said):
+A Starlette app served by uvicorn on the service's own event loop
+(:class:`~controller.web.embed.EmbeddedServer`). Routes (GET unless said):
 
 * ``/`` player page; ``/arbiter`` arbiter page (login form without a valid token);
   ``POST /arbiter/login`` (form field ``token``); ``POST /arbiter/logout``
 * ``/api/state?view=player|arbiter`` snapshot as JSON
 * ``/events?view=player|arbiter`` Server-Sent Events: one ``state`` event per change
-* ``/record.ggf`` the game record as a download
+* ``/record.ggf?view=player|arbiter`` the game record as a download
 * ``POST /api/arbiter/<action>`` with JSON body: ``pause``, ``resume``,
   ``adjust_time`` ``{"color": "black", "seconds": -30}``, ``accept_position``,
   ``correct_position`` ``{"board": "<64 chars>"}``
 
 The arbiter is recognised by the cookie set at login, by ``?token=`` on ``/arbiter``
 (which then sets the cookie and drops the token from the address bar), or, for
-scripts, by an ``Authorization: Bearer <token>`` header. Everything else gets 403.
+scripts, by an ``Authorization: Bearer <token>`` header. Everything else gets 403;
+wrong tokens slow their sender down (429). Every state-changing request must come
+from this page (:class:`~controller.web.guard.OriginGuard`). Everything a view gets
+passes :func:`~controller.web.facade.for_view` or
+:func:`~controller.web.facade.record_for_view`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import html
 import inspect
 import json
 import logging
+import math
 import socket
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from importlib import resources
 from typing import Any
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
 
 from controller.errors import KaeshiError
+from controller.records import write_ggf
 from controller.squares import Color, validate_board_string
-from controller.web.auth import COOKIE, ArbiterAuth
-from controller.web.facade import ServiceFacade, View, for_view
-from controller.web.httpwire import (
-    BadRequest,
-    Request,
-    json_response,
-    read_request,
-    response,
-    response_head,
+from controller.web.auth import ArbiterAuth
+from controller.web.embed import EmbeddedServer
+from controller.web.facade import ServiceFacade, View, for_view, record_for_view
+from controller.web.guard import (
+    FailureLimiter,
+    InternalErrors,
+    OriginGuard,
+    SecurityHeaders,
+    TooManyFailures,
+    client_key,
+    read_body,
+    read_json,
 )
 
 log = logging.getLogger("kaeshi.web")
 
 KEEPALIVE_SECONDS = 15.0
-#: A client that opens a connection and sends nothing is dropped after this long.
-REQUEST_TIMEOUT_SECONDS = 10.0
 STATIC_TYPES = {
     "app.js": "text/javascript; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
 }
 HTML = "text/html; charset=utf-8"
+VIEW_OFF = "The arbiter view is off: set an arbiter token in the configuration."
+MAX_FORM_BYTES = 4096
 
 
 def _static(name: str) -> str:
     return resources.files("controller.web").joinpath("static", name).read_text("utf-8")
+
+
+def _json(status: int, obj: Any, headers: dict[str, str] | None = None) -> Response:
+    body = json.dumps(obj, separators=(",", ":"), default=str)
+    return Response(body, status, {"Cache-Control": "no-store", **(headers or {})},
+                    "application/json; charset=utf-8")
+
+
+def _retry_after(exc: TooManyFailures) -> dict[str, str]:
+    return {"Retry-After": str(math.ceil(exc.retry_after))}
 
 
 class WebServer:
@@ -65,15 +92,45 @@ class WebServer:
         host: str = "127.0.0.1",
         port: int = 8080,
         arbiter_token: str | None = None,
+        *,
+        limiter: FailureLimiter | None = None,
+        trusted_origins: Iterable[str] = (),
+        request_timeout: float | None = None,
     ) -> None:
+        """A weak ``arbiter_token`` raises :class:`~controller.web.guard.WeakTokenError`."""
         self.facade = facade
         self.host = host
         self.port = port
-        self.auth = ArbiterAuth(arbiter_token)
-        self._server: asyncio.Server | None = None
-        self._clients: set[asyncio.Task[None]] = set()
+        self.auth = ArbiterAuth(arbiter_token, limiter)
         self._pages = {name: _static(name) for name in ("index.html", "login.html")}
         self._assets = {name: _static(name).encode("utf-8") for name in STATIC_TYPES}
+        self._request_timeout = request_timeout
+        self._embedded: EmbeddedServer | None = None
+        #: Resolved when the server stops: every event stream ends then.
+        self._closing: asyncio.Future[None] | None = None
+        self.app = Starlette(
+            routes=[
+                Route("/", self._player_page, methods=["GET"]),
+                Route("/index.html", self._player_page, methods=["GET"]),
+                Route("/arbiter", self._arbiter_page, methods=["GET"]),
+                Route("/arbiter/login", self._login, methods=["POST"]),
+                Route("/arbiter/logout", self._logout, methods=["POST"]),
+                Route("/api/state", self._state, methods=["GET"]),
+                Route("/events", self._events, methods=["GET"]),
+                Route("/record.ggf", self._record, methods=["GET"]),
+                Route("/static/{name}", self._asset, methods=["GET"]),
+                Route("/api/arbiter/{action}", self._action, methods=["POST"]),
+            ],
+            middleware=[
+                Middleware(SecurityHeaders),
+                Middleware(InternalErrors),
+                Middleware(OriginGuard, trusted_origins=tuple(trusted_origins)),
+            ],
+            exception_handlers={
+                HTTPException: self._http_error,  # type: ignore[dict-item]
+                TooManyFailures: self._too_many,  # type: ignore[dict-item]
+            },
+        )
 
     @property
     def url(self) -> str:
@@ -84,199 +141,175 @@ class WebServer:
 
     async def start(self) -> None:
         """Listen; with ``port=0`` the system picks a free port, then ``.url`` tells it."""
-        try:
-            self._server = await asyncio.start_server(self._serve, self.host, self.port)
-        except OSError as exc:
-            raise OSError(f"web page: cannot listen on {self.host}:{self.port}: {exc}") from None
-        self.port = self._server.sockets[0].getsockname()[1]
+        self._closing = asyncio.get_running_loop().create_future()
+        self._embedded = EmbeddedServer(
+            self.app, self.host, self.port,
+            request_timeout=self._request_timeout, before_stop=self._end_streams,
+        )
+        await self._embedded.start()
+        self.port = self._embedded.port
         log.info("web page at %s", self.url)
 
     async def stop(self) -> None:
         """Stop listening and end open connections (event streams included)."""
-        if self._server is not None:
-            self._server.close()
-        for task in list(self._clients):
-            task.cancel()
-        if self._clients:
-            await asyncio.gather(*self._clients, return_exceptions=True)
-        if self._server is not None:
-            await self._server.wait_closed()
-            self._server = None
+        if self._embedded is not None:
+            await self._embedded.stop()
+            self._embedded = None
 
-    # ------------------------------------------------------------------ plumbing
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._clients.add(task)
-        try:
-            try:
-                try:
-                    request = await asyncio.wait_for(read_request(reader), REQUEST_TIMEOUT_SECONDS)
-                except TimeoutError:
-                    raise BadRequest(408, "no complete request in time") from None
-                if request is None:
-                    return
-                await self._route(request, writer)
-            except BadRequest as exc:
-                writer.write(json_response(exc.status, {"error": str(exc)}))
-            await writer.drain()
-        except (ConnectionError, asyncio.CancelledError):
-            pass
-        except Exception:
-            log.exception("web page: request failed")
-            with contextlib.suppress(Exception):
-                writer.write(json_response(500, {"error": "internal error, see the service log"}))
-                await writer.drain()
-        finally:
-            self._clients.discard(task)
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
+    def _end_streams(self) -> None:
+        if self._closing is not None and not self._closing.done():
+            self._closing.set_result(None)
 
+    # ------------------------------------------------------------------ errors
+    async def _http_error(self, request: Request, exc: HTTPException) -> Response:
+        message = exc.detail
+        if exc.status_code == 404 and message == "Not Found":
+            message = f"no such page: {request.url.path}"
+        elif exc.status_code == 405 and message == "Method Not Allowed":
+            message = f"{request.method} is not allowed on {request.url.path}"
+        return _json(exc.status_code, {"error": message}, dict(exc.headers or {}))
+
+    async def _too_many(self, request: Request, exc: TooManyFailures) -> Response:
+        return _json(429, {"error": str(exc)}, _retry_after(exc))
+
+    # ------------------------------------------------------------------ access
     def _is_arbiter(self, request: Request) -> bool:
-        if self.auth.check_cookie(request.cookies.get(COOKIE)):
+        """Cookie or bearer token; a wrong token counts against the client (may raise
+        :class:`TooManyFailures`)."""
+        if self.auth.check_cookie(request.cookies.get(self.auth.cookie)):
             return True
         bearer = request.headers.get("authorization", "")
-        if bearer.lower().startswith("bearer "):
-            return self.auth.check_token(bearer[7:].strip())
+        if bearer[:7].lower() == "bearer ":
+            return self.auth.attempt(bearer[7:].strip(), client_key(request.scope))
         return False
 
     def _view(self, request: Request) -> View:
-        view = request.query.get("view", "player")
+        view = request.query_params.get("view", "player")
         if view not in ("player", "arbiter"):
-            raise BadRequest(400, f"unknown view {view!r} (player or arbiter)")
+            raise HTTPException(400, f"unknown view {view[:40]!r} (player or arbiter)")
         if view == "arbiter" and not self._is_arbiter(request):
-            raise BadRequest(403, "the arbiter view needs the arbiter token")
+            raise HTTPException(403, "the arbiter view needs the arbiter token")
         return view  # type: ignore[return-value]
 
     def _snapshot(self, view: View) -> dict[str, Any]:
         return for_view(self.facade.snapshot(view), view)
 
-    # -------------------------------------------------------------------- routes
-    async def _route(self, request: Request, writer: asyncio.StreamWriter) -> None:
-        path, method = request.path, request.method
-        gets: dict[str, Callable[[Request], bytes]] = {
-            "/": lambda r: self._page("player"),
-            "/index.html": lambda r: self._page("player"),
-            "/arbiter": self._arbiter_page,
-            "/api/state": self._state,
-            "/record.ggf": self._record,
-        }
-        posts: dict[str, Callable[[Request], bytes]] = {
-            "/arbiter/login": self._login,
-            "/arbiter/logout": self._logout,
-        }
-        if path == "/events" and method == "GET":
-            await self._events(request, writer)
-            return
-        if method == "GET" and path in gets:
-            writer.write(gets[path](request))
-        elif method == "GET" and path.startswith("/static/"):
-            writer.write(self._asset(path.removeprefix("/static/")))
-        elif method == "POST" and path in posts:
-            writer.write(posts[path](request))
-        elif method == "POST" and path.startswith("/api/arbiter/"):
-            writer.write(await self._action(request, path.removeprefix("/api/arbiter/")))
-        elif path in gets or path in posts or path == "/events":
-            raise BadRequest(405, f"{method} is not allowed on {path}")
-        else:
-            raise BadRequest(404, f"no such page: {path}")
-
-    def _page(self, view: View, headers: dict[str, str] | None = None) -> bytes:
+    # ------------------------------------------------------------------- pages
+    def _page(self, view: View) -> Response:
         body = self._pages["index.html"].replace("{{VIEW}}", view)
-        return response(200, body, HTML, {"Cache-Control": "no-store", **(headers or {})})
+        return Response(body, 200, {"Cache-Control": "no-store"}, HTML)
 
-    def _login_page(self, status: int, message: str) -> bytes:
+    def _login_page(self, status: int, message: str, headers: dict[str, str] | None = None
+                    ) -> Response:
         body = self._pages["login.html"].replace("{{MESSAGE}}", html.escape(message))
-        return response(status, body, HTML, {"Cache-Control": "no-store"})
+        return Response(body, status, {"Cache-Control": "no-store", **(headers or {})}, HTML)
 
-    def _arbiter_page(self, request: Request) -> bytes:
+    def _enter(self) -> Response:
+        """Logged in: set the cookie and show the arbiter page without the token in view."""
+        return Response(b"", 303, {"Location": "/arbiter",
+                                   "Set-Cookie": self.auth.cookie_header()}, HTML)
+
+    async def _player_page(self, request: Request) -> Response:
+        return self._page("player")
+
+    async def _arbiter_page(self, request: Request) -> Response:
         if not self.auth.enabled:
-            return self._login_page(
-                403, "The arbiter view is off: set an arbiter token in the configuration."
-            )
-        if "token" in request.query:
-            if not self.auth.check_token(request.query["token"]):
-                return self._login_page(403, "Wrong arbiter token.")
-            return response(
-                303,
-                b"",
-                HTML,
-                {"Location": "/arbiter", "Set-Cookie": self.auth.cookie_header()},
-            )
-        if self._is_arbiter(request):
-            return self._page("arbiter")
+            return self._login_page(403, VIEW_OFF)
+        if "token" in request.query_params:
+            return self._try_token(request, request.query_params["token"])
+        try:
+            if self._is_arbiter(request):
+                return self._page("arbiter")
+        except TooManyFailures as exc:
+            return self._login_page(429, str(exc), _retry_after(exc))
         return self._login_page(200, "")
 
-    def _login(self, request: Request) -> bytes:
+    def _try_token(self, request: Request, token: str) -> Response:
+        try:
+            if self.auth.attempt(token, client_key(request.scope)):
+                return self._enter()
+        except TooManyFailures as exc:
+            return self._login_page(429, str(exc).capitalize() + ".", _retry_after(exc))
+        return self._login_page(403, "Wrong arbiter token.")
+
+    async def _login(self, request: Request) -> Response:
         if not self.auth.enabled:
-            return self._login_page(
-                403, "The arbiter view is off: set an arbiter token in the configuration."
-            )
-        if not self.auth.check_token(request.form().get("token")):
-            return self._login_page(403, "Wrong arbiter token.")
-        return response(
-            303, b"", HTML, {"Location": "/arbiter", "Set-Cookie": self.auth.cookie_header()}
-        )
+            return self._login_page(403, VIEW_OFF)
+        body = await read_body(request, MAX_FORM_BYTES)
+        try:
+            form = parse_qs(body.decode("utf-8"), max_num_fields=8)
+        except (UnicodeDecodeError, ValueError):
+            return self._login_page(400, "The login form could not be read.")
+        return self._try_token(request, (form.get("token") or [""])[0])
 
-    def _logout(self, request: Request) -> bytes:
-        del request
-        return response(
-            303, b"", HTML, {"Location": "/", "Set-Cookie": ArbiterAuth.clear_cookie_header()}
-        )
+    async def _logout(self, request: Request) -> Response:
+        clear = self.auth.clear_cookie_header(self.auth.cookie)
+        return Response(b"", 303, {"Location": "/", "Set-Cookie": clear}, HTML)
 
-    def _asset(self, name: str) -> bytes:
+    async def _asset(self, request: Request) -> Response:
+        name = request.path_params["name"]
         if name not in self._assets:
-            raise BadRequest(404, f"no such file: /static/{name}")
-        return response(200, self._assets[name], STATIC_TYPES[name], {"Cache-Control": "no-cache"})
+            raise HTTPException(404, f"no such file: /static/{name[:60]}")
+        return Response(self._assets[name], 200, {"Cache-Control": "no-cache"},
+                        STATIC_TYPES[name])
 
-    def _state(self, request: Request) -> bytes:
-        return json_response(200, self._snapshot(self._view(request)))
+    # --------------------------------------------------------------------- API
+    async def _state(self, request: Request) -> Response:
+        return _json(200, self._snapshot(self._view(request)))
 
-    def _record(self, request: Request) -> bytes:
-        del request
-        return response(
+    async def _record(self, request: Request) -> Response:
+        view = self._view(request)
+        snapshot = self.facade.snapshot(view)
+        record = record_for_view(self.facade.game_record(), snapshot, view)
+        return Response(
+            write_ggf(record),
             200,
-            self.facade.record_ggf(),
-            "application/x-ggf; charset=utf-8",
             {
                 "Content-Disposition": 'attachment; filename="kaeshi.ggf"',
                 "Cache-Control": "no-store",
             },
+            "application/x-ggf; charset=utf-8",
         )
 
-    async def _events(self, request: Request, writer: asyncio.StreamWriter) -> None:
+    async def _events(self, request: Request) -> Response:
         view = self._view(request)
-        writer.write(
-            response_head(
-                200,
-                {
-                    "Content-Type": "text/event-stream; charset=utf-8",
-                    "Cache-Control": "no-store",
-                    "Connection": "close",
-                },
-            )
+        first = self._snapshot(view)  # a failing facade is a 500 before the stream starts
+        return StreamingResponse(
+            self._stream(view, first),
+            media_type="text/event-stream; charset=utf-8",
+            headers={"Cache-Control": "no-store"},
         )
-        writer.write(b"retry: 1000\n\n")
-        version: int | None = None
-        while True:
-            snap = self._snapshot(view)
-            version = int(snap.get("version", 0))
-            data = json.dumps(snap, separators=(",", ":"), default=str)
-            writer.write(f"event: state\ndata: {data}\n\n".encode())
-            await writer.drain()
-            while True:
-                try:
-                    await asyncio.wait_for(self.facade.wait_change(version), KEEPALIVE_SECONDS)
-                    break
-                except TimeoutError:
-                    writer.write(b": keepalive\n\n")
-                    await writer.drain()
 
-    async def _action(self, request: Request, action: str) -> bytes:
+    async def _stream(self, view: View, snapshot: dict[str, Any]) -> AsyncIterator[bytes]:
+        yield b"retry: 1000\n\n"
+        change: asyncio.Future[int] | None = None
+        try:
+            while True:
+                version = int(snapshot.get("version", 0))
+                data = json.dumps(snapshot, separators=(",", ":"), default=str)
+                yield f"event: state\ndata: {data}\n\n".encode()
+                change = asyncio.ensure_future(self.facade.wait_change(version))
+                while not change.done():
+                    waiting: set[asyncio.Future[Any]] = {change}
+                    if self._closing is not None:
+                        waiting.add(self._closing)
+                    await asyncio.wait(waiting, timeout=KEEPALIVE_SECONDS,
+                                       return_when=asyncio.FIRST_COMPLETED)
+                    if self._closing is not None and self._closing.done():
+                        return
+                    if not change.done():
+                        yield b": keepalive\n\n"
+                change = None
+                snapshot = self._snapshot(view)
+        finally:
+            if change is not None:
+                change.cancel()
+
+    async def _action(self, request: Request) -> Response:
+        action = request.path_params["action"]
         if not self._is_arbiter(request):
-            raise BadRequest(403, "arbiter actions need the arbiter token")
-        body = request.json()
+            raise HTTPException(403, "arbiter actions need the arbiter token")
+        body = await read_json(request)
         f = self.facade
         handlers: dict[str, Callable[[], object]] = {
             "pause": f.pause,
@@ -286,15 +319,15 @@ class WebServer:
             "correct_position": lambda: f.correct_position(_board_arg(body)),
         }
         if action not in handlers:
-            raise BadRequest(404, f"no such arbiter action: {action}")
+            raise HTTPException(404, f"no such arbiter action: {action[:40]}")
         try:
             result = handlers[action]()
             if inspect.isawaitable(result):
                 await result
         except (ValueError, KaeshiError) as exc:  # ActionError, BoardStringError ...
-            raise BadRequest(400, str(exc)) from None
+            raise HTTPException(400, str(exc)) from None
         log.info("arbiter action: %s %s", action, body or "")
-        return json_response(200, {"ok": True, "action": action})
+        return _json(200, {"ok": True, "action": action})
 
 
 def _reachable_host() -> str:
@@ -312,20 +345,24 @@ def _adjust_args(body: dict[str, Any]) -> tuple[Color, float]:
     try:
         color = Color.parse(str(body.get("color", "")))
     except ValueError as exc:
-        raise BadRequest(400, f"adjust_time: {exc}") from None
+        raise HTTPException(400, f"adjust_time: {exc}") from None
     seconds = body.get("seconds")
     if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds != seconds:
-        raise BadRequest(400, "adjust_time: 'seconds' must be a number (negative takes time away)")
+        raise HTTPException(
+            400, "adjust_time: 'seconds' must be a number (negative takes time away)"
+        )
     if abs(seconds) > 24 * 3600:
-        raise BadRequest(400, "adjust_time: 'seconds' is out of range")
+        raise HTTPException(400, "adjust_time: 'seconds' is out of range")
     return color, float(seconds)
 
 
 def _board_arg(body: dict[str, Any]) -> str:
     board = body.get("board")
     if not isinstance(board, str):
-        raise BadRequest(400, "correct_position: 'board' must be a 64-character string of - X O")
+        raise HTTPException(
+            400, "correct_position: 'board' must be a 64-character string of - X O"
+        )
     try:
         return validate_board_string(board)
     except ValueError as exc:
-        raise BadRequest(400, f"correct_position: {exc}") from None
+        raise HTTPException(400, f"correct_position: {exc}") from None
