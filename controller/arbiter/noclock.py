@@ -15,7 +15,7 @@ from __future__ import annotations
 from controller.arbiter.corrections import OVER, TURN
 from controller.arbiter.judge import judge
 from controller.arbiter.readings import StableBoard, stood
-from controller.bitboard import legal_moves
+from controller.bitboard import bit_indices, legal_moves
 from controller.events import Event
 from controller.position import Position
 from controller.squares import Color
@@ -90,7 +90,7 @@ class NoClock:
         mover = self.position.to_move
         occ0 = self.position.black | self.position.white
         # Discs seen first together: the one whose hand came first began its move first.
-        found = [(self._before_disc(1 << sq), sq) for sq in _bits(newest)]
+        found = [(self._before_disc(1 << sq), sq) for sq in bit_indices(newest)]
         for (snap, cut), sq in sorted(found, key=lambda f: (f[0][1], f[1])):
             bit = 1 << sq
             colour = Color.BLACK if sb.black & bit else Color.WHITE
@@ -151,12 +151,3 @@ class NoClock:
                 later_empty = empty
             i -= 1
         return self._base, 0
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
