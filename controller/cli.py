@@ -16,7 +16,9 @@ from controller import commands
 from controller.errors import KaeshiError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given ``argv`` naming a command, only that command's module is loaded
+    (``kaeshi run`` must not pay for the camera's or the tournament's imports)."""
     parser = argparse.ArgumentParser(
         prog="kaeshi",
         description="Watch a physical Othello board, judge every move, run the clock, "
@@ -24,8 +26,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+    names = sorted(info.name for info in pkgutil.iter_modules(commands.__path__))
+    word = next((a for a in argv or () if not a.startswith("-")), None)
+    for name in [word] if word in names else names:
+        module = importlib.import_module(f"{commands.__name__}.{name}")
         module.register(sub)
     return parser
 
@@ -50,8 +54,9 @@ def glue_board_values(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(glue_board_values(sys.argv[1:] if argv is None else argv))
+    argv = glue_board_values(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -2,9 +2,15 @@
 
 Nothing here reads a wall clock, so the service drives it from the real press
 times, the arbiter from observation timestamps, and the tests from a fake clock
-down to the millisecond. Time keeps counting below zero: a fallen flag that
-nobody noticed stays visible, which is exactly what rules 13-14 of the
-tournament rules need to decide who wins when both flags are down.
+down to the millisecond.
+
+A flag falls at an instant the model computes (:meth:`GameClock.fall_time`), not
+when somebody happens to look: "time runs out at the moment it is used up" (rule
+2 of the championship rules). A press that arrives after that instant does not
+end the move — no increment, no switch — so how often the service polls cannot
+change who lost on time. Time keeps counting below zero, so a flag nobody acted
+on stays visible; both flags can be down only after an arbiter's time correction,
+and then rule 14 (the draw-win right) decides.
 """
 
 from __future__ import annotations
@@ -69,7 +75,9 @@ class GameClock:
 
         The first press starts the clock (rule 4: white's press starts black's time).
         A press on a button whose time is not running does nothing on a real clock,
-        and does nothing here. Returns the time ``player`` used on the move just ended.
+        and does nothing here; nor does a press at or after the instant the presser's
+        flag fell (it is too late: the time was already used up). Returns the time
+        ``player`` used on the move just ended.
         """
         if self.paused:
             return None
@@ -78,6 +86,9 @@ class GameClock:
             self._since, self._used = now, 0.0
             return None
         if self.running is not player:
+            return None
+        fall = self.fall_time()
+        if fall is not None and now >= fall:
             return None
         used = self._used + max(0.0, now - self._since)
         self._left[player] -= self._charge(used)
@@ -93,10 +104,26 @@ class GameClock:
         self._used += max(0.0, now - self._since)
         self.paused = True
 
-    def resume(self, now: float) -> None:
-        if self.paused:
-            self.paused = False
-            self._since = now
+    def end_move_while_paused(self, player: Color) -> None:
+        """A move by ``player`` was judged while the clock stood (the board is watched
+        during a pause): it is charged the time used before the pause, increment
+        included, and the other side is on move — with no time running until resume."""
+        if not self.paused or self.running is not player:
+            return
+        self._left[player] -= self._charge(self._used)
+        self._left[player] += self.control.increment
+        self.running = player.opponent
+        self._used = 0.0
+
+    def resume(self, now: float, to_move: Color | None = None) -> None:
+        """Start the stopped clock again, for ``to_move`` when given (the side the
+        arbiter has on move, should the clock disagree)."""
+        if not self.paused:
+            return
+        if to_move is not None and self.running is not None and to_move is not self.running:
+            self.end_move_while_paused(self.running)
+        self.paused = False
+        self._since = now
 
     def adjust(self, player: Color, delta: float, now: float) -> None:
         """Arbiter's time correction (rule 25): add ``delta`` seconds (negative takes away)."""
@@ -122,10 +149,29 @@ class GameClock:
             left -= self._charge(self.move_time(now))
         return left
 
+    def fall_time(self) -> float | None:
+        """The instant the running side's flag falls (or fell); None while no time runs.
+
+        Exact (no polling): the service schedules its flag check for this instant and
+        the core stamps the time-out with it. A stopped clock has no such instant
+        (it moves with the resume).
+        """
+        side = self.running
+        if side is None or self.paused:
+            return None
+        room = self._left[side] + self.control.delay - self._used  # running time to zero
+        return self._since + max(0.0, room) if self._left[side] > 0 else self._since
+
+    def _out(self, player: Color, now: float) -> bool:
+        if player is self.running and not self.paused:
+            fall = self.fall_time()
+            return fall is not None and now >= fall
+        return self.remaining(player, now) <= 0
+
     def flag(self, now: float) -> FlagResult | None:
-        """The time-out decision (rules 13-14), or None while both sides have time."""
-        black_out = self.remaining(Color.BLACK, now) <= 0
-        white_out = self.remaining(Color.WHITE, now) <= 0
+        """The time-out decision (rules 2, 13-14), or None while both sides have time."""
+        black_out = self._out(Color.BLACK, now)
+        white_out = self._out(Color.WHITE, now)
         if black_out and white_out:
             holder = self.draw_win_right
             return FlagResult(holder.opponent if holder else None, holder, "both_flags")

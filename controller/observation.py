@@ -20,6 +20,11 @@ class ObservationLogError(KaeshiError):
     """A line of an observation log that cannot be used; names the line and the fault."""
 
 
+#: Largest time accepted, in seconds (about 31,700 years): beyond it a time stamp is
+#: damage, and a float would lose the milliseconds a clock needs.
+MAX_T = 1e12
+
+
 @dataclass(frozen=True, slots=True)
 class Observation:
     """A board reading (``board`` set) or a clock press (``press`` set), at time ``t``."""
@@ -51,6 +56,11 @@ def parse_observation(line: str, lineno: int = 0, size: int = 8) -> Observation:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
         raise ObservationLogError(f"{where}: not JSON ({exc.msg})") from None
+    except ValueError as exc:  # e.g. an integer of thousands of digits
+        raise ObservationLogError(f"{where}: not usable JSON ({exc})") from None
+    except RecursionError:
+        raise ObservationLogError(f"{where}: not an observation (JSON nested too "
+                                  "deeply)") from None
     if not isinstance(obj, dict):
         raise ObservationLogError(f"{where}: expected a JSON object")
     t = obj.get("t")
@@ -58,6 +68,9 @@ def parse_observation(line: str, lineno: int = 0, size: int = 8) -> Observation:
         raise ObservationLogError(f"{where}: missing or non-numeric 't'")
     if t != t or t in (float("inf"), float("-inf")):
         raise ObservationLogError(f"{where}: 't' must be a finite number")
+    if not -MAX_T <= t <= MAX_T:
+        raise ObservationLogError(f"{where}: 't' is out of range (at most {MAX_T:.0e} "
+                                  "seconds)")
     has_board, has_press = "board" in obj, "press" in obj
     if has_board == has_press:
         raise ObservationLogError(f"{where}: needs exactly one of 'board' or 'press'")

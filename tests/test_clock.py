@@ -95,30 +95,8 @@ FLAGS = [
     ("time left", 60, [(W, 0.0)], 59.999, None, None),
     ("black's flag falls", 60, [(W, 0.0)], 60.0, None, FlagResult(B, W, "time")),
     ("white's flag falls", 60, [(W, 0.0), (B, 1.0)], 61.001, None, FlagResult(W, B, "time")),
-    (
-        "both fell unnoticed, right holder wins",
-        60,
-        [(W, 0.0), (B, 70.0)],
-        130.5,
-        W,
-        FlagResult(B, W, "both_flags"),
-    ),
-    (
-        "both fell, black holds the right",
-        60,
-        [(W, 0.0), (B, 70.0)],
-        131.0,
-        B,
-        FlagResult(W, B, "both_flags"),
-    ),
-    (
-        "both fell, nobody holds the right",
-        60,
-        [(W, 0.0), (B, 70.0)],
-        131.0,
-        None,
-        FlagResult(None, None, "both_flags"),
-    ),
+    # a press after zero is too late: black stays on move and stays lost
+    ("late press does not save", 60, [(W, 0.0), (B, 70.0)], 130.5, W, FlagResult(B, W, "time")),
 ]
 
 
@@ -128,6 +106,69 @@ def test_flag_rules(name, main, presses, at, right, expected):
     for player, t in presses:
         clock.press(player, t)
     assert clock.flag(at) == expected
+
+
+@pytest.mark.parametrize("right,expected", [
+    (W, FlagResult(B, W, "both_flags")),
+    (B, FlagResult(W, B, "both_flags")),
+    (None, FlagResult(None, None, "both_flags")),
+])
+def test_both_flags_down_after_a_correction(right, expected):
+    """Rule 14: both flags can be down only when a time correction took the idle side's."""
+    clock = GameClock(TimeControl(60), draw_win_right=right)
+    clock.press(W, 0.0)
+    clock.adjust(W, -61.0, 1.0)
+    assert clock.flag(59.0) == FlagResult(W, B, "time")
+    assert clock.flag(60.0) == expected
+
+
+@pytest.mark.parametrize("increment,delay", [(0, 0), (5, 0), (0, 3), (10, 2)])
+@pytest.mark.parametrize("late", [1e-9, 0.001, 0.1, 3.0])
+def test_press_after_the_fall_is_too_late_whatever_the_polling(increment, delay, late):
+    """The fall is at an exact instant; a press after it changes nothing, increment or not."""
+    clock = GameClock(TimeControl(30, increment=increment, delay=delay))
+    clock.press(W, 0.0)
+    clock.press(B, 10.0)  # black used 10 s (less the delay), gets the increment
+    clock.press(W, 12.5)
+    fall = clock.fall_time()
+    assert fall == pytest.approx(12.5 + 30 - max(0, 10 - delay) + increment + delay)
+    assert clock.flag(fall - 1e-6) is None
+    assert clock.press(B, fall + late) is None  # too late: no switch, no increment
+    assert clock.running is B
+    assert clock.flag(fall + late) == FlagResult(B, W, "time")
+    assert clock.flag(fall) == FlagResult(B, W, "time")  # down at the very instant
+
+
+def test_press_just_before_the_fall_saves():
+    clock = GameClock(TimeControl(30, increment=5))
+    clock.press(W, 0.0)
+    assert clock.press(B, 29.999) == pytest.approx(29.999)
+    assert clock.remaining(B, 30.0) == pytest.approx(5.001)
+    assert clock.fall_time() == pytest.approx(29.999 + 30)
+
+
+def test_fall_time_follows_pauses():
+    clock = GameClock(TimeControl(60))
+    assert clock.fall_time() is None
+    clock.press(W, 0.0)
+    clock.pause(20.0)
+    assert clock.fall_time() is None  # a stopped clock has no fall instant
+    clock.resume(100.0)
+    assert clock.fall_time() == pytest.approx(140.0)
+
+
+def test_resume_hands_the_clock_to_the_side_to_move():
+    """Moves judged while the clock stood: the ended move is charged up to the pause."""
+    clock = GameClock(TimeControl(60, increment=2))
+    clock.press(W, 0.0)
+    clock.pause(10.0)  # black had used 10 s
+    clock.resume(50.0, to_move=W)  # black moved while the clock stood
+    assert clock.running is W
+    assert clock.remaining(B, 55.0) == pytest.approx(52.0)
+    assert clock.remaining(W, 55.0) == pytest.approx(55.0)
+    clock.pause(60.0)
+    clock.resume(70.0, to_move=W)  # same side: only the pause is skipped
+    assert clock.remaining(W, 75.0) == pytest.approx(45.0)
 
 
 def test_snapshot_restores_mid_move():

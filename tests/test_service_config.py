@@ -123,3 +123,13 @@ def test_clock_wiring_comes_from_the_gpio_section():
     assert pins.black_button == 23 and pins.white_button == 27
     assert pins.buzzer is None
     assert clock_pins(defaults()).buzzer == 26
+
+
+@pytest.mark.parametrize("token", ["abc", "aaaaaaaaaaaaaaaaaaaa", "password1234"])
+def test_a_weak_arbiter_token_stops_start_up_naming_its_line(token):
+    with pytest.raises(ConfigError, match=r"k\.toml line 3: web\.token"):
+        parse_config(f'[web]\nport = 0\ntoken = "{token}"\n', "k.toml")
+
+
+def test_a_strong_arbiter_token_is_kept():
+    assert parse_config('[web]\ntoken = "Xk3-9fQzL2pWm8vR"\n')["web.token"] == "Xk3-9fQzL2pWm8vR"

@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from service_scripts import scripted_log
 
 from controller.arbiter import Arbiter, ArbiterConfig
@@ -178,3 +179,65 @@ port = 0
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
     assert "sensor lost" in err and "no-board" in err and "Traceback" not in err
+
+
+def test_sigkill_in_a_timed_game_ends_as_the_uninterrupted_game(tmp_path, data_dir):
+    """A flag falls mid-game (10 s main, 1 s Fischer increment); kills before and
+    after the fall must not change who lost, when, or any move."""
+    game = load_one_game(data_dir / "games" / "wthor" / "WTH_2001.wtb", 0)
+    log = scripted_log(game, think=1.6)  # about 2 s a move: 1 s more than the increment
+    presses = [i for i, o in enumerate(log) if o.press is not None]
+    log = log[: presses[30] + 1]
+    log_path = tmp_path / "log.jsonl"
+    with open(log_path, "w") as f:
+        write_observations(log, f)
+    cfg = _config(tmp_path, log_path, speed=20)
+    cfg.write_text(cfg.read_text().replace('[clock]\n', '[clock]\nmain = 10\nincrement = 1\n'))
+
+    settings = GameSettings(mode="home", main=10.0, increment=1.0)
+    pure = GameCore(settings)
+    for obs in log:
+        pure.apply(obs.t, {"obs": obs.to_dict()})
+    pure.apply(log[-1].t, {"action": "finish"})
+    assert pure.over_by_time is not None  # the script does run out of time
+    expected = pure.record()
+
+    games_dir = tmp_path / "games"
+    rng = random.Random(7)
+    kills, runs = 0, 0
+    stderr = tmp_path / "stderr.txt"
+    while not list(games_dir.glob("*.json")):
+        runs += 1
+        assert runs <= 30, "the service never finished the game"
+        with open(stderr, "a") as err:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "controller.cli", "run", "--config", str(cfg)],
+                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err,
+            )
+            if kills < 5:
+                seen = _entries(tmp_path / "journal.sqlite")
+                deadline = time.monotonic() + 30
+                while (_entries(tmp_path / "journal.sqlite") <= seen + 2
+                       and proc.poll() is None and time.monotonic() < deadline):
+                    time.sleep(0.01)
+                time.sleep(rng.uniform(0.0, 0.4))
+                if proc.poll() is None:
+                    proc.send_signal(signal.SIGKILL)
+                    kills += 1
+                proc.wait(timeout=30)
+            else:
+                assert proc.wait(timeout=60) == 0, stderr.read_text()
+    assert kills >= 3
+    assert "Traceback" not in stderr.read_text()
+    written = load_games(next(games_dir.glob("*.json")))[0]
+    assert [(m.player, m.square) for m in written.moves] == [
+        (m.player, m.square) for m in expected.moves]
+    assert written.result == expected.result and written.result_note == "time"
+    assert written.comments == expected.comments  # the same side lost on time
+    journal = Journal(tmp_path / "journal.sqlite")
+    (row,) = journal.games()
+    events = [e.data for e in journal.entries(row.id, ("event",))]
+    assert [m["square"] for m in events if m["event"] == "move"] == [
+        m.square for m in expected.moves if m.square]  # each move journaled once
+    (over,) = [e for e in journal.entries(row.id, ("event",)) if e.data["event"] == "game_over"]
+    assert over.data["t"] == pytest.approx(pure.over_by_time.t, abs=1e-6)

@@ -7,7 +7,7 @@ import asyncio
 import logging
 import sys
 
-from controller.service.app import Service
+from controller.service.app import ReplayDone, Service
 from controller.service.config import Config, defaults, load_config
 from controller.service.display import TerminalDisplay
 
@@ -38,7 +38,12 @@ def run_service(config: Config) -> int:
     terminal = TerminalDisplay() if config["display.terminal"] else None
     setup_logging(config["log.level"], terminal is not None)
     service = Service(config, terminal=terminal)
-    service.open()
+    try:
+        service.open()
+    except ReplayDone as done:
+        # not a fault: a replay restarted after its game ended has nothing left to do
+        logging.getLogger("kaeshi.service").warning("%s", done)
+        return 0
     return asyncio.run(service.run())
 
 

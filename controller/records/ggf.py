@@ -16,6 +16,7 @@ kept in :attr:`GameRecord.extra` and written back, so files round-trip.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from pathlib import Path
 
@@ -83,6 +84,10 @@ def _syntax_error(text: str, i: int, source: str, number: int, begin: int) -> Re
                            "never closed with ']'")
     return RecordError(f"{where}: offset {i}: expected a tag such as PB[...] or the closing "
                       f"';)', found {text[i]!r}")
+
+
+def _control(c: str) -> bool:
+    return ord(c) < 32 or 0x7F <= ord(c) < 0xA0 or c in "\u2028\u2029"
 
 
 def _escape(value: str) -> str:
@@ -318,10 +323,18 @@ def write_ggf(game: GameRecord) -> str:
     """One game as a GGF string ``(;GM[Othello]...;)``, moves exactly as the record has them.
 
     Passes the record leaves implicit stay implicit (GGF readers fill them in).
+    A control character in a field (a line break in a player's name) is refused,
+    naming the tag: GGF has no way to escape it, and readers that split on lines
+    would take what follows for something else. Comments may hold line breaks.
     """
     out = ["(;GM[Othello]"]
 
     def tag(name: str, value: str) -> None:
+        allowed = "\n\t" if name == "C" else ""
+        bad = next((c for c in value if _control(c) and c not in allowed), None)
+        if bad is not None:
+            raise RecordError(f"{name}[{value[:30]!r}...]: the control character {bad!r} "
+                              "cannot be written in GGF")
         out.append(f"{name}[{_escape(value)}]")
 
     extra = dict(game.extra)
@@ -359,6 +372,10 @@ def write_ggf(game: GameRecord) -> str:
     for mv in game.moves:
         value = "PA" if mv.square is None else mv.square
         if mv.eval is not None or mv.time is not None:
+            for number in (mv.eval, mv.time):
+                if number is not None and not math.isfinite(number):
+                    raise RecordError(f"move {value}: {number} is not a time or evaluation "
+                                      "GGF can hold")
             ev = "" if mv.eval is None else _fmt(mv.eval)
             tm = "" if mv.time is None else _fmt(mv.time)
             value += f"/{ev}/{tm}"

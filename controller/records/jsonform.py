@@ -86,7 +86,13 @@ def _number(value: object, what: str) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise RecordError(f"{what} must be a number or null")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise RecordError(f"{what} is out of range ({len(str(value))} digits)") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise RecordError(f"{what} must be a finite number")
+    return number
 
 
 def _color(value: object, what: str) -> Color:
@@ -137,7 +143,8 @@ def game_from_dict(doc: object) -> tuple[GameRecord, Position]:
     result = doc.get("result")
     if result is not None:
         if (not isinstance(result, list) or len(result) != 2
-                or not all(isinstance(x, int) and not isinstance(x, bool) for x in result)):
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in result)
+                or not all(0 <= x <= 100 for x in result)):
             raise RecordError("result must be [black, white] disc counts or null")
         game.result = (result[0], result[1])
     dwr = doc.get("draw_win_right")
@@ -166,7 +173,7 @@ def scan_json_text(text: str, source: str = "<json>") -> Scan:
                               f"{FORMAT!r})")
         version = doc.get("version")
         if not isinstance(version, int) or version > VERSION or version < 1:
-            raise RecordError(f"{source}: version {version!r} not supported "
+            raise RecordError(f"{source}: version {_short(version)} not supported "
                               f"(this Kaeshi reads up to {VERSION})")
         doc = doc.get("games")
     if not isinstance(doc, list):
@@ -185,3 +192,9 @@ def scan_json_text(text: str, source: str = "<json>") -> Scan:
 def loads(text: str, source: str = "<json>") -> list[GameRecord]:
     return scan_json_text(text, source).records()
 
+
+
+def _short(value: object) -> str:
+    """A value for a message, cut short (a 400-digit version is not repeated whole)."""
+    text = repr(value)
+    return text if len(text) <= 20 else text[:17] + "..."

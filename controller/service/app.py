@@ -7,6 +7,17 @@ Every input is handled the same way, on the event loop's thread:
 3. write the input, its events and the clock state to the journal as one synced step;
 4. only then show it: state, LEDs, web page, terminal, clock displays.
 
+If step 3 fails (a full disk, storage gone read-only) nothing of the step is shown:
+the core is rebuilt from the journal, the service enters ``journal failed`` (on the
+page, the LEDs where the mode allows, the log) and holds play — a replay waits, a
+live sensor's readings are not taken — until a write succeeds again; then the
+clock stands at the instant of the failure until the arbiter resumes it.
+
+The service is split along that flow: :mod:`~controller.service.intake` (sources
+and their items), this module (the step, states and outputs),
+:mod:`~controller.service.recovery` (resume, and a journal that fails) and
+:mod:`~controller.service.timing` (the flag's timer and the periodic checks).
+
 The service's time is a game time that never goes backwards, even across restarts:
 on resume it continues from the last journaled instant (plus the outage, if the
 ``clock.resume = "charge"`` policy says so).
@@ -19,6 +30,7 @@ import contextlib
 import logging
 import secrets
 import signal
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,30 +39,21 @@ from typing import Any
 from controller.errors import KaeshiError
 from controller.events import Event, EventKind
 from controller.leds.plan import plan_overlay
-from controller.observation import read_observations
 from controller.service.config import Config
-from controller.service.core import ActionRefused, GameCore, GameSettings, check_board
+from controller.service.core import ActionRefused, GameCore, GameSettings
 from controller.service.display import TerminalDisplay
 from controller.service.facade import FacadeMixin
 from controller.service.games import write_game_files
+from controller.service.intake import IntakeMixin
 from controller.service.journal import GameRow, Journal, JournalError
-from controller.service.sources import (
-    CameraSource,
-    HallSource,
-    LinkChange,
-    LogSource,
-    Reading,
-    Source,
-    SourceEnd,
-)
-from controller.service.states import State, StateMachine
+from controller.service.recovery import RECENT_EVENTS, RecoveryMixin
+from controller.service.sources import Reading, Source
+from controller.service.states import FAULTS, State, StateMachine
+from controller.service.timing import TimingMixin
 from controller.squares import Color
 from controller.web.facade import ChangeNotifier, for_view
 
 log = logging.getLogger("kaeshi.service")
-
-#: Events kept in memory for the web page and the terminal (the journal has all).
-RECENT_EVENTS = 200
 
 
 def settings_from_config(config: Config, settled: bool = False) -> GameSettings:
@@ -71,7 +74,11 @@ def settings_from_config(config: Config, settled: bool = False) -> GameSettings:
     )
 
 
-class Service(FacadeMixin):
+class ReplayDone(KaeshiError):
+    """The configured log was already replayed to its end; nothing is left to do."""
+
+
+class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin):
     """The running service; also the web page's :class:`~controller.web.ServiceFacade`."""
 
     def __init__(
@@ -110,7 +117,16 @@ class Service(FacadeMixin):
         self.url = ""
         self.token = config["web.token"] or secrets.token_urlsafe(12)
         self.finished_files: list[Path] = []
-        self._observations: list[Any] | None = None
+        self._log_count: int | None = None  # observations in the sim log (checked at open)
+        self._log_offset: float | None = None  # service time minus log time, this run
+        self._open_base = 0.0
+        #: Why the journal cannot be written (None while it can), and since when.
+        self.journal_problem: str | None = None
+        self._failed_at = 0.0
+        self._held = 0  # readings not taken while the journal failed
+        self._flag_timer: asyncio.TimerHandle | None = None
+        self._journal_ok: asyncio.Event | None = None
+        self._finish_pending = False  # game over, but not yet marked finished in the journal
         self._recent_boards: tuple[str | None, str | None] = (None, None)
         self._board_seen = False
         self._last_reading = monotonic()
@@ -126,6 +142,10 @@ class Service(FacadeMixin):
         self.on_step: Callable[[list[Event]], None] | None = None
         #: Called once the outputs are up (the web page's address is known).
         self.on_ready: Callable[[Service], None] | None = None
+        #: The hall link ([hub]; controller.hub.table.HubLink), and the settings a hub's
+        #: next_game order gave the next game (applied when it starts).
+        self.hub: Any = None
+        self.next_game_overrides: dict[str, Any] | None = None
 
     # ----------------------------------------------------------------- time
     def now(self) -> float:
@@ -144,21 +164,47 @@ class Service(FacadeMixin):
             raise KaeshiError(f"{self.config.source}: leds.driver = \"board\" needs "
                               "source.kind = \"hall\" (the LEDs are on the sensor board)")
         if self._source is None and self.config["source.kind"] == "sim":
-            self._observations = self._read_log()  # a bad log stops start-up, before anything
+            self._log_count = self._check_log()  # a bad log stops start-up, before anything
         try:
             self.journal = Journal(self.config["journal.path"])
         except OSError as exc:
             raise JournalError(f"{self.config['journal.path']}: {exc}") from None
-        game = self.journal.unfinished_game()
+        for line in self.journal.recovery:
+            log.warning("%s", line)
+        try:
+            game = self.journal.unfinished_game()
+            done = self._replayed_already() if game is None else None
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.journal.path}: cannot read the journal ({exc})") from None
+        if done is not None:
+            self.journal.close()
+            raise ReplayDone(
+                f"the log {self.config['source.log']} was already replayed to its end as "
+                f"game {done.id} (records in {self.config['games.folder']}); nothing to "
+                "replay. Give another log, or another journal.path, to replay it again."
+            )
         if game is None:
             self._new_game()
+            if self.journal.recovery:
+                self.message = "journal damaged, nothing left to resume: a new game begins"
         else:
             self._resume(game)
+        if self.journal.recovery:
+            self.message = "; ".join([*self.journal.recovery, self.message])
+        self._open_base = self._base
 
     def _new_game(self) -> None:
         assert self.journal is not None
         settings = settings_from_config(self.config, self._source_settled())
-        info = {"settings": settings.to_dict(), "source": self.config["source.kind"]}
+        if self.next_game_overrides:
+            settings = GameSettings.from_dict({**settings.to_dict(),
+                                               **self.next_game_overrides})
+            self.next_game_overrides = None
+        info: dict[str, Any] = {"settings": settings.to_dict(),
+                                "source": self.config["source.kind"]}
+        sig = self._log_signature()
+        if sig is not None:
+            info["log"] = sig
         self.game = self.journal.new_game(info, self._wall())
         self.core = GameCore(settings)
         self.events = []
@@ -168,66 +214,30 @@ class Service(FacadeMixin):
         self._set_base(0.0)
         log.info("new game %s", self.game.id)
 
-    def _resume(self, game: GameRow) -> None:
-        """Replay the journaled inputs through a fresh core: same position, same clocks."""
-        assert self.journal is not None
-        settings = GameSettings.from_dict(game.info.get("settings", {}))
-        core = GameCore(settings)
-        replayed: list[dict[str, Any]] = []
-        journaled: list[dict[str, Any]] = []
-        last_t, last_wall = 0.0, game.started
-        boards: list[str | None] = [None, None]
-        for entry in self.journal.entries(game.id):
-            last_t, last_wall = max(last_t, entry.t), entry.wall
-            if entry.kind == "input":
-                try:
-                    events = core.apply(entry.t, entry.data)
-                except ActionRefused:
-                    events = []
-                replayed.extend(e.to_dict() for e in events)
-                board = entry.data.get("obs", {}).get("board")
-                if board is not None:
-                    boards = [boards[1], board]
-                    self._board_seen = True
-            elif entry.kind == "event":
-                journaled.append(entry.data)
-        if replayed != journaled:
-            log.warning(
-                "journal of game %s: replay gave %d events where %d were shown; "
-                "the replay is kept", game.id, len(replayed), len(journaled)
-            )
-        self.game, self.core = game, core
-        self.events = replayed[-RECENT_EVENTS:]
-        self.events_total = len(replayed)
-        self._recent_boards = (boards[0], boards[1])
-        policy = self.config["clock.resume"]
-        outage = max(0.0, self._wall() - last_wall)
-        base = last_t + (outage * self._scale if policy == "charge" else 0.0)
-        self._set_base(base)
-        log.info(
-            "resumed game %s at %.1fs after %d moves (outage %.1fs, policy %s)",
-            game.id, base, len(core.arbiter.moves), outage, policy,
-        )
-        self.message = f"resumed after an interruption of {outage:.0f} s"
-        if core.game_over:
-            self._refresh_state()
-            self._finish_game()  # the game ended just before the interruption
-            return
-        clock = core.clock
-        if (policy == "pause" and clock is not None and clock.running is not None
-                and not clock.paused and not core.game_over):
-            self._step({"action": "pause", "why": "restart"}, t=last_t)
-            self.message += "; clock paused until the arbiter resumes it"
-
-    def resume_cursor(self) -> int:
-        """Where a replayable source should continue: after the last reading journaled."""
-        assert self.journal is not None and self.game is not None
-        cursor = -1
-        for entry in self.journal.entries(self.game.id, ("input",)):
-            c = entry.data.get("cursor")
-            if isinstance(c, int):
-                cursor = max(cursor, c)
-        return cursor + 1
+    def replace_unstarted_game(self) -> bool:
+        """A hub's next_game: if no move of the current game is made yet, start the new
+        game at once (the empty one is closed); otherwise it waits for this one's end."""
+        core = self.core
+        if (core is None or self.journal is None or self.game is None or core.game_over
+                or core.started or core.arbiter.moves):
+            return False
+        # The new game is written first: whichever write fails, the journal's latest
+        # unfinished game is the one in play, so a restart resumes the right one.
+        old, overrides = self.game, self.next_game_overrides
+        try:
+            self._new_game()
+        except (JournalError, sqlite3.Error) as exc:
+            self.next_game_overrides = overrides  # still wanted once the journal is back
+            self._journal_down(str(exc), self.now())
+            return False
+        try:
+            self.journal.finish_game(old.id, self._wall())
+        except JournalError as exc:
+            # the empty game stays unfinished in the journal; nothing of it is lost
+            self._journal_down(str(exc), self.now())
+        self._refresh_state()
+        self._show()
+        return True
 
     # --------------------------------------------------------------- steps
     def _step(
@@ -235,7 +245,11 @@ class Service(FacadeMixin):
     ) -> list[Event]:
         """Apply one input, journal it with its consequences, then show it."""
         assert self.core is not None and self.journal is not None and self.game is not None
+        if self.journal_problem is not None:
+            raise ActionRefused(f"play is held: the journal cannot be written "
+                                f"({self.journal_problem})")
         t = self.now() if t is None else t
+        t = max(t, self.core.t)  # journaled time never goes backwards
         self.last_arrival = arrival
         core = self.core
         before = (core.game_over, core.paused, len(core.arbiter.moves))
@@ -254,6 +268,9 @@ class Service(FacadeMixin):
         after = (core.game_over, core.paused, len(core.arbiter.moves))
         if "obs" not in data or "press" in data.get("obs", {}) or events or after != before:
             items.append(("clock", core.clocks(t)))
+            # the official position after the step, beside every published entry: what
+            # a hall broadcast shows (the rules cannot rebuild it past an unnoticed fault)
+            items.append(("position", core.position()))
         if board is not None:
             self._board_seen = True
         self._refresh_state()  # a state change is journaled in the step that caused it
@@ -262,11 +279,16 @@ class Service(FacadeMixin):
         try:
             self.journal.commit_step(self.game.id, t, items, self._wall())
         except JournalError as exc:
-            log.error("%s", exc)
-            self.message = f"journal write failed: {exc}"
+            self._journal_down(str(exc), t)
+            return []
         for e in events:
             self._remember(e)
         self._show(arrival)
+        self._schedule_flag()
+        if events:
+            self.journal.checkpoint()  # moves into the database file: a lost WAL costs none
+        if self.hub is not None:
+            self.hub.changed()
         if self.on_step is not None:
             self.on_step(events)
         if core.game_over and not before[0]:
@@ -292,6 +314,7 @@ class Service(FacadeMixin):
     def _finish_game(self) -> None:
         """Write the record files, then mark the game finished in the journal."""
         assert self.core is not None and self.journal is not None and self.game is not None
+        self._finish_pending = True
         folder = Path(self.config["games.folder"])
         try:
             self.finished_files = write_game_files(self.core.record(), self.game.id, folder)
@@ -299,7 +322,24 @@ class Service(FacadeMixin):
             log.error("cannot write the game record into %s: %s", folder, exc)
             self.message = f"cannot write the game record: {exc}"
             return
-        self.journal.finish_game(self.game.id, self._wall())
+        try:
+            self.journal.finish_game(self.game.id, self._wall())
+        except JournalError as exc:
+            # the records are written; the journal still says "unfinished", so a restart
+            # resumes this game and finishes it again (same record) rather than losing it
+            log.error("%s", exc)
+            self.journal_problem = str(exc)
+            self._failed_at = self.core.t
+            if self._journal_ok is not None:
+                self._journal_ok.clear()
+            self.message = (f"JOURNAL FAILED ({exc}): the game record is written, but the "
+                            "journal could not mark the game finished")
+            if self.states.state is not State.JOURNAL_FAILED:
+                self.states.journal_failed(str(exc))
+            self._pending_state = []
+            self._show()
+            return
+        self._finish_pending = False
         names = ", ".join(p.name for p in self.finished_files)
         log.info("game %s written to %s: %s", self.game.id, folder, names)
         self.message = f"game record written to {folder}"
@@ -319,12 +359,12 @@ class Service(FacadeMixin):
         else:
             want = State.WAITING_FOR_BOARD
         current = self.states.state
-        underlying = self.states.resumes_to if current is State.SENSOR_LOST else current
+        underlying = self.states.resumes_to if current in FAULTS else current
         if want is underlying:
             return
         from controller.service.states import ALLOWED
 
-        if want not in ALLOWED[underlying] and current is not State.SENSOR_LOST:
+        if want not in ALLOWED[underlying] and current not in FAULTS:
             return
         self.states.set_underlying(want)
 
@@ -366,50 +406,12 @@ class Service(FacadeMixin):
         return self.core.arbiter.position.legal_squares()
 
     # ---------------------------------------------------------------- run
-    def make_source(self) -> Source:
-        if self._source is not None:
-            return self._source
-        kind = self.config["source.kind"]
-        if kind == "sim":
-            observations = self._observations or self._read_log()
-            return LogSource(observations, self.config["source.speed"], self.resume_cursor())
-        if kind == "hall":
-            return HallSource(self.config["source.device"], self.config["source.baud"],
-                              self._official_position)
-        return CameraSource(self.config["source.camera"], self.config["source.fps"],
-                            self.config["source.camera_setup"],
-                            keepalive=self.config["source.lost_after"] / 2)
-
-    def _source_settled(self) -> bool:
-        """Whether the source's boards come already debounced (``Source.settled``).
-
-        A game is started before its configured source is opened (a replay's source
-        needs the journal to know where to resume), so the class is asked.
-        """
-        if self._source is not None:
-            return self._source.settled
-        kinds: dict[str, type[Source]] = {
-            "sim": LogSource, "hall": HallSource, "camera": CameraSource,
-        }
-        return kinds[self.config["source.kind"]].settled
-
-    def _read_log(self) -> list[Any]:
-        path = self.config["source.log"]
-        if not path:
-            raise KaeshiError(f"{self.config.source}: source.kind = \"sim\" needs source.log "
-                              "(an observation log)")
-        try:
-            with open(path, encoding="utf-8") as f:
-                return list(read_observations(f))
-        except (KaeshiError, OSError, UnicodeDecodeError) as exc:
-            raise KaeshiError(f"observation log {path}: {exc}") from None
-
-    def _official_position(self) -> Any:
-        return None if self.core is None else self.core.arbiter.position
-
     async def run(self) -> int:
         """Run until the replay ends (sim) or a stop is asked for (signal)."""
         self._stop = asyncio.Event()
+        self._journal_ok = asyncio.Event()
+        if self.journal_problem is None:
+            self._journal_ok.set()
         if self.core is None:
             self.open()
         loop = asyncio.get_running_loop()
@@ -422,6 +424,7 @@ class Service(FacadeMixin):
             self.on_ready(self)
         self._refresh_state()
         self._show()
+        self._schedule_flag()
         tasks = [
             asyncio.create_task(self._read(source), name="source"),
             asyncio.create_task(self._tick(source), name="tick"),
@@ -433,6 +436,7 @@ class Service(FacadeMixin):
         try:
             await self._stop.wait()
         finally:
+            self._cancel_flag()
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -445,125 +449,6 @@ class Service(FacadeMixin):
     def stop(self) -> None:
         if self._stop is not None:
             self._stop.set()
-
-    async def _read(self, source: Source) -> None:
-        """Take readings from the source; a failing source is a state, never a crash."""
-        while True:
-            try:
-                async for item in source.items():
-                    if isinstance(item, Reading):
-                        self._reading(item)
-                    elif isinstance(item, LinkChange):
-                        self._link(item)
-                    elif isinstance(item, SourceEnd):
-                        self._source_end()
-                        return
-            except (KaeshiError, OSError, ValueError, ImportError) as exc:
-                self._link(LinkChange(False, f"{source.name}: {exc}"))
-            except Exception as exc:  # a driver bug must not end the game
-                log.exception("source %s failed", source.name)
-                self._link(LinkChange(False, f"{source.name} failed: {exc}"))
-            await asyncio.sleep(2.0)
-            log.info("retrying the %s source", source.name)
-
-    def _reading(self, item: Reading) -> None:
-        arrival = self._mono()
-        self._last_reading = arrival
-        if self.states.state is State.SENSOR_LOST:
-            self._link(LinkChange(True, "readings arrive again"))
-        data: dict[str, Any]
-        if item.press is not None:
-            data = {"obs": {"press": Color(item.press).value}}
-        elif item.board is not None:
-            try:
-                board = check_board(item.board)
-            except ValueError as exc:
-                log.warning("ignored a bad reading: %s", exc)
-                return
-            if self.core is not None and self.core.game_over and self._is_new_game(board):
-                self._new_game()
-            data = {"obs": {"board": board}}
-        else:
-            return
-        if item.cursor is not None:
-            data["cursor"] = item.cursor
-        try:
-            self._step(data, arrival=arrival)
-        except ValueError as exc:
-            log.warning("reading not used: %s", exc)
-
-    def _is_new_game(self, board: str) -> bool:
-        from controller.service.core import _matches_start
-
-        return not self.exit_when_done and "?" not in board and _matches_start(board)
-
-    def _link(self, item: LinkChange) -> None:
-        if item.up:
-            if self.states.state is State.SENSOR_LOST:
-                self.message = item.detail or "sensor back"
-                self.states.sensor_back(item.detail)
-            elif self.states.state is State.STARTING:
-                self.states.go(State.WAITING_FOR_BOARD, item.detail)
-        else:
-            if self.states.state is State.SENSOR_LOST and self.message == item.detail:
-                log.debug("still lost: %s", item.detail)  # a retry that failed the same way
-                return
-            self.message = item.detail or "sensor lost"
-            log.warning("sensor lost: %s", item.detail)
-            if self.states.state is not State.SENSOR_LOST:
-                self.states.sensor_lost(item.detail)
-        self._journal_note({"link": "up" if item.up else "down", "detail": item.detail})
-        self._refresh_state()
-        self._show()
-
-    def _journal_note(self, data: dict[str, Any]) -> None:
-        if self.journal is None or self.game is None:
-            return
-        items = [("note", data), *self._pending_state]
-        self._pending_state = []
-        try:
-            self.journal.commit_step(self.game.id, self.now(), items, self._wall())
-        except JournalError as exc:
-            log.error("%s", exc)
-
-    def _source_end(self) -> None:
-        """A replay ended: judge what stands (a home board has no last press), then stop."""
-        if self.core is not None and not self.core.game_over:
-            self._step({"action": "finish"})
-            if not self.core.game_over:
-                log.warning("the replay ended before the game did")
-                self.message = "the replay ended before the game did"
-        if self.exit_when_done:
-            self.stop()
-
-    async def _tick(self, source: Source) -> None:
-        """Time-driven checks: a falling flag, a reading that stood, a silent sensor, the
-        clock displays."""
-        period = 0.1
-        while True:
-            await asyncio.sleep(period)
-            try:
-                self._tick_once(source)
-            except Exception:  # a bug here must not stop the flag checks for good
-                log.exception("time check failed")
-
-    def _tick_once(self, source: Source) -> None:
-        core = self.core
-        if core is None:
-            return
-        if core.clock is not None and not core.game_over and core.clock.flag(self.now()):
-            self._step({"action": "flag"})
-        due = core.arbiter.settles_at()
-        if due is not None and not core.game_over and self.now() >= due:
-            # a raw source may report a board once and fall silent (a camera whose board
-            # changed again before a second frame agreed): it counts once it stood, not
-            # only at the next input, so the LEDs and corrections follow at once
-            self._step({"action": "elapse"})
-        if (source.watchdog and self.states.state is not State.SENSOR_LOST
-                and self._mono() - self._last_reading > self.config["source.lost_after"]):
-            quiet = self.config["source.lost_after"]
-            self._link(LinkChange(False, f"no reading for {quiet} s"))
-        self._update_clock_display()
 
     async def _draw(self) -> None:
         assert self.terminal is not None
@@ -607,10 +492,17 @@ class Service(FacadeMixin):
             await self._web.start()
             self.url = self._web.url
             log.info("arbiter view: %s/arbiter?token=%s", self.url, self.token)
+        if self.config["hub.enabled"]:
+            from controller.hub.table import HubLink, link_settings
+
+            self.hub = HubLink(self, link_settings(self.config))
+            self.hub.start()
 
     async def _stop_outputs(self, source: Source) -> None:
         with contextlib.suppress(Exception):
             await source.close()
+        if self.hub is not None:
+            await asyncio.to_thread(self.hub.stop)
         if self._web is not None:
             await self._web.stop()
         if self._clockhw is not None:
@@ -630,7 +522,8 @@ class Service(FacadeMixin):
 
     def clock_pause_button(self) -> None:
         """The arbiter's button on the clock: stop, or start again."""
-        if self.core is None or self.core.clock is None or self.core.game_over:
+        if (self.core is None or self.core.clock is None or self.core.game_over
+                or self.journal_problem is not None):
             return
         self._step({"action": "resume" if self.core.paused else "pause", "by": "button"})
 

@@ -9,50 +9,21 @@ because a tournament hall is the wrong place to discover a typo mid-game.
 
 from __future__ import annotations
 
-import re
-import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.errors import KaeshiError
+from controller.tomlconfig import (
+    KeyLines,
+    Option,
+    Schema,
+    TomlConfigError,
+    check_secret,
+    read_text,
+)
 
 
-class ConfigError(KaeshiError):
+class ConfigError(TomlConfigError):
     """A configuration file that cannot be used; the message names file, line and key."""
-
-
-@dataclass(frozen=True, slots=True)
-class Option:
-    """One option: ``section.key``, its Python type, its bounds and why it exists."""
-
-    section: str
-    key: str
-    type: type
-    default: Any
-    doc: str
-    low: float | None = None
-    high: float | None = None
-    choices: tuple[str, ...] = ()
-
-    @property
-    def name(self) -> str:
-        return f"{self.section}.{self.key}"
-
-    def describe_bounds(self) -> str:
-        if self.choices:
-            return " / ".join(f"`{c}`" for c in self.choices)
-        if self.low is not None and self.high is not None:
-            return f"{_fmt(self.low)} – {_fmt(self.high)}"
-        if self.type is str:
-            return "text"
-        if self.type is bool:
-            return "`true` / `false`"
-        return ""
-
-
-def _fmt(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else str(x)
 
 
 O = Option
@@ -155,11 +126,30 @@ OPTIONS: tuple[Option, ...] = (
       "It is the arbiter's view: keep it away from the players in a tournament."),
     O("log", "level", str, "info", "How much the service logs.",
       choices=("debug", "info", "warning", "error")),
+    # -- the tournament hall (README: "Running a tournament hall") --------------
+    O("hub", "enabled", bool, False,
+      "Publish this table to the hall's MQTT broker and take the hub's orders. Play "
+      "never depends on it: without a broker the table plays and records as always."),
+    O("hub", "host", str, "", "The hall broker's address."),
+    O("hub", "port", int, 1883, "The hall broker's port (8883 is usual with TLS).",
+      low=1, high=65535),
+    O("hub", "table", int, 0, "This table's number in the hall (1 and up; required).",
+      low=0, high=9999),
+    O("hub", "event", str, "",
+      "The event's slug, as in the hub's hub.toml (lower-case letters, digits, - and _)."),
+    O("hub", "username", str, "", "Broker user name; empty: the table number."),
+    O("hub", "password", str, "", "Broker password (better: password_file)."),
+    O("hub", "password_file", str, "",
+      "File whose first line is the broker password; it wins over password."),
+    O("hub", "tls", bool, False, "Connect to the broker with TLS."),
+    O("hub", "ca_file", str, "",
+      "CA certificate that signed the broker's certificate (TLS); empty: the system's."),
 )
 del O
 
-BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
-SECTIONS: tuple[str, ...] = tuple(dict.fromkeys(o.section for o in OPTIONS))
+SCHEMA = Schema(OPTIONS, ConfigError)
+BY_NAME: dict[str, Option] = SCHEMA.by_name
+SECTIONS: tuple[str, ...] = SCHEMA.sections
 
 
 class Config:
@@ -179,10 +169,7 @@ class Config:
         """A copy with options changed, e.g. ``replace(**{"web.port": 0})``; checked too."""
         values = dict(self._values)
         for name, value in changes.items():
-            option = BY_NAME.get(name)
-            if option is None:
-                raise ConfigError(f"unknown option {name!r}")
-            values[name] = _check(option, value, name)
+            values[name] = SCHEMA.check(name, value)
         return Config(values, self.source)
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
@@ -194,59 +181,24 @@ class Config:
 
 
 def defaults() -> Config:
-    return Config({o.name: o.default for o in OPTIONS})
+    return Config(SCHEMA.defaults())
 
 
 def load_config(path: str | Path) -> Config:
     """Read and check a configuration file; every fault names the file, line and key."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{p}: configuration file not found") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p}: not UTF-8 text ({exc.reason})") from None
-    return parse_config(text, str(p))
+    text, source = read_text(path, ConfigError)
+    return parse_config(text, source)
 
 
 def parse_config(text: str, source: str = "<config>") -> Config:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
-    values = {o.name: o.default for o in OPTIONS}
-    lines = _KeyLines(text)
-    for section, table in data.items():
-        if section not in SECTIONS:
-            where = lines.where(section, None)
-            raise ConfigError(
-                f"{source}{where}: unknown section [{section}] "
-                f"(known: {', '.join(SECTIONS)})"
-            )
-        if not isinstance(table, dict):
-            raise ConfigError(
-                f"{source}{lines.where(section, None)}: {section!r} must be a "
-                f"[{section}] table"
-            )
-        for key, value in table.items():
-            name = f"{section}.{key}"
-            option = BY_NAME.get(name)
-            where = lines.where(section, key)
-            if option is None:
-                known = ", ".join(o.key for o in OPTIONS if o.section == section)
-                raise ConfigError(
-                    f"{source}{where}: unknown key {name!r} (known in [{section}]: {known})"
-                )
-            try:
-                values[name] = _check(option, value, name)
-            except ConfigError as exc:
-                raise ConfigError(f"{source}{where}: {exc}") from None
-    _check_gpio_lines(values, source, lines, data.get("gpio", {}))
-    return Config(values, source)
+    parsed = SCHEMA.parse(text, source)
+    _check_gpio_lines(parsed.values, source, parsed.lines, parsed.given.get("gpio", {}))
+    check_secret(parsed, "web.token", source, ConfigError)
+    return Config(parsed.values, source)
 
 
 def _check_gpio_lines(
-    values: dict[str, Any], source: str, lines: _KeyLines, given: dict[str, Any]
+    values: dict[str, Any], source: str, lines: KeyLines, given: dict[str, Any]
 ) -> None:
     """Two clock parts on one GPIO line would fight each other: name both keys."""
     seen: dict[int, Option] = {}
@@ -264,111 +216,14 @@ def _check_gpio_lines(
         seen[pin] = o
 
 
-def _check(option: Option, value: Any, name: str) -> Any:
-    t = option.type
-    if t is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if t is int and isinstance(value, bool) or not isinstance(value, t):
-        raise ConfigError(
-            f"{name} must be {_TYPE_NAMES[t]}, not {type(value).__name__} {value!r}"
-        )
-    if option.choices and value not in option.choices:
-        raise ConfigError(
-            f"{name} must be one of {', '.join(option.choices)}; got {value!r}"
-        )
-    if option.low is not None and value < option.low:
-        raise ConfigError(f"{name} must be at least {_fmt(option.low)}; got {value!r}")
-    if option.high is not None and value > option.high:
-        raise ConfigError(f"{name} must be at most {_fmt(option.high)}; got {value!r}")
-    return value
-
-
-_TYPE_NAMES = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
-
-_HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_\-\"']+)\s*\]")
-_KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+|\"[^\"]*\"|'[^']*')\s*(?:\.\s*([A-Za-z0-9_\-]+))?\s*=")
-
-
-class _KeyLines:
-    """Line numbers of tables and keys, so messages can point into the file.
-
-    ``tomllib`` gives no positions for values it parsed, so the plain line
-    structure the options use (``[section]`` then ``key = value``, or a dotted
-    ``section.key = value`` at the top) is scanned separately.
-    """
-
-    def __init__(self, text: str) -> None:
-        self.keys: dict[tuple[str, str | None], int] = {}
-        section = ""
-        for lineno, line in enumerate(text.splitlines(), 1):
-            header = _HEADER.match(line)
-            if header:
-                section = header.group(1).strip("\"'")
-                self.keys.setdefault((section, None), lineno)
-                continue
-            key = _KEY.match(line)
-            if key:
-                first, second = key.group(1).strip("\"'"), key.group(2)
-                if second is not None and not section:
-                    self.keys.setdefault((first, second), lineno)
-                    self.keys.setdefault((first, None), lineno)
-                elif second is None:
-                    if section:
-                        self.keys.setdefault((section, first), lineno)
-                    else:
-                        self.keys.setdefault((first, None), lineno)
-
-    def where(self, section: str, key: str | None) -> str:
-        lineno = self.keys.get((section, key)) or self.keys.get((section, None))
-        return f" line {lineno}" if lineno else ""
-
-
 def example_toml() -> str:
     """An example file listing every option at its default, with its documentation."""
-    out = [
-        "# Kaeshi service configuration. Every option is shown at its default.",
-        "# Run with: kaeshi run --config /etc/kaeshi/kaeshi.toml",
-    ]
-    for section in SECTIONS:
-        out.append("")
-        out.append(f"[{section}]")
-        for o in (o for o in OPTIONS if o.section == section):
-            for chunk in _wrap(o.doc, 86):
-                out.append(f"# {chunk}")
-            bounds = o.describe_bounds()
-            if o.choices or o.low is not None:
-                out.append(f"# ({_TYPE_NAMES[o.type]}; {bounds.replace('`', '')})")
-            out.append(f"{o.key} = {_toml_value(o.default)}")
-    return "\n".join(out) + "\n"
+    return SCHEMA.example([
+        "Kaeshi service configuration. Every option is shown at its default.",
+        "Run with: kaeshi run --config /etc/kaeshi/kaeshi.toml",
+    ])
 
 
 def markdown_table() -> str:
     """The README table of options: name, type, bounds, default, meaning."""
-    rows = ["| option | type | allowed | default | meaning |", "| --- | --- | --- | --- | --- |"]
-    for o in OPTIONS:
-        default = _toml_value(o.default)
-        rows.append(
-            f"| `{o.name}` | {o.type.__name__} | {o.describe_bounds()} | `{default}` | {o.doc} |"
-        )
-    return "\n".join(rows) + "\n"
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return repr(value)
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    words, lines, line = text.split(), [], ""
-    for w in words:
-        if line and len(line) + 1 + len(w) > width:
-            lines.append(line)
-            line = w
-        else:
-            line = f"{line} {w}" if line else w
-    if line:
-        lines.append(line)
-    return lines
+    return SCHEMA.markdown_table()

@@ -96,9 +96,32 @@ class GameCore:
 
     # ------------------------------------------------------------------ input
     def apply(self, t: float, data: dict[str, Any]) -> list[Event]:
-        """Apply one journaled input at service time ``t``; return the events it caused."""
+        """Apply one journaled input at service time ``t``; return the events it caused.
+
+        A flag that fell before ``t`` ends the game first, stamped with the instant it
+        fell: the order of inputs and time checks cannot change a time-out, only the
+        timestamps can (a late press does not save a player; a resumed game ends as
+        the uninterrupted one would).
+        """
         self.inputs += 1
         self.t = max(self.t, t)
+        fallen = self._fallen_before(t)
+        if fallen:
+            return fallen
+        events = self._input(t, data)
+        if self.clock is not None and not self.game_over and self.clock.flag(t) is not None:
+            events.extend(self._flag(t))  # an arbiter's correction took the last second
+        return events
+
+    def _fallen_before(self, t: float) -> list[Event]:
+        if self.clock is None or self.game_over:
+            return []
+        fall = self.clock.fall_time()
+        if fall is None or t < fall:
+            return []
+        return self._flag(fall)
+
+    def _input(self, t: float, data: dict[str, Any]) -> list[Event]:
         if "obs" in data:
             return self._observation(t, data["obs"])
         action = data.get("action")
@@ -110,7 +133,8 @@ class GameCore:
         if action == "resume":
             if self.clock is None:
                 raise ActionRefused("this game has no clock to resume")
-            self.clock.resume(t)
+            over = self.arbiter.game_over
+            self.clock.resume(t, None if over else self.arbiter.position.to_move)
             return []
         if action == "adjust":
             if self.clock is None:
@@ -118,7 +142,7 @@ class GameCore:
             self.clock.adjust(Color(data["color"]), float(data["seconds"]), t)
             return []
         if action == "flag":
-            return self._flag(t)
+            return []  # a time check: a fallen flag was already handled in apply()
         if action == "elapse":
             return [] if self.over_by_time is not None else self.arbiter.elapse(t)
         if action == "finish":
@@ -132,11 +156,16 @@ class GameCore:
             player = Color(d["press"])
             if self.over_by_time is not None:
                 return []
-            if self.clock is not None:
-                if self.clock.paused:
-                    return []  # a stopped clock's buttons do nothing
+            if self.clock is not None and not self.clock.paused:
                 self.clock.press(player, t)
+            # While the clock is stopped its buttons do not move time, but the board is
+            # still watched and a press still ends a move for the arbiter, so moves
+            # made meanwhile are judged one by one (the clock follows on resume).
             events = self.arbiter.feed(Observation(t, press=player))
+            if self.clock is not None and self.clock.paused and any(
+                    e.event in (EventKind.MOVE, EventKind.PASS) and e["player"] == player.value
+                    for e in events):
+                self.clock.end_move_while_paused(player)
         else:
             board = d["board"]
             if not self.started and _matches_start(board):
@@ -189,6 +218,16 @@ class GameCore:
             "flag": flag.loser.value if flag and flag.loser else None,
             "enabled": True,
         }
+
+    def position(self) -> dict[str, Any]:
+        """The official board (``-XO``) and who moves next (None once the game is over).
+
+        After a fault nobody put right this is the board as it stands on the table, as
+        the rules want, not the one legal play would give.
+        """
+        pos = self.arbiter.position
+        return {"board": pos.board_string(),
+                "to_move": None if self.game_over else pos.to_move.value}
 
     def record(self) -> GameRecord:
         rec = self.arbiter.record()

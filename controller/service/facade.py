@@ -17,6 +17,7 @@ from controller.squares import Color
 from controller.web.facade import ActionError, View
 
 if TYPE_CHECKING:
+    from controller.records.model import GameRecord
     from controller.service.app import Service
 
 log = logging.getLogger("kaeshi.service")
@@ -83,11 +84,10 @@ class FacadeMixin:
     async def wait_change(self: Service, version: int) -> int:
         return await self.notifier.wait_change(version)
 
-    def record_ggf(self: Service) -> str:
-        from controller.records import write_ggf
-
+    def game_record(self: Service) -> GameRecord:
+        # everything, comments included: the web server filters it per view
         assert self.core is not None
-        return write_ggf(self.core.record())
+        return self.core.record()
 
     def _action(self: Service, data: dict[str, Any]) -> None:
         if self.core is None:

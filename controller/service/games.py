@@ -66,19 +66,34 @@ def _json(record: GameRecord) -> str:
 
 
 def transcript_file(record: GameRecord) -> str:
-    """The transcript line after ``#`` lines naming players, result and irregularities."""
-    lines = [f"# {record.black or 'Black'} vs {record.white or 'White'}"]
+    """The transcript line after ``#`` lines naming players, result and irregularities.
+
+    Every text is kept inside its ``#`` lines: a line break in a name or comment
+    starts another ``#`` line, so no text can pass for a game of its own.
+    """
+    lines = [f"# {_one_line(record.black) or 'Black'} vs {_one_line(record.white) or 'White'}"]
     if record.event:
-        lines.append(f"# {record.event}")
+        lines.append(f"# {_one_line(record.event)}")
     if record.result is not None:
-        note = f" ({record.result_note})" if record.result_note else ""
+        note = f" ({_one_line(record.result_note)})" if record.result_note else ""
         lines.append(f"# result {record.result[0]}-{record.result[1]}{note}")
     for number, mv in enumerate(record.moves, 1):
         if mv.comment:
-            lines.append(f"# move {number} {mv.player.value} {mv.square or 'pass'}: {mv.comment}")
-    lines.extend(f"# {c}" for c in record.comments)
+            head = f"move {number} {mv.player.value} {mv.square or 'pass'}: "
+            lines.extend(_comment_lines(head + mv.comment))
+    for c in record.comments:
+        lines.extend(_comment_lines(c))
     lines.append(transcript(record))
     return "\n".join(lines) + "\n"
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line: line breaks (every kind ``splitlines`` knows) become spaces."""
+    return " ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
+def _comment_lines(text: str) -> list[str]:
+    return [f"# {part}" for part in text.splitlines() or [""]]
 
 
 def _atomic_write(path: Path, text: str) -> None:

@@ -8,12 +8,23 @@ inputs give the same position and clocks, and no move can be lost or doubled.
 
 One step (an input and everything it caused) is one transaction, committed with
 ``synchronous=FULL`` before anything is shown, so after a crash a step is either
-wholly in the journal or not at all.
+wholly in the journal or not at all. The service follows each step that carries
+events (a move, a flag) with :meth:`Journal.checkpoint`, once it is shown, so the
+database file itself holds every move and a lost or damaged ``-wal`` can cost at
+most the move in progress.
+
+Opening checks the file (see :mod:`controller.service.salvage`): a damaged
+database is moved aside and what can be read is copied into a fresh one; a
+damaged WAL is copied aside before SQLite drops its unreadable part. Either way
+:attr:`Journal.recovery` says what was recovered and what was not, for the
+service to show. Nothing is ever dropped without a word.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import shutil
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -22,6 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import KaeshiError
+from controller.service.salvage import inspect_wal, move_aside, salvage
+
+log = logging.getLogger("kaeshi.service")
 
 SCHEMA_VERSION = 1
 
@@ -37,7 +51,7 @@ CREATE TABLE IF NOT EXISTS entries (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     game TEXT NOT NULL REFERENCES games(id),
     step INTEGER NOT NULL,          -- entries of one step share this number
-    kind TEXT NOT NULL,             -- input | event | clock | state | note
+    kind TEXT NOT NULL,             -- input | event | clock | position | state | note
     t REAL NOT NULL,                -- service time of the game (seconds)
     wall REAL NOT NULL,             -- wall time when written
     data TEXT NOT NULL              -- JSON
@@ -71,32 +85,104 @@ class GameRow:
 class Journal:
     """Append-only store of game steps; every :meth:`commit_step` is on disk when it returns."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, check: bool = True) -> None:
         self.path = Path(path)
+        #: What opening found and did about damage, one sentence each ([] when clean).
+        self.recovery: list[str] = []
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10)
-            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
+        except OSError as exc:
+            raise JournalError(f"{self.path}: cannot open the journal ({exc})") from None
+        existed = self.path.exists()
+        if existed:
+            _refuse_foreign(self.path)
+            if check:
+                self._check_wal()
+        try:
+            self._db = self._connect()
+            problem = self._quick_check() if check and existed else ""
+            if problem:
+                self._db.close()
+        except sqlite3.DatabaseError as exc:
+            if not (check and existed and _is_damage(exc)):
+                # locked, no permission, read-only storage: the file may be fine, so it
+                # is never moved aside for that
+                raise JournalError(f"{self.path}: cannot open the journal ({exc})") from None
+            problem = str(exc)
+        if problem:
+            self._recover(problem)
+        self._step = self._last_step()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None, timeout=10)
+        try:
+            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            db.execute("PRAGMA synchronous=FULL")
+            db.executescript(_SCHEMA)
             # OR IGNORE: another process (a second reader) may be creating it just now
-            self._db.execute(
+            db.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
                 (str(SCHEMA_VERSION),),
             )
-            row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        except sqlite3.DatabaseError as exc:
+            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        except sqlite3.Error as exc:
+            db.close()
             raise JournalError(f"{self.path}: cannot open the journal ({exc})") from None
         if str(mode).lower() != "wal":
+            db.close()
             raise JournalError(f"{self.path}: the file system does not allow WAL mode")
-        if int(row[0]) != SCHEMA_VERSION:
+        if str(row[0]) != str(SCHEMA_VERSION):
+            db.close()
             raise JournalError(
                 f"{self.path}: journal schema {row[0]} is not the supported {SCHEMA_VERSION}"
             )
-        self._step = self._last_step()
+        return db
+
+    def _quick_check(self) -> str:
+        rows = self._db.execute("PRAGMA quick_check").fetchall()
+        found = [" ".join(str(r[0]).split()) for r in rows if str(r[0]) != "ok"]
+        return "; ".join(found[:3]) + (" ..." if len(found) > 3 else "")
+
+    def _check_wal(self) -> None:
+        """Copy a WAL aside when SQLite would drop part of it; say what is dropped."""
+        wal = Path(f"{self.path}-wal")
+        report = inspect_wal(wal)
+        if report is None or not report.dropped_bytes:
+            return
+        if not report.damaged:
+            # Frames past the last commit: a step cut short by a crash (never confirmed,
+            # so never shown), or a file cut at its end. The content cannot tell them
+            # apart; moves are checkpointed, so either way at most the readings since
+            # the last move are dropped, and the next reading shows the board again.
+            log.warning("%s: %d bytes after the last whole step are dropped (a step cut "
+                        "short by a crash, or a file cut short)", wal, report.dropped_bytes)
+            return
+        kept = wal.with_name(f"{wal.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        shutil.copyfile(wal, kept)
+        self.recovery.append(
+            f"the write-ahead log {wal.name} is damaged ({report.detail}): "
+            f"{report.committed} frames of whole steps recovered, {report.dropped_frames} "
+            f"frames ({report.dropped_bytes} bytes) could not be used; a copy is kept as "
+            f"{kept}"
+        )
+
+    def _recover(self, problem: str) -> None:
+        """The database is damaged: move it aside, start a fresh file, copy back what reads."""
+        kept = move_aside(self.path)
+        try:
+            self._db = self._connect()
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path}: cannot create a new journal ({exc})") from None
+        report = salvage(kept, self._db)
+        self.recovery.append(f"the journal {self.path.name} was damaged ({problem}): "
+                             f"{report.describe()}")
 
     def close(self) -> None:
-        self._db.close()
+        with _suppress_sqlite():
+            self._db.close()
 
     def _last_step(self) -> int:
         row = self._db.execute("SELECT MAX(step) FROM entries").fetchone()
@@ -118,17 +204,30 @@ class Journal:
         while self.game(game_id) is not None:
             n += 1
             game_id = f"{stamp}-{n}"
-        self._db.execute(
+        self._write(
             "INSERT INTO games(id, started, finished, info) VALUES (?, ?, NULL, ?)",
             (game_id, wall, json.dumps(info)),
         )
+        self.checkpoint()
         return GameRow(game_id, wall, None, info)
 
     def finish_game(self, game_id: str, wall: float | None = None) -> None:
-        self._db.execute(
-            "UPDATE games SET finished=? WHERE id=?",
-            (time.time() if wall is None else wall, game_id),
-        )
+        self._write("UPDATE games SET finished=? WHERE id=?",
+                    (time.time() if wall is None else wall, game_id))
+        self.checkpoint()
+
+    def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+        try:
+            self._db.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot write the journal ({exc})") from None
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the database file (passive: never waits for a reader)."""
+        try:
+            self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except sqlite3.Error as exc:
+            log.warning("%s: checkpoint failed (%s)", self.path, exc)
 
     def game(self, game_id: str) -> GameRow | None:
         row = self._db.execute(
@@ -163,7 +262,8 @@ class Journal:
             self._db.execute("COMMIT")
         except sqlite3.Error as exc:
             if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
+                with _suppress_sqlite():
+                    self._db.execute("ROLLBACK")
             self._step -= 1
             raise JournalError(f"{self.path}: cannot write the journal ({exc})") from None
         return self._step
@@ -193,3 +293,29 @@ class Journal:
 def _game(row: tuple[Any, ...]) -> GameRow:
     game_id, started, finished, info = row
     return GameRow(game_id, started, finished, json.loads(info))
+
+
+def _is_damage(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite says the file's contents are damaged (not merely unreachable)."""
+    text = str(exc).lower()
+    if not isinstance(exc, sqlite3.OperationalError):
+        return True
+    return any(w in text for w in ("malformed", "not a database", "corrupt"))
+
+
+def _refuse_foreign(path: Path) -> None:
+    """A file that is no SQLite database at all is somebody else's: never move it aside."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot open the journal ({exc})") from None
+    if head and not b"SQLite format 3\x00".startswith(head[:16]):
+        raise JournalError(f"{path}: cannot open the journal (the file is not an SQLite "
+                           "database; is journal.path pointing at another file?)")
+
+
+def _suppress_sqlite() -> Any:
+    import contextlib
+
+    return contextlib.suppress(sqlite3.Error)

@@ -2,21 +2,27 @@
 
 Every source yields the same few items — a board reading, a clock press, the
 link going down or coming back, the end of a replay — so the service never knows
-which sensor feeds it. Times are *not* taken from the source: the service stamps
-every reading with its own clock when it arrives, so all times in a game share one
-time base, across sources and across restarts.
+which sensor feeds it. Times of live sensors are *not* taken from the source: the
+service stamps every reading with its own clock when it arrives, so all times in a
+game share one time base, across sources and across restarts. A replayed log is
+the exception: its readings carry the log's own times (``Reading.t``), so a replay
+is the recorded game to the millisecond, and a replay killed and resumed ends
+exactly as the uninterrupted one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from controller.arbiter.readings import HOLD
-from controller.observation import Observation
+from controller.errors import KaeshiError
+from controller.observation import Observation, read_observations
 from controller.squares import Color
 
 log = logging.getLogger("kaeshi.service")
@@ -24,11 +30,13 @@ log = logging.getLogger("kaeshi.service")
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """A board reading or a clock press. ``cursor`` marks a replayable source's position."""
+    """A board reading or a clock press. ``cursor`` marks a replayable source's position;
+    ``t`` is a replay's own time for it (None: the service stamps it on arrival)."""
 
     board: str | None = None
     press: Color | None = None
     cursor: int | None = None
+    t: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +67,22 @@ class Source(Protocol):
     async def close(self) -> None: ...
 
 
+#: Longest real wait between two replayed readings, in seconds. A log may hold a
+#: long gap (a break, or a damaged time stamp far in the future); the replay waits
+#: at most this long for it, and the readings still carry the log's times, so the
+#: clocks are charged as recorded.
+MAX_REPLAY_WAIT = 5.0
+
+
 class LogSource:
     """Replays an observation log in real time, ``speed`` times faster.
 
     ``start`` skips the readings already taken in before a restart, so a resumed
-    game sees each reading of the log once. Gaps are replayed as they are, so the
-    clocks and the arbiter see the players' real rhythm.
+    game sees each reading of the log once; the position is kept, so a retry after a
+    failure continues where the replay was, never from the start again. Gaps are
+    replayed as they are, up to :data:`MAX_REPLAY_WAIT` each, so the clocks and the
+    arbiter see the players' real rhythm. A log given as a file is streamed, never
+    held in memory whole.
     """
 
     name = "sim"
@@ -72,32 +90,55 @@ class LogSource:
     settled = False  # a log's frames may misread, as the simulator's do
 
     def __init__(
-        self, observations: Sequence[Observation], speed: float = 1.0, start: int = 0
+        self, observations: Iterable[Observation] | Path, speed: float = 1.0, start: int = 0,
+        count: int | None = None,
     ) -> None:
         if speed <= 0:
             raise ValueError(f"replay speed must be positive, not {speed}")
         self.observations = observations
         self.speed = speed
-        self.start = max(0, start)
+        self.start = max(0, start)  # index of the next reading to give
+        if count is None and not isinstance(observations, Path):
+            count = len(observations) if hasattr(observations, "__len__") else None
+        self.count = count
         self._closed = False
 
+    @classmethod
+    def from_file(cls, path: str | Path, speed: float = 1.0, start: int = 0,
+                  count: int | None = None) -> LogSource:
+        return cls(Path(path), speed, start, count)
+
+    def _stream(self) -> Iterator[Observation]:
+        if not isinstance(self.observations, Path):
+            yield from self.observations
+            return
+        try:
+            with open(self.observations, encoding="utf-8") as f:
+                yield from read_observations(f)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise KaeshiError(f"observation log {self.observations}: {exc}") from None
+
     async def items(self) -> AsyncIterator[SourceItem]:
-        yield LinkChange(True, f"replaying {len(self.observations)} observations")
+        size = f"{self.count} observations" if self.count is not None else "an observation log"
+        yield LinkChange(True, f"replaying {size}")
         loop = asyncio.get_running_loop()
-        began = loop.time()
-        if self.start < len(self.observations):
-            t0 = self.observations[self.start].t
-        else:
-            t0 = 0.0
-        for index in range(self.start, len(self.observations)):
+        began: float | None = None
+        t0 = 0.0
+        for index, obs in enumerate(itertools.islice(self._stream(), self.start, None),
+                                    self.start):
             if self._closed:
                 return
-            obs = self.observations[index]
+            if began is None:
+                began, t0 = loop.time(), obs.t
             due = began + (obs.t - t0) / self.speed
             delay = due - loop.time()
+            if delay > MAX_REPLAY_WAIT:
+                began -= delay - MAX_REPLAY_WAIT  # cut the gap; later readings keep pace
+                delay = MAX_REPLAY_WAIT
             if delay > 0:
                 await asyncio.sleep(delay)
-            yield Reading(obs.board, obs.press, index)
+            self.start = index + 1
+            yield Reading(obs.board, obs.press, index, obs.t)
         yield SourceEnd()
 
     async def close(self) -> None:

@@ -2,6 +2,8 @@
 
 A lost sensor is a state like any other: the service keeps its game, its journal
 and its web page, says what happened, and carries on when the sensor is back.
+A journal that cannot be written is one too, and it outranks a lost sensor: play
+is held (nothing is shown that is not on disk) until a write succeeds again.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ class State(StrEnum):
     PAUSED = "paused"
     GAME_OVER = "game_over"
     SENSOR_LOST = "sensor_lost"
+    JOURNAL_FAILED = "journal_failed"
 
     @property
     def label(self) -> str:
@@ -47,9 +50,20 @@ ALLOWED: dict[State, frozenset[State]] = {
     }),
     State.SENSOR_LOST: frozenset({
         State.WAITING_FOR_BOARD, State.WAITING_FOR_START, State.PLAYING, State.PAUSED,
+        State.GAME_OVER, State.JOURNAL_FAILED,
+    }),
+    State.JOURNAL_FAILED: frozenset({
+        State.WAITING_FOR_BOARD, State.WAITING_FOR_START, State.PLAYING, State.PAUSED,
         State.GAME_OVER,
     }),
 }
+#: Every state can be interrupted by a failed journal write.
+for _state in State:
+    if _state is not State.JOURNAL_FAILED:
+        ALLOWED[_state] = ALLOWED[_state] | {State.JOURNAL_FAILED}
+
+#: States that interrupt another one and return to it.
+FAULTS = frozenset({State.SENSOR_LOST, State.JOURNAL_FAILED})
 
 
 class StateMachine:
@@ -67,7 +81,7 @@ class StateMachine:
             return False
         if new not in ALLOWED[old]:
             raise ValueError(f"no transition from {old.label} to {new.label}")
-        if new is State.SENSOR_LOST:
+        if new in FAULTS and old not in FAULTS:
             self._before_loss = old if old is not State.STARTING else State.WAITING_FOR_BOARD
         self.state = new
         log.info("state: %s -> %s%s", old.label, new.label, f" ({why})" if why else "")
@@ -82,14 +96,21 @@ class StateMachine:
         if self.state is State.SENSOR_LOST:
             self.go(self._before_loss, why)
 
+    def journal_failed(self, why: str) -> None:
+        self.go(State.JOURNAL_FAILED, why)
+
+    def journal_back(self, why: str = "the journal is written again") -> None:
+        if self.state is State.JOURNAL_FAILED:
+            self.go(self._before_loss, why)
+
     @property
     def resumes_to(self) -> State:
-        """The state a lost sensor will return to."""
+        """The state a lost sensor or a failed journal will return to."""
         return self._before_loss
 
     def set_underlying(self, state: State) -> None:
-        """While the sensor is lost, note the state to return to (e.g. the game ended)."""
-        if self.state is State.SENSOR_LOST:
+        """While a fault lasts, note the state to return to (e.g. the game ended)."""
+        if self.state in FAULTS:
             self._before_loss = state
         else:
             self.go(state)

@@ -1,0 +1,201 @@
+"""The source side of the service: which source, and what each of its items does.
+
+Readings are stamped (a replay keeps its log's own times), turned into journaled
+inputs and stepped through the core; link changes become the ``sensor lost`` state;
+a replay's end judges what stands. While the journal cannot be written, a replay
+waits and a live sensor's readings are not taken, so nothing is fed twice and
+nothing is shown that is not on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from controller.errors import KaeshiError
+from controller.observation import read_observations
+from controller.service.core import check_board
+from controller.service.journal import JournalError
+from controller.service.sources import (
+    CameraSource,
+    HallSource,
+    LinkChange,
+    LogSource,
+    Reading,
+    Source,
+    SourceEnd,
+)
+from controller.service.states import State
+from controller.squares import Color
+
+if TYPE_CHECKING:
+    from controller.service.app import Service
+
+log = logging.getLogger("kaeshi.service")
+
+
+class IntakeMixin:
+    """Source methods of :class:`~controller.service.app.Service`."""
+
+    def make_source(self: Service) -> Source:
+        if self._source is not None:
+            return self._source
+        kind = self.config["source.kind"]
+        if kind == "sim":
+            return LogSource.from_file(self.config["source.log"], self.config["source.speed"],
+                                       self.resume_cursor(), count=self._log_count)
+        if kind == "hall":
+            return HallSource(self.config["source.device"], self.config["source.baud"],
+                              self._official_position)
+        return CameraSource(self.config["source.camera"], self.config["source.fps"],
+                            self.config["source.camera_setup"],
+                            keepalive=self.config["source.lost_after"] / 2)
+
+    def _source_settled(self: Service) -> bool:
+        """Whether the source's boards come already debounced (``Source.settled``).
+
+        A game is started before its configured source is opened (a replay's source
+        needs the journal to know where to resume), so the class is asked.
+        """
+        if self._source is not None:
+            return self._source.settled
+        kinds: dict[str, type[Source]] = {
+            "sim": LogSource, "hall": HallSource, "camera": CameraSource,
+        }
+        return kinds[self.config["source.kind"]].settled
+
+    def _check_log(self: Service) -> int:
+        """Read the whole sim log once, keeping nothing: a bad line stops start-up here."""
+        path = self.config["source.log"]
+        if not path:
+            raise KaeshiError(f"{self.config.source}: source.kind = \"sim\" needs source.log "
+                              "(an observation log)")
+        try:
+            with open(path, encoding="utf-8") as f:
+                return sum(1 for _ in read_observations(f))
+        except (KaeshiError, OSError, UnicodeDecodeError) as exc:
+            raise KaeshiError(f"observation log {path}: {exc}") from None
+
+    def _official_position(self: Service) -> Any:
+        return None if self.core is None else self.core.arbiter.position
+
+    async def _read(self: Service, source: Source) -> None:
+        """Take readings from the source; a failing source is a state, never a crash.
+
+        While the journal cannot be written, a replay is held (its next reading waits);
+        a live sensor is still read, but its readings are not taken (see :meth:`_reading`).
+        """
+        replay = isinstance(source, LogSource)
+        while True:
+            try:
+                async for item in source.items():
+                    if replay and self._journal_ok is not None:
+                        await self._journal_ok.wait()
+                    if isinstance(item, Reading):
+                        self._handle(self._reading, item)
+                    elif isinstance(item, LinkChange):
+                        self._handle(self._link, item)
+                    elif isinstance(item, SourceEnd):
+                        self._handle(self._source_end)
+                        return
+            except (KaeshiError, OSError, ValueError, ImportError) as exc:
+                self._link(LinkChange(False, f"{source.name}: {exc}"))
+            except Exception as exc:  # a driver bug must not end the game
+                log.exception("source %s failed", source.name)
+                self._link(LinkChange(False, f"{source.name} failed: {exc}"))
+            await asyncio.sleep(2.0)
+            log.info("retrying the %s source", source.name)
+
+    def _handle(self: Service, handler: Callable[..., None], *args: Any) -> None:
+        """Run one item's handling; a bug there is logged, never mistaken for the sensor."""
+        try:
+            handler(*args)
+        except Exception:
+            log.exception("handling a %s failed", type(args[0]).__name__ if args else "end")
+
+    def _reading(self: Service, item: Reading) -> None:
+        arrival = self._mono()
+        self._last_reading = arrival
+        if self.journal_problem is not None:
+            self._held += 1  # play is held: nothing is taken that could not be recorded
+            return
+        if self.states.state is State.SENSOR_LOST:
+            self._link(LinkChange(True, "readings arrive again"))
+        t = self._replay_time(item)
+        data: dict[str, Any]
+        if item.press is not None:
+            data = {"obs": {"press": Color(item.press).value}}
+        elif item.board is not None:
+            try:
+                board = check_board(item.board)
+            except ValueError as exc:
+                log.warning("ignored a bad reading: %s", exc)
+                return
+            if self.core is not None and self.core.game_over and self._is_new_game(board):
+                try:
+                    self._new_game()
+                except JournalError as exc:
+                    self._journal_down(str(exc), self.now())
+                    return
+            data = {"obs": {"board": board}}
+        else:
+            return
+        if item.cursor is not None:
+            data["cursor"] = item.cursor
+        try:
+            self._step(data, t=t, arrival=arrival)
+        except ValueError as exc:
+            log.warning("reading not used: %s", exc)
+
+    def _replay_time(self: Service, item: Reading) -> float | None:
+        """A replayed reading keeps the log's own time (shifted once per run to continue
+        the game's time), so a replay, killed and resumed or not, is the same game."""
+        if item.t is None:
+            return None
+        if self._log_offset is None:
+            self._log_offset = max(0.0, self._open_base - item.t)
+        t = item.t + self._log_offset
+        if self.core is not None:
+            t = max(t, self.core.t)
+        self._set_base(t)
+        return t
+
+    def _is_new_game(self: Service, board: str) -> bool:
+        from controller.service.core import _matches_start
+
+        return not self.exit_when_done and "?" not in board and _matches_start(board)
+
+    def _link(self: Service, item: LinkChange) -> None:
+        if self.journal_problem is not None:
+            log.warning("sensor %s while the journal fails: %s",
+                        "up" if item.up else "down", item.detail)
+            return
+        if item.up:
+            if self.states.state is State.SENSOR_LOST:
+                self.message = item.detail or "sensor back"
+                self.states.sensor_back(item.detail)
+            elif self.states.state is State.STARTING:
+                self.states.go(State.WAITING_FOR_BOARD, item.detail)
+        else:
+            if self.states.state is State.SENSOR_LOST and self.message == item.detail:
+                log.debug("still lost: %s", item.detail)  # a retry that failed the same way
+                return
+            self.message = item.detail or "sensor lost"
+            log.warning("sensor lost: %s", item.detail)
+            if self.states.state is not State.SENSOR_LOST:
+                self.states.sensor_lost(item.detail)
+        self._journal_note({"link": "up" if item.up else "down", "detail": item.detail})
+        self._refresh_state()
+        self._show()
+
+    def _source_end(self: Service) -> None:
+        """A replay ended: judge what stands (a home board has no last press), then stop."""
+        if self.core is not None and not self.core.game_over:
+            self._step({"action": "finish"})
+            if not self.core.game_over:
+                log.warning("the replay ended before the game did")
+                self.message = "the replay ended before the game did"
+        if self.exit_when_done:
+            self.stop()

@@ -1,0 +1,194 @@
+"""The journal side of the service: resuming a game from it, and living with a write that fails.
+
+Resuming replays the journaled inputs through a fresh pure core, so the position,
+the clocks and the events come back exactly. A write that fails (a full disk,
+storage turned read-only) is a state, ``journal failed``: the step is not shown,
+the core is rebuilt from what is on disk, play is held, and a write is retried
+until one succeeds (see :class:`~controller.service.timing.TimingMixin`).
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from controller.service.core import ActionRefused, GameCore, GameSettings
+from controller.service.journal import GameRow, JournalError
+from controller.service.states import State
+
+if TYPE_CHECKING:
+    from controller.service.app import Service
+
+log = logging.getLogger("kaeshi.service")
+
+#: Events kept in memory for the web page and the terminal (the journal has all).
+RECENT_EVENTS = 200
+
+
+class RecoveryMixin:
+    """Resume and journal-fault methods of :class:`~controller.service.app.Service`."""
+
+    def _log_signature(self: Service) -> dict[str, Any] | None:
+        """The sim log's identity (path and size), so a finished replay is not redone."""
+        if self._source is not None or self.config["source.kind"] != "sim":
+            return None
+        path = Path(self.config["source.log"])
+        try:
+            size = path.stat().st_size
+        except OSError:
+            return None
+        return {"path": str(path.resolve()), "size": size}
+
+    def _replayed_already(self: Service) -> GameRow | None:
+        """The finished game that replayed this very log to its end, if the last one did."""
+        sig = self._log_signature()
+        if sig is None or self.journal is None:
+            return None
+        games = self.journal.games()
+        last = games[-1] if games else None
+        if last is not None and last.finished is not None and last.info.get("log") == sig:
+            return last
+        return None
+
+    def _replay_core(self: Service, game: GameRow) -> GameCore:
+        """A fresh core fed the journaled inputs of ``game``."""
+        assert self.journal is not None
+        core = GameCore(GameSettings.from_dict(game.info.get("settings", {})))
+        for entry in self.journal.entries(game.id, ("input",)):
+            try:
+                core.apply(entry.t, entry.data)
+            except ActionRefused:
+                pass
+        return core
+
+    def _resume(self: Service, game: GameRow) -> None:
+        """Replay the journaled inputs through a fresh core: same position, same clocks."""
+        assert self.journal is not None
+        settings = GameSettings.from_dict(game.info.get("settings", {}))
+        core = GameCore(settings)
+        replayed: list[dict[str, Any]] = []
+        journaled: list[dict[str, Any]] = []
+        last_t, last_wall = 0.0, game.started
+        boards: list[str | None] = [None, None]
+        for entry in self.journal.entries(game.id):
+            last_t, last_wall = max(last_t, entry.t), entry.wall
+            if entry.kind == "input":
+                try:
+                    events = core.apply(entry.t, entry.data)
+                except ActionRefused:
+                    events = []
+                replayed.extend(e.to_dict() for e in events)
+                board = entry.data.get("obs", {}).get("board")
+                if board is not None:
+                    boards = [boards[1], board]
+                    self._board_seen = True
+            elif entry.kind == "event":
+                journaled.append(entry.data)
+        if replayed != journaled:
+            log.warning(
+                "journal of game %s: replay gave %d events where %d were shown; "
+                "the replay is kept", game.id, len(replayed), len(journaled)
+            )
+        self.game, self.core = game, core
+        self.events = replayed[-RECENT_EVENTS:]
+        self.events_total = len(replayed)
+        self._recent_boards = (boards[0], boards[1])
+        policy = self.config["clock.resume"]
+        outage = max(0.0, self._wall() - last_wall)
+        base = last_t + (outage * self._scale if policy == "charge" else 0.0)
+        self._set_base(base)
+        log.info(
+            "resumed game %s at %.1fs after %d moves (outage %.1fs, policy %s)",
+            game.id, base, len(core.arbiter.moves), outage, policy,
+        )
+        self.message = f"resumed after an interruption of {outage:.0f} s"
+        if core.game_over:
+            self._refresh_state()
+            self._finish_game()  # the game ended just before the interruption
+            return
+        clock = core.clock
+        if (policy == "pause" and clock is not None and clock.running is not None
+                and not clock.paused and not core.game_over):
+            self._step({"action": "pause", "why": "restart"}, t=last_t)
+            self.message += "; clock paused until the arbiter resumes it"
+
+    def resume_cursor(self: Service) -> int:
+        """Where a replayable source should continue: after the last reading journaled."""
+        assert self.journal is not None and self.game is not None
+        cursor = -1
+        for entry in self.journal.entries(self.game.id, ("input",)):
+            c = entry.data.get("cursor")
+            if isinstance(c, int):
+                cursor = max(cursor, c)
+        return cursor + 1
+
+    def _journal_down(self: Service, problem: str, t: float) -> None:
+        """A write failed: show nothing of it, rebuild the core from disk, hold play."""
+        assert self.journal is not None and self.game is not None
+        log.error("journal failed, play is held: %s", problem)
+        self._pending_state = []
+        self.journal_problem = problem
+        self._failed_at = t
+        self._cancel_flag()
+        if self._journal_ok is not None:
+            self._journal_ok.clear()
+        try:
+            core = self._replay_core(self.game)
+        except (JournalError, sqlite3.Error, ValueError) as exc:
+            log.error("cannot read the journal back either (%s): the last step shown may "
+                      "not be recorded", exc)
+        else:
+            self.core = core
+        self._recent_boards = (None, None)  # the next board is taken afresh, never skipped
+        self.message = (f"JOURNAL FAILED ({problem}): play is held, nothing since "
+                        f"{t:.1f} s is recorded; free the storage and the service carries on")
+        if self.states.state is not State.JOURNAL_FAILED:
+            self.states.journal_failed(problem)
+        self._pending_state = []  # cannot be journaled now; the recovery note says it
+        self._show()
+
+    def _journal_retry(self: Service) -> None:
+        """Try a write; once one succeeds, leave ``journal failed`` with the clock stopped."""
+        if self.journal_problem is None or self.journal is None or self.game is None:
+            return
+        note = {"journal": "written again", "failed": self.journal_problem,
+                "since": self._failed_at, "readings_not_taken": self._held}
+        try:
+            self.journal.commit_step(self.game.id, self._failed_at, [("note", note)],
+                                     self._wall())
+        except JournalError:
+            return
+        log.warning("journal written again after: %s (%d readings not taken)",
+                    self.journal_problem, self._held)
+        self.journal_problem = None
+        self._held = 0
+        self._set_base(max(self.now(), self._failed_at))
+        self.states.journal_back()
+        self._refresh_state()
+        core = self.core
+        self.message = "the journal is written again"
+        if (core is not None and core.clock is not None and core.clock.running is not None
+                and not core.paused and not core.game_over):
+            self._step({"action": "pause", "why": "journal"}, t=self._failed_at)
+            self.message += "; the clock stands at the failure until the arbiter resumes it"
+        elif core is not None and core.game_over and self._finish_pending:
+            self._finish_game()
+        else:
+            self._journal_note({"journal": "recovered"})
+        if self._journal_ok is not None:
+            self._journal_ok.set()
+        self._show()
+
+    def _journal_note(self: Service, data: dict[str, Any]) -> None:
+        if self.journal is None or self.game is None:
+            return
+        items = [("note", data), *self._pending_state]
+        self._pending_state = []
+        try:
+            self.journal.commit_step(self.game.id, self.now(), items, self._wall())
+        except JournalError as exc:
+            self._journal_down(str(exc), self.now())
+        if self.hub is not None:
+            self.hub.changed()

@@ -1,0 +1,214 @@
+"""A damaged journal: find the damage before SQLite hides it, keep the file, save what reads.
+
+SQLite is quiet about two kinds of damage that matter here. A write-ahead log
+whose header or a frame's checksum is broken is ignored from that frame on, so
+steps that were shown vanish without a word; and a damaged database file raises
+``DatabaseError`` at whatever query first touches a bad page. So the journal is
+checked before and right after it is opened:
+
+* :func:`inspect_wal` reads the ``-wal`` file as the SQLite file format
+  describes it (header, frames, cumulative checksums) and says how much of it is
+  whole, committed steps and how much SQLite will drop;
+* :func:`salvage` moves a database that fails ``PRAGMA quick_check`` (or cannot be
+  opened) aside, with its ``-wal``, and copies every game and entry that can still
+  be read into a fresh journal, saying exactly what came back and what did not.
+
+Nothing here decides to start a new game: the journal reports, the service shows
+the report, and a damaged file is never deleted.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import struct
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_WAL_MAGIC = (0x377F0682, 0x377F0683)
+_WAL_HEADER = 32
+_FRAME_HEADER = 24
+
+
+@dataclass(frozen=True, slots=True)
+class WalReport:
+    """What a ``-wal`` file holds: ``committed`` frames SQLite will use, the rest dropped."""
+
+    size: int
+    committed: int  # frames up to and including the last whole, valid commit
+    dropped_frames: int  # whole frames after it that will not be used
+    dropped_bytes: int  # bytes after it (frames and any partial frame)
+    damaged: bool  # a broken header, or a frame of this log whose checksum fails
+    detail: str = ""
+
+
+def _checksum(data: bytes, s0: int, s1: int, big: bool) -> tuple[int, int]:
+    words = struct.unpack((">" if big else "<") + f"{len(data) // 4}I", data)
+    for i in range(0, len(words), 2):
+        s0 = (s0 + words[i] + s1) & 0xFFFFFFFF
+        s1 = (s1 + words[i + 1] + s0) & 0xFFFFFFFF
+    return s0, s1
+
+
+def inspect_wal(path: Path) -> WalReport | None:
+    """The state of ``path`` (a ``-wal`` file), or None when there is none or it is empty."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    if not data:
+        return None
+    size = len(data)
+    if size < _WAL_HEADER:
+        return WalReport(size, 0, 0, size, True, f"{size} bytes, shorter than a WAL header")
+    magic, version, page, _seq, salt1, salt2, c1, c2 = struct.unpack(">8I", data[:_WAL_HEADER])
+    if magic not in _WAL_MAGIC or version != 3007000 or page < 512 or page & (page - 1):
+        return WalReport(size, 0, 0, size, True, "its header is not a WAL header")
+    big = bool(magic & 1)
+    s0, s1 = _checksum(data[:24], 0, 0, big)
+    if (s0, s1) != (c1, c2):
+        return WalReport(size, 0, 0, size, True, "its header checksum fails")
+    frame = _FRAME_HEADER + page
+    offset, frames, committed, committed_end = _WAL_HEADER, 0, 0, _WAL_HEADER
+    damaged, detail = False, ""
+    while offset + frame <= size:
+        head = data[offset:offset + _FRAME_HEADER]
+        _pgno, commit, f_salt1, f_salt2, f1, f2 = struct.unpack(">6I", head)
+        if (f_salt1, f_salt2) != (salt1, salt2):
+            break  # a frame left from before the log was restarted: not part of it
+        n0, n1 = _checksum(head[:8] + data[offset + _FRAME_HEADER:offset + frame], s0, s1, big)
+        if (n0, n1) != (f1, f2):
+            damaged, detail = True, f"frame {frames + 1} fails its checksum"
+            break
+        s0, s1 = n0, n1
+        frames += 1
+        offset += frame
+        if commit:
+            committed, committed_end = frames, offset
+    rest = size - committed_end
+    dropped = (rest // frame) if rest >= frame else 0
+    if rest and not detail:
+        detail = f"{dropped} whole frame(s) and {rest} bytes after the last whole step"
+    return WalReport(size, committed, dropped, rest, damaged, detail)
+
+
+@dataclass
+class Salvage:
+    """What :func:`salvage` moved aside and copied back."""
+
+    kept_as: Path
+    games: int = 0
+    entries: int = 0
+    moves: int = 0
+    lost: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        got = (f"recovered {self.games} game(s), {self.entries} journal entries "
+               f"({self.moves} moves)")
+        lost = "; not recovered: " + "; ".join(self.lost) if self.lost else "; nothing was lost"
+        return f"{got}{lost}; the damaged file is kept as {self.kept_as}"
+
+
+def move_aside(path: Path, stamp: str | None = None) -> Path:
+    """Rename ``path`` and its ``-wal``/``-shm`` to ``<name>.damaged-<stamp>``; return it."""
+    stamp = stamp or time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.damaged-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(f"{path}{suffix}")
+        if src.exists():
+            shutil.move(src, Path(f"{target}{suffix}"))
+    return target
+
+
+def salvage(damaged: Path, fresh: sqlite3.Connection, batch: int = 500) -> Salvage:
+    """Copy what can be read from ``damaged`` (moved aside already) into ``fresh``.
+
+    Entries are read in ``seq`` order in batches; where a batch fails, the rows are
+    tried one by one so a single bad page costs only the rows on it.
+    """
+    report = Salvage(damaged)
+    try:
+        src = sqlite3.connect(f"file:{damaged}?mode=ro", uri=True, isolation_level=None)
+    except sqlite3.Error as exc:
+        report.lost.append(f"everything (the file cannot be opened: {exc})")
+        return report
+    try:
+        _copy_games(src, fresh, report)
+        _copy_entries(src, fresh, report, batch)
+    finally:
+        src.close()
+    return report
+
+
+def _copy_games(src: sqlite3.Connection, fresh: sqlite3.Connection, report: Salvage) -> None:
+    try:
+        rows = src.execute("SELECT id, started, finished, info FROM games").fetchall()
+    except sqlite3.Error as exc:
+        report.lost.append(f"the list of games ({exc})")
+        return
+    for row in rows:
+        fresh.execute("INSERT OR IGNORE INTO games(id, started, finished, info) "
+                      "VALUES (?, ?, ?, ?)", row)
+        report.games += 1
+
+
+def _copy_entries(
+    src: sqlite3.Connection, fresh: sqlite3.Connection, report: Salvage, batch: int
+) -> None:
+    try:
+        top = src.execute("SELECT MAX(seq) FROM entries").fetchone()[0] or 0
+    except sqlite3.Error:
+        try:
+            top = src.execute("SELECT seq FROM sqlite_sequence WHERE name='entries'"
+                              ).fetchone()[0] or 0
+        except (sqlite3.Error, TypeError) as exc:
+            report.lost.append(f"every journal entry (the table cannot be read: {exc})")
+            return
+    query = ("SELECT seq, game, step, kind, t, wall, data FROM entries "
+             "WHERE seq >= ? AND seq < ? ORDER BY seq")
+    missing: list[int] = []
+    known_games = {r[0] for r in fresh.execute("SELECT id FROM games")}
+    for lo in range(1, int(top) + 1, batch):
+        hi = min(lo + batch, int(top) + 1)
+        try:
+            rows = src.execute(query, (lo, hi)).fetchall()
+        except sqlite3.Error:
+            rows = []
+            for seq in range(lo, hi):
+                try:
+                    rows.extend(src.execute(query, (seq, seq + 1)).fetchall())
+                except sqlite3.Error:
+                    missing.append(seq)
+        fresh.execute("BEGIN")
+        for row in rows:
+            if row[1] not in known_games:  # its game row was lost: keep the entries findable
+                fresh.execute("INSERT OR IGNORE INTO games(id, started, finished, info) "
+                              "VALUES (?, ?, NULL, '{}')", (row[1], row[5]))
+                known_games.add(row[1])
+                report.lost.append(f"the settings of game {row[1]} (defaults used)")
+            fresh.execute("INSERT INTO entries(seq, game, step, kind, t, wall, data) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+            report.entries += 1
+            if row[3] == "event" and '"event":"move"' in row[6]:
+                report.moves += 1
+        fresh.execute("COMMIT")
+    if missing:
+        report.lost.append(f"{len(missing)} journal entries on damaged pages "
+                           f"(seq {_ranges(missing)})")
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``1-60, 75`` for [1, ..., 60, 75]: the lost entries, readable in a message."""
+    spans: list[list[int]] = []
+    for n in numbers:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    out = [f"{a}" if a == b else f"{a}-{b}" for a, b in spans]
+    return ", ".join(out[:10]) + (" ..." if len(out) > 10 else "")
