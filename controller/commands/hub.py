@@ -1,0 +1,70 @@
+"""``kaeshi hub``: the tournament hall's hub, and ``kaeshi hub simulate`` to try one."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "hub",
+        help="run the tournament hall's hub (MQTT store, arbiter dashboard, broadcast)",
+        description="Run the hub of a tournament hall: it takes every table's events from "
+        "the MQTT broker into its store, sends the tables their orders and serves the "
+        "arbiter dashboard and the spectator broadcast. See the README, "
+        "'Running a tournament hall'.",
+    )
+    p.add_argument("--config", metavar="FILE", help="hub.toml (see the README)")
+    p.add_argument("--log-level", default="info",
+                   choices=("debug", "info", "warning", "error"))
+    p.set_defaults(func=run)
+    hs = p.add_subparsers(dest="hub_command", metavar="SUBCOMMAND")
+    s = hs.add_parser(
+        "simulate",
+        help="a private broker, a hub and N simulated tables playing real WTHOR games",
+    )
+    s.add_argument("--tables", type=int, default=8, metavar="N")
+    s.add_argument("--speed", type=float, default=20.0, metavar="X",
+                   help="replay speed of the tables (clocks included)")
+    s.add_argument("--processes", type=int, default=0, metavar="P",
+                   help="table processes (default: about 25 tables each)")
+    s.add_argument("--errors", type=float, default=0.03, metavar="RATE",
+                   help="share of moves with an injected irregularity")
+    s.add_argument("--folder", metavar="DIR", help="keep the files here (default: temporary)")
+    s.add_argument("--web", action="store_true", help="also serve the hub's pages")
+    s.set_defaults(func=run_simulate)
+
+
+def _logging(level: str) -> None:
+    logging.basicConfig(level=getattr(logging, level.upper()),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller.hub.config import load_hub_config
+    from controller.hub.serve import serve_hub
+
+    if not args.config:
+        raise ValueError("kaeshi hub needs --config hub.toml (or: kaeshi hub simulate)")
+    cfg = load_hub_config(args.config)
+    _logging(args.log_level)
+    return asyncio.run(serve_hub(cfg))
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    from controller.hub.simulate import SimulateOptions, simulate
+
+    _logging("warning")
+    if not 1 <= args.tables <= 1000:
+        raise ValueError(f"--tables must be 1-1000, not {args.tables}")
+    if not 0.1 <= args.speed <= 1000:
+        raise ValueError(f"--speed must be 0.1-1000, not {args.speed}")
+    options = SimulateOptions(
+        tables=args.tables, speed=args.speed, processes=args.processes, errors=args.errors,
+        folder=args.folder, web=args.web,
+    )
+    summary = simulate(options)
+    print(summary.text())
+    return 0 if summary.ok else 1

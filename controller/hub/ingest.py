@@ -1,0 +1,263 @@
+"""The hub's MQTT side: take every table's uplink into the store, acknowledge, command.
+
+Messages are handled on paho's network thread and stored *before* the callback
+returns, so the broker's PUBACK (sent after it) never acknowledges an event the
+hub could still lose; a hub killed in between gets the message again and the
+store drops the duplicate. Each game's acknowledged seq is published, retained,
+on the table's ``ack`` topic, at most every ``ack_interval`` seconds per game, so
+the acks cost far fewer messages than the events (and one disk sync covers a
+batch). An event after a gap is not stored and the ack goes out at once with
+``resend`` set: the table sends again from the first missing seq.
+
+A payload that breaks the protocol is logged and dropped; nothing a table sends
+can stop the hub.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+import paho.mqtt.client as mqtt
+
+from controller.hub.mqtt import BrokerSettings, make_client
+from controller.hub.protocol import (
+    OFFLINE,
+    ONLINE,
+    Ack,
+    DownlinkCommand,
+    GameKey,
+    HubChange,
+    ProtocolError,
+    Topics,
+    decode_event,
+    decode_online,
+    decode_state,
+    encode_ack,
+    encode_command,
+)
+from controller.hub.store import Added, HubStore, StoreError
+
+log = logging.getLogger("kaeshi.hub")
+
+Listener = Callable[[HubChange], None]
+
+
+class HubBus(Protocol):
+    """What the dashboard needs of the running hub."""
+
+    def subscribe(self, callback: Listener) -> Callable[[], None]:
+        """Call ``callback`` with every change (on the asyncio loop given to
+        :meth:`Hub.start`, else on the MQTT thread); returns the unsubscribe function."""
+        ...
+
+    def send(self, table: int, command: DownlinkCommand) -> None:
+        """Publish ``command`` on the table's ``down`` topic (QoS 1)."""
+        ...
+
+
+class Hub:
+    """The running hub: an MQTT client feeding a :class:`HubStore`; a :class:`HubBus`."""
+
+    def __init__(
+        self, broker: BrokerSettings, event: str, store: HubStore, *,
+        ack_interval: float = 0.25, clock: Callable[[], float] = time.time,
+        client_id: str | None = None,
+    ) -> None:
+        self.topics = Topics(event)
+        self.store = store
+        self.broker = broker
+        self.ack_interval = ack_interval
+        self._clock = clock
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._dirty: set[GameKey] = set()
+        self._resend_asked: dict[GameKey, float] = {}
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._acker: threading.Thread | None = None
+        self.connected = threading.Event()
+        #: Counters for tests, logs and the benchmark.
+        self.stats = {"stored": 0, "duplicate": 0, "gap": 0, "dropped": 0, "states": 0}
+        self.client = make_client(
+            broker, client_id or f"kaeshi-hub-{event}", clean_session=False,
+        )
+        self.client.will_set(self.topics.hub_online, OFFLINE, qos=1, retain=True)
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_message = self._on_message
+        self.client.on_subscribe = self._on_subscribe
+
+    # --------------------------------------------------------------- lifecycle
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Connect (in the background; retried for ever) and start acknowledging."""
+        self._loop = loop
+        self.client.connect_async(self.broker.host, self.broker.port, keepalive=15)
+        self.client.loop_start()
+        self._acker = threading.Thread(target=self._ack_loop, name="hub-acks", daemon=True)
+        self._acker.start()
+
+    def stop(self) -> None:
+        """Say goodbye (retained ``0``) and disconnect."""
+        self._stop.set()
+        self._wake.set()
+        if self._acker is not None:
+            self._acker.join(timeout=5)
+        if self.client.is_connected():
+            info = self.client.publish(self.topics.hub_online, OFFLINE, qos=1, retain=True)
+            try:
+                info.wait_for_publish(timeout=2)
+            except (RuntimeError, ValueError):
+                pass
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    # ---------------------------------------------------------------- HubBus
+    def subscribe(self, callback: Listener) -> Callable[[], None]:
+        with self._lock:
+            self._listeners.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._listeners:
+                    self._listeners.remove(callback)
+
+        return unsubscribe
+
+    def send(self, table: int, command: DownlinkCommand) -> None:
+        payload = encode_command(command)
+        self.client.publish(self.topics.down(table), payload, qos=1)
+        log.info("table %d <- %s %s", table, command.command, command.args or "")
+
+    # -------------------------------------------------------------- callbacks
+    def _on_connect(self, client: mqtt.Client, userdata: object, flags: object,
+                    reason: mqtt.ReasonCode, props: object = None) -> None:
+        if reason.is_failure:
+            log.error("broker refused the hub: %s", reason)
+            return
+        log.info("hub connected to %s:%d", self.broker.host, self.broker.port)
+        client.subscribe([(t, 1) for t in self.topics.hub_subscriptions()])
+        client.publish(self.topics.hub_online, ONLINE, qos=1, retain=True)
+        # the broker may have lost its retained acks (restarted without its file):
+        # say again where every table's latest game stands
+        latest: dict[int, GameKey] = {k.table: k for k in self.store.games()}
+        self.store.sync()
+        for key in latest.values():
+            self._publish_ack(key)
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: object, mid: int,
+                      reasons: list[mqtt.ReasonCode], props: object = None) -> None:
+        if any(r.is_failure for r in reasons):
+            log.error("the broker refused the hub's subscriptions: %s", reasons)
+            return
+        self.connected.set()  # from here on, nothing a table sends passes the hub by
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: object, flags: object,
+                       reason: mqtt.ReasonCode, props: object = None) -> None:
+        self.connected.clear()
+        if not self._stop.is_set():
+            log.warning("hub lost the broker (%s); reconnecting", reason)
+
+    def _on_message(self, client: mqtt.Client, userdata: object,
+                    msg: mqtt.MQTTMessage) -> None:
+        try:
+            self._handle(msg.topic, msg.payload)
+        except ProtocolError as exc:
+            self.stats["dropped"] += 1
+            log.warning("dropped a message: %s", exc)
+        except StoreError as exc:
+            log.error("%s", exc)  # not acknowledged: the table sends it again
+        except Exception:  # a bug must not stop the hub's network thread
+            self.stats["dropped"] += 1
+            log.exception("message on %s failed", msg.topic)
+
+    def _handle(self, topic: str, payload: bytes) -> None:
+        parsed = self.topics.parse(topic)
+        if parsed is None:
+            raise ProtocolError(f"{topic}: not a table topic of event {self.topics.event}")
+        table, kind = parsed
+        now = self._clock()
+        if kind == "events":
+            msg = decode_event(payload, table, topic)
+            added = self.store.add_event(msg, now)
+            self.stats[added.value] += 1
+            key = GameKey(table, msg.game)
+            if added is Added.STORED:
+                with self._lock:
+                    self._dirty.add(key)
+                self._wake.set()
+                self._emit(HubChange(table, "event", msg.seq, msg.game))
+            elif added is Added.GAP:
+                self._ask_resend(key, now)
+        elif kind == "state":
+            if not payload:
+                return  # a retained state being cleared
+            state = decode_state(payload, table, topic)
+            self.store.set_state(state, payload, now)
+            self.stats["states"] += 1
+            self._emit(HubChange(table, "state", state.seq, state.game))
+        elif kind == "online":
+            if not payload:
+                return
+            self.store.set_online(table, decode_online(payload, topic), now)
+            self._emit(HubChange(table, "online"))
+
+    def _emit(self, change: HubChange) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for cb in listeners:
+            if self._loop is not None:
+                try:
+                    self._loop.call_soon_threadsafe(_safe_call, cb, change)
+                except RuntimeError:
+                    pass  # the loop is closing
+            else:
+                _safe_call(cb, change)
+
+    # ------------------------------------------------------------------- acks
+    def _ask_resend(self, key: GameKey, now: float) -> None:
+        """An event after a gap: ask the table to send from the first missing one,
+        at most once a second per game (its resend is on its way)."""
+        if now - self._resend_asked.get(key, 0.0) < 1.0:
+            return
+        self._resend_asked[key] = now
+        self.store.sync()
+        self._publish_ack(key, resend=True)
+
+    def _publish_ack(self, key: GameKey, resend: bool = False) -> None:
+        ack = Ack(key.game, self.store.last_seq(key.table, key.game), resend)
+        self.client.publish(self.topics.ack(key.table), encode_ack(ack), qos=1, retain=True)
+
+    def _ack_loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait()
+            self._wake.clear()
+            with self._lock:
+                dirty, self._dirty = self._dirty, set()
+            if dirty:
+                try:
+                    self.store.sync()  # never acknowledge what a power cut could take
+                except StoreError as exc:
+                    log.error("%s", exc)
+                    with self._lock:
+                        self._dirty |= dirty
+                    self._stop.wait(1.0)
+                    continue
+            for key in sorted(dirty):
+                try:
+                    self._publish_ack(key)
+                except Exception:  # noqa: BLE001 - the next event publishes it again
+                    log.exception("ack for %s failed", key)
+            self._stop.wait(self.ack_interval)
+
+
+def _safe_call(cb: Listener, change: HubChange) -> None:
+    try:
+        cb(change)
+    except Exception:  # a listener's bug must not reach the hub
+        log.exception("hub listener failed")

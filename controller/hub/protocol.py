@@ -1,0 +1,381 @@
+"""The hall's MQTT protocol: every topic string and payload, defined once for both sides.
+
+Tables publish under ``kaeshi/EVENT/table/N/...``; the hub subscribes to the whole
+tree and writes back only ``ack`` and ``down``. Payloads are small JSON objects with
+a version ``v``. Whatever arrives from the network is untrusted: :func:`decode`
+checks every field a reader relies on and raises :class:`ProtocolError` naming the
+topic and the field, so a receiver can log the message and drop it instead of
+falling over on a typo or a hostile client.
+
+Topic tree (``EVENT`` is the event's slug, ``N`` the table number):
+
+=================================  =========  ========  =================================
+topic                              direction  retained  payload
+=================================  =========  ========  =================================
+``kaeshi/EVENT/table/N/state``     table→hub  yes       :class:`TableState`
+``kaeshi/EVENT/table/N/events``    table→hub  no        :class:`EventMessage`
+``kaeshi/EVENT/table/N/online``    table→hub  yes       ``1`` / ``0`` (the last will)
+``kaeshi/EVENT/table/N/ack``       hub→table  yes       :class:`Ack`
+``kaeshi/EVENT/table/N/down``      hub→table  no        :class:`DownlinkCommand`
+``kaeshi/EVENT/hub/online``        hub        yes       ``1`` / ``0`` (the last will)
+=================================  =========  ========  =================================
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+
+from controller.hub.checks import (
+    BOARD_RE,
+    GAME_RE,
+    SLUG_RE,
+    Reader,
+    check_command_args,
+    check_event,
+    check_position,
+    load_payload,
+)
+from controller.hub.checks import COLORS as COLORS  # re-exported: one import for callers
+from controller.hub.checks import COMMANDS as COMMANDS
+from controller.hub.checks import EVENT_KINDS as EVENT_KINDS
+from controller.hub.checks import MAX_PAYLOAD as MAX_PAYLOAD
+from controller.hub.checks import MAX_TABLE as MAX_TABLE
+from controller.hub.checks import MODES as MODES
+from controller.hub.checks import VERSION as VERSION
+from controller.hub.checks import ProtocolError as ProtocolError
+
+TopicKind = Literal["state", "events", "online", "ack", "down"]
+ChangeKind = Literal["state", "event", "online"]
+
+
+# --------------------------------------------------------------------------- topics
+def check_event_slug(slug: str) -> str:
+    if not isinstance(slug, str) or not SLUG_RE.match(slug):
+        raise ProtocolError(
+            f"event slug {slug!r}: use 1-64 lower-case letters, digits, '-' or '_' "
+            "(it becomes part of every MQTT topic)"
+        )
+    return slug
+
+
+def check_table(n: Any, where: str = "table") -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_TABLE:
+        raise ProtocolError(f"{where}: a table number is an integer 1-{MAX_TABLE}, not {n!r}")
+    return n
+
+
+@dataclass(frozen=True, slots=True)
+class Topics:
+    """The topic strings of one event."""
+
+    event: str
+
+    def __post_init__(self) -> None:
+        check_event_slug(self.event)
+
+    @property
+    def root(self) -> str:
+        return f"kaeshi/{self.event}"
+
+    def table(self, n: int, kind: TopicKind) -> str:
+        return f"{self.root}/table/{check_table(n)}/{kind}"
+
+    def state(self, n: int) -> str:
+        return self.table(n, "state")
+
+    def events(self, n: int) -> str:
+        return self.table(n, "events")
+
+    def online(self, n: int) -> str:
+        return self.table(n, "online")
+
+    def ack(self, n: int) -> str:
+        return self.table(n, "ack")
+
+    def down(self, n: int) -> str:
+        return self.table(n, "down")
+
+    @property
+    def hub_online(self) -> str:
+        return f"{self.root}/hub/online"
+
+    def hub_subscriptions(self) -> list[str]:
+        """What the hub listens to: every table's uplink (never another's downlink)."""
+        return [f"{self.root}/table/+/{kind}" for kind in ("state", "events", "online")]
+
+    def table_subscriptions(self, n: int) -> list[str]:
+        """What table ``n`` listens to: its own downlink and ack, and the hub's presence."""
+        return [self.down(n), self.ack(n), self.hub_online]
+
+    def parse(self, topic: str) -> tuple[int, str] | None:
+        """``(table, kind)`` of a table topic of this event, ``None`` for anything else."""
+        prefix = f"{self.root}/table/"
+        if not topic.startswith(prefix):
+            return None
+        parts = topic[len(prefix):].split("/")
+        if len(parts) != 2 or parts[1] not in ("state", "events", "online", "ack", "down"):
+            return None
+        if not parts[0].isdigit() or parts[0].startswith("0"):
+            return None
+        n = int(parts[0])
+        return (n, parts[1]) if 1 <= n <= MAX_TABLE else None
+
+
+# ------------------------------------------------------------------------- payloads
+@dataclass(frozen=True, slots=True)
+class ClockState:
+    black_ms: int
+    white_ms: int
+    running: str | None  # "black" | "white" | None
+    at: float  # the table's wall time of this reading
+    paused: bool = False
+    flag: str | None = None  # whose flag has fallen, if any
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    black: int
+    white: int
+    winner: str  # "black" | "white" | "draw"
+    reason: str | None = None  # e.g. "time" when the clock decided it
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """Everything a late-joining dashboard needs about one table, in one retained message."""
+
+    table: int
+    game: str
+    round: int | None
+    black: str
+    white: str
+    mode: str
+    service: str
+    board: str
+    to_move: str | None
+    clock: ClockState | None
+    irregularities: list[dict[str, Any]] = field(default_factory=list)
+    result: GameResult | None = None
+    seq: int = 0  # the last event seq of this game the table has journaled
+    moves: int = 0  # moves played so far
+    wall: float = 0.0  # the table's wall time when this state was taken
+
+
+@dataclass(frozen=True, slots=True)
+class EventMessage:
+    """One journaled event of a game, numbered 1, 2, ... within the game."""
+
+    table: int
+    game: str
+    seq: int
+    event: dict[str, Any]
+    wall: float | None = None  # the table's wall time when the event was journaled
+    #: The official board (64 of ``-XO``) after the step that made the event, and who
+    #: moves next (None once the game is over); None from a table that does not say.
+    #: After a fault nobody pointed out it is the board as it stands on the table, so
+    #: a broadcast follows the game where replaying the moves under the rules cannot.
+    board: str | None = None
+    to_move: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Ack:
+    """The hub's last stored seq of a game; ``resend`` asks for everything after it now."""
+
+    game: str
+    seq: int
+    resend: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DownlinkCommand:
+    """An order from the hub to one table.
+
+    ``args`` by command: ``adjust_time``: ``color``, ``seconds``; ``correct_board``:
+    ``board``; ``next_game``: ``round``, ``black``, ``white``, ``draw_win_right``
+    (``none|black|white``), ``minutes``, ``draws_allowed`` (see :func:`next_game`).
+    """
+
+    command: str
+    args: dict[str, Any] = field(default_factory=dict)
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+
+@dataclass(frozen=True, slots=True)
+class TableStatus:
+    table: int
+    online: bool
+    state: TableState | None
+    last_seen: float  # hub wall time of the last message from the table
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    table: int
+    game: str
+    seq: int
+    received: float  # hub wall time
+    event: dict[str, Any]
+    wall: float | None = None  # table wall time when journaled, if it said
+    board: str | None = None  # the official position after it (EventMessage.board)
+    to_move: str | None = None
+
+
+class GameKey(NamedTuple):
+    table: int
+    game: str
+
+
+@dataclass(frozen=True, slots=True)
+class HubChange:
+    table: int
+    kind: ChangeKind
+    seq: int | None = None
+    game: str | None = None
+
+
+def next_game(
+    round: int, black: str, white: str, *, minutes: float = 20.0,
+    draw_win_right: str = "none", draws_allowed: bool = True,
+) -> DownlinkCommand:
+    """The ``next_game`` order built from a tournament director's pairing."""
+    cmd = DownlinkCommand("next_game", {
+        "round": round, "black": black, "white": white, "minutes": minutes,
+        "draw_win_right": draw_win_right, "draws_allowed": draws_allowed,
+    })
+    check_command_args("next_game", cmd.command, cmd.args)
+    return cmd
+
+
+# ------------------------------------------------------------------------- encoding
+def _dumps(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def encode_state(s: TableState) -> bytes:
+    return _dumps({
+        "v": VERSION, "table": s.table, "game": s.game, "round": s.round,
+        "black": s.black, "white": s.white, "mode": s.mode, "service": s.service,
+        "board": s.board, "to_move": s.to_move,
+        "clock": None if s.clock is None else {
+            "black_ms": s.clock.black_ms, "white_ms": s.clock.white_ms,
+            "running": s.clock.running, "at": s.clock.at, "paused": s.clock.paused,
+            "flag": s.clock.flag,
+        },
+        "irregularities": s.irregularities,
+        "result": None if s.result is None else {
+            "black": s.result.black, "white": s.result.white, "winner": s.result.winner,
+            **({"reason": s.result.reason} if s.result.reason else {}),
+        },
+        "seq": s.seq, "moves": s.moves, "wall": s.wall,
+    })
+
+
+def encode_event(m: EventMessage) -> bytes:
+    d: dict[str, Any] = {"v": VERSION, "table": m.table, "game": m.game, "seq": m.seq,
+                         "event": m.event}
+    if m.wall is not None:
+        d["wall"] = m.wall
+    if m.board is not None:
+        d["board"] = m.board
+        d["to_move"] = m.to_move
+    return _dumps(d)
+
+
+def encode_ack(a: Ack) -> bytes:
+    d: dict[str, Any] = {"v": VERSION, "game": a.game, "seq": a.seq}
+    if a.resend:
+        d["resend"] = True
+    return _dumps(d)
+
+
+def encode_command(c: DownlinkCommand) -> bytes:
+    check_command_args("down", c.command, c.args)
+    return _dumps({"v": VERSION, "id": c.id, "command": c.command, **c.args})
+
+
+ONLINE = b"1"
+OFFLINE = b"0"
+
+
+# ------------------------------------------------------------------------- decoding
+def decode_event(payload: bytes, table: int, where: str = "events") -> EventMessage:
+    r = load_payload(where, payload)
+    if r.int("table", 1, MAX_TABLE) != table:
+        raise r.fail("table", f"{table} (the table of the topic)")
+    board, to_move = check_position(r)
+    return EventMessage(
+        table=table,
+        game=r.str("game", GAME_RE),
+        seq=r.int("seq", 1),
+        event=check_event(r.obj("event")),
+        wall=r.num("wall", null=True),
+        board=board,
+        to_move=to_move,
+    )
+
+
+def decode_state(payload: bytes, table: int, where: str = "state") -> TableState:
+    r = load_payload(where, payload)
+    if r.int("table", 1, MAX_TABLE) != table:
+        raise r.fail("table", f"{table} (the table of the topic)")
+    c = r.obj("clock", null=True)
+    clock = None if c is None else ClockState(
+        black_ms=c.int("black_ms", -2**40, 2**40), white_ms=c.int("white_ms", -2**40, 2**40),
+        running=c.choice("running", COLORS, null=True), at=c.num("at"),
+        paused=c.bool("paused"), flag=c.choice("flag", COLORS, null=True),
+    )
+    res = r.obj("result", null=True)
+    result = None if res is None else GameResult(
+        black=res.int("black", 0, 64), white=res.int("white", 0, 64),
+        winner=res.choice("winner", (*COLORS, "draw")),
+        reason=res.str("reason", null=True, max_len=40),
+    )
+    flags = r.d.get("irregularities", [])
+    if not isinstance(flags, list) or len(flags) > 64:
+        raise r.fail("irregularities", "a list")
+    for i, f in enumerate(flags):
+        fr = Reader(f"{where} irregularities[{i}]", f)
+        fr.str("kind", re.compile(r"^[a-z_]{1,40}$"))
+        fr.squares("squares")
+    return TableState(
+        table=table,
+        game=r.str("game", GAME_RE),
+        round=r.int("round", 0, 10_000, null=True),
+        black=r.str("black", max_len=100),
+        white=r.str("white", max_len=100),
+        mode=r.choice("mode", MODES),
+        service=r.str("service", re.compile(r"^[a-z_]{1,40}$")),
+        board=r.str("board", BOARD_RE),
+        to_move=r.choice("to_move", COLORS, null=True),
+        clock=clock,
+        irregularities=[dict(f) for f in flags],
+        result=result,
+        seq=r.int("seq", 0),
+        moves=r.int("moves", 0, 200) if "moves" in r.d else 0,
+        wall=r.num("wall") if "wall" in r.d else 0.0,
+    )
+
+
+def decode_ack(payload: bytes, where: str = "ack") -> Ack:
+    r = load_payload(where, payload)
+    return Ack(game=r.str("game", GAME_RE), seq=r.int("seq", 0), resend=r.bool("resend"))
+
+
+def decode_command(payload: bytes, where: str = "down") -> DownlinkCommand:
+    r = load_payload(where, payload)
+    cid = r.str("id", re.compile(r"^[A-Za-z0-9_-]{1,64}$"))
+    command = r.choice("command", COMMANDS)
+    args = {k: v for k, v in r.d.items() if k not in ("v", "id", "command")}
+    check_command_args(where, command, args)
+    return DownlinkCommand(command=command, args=args, id=cid)
+
+
+def decode_online(payload: bytes, where: str = "online") -> bool:
+    if payload in (ONLINE, OFFLINE):
+        return payload == ONLINE
+    raise ProtocolError(f"{where}: an online flag is '1' or '0', not {payload[:20]!r}")

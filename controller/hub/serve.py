@@ -1,0 +1,106 @@
+"""``kaeshi hub``: the MQTT hub and the dashboard's web app on one asyncio loop.
+
+The MQTT client runs on paho's thread and writes the store there (see ``ingest``);
+the dashboard (``controller.hub.web.app.build_app``) is served by Uvicorn on the
+loop and hears of every change through the :class:`~controller.hub.ingest.Hub` bus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import faulthandler
+import logging
+import secrets
+import signal
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from controller.hub.config import HubConfig
+from controller.hub.ingest import Hub
+from controller.hub.store import HubStore
+
+log = logging.getLogger("kaeshi.hub")
+
+
+def build_web(cfg: HubConfig, store: HubStore, hub: Hub) -> tuple[Any, str] | None:
+    """The dashboard app and its arbiter token, or None when this build has no web part."""
+    try:
+        from controller.hub.web.app import HubWebSettings, build_app
+    except ImportError as exc:
+        log.warning("no hub web pages in this build (%s)", exc)
+        return None
+    director = None
+    if cfg.tournament is not None:
+        from controller.hub.results import TournamentDirector
+        from controller.tournament_store.store import load
+
+        director = TournamentDirector(load(cfg.tournament)[1], cfg.tournament)
+    token = cfg.token or secrets.token_urlsafe(12)
+    settings = HubWebSettings(arbiter_token=token, delay=cfg.delay, event_name=cfg.event_name)
+    return build_app(store, hub, director, settings), token
+
+
+async def serve_hub(cfg: HubConfig, stop: asyncio.Event | None = None,
+                    on_ready: Callable[[Hub, str | None], None] | None = None) -> int:
+    """Run until ``stop`` is set or SIGTERM/SIGINT; return the exit status. ``on_ready``
+    gets the running hub and the pages' address (None without pages)."""
+    import uvicorn
+
+    stop = stop or asyncio.Event()
+    # the MQTT thread waits for the interpreter lock while a page is being built; hand
+    # it over more often than every 5 ms so a busy dashboard does not delay the moves
+    sys.setswitchinterval(0.0005)
+    with contextlib.suppress(AttributeError, ValueError, RuntimeError):
+        faulthandler.register(signal.SIGUSR1, all_threads=True)  # kill -USR1: stacks to the log
+    loop = asyncio.get_running_loop()
+    store = HubStore(cfg.store)
+    hub = Hub(cfg.broker, cfg.event, store)
+    hub.start(loop)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    server: Any = None
+    url: str | None = None
+    web_task: asyncio.Task[Any] | None = None
+    web = build_web(cfg, store, hub) if cfg.web else None
+    if web is not None:
+        app, token = web
+        server = uvicorn.Server(uvicorn.Config(
+            app, host=cfg.web_host, port=cfg.web_port, log_level="warning", lifespan="off",
+        ))
+        server.install_signal_handlers = lambda: None  # the hub's own handlers stop it
+        server.capture_signals = contextlib.nullcontext
+        web_task = asyncio.create_task(server.serve(), name="web")
+        while not server.started and not web_task.done():
+            await asyncio.sleep(0.02)
+        if server.started:
+            port = server.servers[0].sockets[0].getsockname()[1]
+            url = f"http://{cfg.web_host}:{port}"
+            print(f"hub web: {url}/  arbiter: {url}/arbiter?token={token}", flush=True)
+    if on_ready is not None:
+        on_ready(hub, url)
+    print(f"hub: event {cfg.event} on {cfg.broker.host}:{cfg.broker.port}, "
+          f"store {cfg.store}", flush=True)
+    try:
+        waits = [asyncio.create_task(stop.wait())]
+        if web_task is not None:
+            waits.append(web_task)
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if server is not None:
+            close = getattr(web[0].state, "close_streams", None) if web else None
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    close()  # open pages would otherwise hold Uvicorn's shutdown
+            server.should_exit = True
+        if web_task is not None:
+            with contextlib.suppress(Exception):
+                await web_task
+        await asyncio.to_thread(hub.stop)
+        store.close()
+    if web_task is not None and web_task.done() and not stop.is_set():
+        print("hub: the web server stopped", file=sys.stderr)
+        return 1
+    return 0

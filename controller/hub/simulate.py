@@ -1,0 +1,401 @@
+"""``kaeshi hub simulate``: a whole hall on one machine, with the real parts.
+
+A private Mosquitto with the hall's password file and ACL, ``kaeshi hub`` in its own
+process, and N tables in a few worker processes. Each table is the real service
+(``kaeshi run``'s ``Service``: arbiter, clock, journal and the hub link with its
+publisher) fed by the physical-play simulator replaying a real WTHOR game, without
+GPIO or web page. The same :class:`Hall` drives the fault tests and the benchmark:
+it can kill the broker or the hub, cut one table's network (through a
+:class:`~controller.hub.proxy.ProxyProcess`) or kill a table's process and start it
+again, and it compares every table's journal with what the hub stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.errors import KaeshiError
+from controller.hub.broker import PrivateBroker, die_with_parent
+from controller.hub.proxy import ProxyProcess
+from controller.hub.publisher import PUBLISHED_KINDS, event_payload
+
+GAMES_FILE = Path("games") / "wthor" / "WTH_2001.wtb"
+
+
+@dataclass
+class SimulateOptions:
+    tables: int = 8
+    speed: float = 20.0
+    processes: int = 0  # 0: about 25 tables per process
+    errors: float = 0.03
+    folder: str | None = None
+    web: bool = False
+    seed: int = 0
+    event: str = "sim"
+
+
+@dataclass
+class TableResult:
+    table: int
+    journal: int  # events journaled
+    hub: int  # events the hub stored
+    moves: int
+    equal: bool
+    finished: bool
+
+
+@dataclass
+class Comparison:
+    tables: list[TableResult]
+
+    @property
+    def equal(self) -> bool:
+        return all(t.equal for t in self.tables)
+
+    @property
+    def finished(self) -> bool:
+        return all(t.finished for t in self.tables)
+
+    def lost_and_doubled(self) -> tuple[int, int]:
+        lost = sum(max(0, t.journal - t.hub) for t in self.tables)
+        doubled = sum(max(0, t.hub - t.journal) for t in self.tables)
+        return lost, doubled
+
+
+@dataclass
+class Summary:
+    tables: int
+    seconds: float
+    comparison: Comparison
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.comparison.equal and self.comparison.finished
+
+    def text(self) -> str:
+        c = self.comparison
+        lost, doubled = c.lost_and_doubled()
+        moves = sum(t.moves for t in c.tables)
+        events = sum(t.journal for t in c.tables)
+        lines = [
+            f"{self.tables} tables played a round in {self.seconds:.1f} s: {moves} moves, "
+            f"{events} events journaled, {sum(t.hub for t in c.tables)} stored by the hub",
+            f"tables equal to their journal: {sum(t.equal for t in c.tables)}/{self.tables}; "
+            f"lost {lost}, doubled {doubled}",
+            *self.notes,
+        ]
+        return "\n".join(lines)
+
+
+def _toml(sections: dict[str, dict[str, Any]]) -> str:
+    out: list[str] = []
+    for name, values in sections.items():
+        out.append(f"[{name}]")
+        for k, v in values.items():
+            shown = ("true" if v else "false") if isinstance(v, bool) else json.dumps(v)
+            out.append(f"{k} = {shown}")
+        out.append("")
+    return "\n".join(out)
+
+
+class Hall:
+    """A simulated hall in ``folder`` (see the module docstring)."""
+
+    def __init__(self, folder: str | Path, tables: int, speed: float, *, errors: float = 0.03,
+                 seed: int = 0, event: str = "sim", proxied: tuple[int, ...] = (),
+                 proxy_all: bool = False, web: bool = False) -> None:
+        self.folder = Path(folder)
+        self.n = tables
+        self.speed = speed
+        self.errors = errors
+        self.seed = seed
+        self.event = event
+        self.web = web
+        self.broker = PrivateBroker(self.folder / "broker", tables)
+        self.proxy: ProxyProcess | None = None  # one relay for the tables that use it
+        self.proxied = set(range(1, tables + 1)) if proxy_all else set(proxied)
+        self.hub: subprocess.Popen[bytes] | None = None
+        self.workers: dict[int, subprocess.Popen[bytes]] = {}  # table -> its process
+        self.groups: list[list[int]] = []
+        self.players: dict[int, tuple[str, str]] = {}
+        self.token = secrets.token_urlsafe(16)  # the arbiter's, when the pages are served
+
+    # ----------------------------------------------------------------- set-up
+    def table_dir(self, n: int) -> Path:
+        return self.folder / f"table-{n}"
+
+    def prepare(self) -> None:
+        """Observation logs from real WTHOR games, one config per table, hub.toml."""
+        from controller.observation import write_observations
+        from controller.records import load_games
+        from controller.service.demo import find_data_dir
+        from controller.simulator import SimOptions, simulate_game
+
+        games = load_games(find_data_dir() / GAMES_FILE)
+        if self.proxied:
+            self.proxy = ProxyProcess(self.broker.port)
+        for n in range(1, self.n + 1):
+            d = self.table_dir(n)
+            d.mkdir(parents=True, exist_ok=True)
+            record = games[(self.seed + n - 1) % len(games)]
+            sim = simulate_game(record, SimOptions(errors=self.errors, seed=self.seed + n))
+            with (d / "obs.jsonl").open("w", encoding="utf-8") as f:
+                write_observations(sim.observations, f)
+            (d / "password").write_text(self.broker.passwords[str(n)] + "\n")
+            black, white = record.black or f"Black {n}", record.white or f"White {n}"
+            self.players[n] = (black, white)
+            port = self.proxy.port if self.proxy and n in self.proxied else self.broker.port
+            (d / "kaeshi.toml").write_text(_toml({
+                "game": {"mode": "tournament", "black": black, "white": white,
+                         "event": self.event},
+                "source": {"kind": "sim", "log": str(d / "obs.jsonl"), "speed": self.speed},
+                "journal": {"path": str(d / "journal.sqlite")},
+                "games": {"folder": str(d / "games")},
+                "web": {"enabled": False},
+                "hub": {"enabled": True, "host": "127.0.0.1", "port": port, "table": n,
+                        "event": self.event, "password_file": str(d / "password")},
+                "log": {"level": "warning"},
+            }))
+        (self.folder / "hub.password").write_text(self.broker.passwords["hub"] + "\n")
+        (self.folder / "hub.toml").write_text(_toml({
+            "event": {"slug": self.event, "name": "Simulated hall"},
+            "broker": {"host": "127.0.0.1", "port": self.broker.port, "username": "hub",
+                       "password_file": str(self.folder / "hub.password")},
+            "store": {"path": str(self.folder / "hub.sqlite")},
+            "web": {"enabled": self.web, "host": "127.0.0.1", "port": 0, "delay": 0.0,
+                    "token": self.token},
+        }))
+
+    # --------------------------------------------------------------- processes
+    def start_hub(self) -> None:
+        log = open(self.folder / "hub.log", "ab")  # noqa: SIM115 - owned by the process
+        self.hub = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli", "hub", "--config",
+             str(self.folder / "hub.toml"), "--log-level", "warning"],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=die_with_parent,
+        )
+        log.close()
+
+    def web_url(self) -> str | None:
+        """The hub's pages, as its log announced them (None before that, or without)."""
+        try:
+            text = (self.folder / "hub.log").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        for line in reversed(text.splitlines()):
+            if line.startswith("hub web: "):
+                return line.split()[2].rstrip("/")
+        return None
+
+    def kill_hub(self) -> None:
+        if self.hub is not None and self.hub.poll() is None:
+            self.hub.send_signal(signal.SIGKILL)
+            self.hub.wait()
+
+    def start_tables(self, groups: list[list[int]]) -> None:
+        self.groups = groups
+        for group in groups:
+            self._start_group(group)
+
+    def _start_group(self, group: list[int]) -> None:
+        log = open(self.folder / f"tables-{group[0]}.log", "ab")  # noqa: SIM115
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "controller.hub.simulate", "worker",
+             *(str(self.table_dir(n) / "kaeshi.toml") for n in group)],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=die_with_parent,
+        )
+        log.close()
+        for n in group:
+            self.workers[n] = proc
+
+    def reboot_table(self, n: int) -> None:
+        """Kill the process of table ``n`` (SIGKILL: a power cut) and start it again."""
+        proc = self.workers[n]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        self._start_group(next(g for g in self.groups if n in g))
+
+    def stop(self) -> None:
+        procs = {id(p): p for p in self.workers.values()}.values()
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        if self.hub is not None and self.hub.poll() is None:
+            self.hub.send_signal(signal.SIGTERM)
+            try:
+                self.hub.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill_hub()
+        if self.proxy is not None:
+            self.proxy.close()
+        self.broker.stop()
+
+    # ---------------------------------------------------------------- checking
+    def journal_events(self, n: int) -> tuple[list[tuple[str, dict[str, Any]]], int, bool]:
+        """(game, event) of every published entry of table ``n``, moves, all games over."""
+        path = self.table_dir(n) / "journal.sqlite"
+        if not path.exists():
+            return [], 0, False
+        kinds = ",".join(f"'{k}'" for k in PUBLISHED_KINDS)
+        with contextlib.closing(sqlite3.connect(path, timeout=10)) as db:
+            try:
+                rows = db.execute(
+                    f"SELECT e.game, e.kind, e.t, e.data FROM entries e JOIN games g "
+                    f"ON g.id=e.game WHERE e.kind IN ({kinds}) ORDER BY g.started, e.seq"
+                ).fetchall()
+                unfinished = db.execute(
+                    "SELECT COUNT(*) FROM games WHERE finished IS NULL").fetchone()[0]
+                games = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            except sqlite3.OperationalError:
+                return [], 0, False  # the table is creating its journal just now
+        events = [(g, event_payload(k, t, d)) for g, k, t, d in rows]
+        moves = sum(1 for _, e in events if e["event"] == "move")
+        return events, moves, games > 0 and unfinished == 0
+
+    def hub_events(self) -> dict[int, list[tuple[str, dict[str, Any]]]]:
+        path = self.folder / "hub.sqlite"
+        out: dict[int, list[tuple[str, dict[str, Any]]]] = {}
+        if not path.exists():
+            return out
+        with contextlib.closing(sqlite3.connect(path, timeout=10)) as db:
+            try:
+                rows = db.execute(
+                    "SELECT e.tbl, e.game, e.event FROM events e JOIN games g ON "
+                    "g.tbl=e.tbl AND g.game=e.game ORDER BY e.tbl, g.first_seen, e.seq"
+                ).fetchall()
+            except sqlite3.OperationalError:
+                return out  # the hub has not created its store yet
+        for tbl, game, event in rows:
+            out.setdefault(tbl, []).append((game, json.loads(event)))
+        return out
+
+    def compare(self) -> Comparison:
+        hub = self.hub_events()
+        results = []
+        for n in range(1, self.n + 1):
+            journal, moves, finished = self.journal_events(n)
+            stored = hub.get(n, [])
+            results.append(TableResult(n, len(journal), len(stored), moves,
+                                       journal == stored, finished))
+        return Comparison(results)
+
+    def latency_note(self) -> str:
+        """Move -> hub latency over the round (table journal to hub store, one clock)."""
+        path = self.folder / "hub.sqlite"
+        try:
+            with contextlib.closing(sqlite3.connect(path, timeout=10)) as db:
+                lat = sorted(r[0] for r in db.execute(
+                    "SELECT received - wall FROM events WHERE wall IS NOT NULL "
+                    "AND event LIKE '%\"event\":\"move\"%'"))
+        except sqlite3.Error:
+            lat = []
+        if not lat:
+            return "move -> hub latency: no moves stored"
+        p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+        return (f"move -> hub latency: median {lat[len(lat) // 2] * 1000:.1f} ms, "
+                f"p99 {p99 * 1000:.1f} ms over {len(lat)} moves")
+
+    def wait_complete(self, timeout: float, poll: float = 0.5) -> Comparison:
+        """Wait until every table has finished its game and the hub holds every event."""
+        deadline = time.monotonic() + timeout
+        while True:
+            c = self.compare()
+            if (c.equal and c.finished) or time.monotonic() > deadline:
+                return c
+            time.sleep(poll)
+
+
+def default_groups(tables: int, processes: int = 0) -> list[list[int]]:
+    per = max(1, -(-tables // processes)) if processes > 0 else 25
+    numbers = list(range(1, tables + 1))
+    return [numbers[i:i + per] for i in range(0, tables, per)]
+
+
+def simulate(options: SimulateOptions) -> Summary:
+    """Play one round in a simulated hall and compare every table with the hub."""
+    with contextlib.ExitStack() as stack:
+        folder = options.folder or stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="kaeshi-hall-"))
+        hall = Hall(folder, options.tables, options.speed, errors=options.errors,
+                    seed=options.seed, event=options.event, web=options.web)
+        hall.prepare()
+        started = time.monotonic()
+        hall.broker.start()
+        try:
+            hall.start_hub()
+            hall.start_tables(default_groups(options.tables, options.processes))
+            comparison = hall.wait_complete(timeout=600 + 6000 / options.speed)
+        finally:
+            hall.stop()
+        seconds = time.monotonic() - started
+        notes = [hall.latency_note()]
+        if options.folder:
+            notes.append(f"files in {folder}")
+        if not comparison.finished:
+            notes.append("not every table finished its game in time")
+        return Summary(options.tables, seconds, comparison, notes)
+    raise KaeshiError("unreachable")  # pragma: no cover - ExitStack does not swallow
+
+
+# ------------------------------------------------------------------- worker
+async def _run_tables(configs: list[str]) -> int:
+    """Run several table services on one loop until SIGTERM (the replays end on their own,
+    but a table stays on after its game, as in the hall)."""
+    from controller.service.app import Service
+    from controller.service.config import load_config
+
+    # dozens of tables share this process: let each one's MQTT threads have the
+    # interpreter lock often enough (a real table has a Pi to itself)
+    sys.setswitchinterval(0.001)
+    services = []
+    for path in configs:
+        service = Service(load_config(path), exit_when_done=False)
+        service.open()
+        services.append(service)
+    tasks = [asyncio.create_task(s.run()) for s in services]
+    await asyncio.sleep(0.5)  # each service sets its own signal handlers; ours win
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, lambda: [s.stop() for s in services])
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    import logging
+
+    if len(argv) < 2 or argv[0] != "worker":
+        print("usage: python -m controller.hub.simulate worker CONFIG...", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return asyncio.run(_run_tables(argv[1:]))
+    except KaeshiError as exc:
+        print(f"kaeshi: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

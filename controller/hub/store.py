@@ -1,0 +1,302 @@
+"""The hub's own SQLite store: every table's events, last state and presence.
+
+It is the hub's half of "nothing lost, nothing doubled": an event is stored under
+its key (table, game, seq) only if it is the next one of its game, in the same
+transaction that advances the game's acknowledged seq. A duplicate (a resend, or a
+broker redelivering after a restart) changes nothing; an event after a gap is not
+stored, so the acknowledged seq stays before the gap and the table sends again from
+there. The file is in WAL mode: a committed event survives a SIGKILL of the hub at
+once, and :meth:`HubStore.sync` puts it on the disk itself (surviving a power cut);
+the hub calls it before it publishes acks, so it never acknowledges what a power cut
+could take. One sync per batch of acks, not one per event, is what lets one hub take
+a whole hall.
+
+One store is shared by the MQTT thread (writes) and the web server (reads); a lock
+keeps the connection to one user at a time, and every call is short.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from controller.errors import KaeshiError
+from controller.hub.protocol import (
+    EventMessage,
+    GameKey,
+    ProtocolError,
+    StoredEvent,
+    TableState,
+    TableStatus,
+    decode_state,
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tables (
+    tbl INTEGER PRIMARY KEY,
+    online INTEGER NOT NULL DEFAULT 0,
+    state TEXT,                      -- the last state payload as received (JSON)
+    last_seen REAL NOT NULL          -- hub wall time
+);
+CREATE TABLE IF NOT EXISTS games (
+    tbl INTEGER NOT NULL,
+    game TEXT NOT NULL,
+    first_seen REAL NOT NULL,
+    last_seq INTEGER NOT NULL,       -- every seq 1..last_seq is stored: the ack
+    PRIMARY KEY (tbl, game)
+);
+CREATE TABLE IF NOT EXISTS events (
+    tbl INTEGER NOT NULL,
+    game TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    received REAL NOT NULL,
+    wall REAL,
+    event TEXT NOT NULL,
+    board TEXT,                      -- the official position after it (NULL: not said)
+    to_move TEXT,
+    PRIMARY KEY (tbl, game, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS game_states (
+    tbl INTEGER NOT NULL,
+    game TEXT NOT NULL,
+    state TEXT NOT NULL,             -- the last state payload seen for this game
+    PRIMARY KEY (tbl, game)
+) WITHOUT ROWID;
+"""
+SCHEMA_VERSION = 1
+
+
+class StoreError(KaeshiError):
+    """A hub store that cannot be opened or written; names the file."""
+
+
+class Added(StrEnum):
+    STORED = "stored"
+    DUPLICATE = "duplicate"
+    GAP = "gap"
+
+
+class HubStore:
+    """The hub's SQLite store (see the module docstring for its guarantees)."""
+
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path)
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._sync_lock = threading.Lock()
+        self._sync_db: sqlite3.Connection | None = None
+        try:
+            if str(path) != ":memory:":
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path), isolation_level=None, timeout=10,
+                                       check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+            _add_position_columns(self._db)
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)",
+                             (str(SCHEMA_VERSION),))
+            row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"{self.path}: cannot open the hub store ({exc})") from None
+        if int(row[0]) != SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: hub store schema {row[0]} is not "
+                             f"the supported {SCHEMA_VERSION}")
+        self._last: dict[GameKey, int] = {
+            GameKey(t, g): s
+            for t, g, s in self._db.execute("SELECT tbl, game, last_seq FROM games")
+        }
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+        with self._sync_lock:
+            if self._sync_db is not None:
+                self._sync_db.close()
+
+    # ------------------------------------------------------------------ writes
+    def add_event(self, msg: EventMessage, received: float | None = None) -> Added:
+        """Store ``msg`` if it is its game's next event; say what happened."""
+        key = GameKey(msg.table, msg.game)
+        received = self._clock() if received is None else received
+        with self._lock:
+            last = self._last.get(key)
+            have = 0 if last is None else last
+            if msg.seq <= have:
+                return Added.DUPLICATE
+            if msg.seq != have + 1:
+                return Added.GAP
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                if last is None:
+                    self._db.execute("INSERT INTO games VALUES (?, ?, ?, ?)",
+                                     (msg.table, msg.game, received, msg.seq))
+                else:
+                    self._db.execute("UPDATE games SET last_seq=? WHERE tbl=? AND game=?",
+                                     (msg.seq, msg.table, msg.game))
+                self._db.execute(
+                    "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (msg.table, msg.game, msg.seq, received, msg.wall,
+                     json.dumps(msg.event, separators=(",", ":")), msg.board, msg.to_move),
+                )
+                self._touch(msg.table, received)
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise StoreError(f"{self.path}: cannot store an event ({exc})") from None
+            self._last[key] = msg.seq
+            return Added.STORED
+
+    def set_state(self, state: TableState, payload: bytes, received: float | None = None
+                  ) -> None:
+        """Keep ``payload`` (already checked as ``state``) as the table's last state."""
+        received = self._clock() if received is None else received
+        with self._lock:
+            self._write_many([
+                ("INSERT INTO tables(tbl, online, state, last_seen) VALUES (?, 1, ?, ?) "
+                 "ON CONFLICT(tbl) DO UPDATE SET state=excluded.state, "
+                 "last_seen=excluded.last_seen",
+                 (state.table, payload.decode(), received)),
+                ("INSERT OR REPLACE INTO game_states VALUES (?, ?, ?)",
+                 (state.table, state.game, payload.decode())),
+            ])
+
+    def set_online(self, table: int, online: bool, received: float | None = None) -> None:
+        received = self._clock() if received is None else received
+        with self._lock:
+            self._write(
+                "INSERT INTO tables(tbl, online, state, last_seen) VALUES (?, ?, NULL, ?) "
+                "ON CONFLICT(tbl) DO UPDATE SET online=excluded.online, "
+                "last_seen=excluded.last_seen",
+                (table, int(online), received),
+            )
+
+    def _touch(self, table: int, received: float) -> None:
+        self._db.execute(
+            "INSERT INTO tables(tbl, online, state, last_seen) VALUES (?, 1, NULL, ?) "
+            "ON CONFLICT(tbl) DO UPDATE SET last_seen=excluded.last_seen",
+            (table, received),
+        )
+
+    def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+        self._write_many([(sql, params)])
+
+    def _write_many(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            for sql, params in statements:
+                self._db.execute(sql, params)
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise StoreError(f"{self.path}: cannot write ({exc})") from None
+
+    def sync(self) -> None:
+        """Put every committed write on the disk (a WAL checkpoint syncs the log first).
+
+        It runs on a connection of its own, so storing goes on while the disk works.
+        """
+        with self._sync_lock:
+            try:
+                if self._sync_db is None:
+                    self._sync_db = sqlite3.connect(str(self.path), isolation_level=None,
+                                                    timeout=10, check_same_thread=False)
+                self._sync_db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: cannot sync ({exc})") from None
+
+    # ------------------------------------------------------------------- reads
+    def last_seq(self, table: int, game: str) -> int:
+        """The acknowledged seq: every event 1..this of the game is stored."""
+        with self._lock:
+            return self._last.get(GameKey(table, game), 0)
+
+    def acks(self) -> dict[GameKey, int]:
+        with self._lock:
+            return dict(self._last)
+
+    def tables(self) -> list[TableStatus]:
+        """Every table ever heard of, by number."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT tbl, online, state, last_seen FROM tables ORDER BY tbl"
+            ).fetchall()
+        return [_status(*r) for r in rows]
+
+    def table(self, table: int) -> TableStatus | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT tbl, online, state, last_seen FROM tables WHERE tbl=?", (table,)
+            ).fetchone()
+        return None if row is None else _status(*row)
+
+    def game_info(self, table: int, game: str) -> TableState | None:
+        """The last state seen of one game (its players and round stay known after the
+        table has moved on to its next game)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT state FROM game_states WHERE tbl=? AND game=?", (table, game)
+            ).fetchone()
+        return None if row is None else _parse_state(table, row[0])
+
+    def events(self, table: int, game: str | None = None, after: int = 0
+               ) -> list[StoredEvent]:
+        """The stored events of one game in seq order; ``game=None``: all the table's
+        games, oldest game first. ``after``: only seqs above it (with a game)."""
+        with self._lock:
+            if game is None:
+                rows = self._db.execute(
+                    "SELECT e.tbl, e.game, e.seq, e.received, e.event, e.wall, e.board, "
+                    "e.to_move "
+                    "FROM events e JOIN games g ON g.tbl=e.tbl AND g.game=e.game "
+                    "WHERE e.tbl=? ORDER BY g.first_seen, e.game, e.seq", (table,)
+                ).fetchall()
+            else:
+                rows = self._db.execute(
+                    "SELECT tbl, game, seq, received, event, wall, board, to_move FROM events "
+                    "WHERE tbl=? AND game=? AND seq>? ORDER BY seq", (table, game, after)
+                ).fetchall()
+        return [StoredEvent(t, g, s, r, json.loads(e), w, b, m)
+                for t, g, s, r, e, w, b, m in rows]
+
+    def games(self) -> list[GameKey]:
+        """Every (table, game) seen, in the order their first event arrived."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT tbl, game FROM games ORDER BY first_seen, tbl, game"
+            ).fetchall()
+        return [GameKey(t, g) for t, g in rows]
+
+    def count_events(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+
+
+def _add_position_columns(db: sqlite3.Connection) -> None:
+    """A store made before events carried the official position gets its columns (NULL
+    for the events it already holds: those are shown by replaying the moves)."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(events)")}
+    for column in ("board", "to_move"):
+        if column not in have:
+            db.execute(f"ALTER TABLE events ADD COLUMN {column} TEXT")
+
+
+def _status(table: int, online: int, state: str | None, last_seen: float) -> TableStatus:
+    parsed = None if state is None else _parse_state(table, state)
+    return TableStatus(table=table, online=bool(online), state=parsed, last_seen=last_seen)
+
+
+def _parse_state(table: int, state: str) -> TableState | None:
+    try:
+        return decode_state(state.encode(), table, f"stored state of table {table}")
+    except ProtocolError:
+        return None  # written by an older hub: shown as "no state" until the next one

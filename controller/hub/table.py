@@ -1,0 +1,202 @@
+"""A running table service joined to the hall: its state out, the hub's orders in.
+
+The service calls :meth:`HubLink.changed` after every journaled step (on its event
+loop); the link builds the table's state from the pure core and hands it, with a
+wake-up, to the publisher's thread. Orders from the hub arrive on the MQTT thread
+and are run on the service's loop through the same arbiter actions as the web
+page's buttons, so they are journaled like any other input. An order that makes no
+sense now (pause a paused clock) is logged and dropped; it never stops the table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from controller.errors import KaeshiError
+from controller.hub.mqtt import BrokerSettings
+from controller.hub.protocol import (
+    ClockState,
+    DownlinkCommand,
+    GameResult,
+    ProtocolError,
+    TableState,
+    check_event_slug,
+    check_table,
+)
+from controller.hub.publisher import LinkSettings, TablePublisher
+from controller.squares import Color
+
+if TYPE_CHECKING:
+    from controller.service.app import Service
+    from controller.service.config import Config
+    from controller.service.core import GameCore
+
+log = logging.getLogger("kaeshi.hub")
+
+
+def link_settings(config: Config) -> LinkSettings:
+    """The ``[hub]`` section as publisher settings; a missing piece names its key."""
+    where = config.source
+    try:
+        table = check_table(config["hub.table"], f"{where}: hub.table")
+        event = check_event_slug(config["hub.event"])
+    except ProtocolError as exc:
+        raise KaeshiError(f"{where}: [hub] {exc}") from None
+    password = config["hub.password"]
+    if config["hub.password_file"]:
+        password = BrokerSettings.read_password(config["hub.password_file"],
+                                                f"{where}: hub.password_file")
+    if not config["hub.host"]:
+        raise KaeshiError(f"{where}: hub.host is needed when hub.enabled is true")
+    broker = BrokerSettings(
+        host=config["hub.host"], port=config["hub.port"],
+        username=config["hub.username"] or str(table), password=password,
+        tls=config["hub.tls"], ca_file=config["hub.ca_file"],
+    )
+    return LinkSettings(broker=broker, table=table, event=event)
+
+
+def table_state(
+    table: int, game: str, core: GameCore, service_state: str, round: int | None,
+    now: float, wall: float,
+) -> TableState:
+    """What the hub shows of one table, taken from the pure core at game time ``now``."""
+    arb = core.arbiter
+    c = core.clocks(now) if core.clock is not None else None
+    clock = None if c is None else ClockState(
+        black_ms=int(round_ms(c["black"])), white_ms=int(round_ms(c["white"])),
+        running=c["running"], at=wall, paused=bool(c["paused"]), flag=c["flag"],
+    )
+    result = None
+    over = core.over_by_time
+    if over is not None:
+        result = GameResult(int(over["black"]), int(over["white"]), str(over["winner"]),
+                            str(over.fields.get("reason") or "time"))
+    elif arb.result is not None:
+        b, w = arb.result
+        winner = "black" if b > w else "white" if w > b else _draw_winner(core)
+        result = GameResult(b, w, winner)
+    s = core.settings
+    return TableState(
+        table=table, game=game, round=round, black=s.black, white=s.white, mode=s.mode,
+        service=service_state, board=arb.last_board or arb.position.board_string(),
+        to_move=None if core.game_over else arb.position.to_move.value, clock=clock,
+        irregularities=arb.open_flags(), result=result, moves=len(arb.moves), wall=wall,
+    )
+
+
+def round_ms(seconds: float) -> float:
+    return round(seconds * 1000.0)
+
+
+def _draw_winner(core: GameCore) -> str:
+    right = core.settings.draw_win_right
+    return right if not core.settings.draws_allowed and right in ("black", "white") else "draw"
+
+
+def next_game_overrides(cmd: DownlinkCommand) -> dict[str, Any]:
+    """The game settings a ``next_game`` order changes."""
+    a = cmd.args
+    return {
+        "black": a["black"], "white": a["white"], "main": float(a["minutes"]) * 60.0,
+        "draw_win_right": a["draw_win_right"], "draws_allowed": a.get("draws_allowed", True),
+    }
+
+
+class HubLink:
+    """One service's connection to the hall (see the module docstring)."""
+
+    def __init__(self, service: Service, settings: LinkSettings) -> None:
+        self.service = service
+        self.settings = settings
+        self.journal_path = Path(service.config["journal.path"])
+        self.publisher = TablePublisher(settings, self.journal_path)
+        self._rounds_file = self.journal_path.with_name(self.journal_path.name + ".rounds")
+        self.rounds: dict[str, int] = self._load_rounds()
+        #: A next_game's round, and the game that was on when it came: the round
+        #: belongs to the first game after that one.
+        self.next_round: tuple[int, str | None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        loop = self._loop
+        self.publisher.on_command = lambda cmd: loop.call_soon_threadsafe(self.execute, cmd)
+        self.publisher.start()
+        self.changed()
+
+    def stop(self, drain: float = 3.0) -> None:
+        """Blocking (run it off the loop): give the hub ``drain`` seconds to acknowledge
+        what is journaled, then say offline."""
+        self.publisher.stop(drain)
+
+    def changed(self) -> None:
+        """After a step: the new state to the publisher, which also reads the journal."""
+        svc = self.service
+        try:
+            if svc.core is not None and svc.game is not None:
+                if self.next_round is not None and svc.game.id != self.next_round[1]:
+                    self._set_round(svc.game.id, self.next_round[0])
+                    self.next_round = None
+                self.publisher.set_state(table_state(
+                    self.settings.table, svc.game.id, svc.core, svc.states.state.value,
+                    self.rounds.get(svc.game.id), svc.now(), svc._wall(),
+                ))
+            self.publisher.wake()
+        except Exception:  # the hall link must never take the table down
+            log.exception("hub state update failed")
+
+    # ------------------------------------------------------------------ orders
+    def execute(self, cmd: DownlinkCommand) -> None:
+        """Run one order from the hub on the service's loop."""
+        from controller.web.facade import ActionError
+
+        svc = self.service
+        a = cmd.args
+        try:
+            if cmd.command == "pause":
+                svc.pause()
+            elif cmd.command == "resume":
+                svc.resume()
+            elif cmd.command == "adjust_time":
+                svc.adjust_time(Color(a["color"]), float(a["seconds"]))
+            elif cmd.command == "accept_board":
+                svc.accept_position()
+            elif cmd.command == "correct_board":
+                svc.correct_position(a["board"])
+            elif cmd.command == "next_game":
+                self._next_game(cmd)
+        except (ActionError, ValueError) as exc:
+            log.warning("hub order %s not carried out: %s", cmd.command, exc)
+        except Exception:
+            log.exception("hub order %s failed", cmd.command)
+        self.changed()
+
+    def _next_game(self, cmd: DownlinkCommand) -> None:
+        svc = self.service
+        svc.next_game_overrides = next_game_overrides(cmd)
+        self.next_round = (int(cmd.args["round"]), svc.game.id if svc.game else None)
+        if svc.replace_unstarted_game():
+            log.info("next game set up at once: round %s", cmd.args["round"])
+        else:
+            log.info("next game (round %s) starts when this one is over", cmd.args["round"])
+
+    def _set_round(self, game: str, round: int) -> None:
+        self.rounds[game] = round
+        try:
+            self._rounds_file.write_text(json.dumps(self.rounds), encoding="utf-8")
+        except OSError as exc:
+            log.warning("cannot keep the round number in %s: %s", self._rounds_file, exc)
+
+    def _load_rounds(self) -> dict[str, int]:
+        try:
+            data = json.loads(self._rounds_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        return {str(k): v for k, v in data.items() if isinstance(v, int)}

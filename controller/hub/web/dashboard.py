@@ -1,0 +1,161 @@
+"""The arbiter's dashboard: one card per table, what needs the arbiter first.
+
+An arbiter walking a hall of a hundred tables must not scan them all. The order is
+the order of urgency at a real event:
+
+1. an open irregularity — the players wait for a ruling, the exact discs are shown;
+2. a clock near zero or fallen — a flag decides the game, and a fallen flag must be
+   called (rule 13); the lower clock comes first;
+3. a paused, sensor-lost or offline table — a game stands still;
+4. a result waiting for confirmation — the round cannot be paired before it;
+5. the rest, by table number.
+
+Pure: the caller passes the tables and the time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from controller.hub.protocol import ClockState, TableStatus
+
+IRREGULARITY, CLOCK, STOPPED, RESULT, REST = range(5)
+REASONS = {
+    IRREGULARITY: "irregularity",
+    CLOCK: "clock",
+    STOPPED: "stopped",
+    RESULT: "result",
+    REST: "",
+}
+#: Service states in which a game stands still.
+STOPPED_SERVICES = frozenset({"paused", "sensor_lost"})
+#: A clock at or below this many seconds is "near zero" unless the settings say otherwise.
+CLOCK_WARNING_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class Attention:
+    """Why a table needs the arbiter (``rank`` 0 is the most urgent) and its sort key."""
+
+    rank: int
+    reason: str
+    detail: str
+    key: tuple[int, float, int]
+
+
+def clock_now(clock: ClockState, now: float) -> tuple[int, int]:
+    """Both clocks' remaining milliseconds at ``now``: the running side loses the time
+    since the reading was taken (the table's wall time; halls keep their clocks in step)."""
+    black, white = clock.black_ms, clock.white_ms
+    if clock.running is not None and not clock.paused:
+        spent = int(max(0.0, now - clock.at) * 1000)
+        if clock.running == "black":
+            black -= spent
+        else:
+            white -= spent
+    return max(0, black), max(0, white)
+
+
+def _game_over(status: TableStatus) -> bool:
+    s = status.state
+    return s is not None and (s.result is not None or s.service == "game_over")
+
+
+def irregularities(status: TableStatus) -> list[dict[str, Any]]:
+    """The open flags the arbiter may see (none in record mode: nothing live there)."""
+    s = status.state
+    if s is None or s.mode == "record":
+        return []
+    return list(s.irregularities)
+
+
+def attention(status: TableStatus, now: float, awaiting: bool,
+              warning: float = CLOCK_WARNING_SECONDS) -> Attention:
+    """How urgently table ``status`` needs the arbiter; ``awaiting``: its result waits."""
+    s = status.state
+    table = status.table
+    flags = irregularities(status)
+    if flags:
+        detail = "; ".join(
+            f"{f.get('kind', '?').replace('_', ' ')} {' '.join(f.get('squares', []))}".strip()
+            for f in flags
+        )
+        return Attention(IRREGULARITY, REASONS[IRREGULARITY], detail, (IRREGULARITY, 0.0, table))
+    if s is not None and s.clock is not None and not _game_over(status):
+        black, white = clock_now(s.clock, now)
+        low = min(black, white)
+        if s.clock.flag is not None or low <= 0:
+            who = s.clock.flag or ("black" if black <= 0 else "white")
+            return Attention(CLOCK, REASONS[CLOCK], f"{who}'s flag has fallen",
+                             (CLOCK, 0.0, table))
+        if low <= warning * 1000:
+            who = "black" if black <= white else "white"
+            return Attention(CLOCK, REASONS[CLOCK], f"{who} has {low / 1000:.0f} s left",
+                             (CLOCK, float(low), table))
+    if not status.online:
+        return Attention(STOPPED, REASONS[STOPPED], "offline", (STOPPED, 0.0, table))
+    if s is not None and not _game_over(status) and (
+        s.service in STOPPED_SERVICES or (s.clock is not None and s.clock.paused)
+    ):
+        what = s.service.replace("_", " ") if s.service in STOPPED_SERVICES else "paused"
+        return Attention(STOPPED, REASONS[STOPPED], what, (STOPPED, 0.0, table))
+    if awaiting and s is not None and s.result is not None:
+        r = s.result
+        return Attention(RESULT, REASONS[RESULT], f"{r.black}-{r.white} to confirm",
+                         (RESULT, 0.0, table))
+    return Attention(REST, REASONS[REST], "", (REST, 0.0, table))
+
+
+def card(status: TableStatus, now: float, awaiting: bool,
+         warning: float = CLOCK_WARNING_SECONDS, att: Attention | None = None
+         ) -> dict[str, Any]:
+    """One table at a glance, as the dashboard's JSON carries it."""
+    s = status.state
+    att = att or attention(status, now, awaiting, warning)
+    out: dict[str, Any] = {
+        "table": status.table,
+        "online": status.online,
+        "last_seen": status.last_seen,
+        "attention": {"rank": att.rank, "reason": att.reason, "detail": att.detail},
+        "awaiting_confirmation": bool(awaiting and s is not None and s.result is not None),
+        "irregularities": irregularities(status),
+    }
+    if s is None:
+        return out
+    clock = None
+    if s.clock is not None:
+        black, white = clock_now(s.clock, now)
+        clock = {"black_ms": black, "white_ms": white, "running": s.clock.running,
+                 "paused": s.clock.paused, "flag": s.clock.flag}
+    out.update({
+        "game": s.game,
+        "round": s.round,
+        "black": s.black,
+        "white": s.white,
+        "mode": s.mode,
+        "service": s.service,
+        "board": s.board,
+        "to_move": s.to_move,
+        "moves": s.moves,
+        "clock": clock,
+        "result": None if s.result is None else {
+            "black": s.result.black, "white": s.result.white, "winner": s.result.winner,
+            "reason": s.result.reason,
+        },
+    })
+    return out
+
+
+def dashboard(statuses: Iterable[TableStatus], now: float,
+              awaiting: Callable[[TableStatus], bool],
+              warning: float = CLOCK_WARNING_SECONDS) -> list[dict[str, Any]]:
+    """Every table's card, most urgent first (see the module's docstring)."""
+    keyed = []
+    for status in statuses:
+        wait = awaiting(status)
+        att = attention(status, now, wait, warning)
+        keyed.append((att.key, card(status, now, wait, warning, att)))
+    keyed.sort(key=lambda kc: kc[0])
+    return [c for _, c in keyed]

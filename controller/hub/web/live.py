@@ -1,0 +1,260 @@
+"""What the web pages read: the hub's tables, shaped for the arbiter and for spectators.
+
+The hub's bus calls back from the MQTT thread or the event loop; :class:`Changes` turns
+that into a version number that server-sent-event streams await on the loop. The
+snapshots are built once per change (or per second, since clocks run) and shared by
+every open page, so a hundred spectators cost one rebuild, not a hundred.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from controller.hub.broadcast import GameInfo, Replay, spectator_tables, visible
+from controller.hub.export import event_records
+from controller.hub.protocol import GameKey, HubChange, StoredEvent, TableStatus
+from controller.hub.results import Director, ResultDesk
+from controller.hub.web.dashboard import dashboard
+from controller.records.model import GameRecord
+
+
+class Store(Protocol):
+    """The reads the web pages make of the hub's store (``controller.hub.store.HubStore``)."""
+
+    def tables(self) -> list[TableStatus]: ...
+    def table(self, table: int) -> TableStatus | None: ...
+    def events(self, table: int, game: str | None = None, after: int = 0
+               ) -> list[StoredEvent]: ...
+    def games(self) -> list[GameKey]: ...
+
+
+class Changes:
+    """A change counter the bus bumps from any thread and SSE streams await on the loop."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        #: Set when the server stops: open streams end instead of holding it up.
+        self.closed = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._event: asyncio.Event | None = None
+        self._closing: asyncio.Event | None = None
+        self._lock = threading.Lock()
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._event = asyncio.Event()
+        self._closing = asyncio.Event()
+
+    def notify(self, change: HubChange | None = None) -> None:
+        del change
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            with self._lock:
+                self.version += 1
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._bump()
+        else:
+            loop.call_soon_threadsafe(self._bump)
+
+    def close(self) -> None:
+        """End every open stream (from any thread), e.g. before the server shuts down."""
+        self.closed = True
+        self.notify()
+
+    def _bump(self) -> None:
+        if self.closed and self._closing is not None:
+            self._closing.set()
+        with self._lock:
+            self.version += 1
+        event, self._event = self._event, asyncio.Event()
+        if event is not None:
+            event.set()
+
+    async def wait(self, version: int, timeout: float) -> int:
+        """The version once it differs from ``version``, or after ``timeout`` seconds."""
+        if self.version == version and self._event is not None:
+            try:
+                await asyncio.wait_for(self._event.wait(), timeout)
+            except TimeoutError:
+                pass
+        elif self._event is None:
+            await asyncio.sleep(timeout)
+        return self.version
+
+    async def sleep(self, timeout: float) -> None:
+        """Wait ``timeout`` seconds, or less if the server is closing."""
+        if self._closing is None:
+            await asyncio.sleep(timeout)
+            return
+        try:
+            await asyncio.wait_for(self._closing.wait(), timeout)
+        except TimeoutError:
+            pass
+
+
+class GameBook:
+    """Who played which game and in which round. The store keeps each game's last state
+    (``game_info``); states seen here are remembered too, so a store without it still
+    names the games played since the hub started."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._infos: dict[tuple[int, str], GameInfo] = {}
+        self._asked: set[tuple[int, str]] = set()
+
+    def note(self, statuses: list[TableStatus]) -> None:
+        for st in statuses:
+            s = st.state
+            if s is not None:
+                self._infos[(st.table, s.game)] = GameInfo(s.black, s.white, s.round)
+
+    def infos(self) -> dict[tuple[int, str], GameInfo]:
+        lookup = getattr(self._store, "game_info", None)
+        if callable(lookup):
+            for table, game in self._store.games():
+                key = (table, game)
+                if key in self._infos or key in self._asked:
+                    continue
+                self._asked.add(key)  # a game never described by a state stays unnamed
+                s = lookup(table, game)
+                if s is not None:
+                    self._infos[key] = GameInfo(s.black, s.white, s.round)
+        return dict(self._infos)
+
+
+class RecentEvents:
+    """The events of each table's latest ``keep`` games, read from the store only as they
+    grow: the spectators' page is rebuilt every second, the store is not re-read."""
+
+    def __init__(self, store: Store, keep: int = 2) -> None:
+        self._store = store
+        self._keep = keep
+        self._events: dict[GameKey, list[StoredEvent]] = {}
+
+    def by_table(self) -> dict[int, list[StoredEvent]]:
+        latest: dict[int, list[GameKey]] = {}
+        for key in self._store.games():  # oldest first
+            latest.setdefault(key.table, []).append(key)
+        wanted = {k for keys in latest.values() for k in keys[-self._keep:]}
+        for key in list(self._events):
+            if key not in wanted:
+                del self._events[key]
+        out: dict[int, list[StoredEvent]] = {}
+        for table, keys in latest.items():
+            mine = out.setdefault(table, [])
+            for key in keys[-self._keep:]:
+                have = self._events.setdefault(key, [])
+                have.extend(self._store.events(key.table, key.game,
+                                               after=have[-1].seq if have else 0))
+                mine.extend(have)
+        return out
+
+
+@dataclass
+class Views:
+    """Builds the JSON every page shows; the web app calls these off the event loop."""
+
+    store: Store
+    director: Director | None
+    desk: ResultDesk | None
+    clock: Callable[[], float]
+    delay: float
+    warning: float
+    event_name: str = ""
+
+    def __post_init__(self) -> None:
+        self.book = GameBook(self.store)
+        self.recent = RecentEvents(self.store)
+        self.replays: dict[tuple[int, str], Replay] = {}
+
+    def _statuses(self) -> list[TableStatus]:
+        statuses = self.store.tables()
+        self.book.note(statuses)
+        return statuses
+
+    def awaiting(self, status: TableStatus) -> bool:
+        return self.desk is not None and self.desk.awaiting(status)
+
+    def standings(self) -> list[dict[str, Any]]:
+        if self.director is None:
+            return []
+        return [
+            {"rank": s.rank, "player": s.player, "points": s.points, "games": s.games,
+             "discs": s.discs}
+            for s in self.director.standings()
+        ]
+
+    def pairings(self) -> list[dict[str, Any]]:
+        if self.desk is None:
+            return []
+        return [
+            {"round": p.round, "table": p.table, "black": p.black, "white": p.white,
+             "text": p.announcement()}
+            for p in self.desk.current_pairings()
+        ]
+
+    def arbiter(self) -> dict[str, Any]:
+        """The dashboard: every table, most urgent first; pairings and standings."""
+        now = self.clock()
+        cards = dashboard(self._statuses(), now, self.awaiting, self.warning)
+        return {"now": now, "tables": cards, "pairings": self.pairings(),
+                "standings": self.standings(),
+                "round": self.director.current_round() if self.director else None}
+
+    def table(self, table: int) -> dict[str, Any] | None:
+        """One table in full for the arbiter: its card and every event of its game."""
+        status = self.store.table(table)
+        if status is None:
+            return None
+        self.book.note([status])
+        now = self.clock()
+        card = dashboard([status], now, self.awaiting, self.warning)[0]
+        game = status.state.game if status.state is not None else None
+        events = [] if game is None else [
+            {"seq": e.seq, "received": e.received, **e.event}
+            for e in self.store.events(table, game)
+        ]
+        return {"now": now, "card": card, "events": events}
+
+    def _delayed(self) -> tuple[float, list[Any]]:
+        now = self.clock()
+        statuses = self._statuses()
+        current = {st.table: (st.state.game, GameInfo(st.state.black, st.state.white,
+                                                      st.state.round))
+                   for st in statuses if st.state is not None}
+        by_table = self.recent.by_table()
+        return now, spectator_tables(by_table, now, self.delay, self.book.infos(), current,
+                                     self.replays)
+
+    def spectator(self) -> dict[str, Any]:
+        """The hall as it stood ``delay`` seconds ago; no arbiter's channel in it."""
+        now, tables = self._delayed()
+        return {"now": now, "delay": self.delay, "as_of": now - self.delay,
+                "event": self.event_name,
+                "tables": [t.to_dict() for t in tables],
+                "standings": self.standings(), "pairings": self.pairings()}
+
+    def delayed_records(self) -> list[GameRecord]:
+        """Every game as far as a spectator may see it, as records (for the feeds)."""
+        now = self.clock()
+        self._statuses()
+
+        def seen(table: int, game: str) -> list[StoredEvent]:
+            return visible(self.store.events(table, game), now, self.delay)
+
+        return event_records(self.store.games(), seen, self.book.infos(), self.event_name)
+
+    def records(self) -> list[GameRecord]:
+        """Every game in full, irregularities included (the arbiter's export)."""
+        self._statuses()
+        return event_records(self.store.games(), self.store.events, self.book.infos(),
+                             self.event_name)

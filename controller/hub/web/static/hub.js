@@ -1,0 +1,123 @@
+"use strict";
+// Shared by the hub's pages: boards, ticking clocks, the event stream, arbiter POSTs.
+const Hub = (() => {
+  const COLS = "abcdefgh";
+  const DISC = { X: "black", x: "black", O: "white", o: "white" };
+
+  function squareName(i) { return COLS[i % 8] + (Math.floor(i / 8) + 1); }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k.startsWith("data-")) node.dataset[k.slice(5).replace(/-(.)/g, (_, c) => c.toUpperCase())] = v;
+      else node.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children) {
+      if (c === null || c === undefined) continue;
+      node.append(c instanceof Node ? c : String(c));
+    }
+    return node;
+  }
+
+  // 64 cells; `marks` names squares to outline (the discs of an open irregularity).
+  function board(container, text, marks) {
+    const marked = new Set(marks || []);
+    container.textContent = "";
+    const s = text || "";
+    for (let i = 0; i < 64; i++) {
+      const name = squareName(i);
+      const cell = el("div", { class: marked.has(name) ? "cell flag" : "cell", "data-sq": name,
+                               "data-disc": DISC[s[i]] || "", title: name });
+      if (DISC[s[i]]) cell.append(el("span", { class: "disc " + DISC[s[i]] }));
+      container.append(cell);
+    }
+  }
+
+  function fmt(ms) {
+    if (ms === null || ms === undefined) return "--:--";
+    const total = Math.max(0, Math.ceil(ms / 1000));
+    const m = Math.floor(total / 60), sec = total % 60;
+    return `${m}:${String(sec).padStart(2, "0")}`;
+  }
+
+  // A clock element counts down on its own between updates while its side runs.
+  function clock(node, ms, running) {
+    node.dataset.ms = ms === null || ms === undefined ? "" : String(ms);
+    node.dataset.since = String(performance.now());
+    node.dataset.run = running ? "1" : "";
+    node.classList.toggle("running", !!running);
+    node.classList.toggle("low", ms !== null && ms !== undefined && ms < 60000);
+    node.textContent = fmt(ms === "" ? null : ms);
+  }
+
+  function tick() {
+    const now = performance.now();
+    for (const node of document.querySelectorAll('.clock[data-run="1"]')) {
+      const ms = Number(node.dataset.ms) - (now - Number(node.dataset.since));
+      node.textContent = fmt(ms);
+      node.classList.toggle("low", ms < 60000);
+    }
+  }
+  setInterval(tick, 250);
+
+  // `elapsed`: ms the running side has used since the reading (a delayed broadcast sends
+  // the reading and when it was taken, so its snapshot stays the same while nothing happens)
+  function clocks(black, white, c, elapsed) {
+    const run = (side) => c && c.running === side && !c.paused;
+    const left = (side) => (c ? c[`${side}_ms`] : null);
+    const used = (side) => (run(side) && elapsed ? elapsed : 0);
+    for (const [node, side] of [[black, "black"], [white, "white"]]) {
+      const ms = left(side);
+      clock(node, ms === null || ms === undefined ? null : ms - used(side), run(side));
+    }
+  }
+
+  function stream(url, name, onData) {
+    const conn = document.getElementById("conn");
+    const source = new EventSource(url);
+    source.addEventListener(name, (e) => {
+      conn.textContent = "live";
+      conn.classList.remove("lost");
+      onData(JSON.parse(e.data));
+    });
+    source.onerror = () => {
+      conn.textContent = "reconnecting";
+      conn.classList.add("lost");
+    };
+    return source;
+  }
+
+  async function post(url, body) {
+    const r = await fetch(url, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}),
+    });
+    const data = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(data.error || r.statusText);
+    return data;
+  }
+
+  function standings(table, rows) {
+    table.textContent = "";
+    table.append(el("tr", {}, el("th", {}, "#"), el("th", {}, "Player"), el("th", {}, "Points"),
+                    el("th", {}, "Games"), el("th", {}, "Discs")));
+    for (const r of rows) {
+      table.append(el("tr", {}, el("td", {}, r.rank), el("td", {}, r.player),
+                      el("td", {}, r.points), el("td", {}, r.games), el("td", {}, r.discs)));
+    }
+  }
+
+  function pairings(list, rows) {
+    list.textContent = "";
+    for (const p of rows) list.append(el("li", { "data-table": p.table }, p.text));
+  }
+
+  function players(s) {
+    if (!s.black && !s.white) return "";
+    return `● ${s.black || "?"} — ○ ${s.white || "?"}`;
+  }
+
+  return { el, board, clocks, stream, post, standings, pairings, players, fmt };
+})();

@@ -1,0 +1,117 @@
+"""Snapshots shared by every open page, and the server-sent event streams that carry them.
+
+A snapshot is built once per change (or once per ``refresh`` seconds) whatever the number
+of pages open, and a stream sends a page only what changed: the whole dashboard (it is
+small and the arbiter wants it at once), or the spectators' tables that changed (a hall
+of 200 tables is half a megabyte).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+
+from controller.hub.web.live import Changes
+
+#: Least time between two updates of one dashboard stream.
+COALESCE = 0.1
+
+
+@dataclass(frozen=True)
+class Built:
+    """A snapshot's text, and its parts (pre-encoded JSON) that streams send when changed."""
+
+    text: str
+    parts: dict[str, str]
+    head: str = ""  # for a stream's message: the snapshot's own fields, encoded
+
+
+class Shared:
+    """One snapshot (a page's JSON, a feed) shared by every reader, rebuilt when ``changes``
+    moved on or when older than ``max_age`` seconds (by ``clock``)."""
+
+    def __init__(self, build: Callable[[], Built], max_age: float,
+                 clock: Callable[[], float], changes: Changes | None = None) -> None:
+        self._build = build
+        self._changes = changes
+        self._max_age = max_age
+        self._clock = clock
+        self._lock = asyncio.Lock()
+        self._built: Built | None = None
+        self._version = -1
+        self._at = 0.0
+
+    async def built(self) -> Built:
+        async with self._lock:
+            version = self._changes.version if self._changes is not None else 0
+            fresh = 0 <= self._clock() - self._at < self._max_age
+            if version != self._version or not fresh or self._built is None:
+                self._built = await run_in_threadpool(self._build)
+                self._version, self._at = version, self._clock()
+            return self._built
+
+    async def get(self) -> str:
+        return (await self.built()).text
+
+
+def to_json(data: object) -> str:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def whole(text: str) -> Built:
+    return Built(text, {"all": text})
+
+
+def spectator_built(data: dict[str, Any]) -> Built:
+    """The spectators' snapshot; its parts are the tables, the standings and the pairings,
+    so a stream sends only what changed (a hall of 200 tables is half a megabyte)."""
+    parts = {f"table:{t['table']}": to_json(t) for t in data["tables"]}
+    parts["standings"] = to_json(data["standings"])
+    parts["pairings"] = to_json(data["pairings"])
+    head = ",".join(f'"{k}":{to_json(data[k])}' for k in ("now", "as_of", "delay", "event"))
+    return Built(to_json(data), parts, head)
+
+
+async def dashboard_stream(shared: Shared, changes: Changes,
+                           refresh: float) -> AsyncIterator[str]:
+    """The dashboard on every change, but at most every ``COALESCE`` s, so a busy hall
+    does not flood the page; at least every ``refresh`` s (clocks run)."""
+    yield "retry: 1000\n\n"
+    last = ""
+    while not changes.closed:
+        version = changes.version
+        text = await shared.get()
+        yield f"event: dashboard\ndata: {text}\n\n" if text != last else ": keepalive\n\n"
+        last = text
+        await asyncio.sleep(COALESCE)
+        await changes.wait(version, refresh)
+
+
+async def broadcast_stream(shared: Shared, changes: Changes,
+                           refresh: float) -> AsyncIterator[str]:
+    """Every ``refresh`` s, what changed for spectators: the tables that changed
+    (``tables``), those gone (``gone``), standings and pairings if they changed;
+    ``full`` says the page must drop what it had (the first message)."""
+    yield "retry: 1000\n\n"
+    sent: dict[str, str] = {}
+    while not changes.closed:
+        built = await shared.built()
+        changed = {k: v for k, v in built.parts.items() if sent.get(k) != v}
+        gone = [int(k[6:]) for k in sent if k not in built.parts and k.startswith("table:")]
+        if changed or gone or not sent:
+            message = [f'"full":{"true" if not sent else "false"}', built.head,
+                       '"tables":[' + ",".join(v for k, v in changed.items()
+                                                if k.startswith("table:")) + "]",
+                       f'"gone":{to_json(gone)}']
+            message += [f'"{k}":{changed[k]}' for k in ("standings", "pairings")
+                        if k in changed]
+            yield "event: broadcast\ndata: {" + ",".join(message) + "}\n\n"
+            sent = dict(built.parts)
+        else:
+            yield ": keepalive\n\n"
+        await changes.sleep(refresh)
