@@ -1,0 +1,88 @@
+"""A rendered game video played to the ``watch`` loop, for end-to-end checks.
+
+An observation log says what a board showed and when; ``GameVideo`` films it: the
+frames a camera at a fixed rate would have delivered (rendered by ``synth``, hands
+where the log has ``?``), and ``watch_game_video`` runs them through the same loop
+``kaeshi watch`` runs. The camera never sees the clock, so the log's presses are put
+back beside the camera's lines by time, as a clock beside the camera adds them.
+Arbitrating the result and the original log shows whether the camera path changes
+what the arbiter says.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterable, Iterator
+
+from controller.observation import Observation, read_observations
+from controller.vision.capture import Frame, FrameSource
+from controller.vision.setup import CameraSetup
+from controller.vision.watchloop import WatchOptions, watch
+
+
+class GameVideo(FrameSource):
+    """The board observations of a log filmed in one fixed scene at ``fps``.
+
+    The camera runs from the first board observation to the last, each frame showing
+    the latest state the log reports, so a state lasts as long on film as in the log
+    (one frame per observation instead would give a camera of the log's uneven rate,
+    a few frames a second, that the watcher's debouncing was never meant for). A state
+    shorter than a frame may never be seen, as with a real camera.
+    """
+
+    name = "rendered game video"
+    live = False
+
+    def __init__(self, observations: Iterable[Observation], scene: object, fps: float,
+                 seed: int = 0):
+        if not fps > 0:
+            raise ValueError(f"fps must be positive, not {fps}")
+        self.observations = list(observations)
+        self.scene = scene
+        self.seed = seed
+        self.fps = fps
+
+    def frames(self) -> Iterator[Frame]:
+        from controller.vision.synth import render_observations
+
+        rendered = render_observations(self.observations, self.scene,  # type: ignore[arg-type]
+                                       self.seed)
+        first = next(rendered, None)
+        if first is None:
+            return
+        (start, current), following = first, next(rendered, None)
+        end = max(o.t for o in self.observations if o.board is not None)
+        k = 0
+        while (t := start.t + k / self.fps) <= end:
+            while following is not None and following[0].t <= t:
+                (_, current), following = following, next(rendered, None)
+            yield Frame(t, current.image)
+            k += 1
+
+
+def watch_game_video(
+    observations: Iterable[Observation],
+    setup: CameraSetup,
+    scene: object,
+    fps: float,
+    seed: int = 0,
+    stable: int = 2,
+    keepalive: float | None = None,
+    log: Callable[[str], None] | None = None,
+) -> list[Observation]:
+    """The log ``watch`` writes for the rendered video, with the original presses merged in.
+
+    ``setup`` is the calibration the watcher reads with (as ``--calibration``);
+    ``fps`` films the log at that rate (see :class:`GameVideo`); ``stable`` and
+    ``keepalive`` are ``watch``'s options of those names. The watch loop's messages go
+    to ``log`` (dropped by default).
+    """
+    observations = list(observations)
+    out = io.StringIO()
+    watch(lambda: GameVideo(observations, scene, fps, seed), setup, out,
+          WatchOptions(stable=stable, keepalive=keepalive), log or (lambda _msg: None))
+    camera = list(read_observations(out.getvalue().splitlines()))
+    presses = [o for o in observations if o.board is None]
+    # stable sort: a camera line and a press at the same moment keep the frame first,
+    # since the frame was taken before the press that follows it was seen
+    return sorted(camera + presses, key=lambda o: o.t)
