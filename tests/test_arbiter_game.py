@@ -7,7 +7,8 @@ import json
 import pytest
 from arbiter_logs import Log, brief, wthor_2001
 
-from controller.arbiter import Arbiter, ArbiterConfig, Mode, arbitrate, for_arbiter, for_players
+from controller.arbiter import Arbiter, ArbiterConfig, Mode, arbitrate
+from controller.leds.plan import WRONG, plan_overlay
 from controller.observation import Observation
 from controller.position import Position
 from controller.simulator import SimOptions, simulate_game
@@ -114,19 +115,16 @@ def test_presses_before_the_start_and_by_the_wrong_side_do_nothing():
     assert run(log) == [("move", "black", "f5", ("e5",))]
 
 
-def test_events_are_the_same_in_every_mode_and_outputs_filter_them():
+def test_events_are_the_same_in_every_mode():
+    """The mode decides only who is shown what (controller/web/disclosure.py), never
+    what the arbiter finds."""
     log = Log()
     log.press("white")
     log.set(f5="X")
     log.press("black")
     runs = {mode: arbitrate(log.obs, ArbiterConfig(mode=mode)) for mode in Mode}
     assert runs[Mode.HOME] == runs[Mode.TOURNAMENT] == runs[Mode.RECORD]
-    events = runs[Mode.HOME]
-    assert [e.event for e in for_players(events, Mode.HOME)] == ["move", "irregularity"]
-    assert [e.event for e in for_players(events, Mode.TOURNAMENT)] == ["move"]  # rule 21
-    assert [e.event for e in for_arbiter(events, Mode.TOURNAMENT)] == ["move", "irregularity"]
-    assert [e.event for e in for_players(events, Mode.RECORD)] == ["move"]
-    assert for_arbiter(events, Mode.RECORD) == []
+    assert [e.event for e in runs[Mode.HOME]] == ["move", "irregularity"]
 
 
 def test_record_keeps_times_and_irregularities_as_comments():
@@ -168,7 +166,8 @@ def test_overlay_shows_pending_and_wrong_discs_while_the_hand_works():
         arbiter.feed(o)
     overlay = arbiter.overlay()
     assert overlay.irregular and overlay.wrong == ["d4"] and overlay.last_move == "f5"
-    assert arbiter.player_overlay() == overlay  # home mode: the player is told at once
+    # home mode: the players' lights show it at once
+    assert plan_overlay(Mode.HOME, overlay, "playing")["d4"].rgb == WRONG
 
 
 def test_tournament_players_overlay_gives_no_advice():
@@ -179,8 +178,7 @@ def test_tournament_players_overlay_gives_no_advice():
     for o in log.obs:
         arbiter.feed(o)
     assert arbiter.overlay().pending == ["e5"]  # the arbiter's view
-    shown = arbiter.player_overlay()
-    assert shown.pending == [] and shown.wrong == [] and not shown.irregular
+    assert plan_overlay(Mode.TOURNAMENT, arbiter.overlay(), "playing") == {}
 
 
 def test_snapshot_restore_resumes_mid_game(data_dir):

@@ -1,6 +1,6 @@
 """The arbiter: judges every physical move as the tournament rules do (see ``core``)."""
 
-from controller.arbiter.config import ArbiterConfig, Mode, for_arbiter, for_players
+from controller.arbiter.config import ArbiterConfig, Mode
 from controller.arbiter.core import Arbiter, arbitrate
 from controller.arbiter.views import Overlay
 
@@ -10,6 +10,4 @@ __all__ = [
     "Mode",
     "Overlay",
     "arbitrate",
-    "for_arbiter",
-    "for_players",
 ]

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from controller.events import Event, EventKind
 from controller.position import Position
 from controller.squares import Color
 
@@ -46,20 +44,3 @@ class ArbiterConfig:
         if self.draws_allowed:
             return None
         return self.draw_win_right or Color.BLACK
-
-
-_PUBLIC = (EventKind.MOVE, EventKind.PASS, EventKind.GAME_OVER)
-
-
-def for_players(events: Iterable[Event], mode: Mode) -> list[Event]:
-    """What the players' outputs (LEDs, board display) may show in ``mode``."""
-    if mode is Mode.HOME:
-        return list(events)
-    return [e for e in events if e.event in _PUBLIC]
-
-
-def for_arbiter(events: Iterable[Event], mode: Mode) -> list[Event]:
-    """What the arbiter's channel shows: everything, except in record mode (nothing live)."""
-    if mode is Mode.RECORD:
-        return []
-    return list(events)

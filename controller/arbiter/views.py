@@ -77,13 +77,6 @@ class Views:
             for f in op.flags
         ]
 
-    def player_overlay(self) -> Overlay:
-        """What the players' LEDs may show: everything at home, no advice otherwise (rule 21)."""
-        full = self.overlay()
-        if self.config.mode is Mode.HOME:
-            return full
-        return Overlay(full.last_move)
-
     def record(self) -> GameRecord:
         """The game so far; irregularities are comments on the moves they happened in."""
         rec = GameRecord(
