@@ -1,10 +1,16 @@
-"""Camera path figures: board finding, per-frame reading, accuracy, memory.
+"""Camera path figures, end to end: every scene counts, the way a user meets it.
 
-Accuracy is measured on rendered scenes with exact truth (see
-controller/vision/evaluation.py for how squares are counted). Set
-KAESHI_BENCH_VISION_SCENES to change the number of scenes per condition, and
-KAESHI_BENCH_VISION_SEEDS (e.g. "45,46") to add hard scene sets drawn from other
-seeds: a set nobody has looked at tells more than one whose errors were studied.
+For each set: squares read right / wrong / ``?`` over *all* scenes (a scene whose
+board is not found counts all its squares wrong), boards found (and how many of
+those were misplaced by more than half a square), calibration refusals, ``?``
+split by reason, and the median CPU time to find the board. See
+controller/vision/evaluation.py for how squares are counted.
+
+Sets: the independent development renders in ``../shared/data/renders-dev``
+(measured only: nothing is tuned on them), then scenes of the project's own
+renderer. KAESHI_BENCH_VISION_SCENES changes the number of own scenes per set
+(default 160); KAESHI_BENCH_VISION_SEEDS (e.g. "45,46") adds own hard sets drawn
+from other seeds; KAESHI_SHARED points at the shared data.
 """
 
 from __future__ import annotations
@@ -12,20 +18,21 @@ from __future__ import annotations
 import os
 import resource
 import time
+from pathlib import Path
 
 import numpy as np
 
 from controller.vision.evaluation import (
-    Tally,
-    align_to_truth,
+    EndToEnd,
     calibrate_on_start,
-    corner_error,
+    evaluate_folder,
+    evaluate_rendered,
     random_position,
-    shifts_with_room,
 )
-from controller.vision.finder import BoardNotFound
-from controller.vision.pipeline import auto_setup
-from controller.vision.synth import Scene, random_scene, render
+from controller.vision.synth import Scene, render
+
+SHARED = Path(os.environ.get("KAESHI_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+DEV = SHARED / "data" / "renders-dev"
 
 
 def _per_frame(width: int, height: int, frames: int = 300) -> float:
@@ -43,75 +50,33 @@ def _per_frame(width: int, height: int, frames: int = 300) -> float:
     return (time.process_time() - t0) / frames * 1000
 
 
-def _finding(n: int) -> tuple[float, float, int]:
-    rng = np.random.default_rng(21)
-    times, errors, failed = [], [], 0
-    for i in range(n):
-        scene = random_scene(rng, hard=True, hand=False)
-        r = render(random_position(rng), scene, seed=3000 + i)
-        t0 = time.process_time()
-        try:
-            setup = auto_setup(r.image)
-        except BoardNotFound:
-            failed += 1
-            continue
-        times.append(time.process_time() - t0)
-        errors.append(corner_error(setup, r.corners))
-    good = float(np.mean(np.array(errors) < 0.15)) if errors else 0.0
-    return float(np.median(times)) * 1000, good, failed
-
-
-def _accuracy(n: int, hard: bool, hand: bool, calibrated: bool, seed: int) -> Tally:
-    rng = np.random.default_rng(seed)
-    tally = Tally()
-    for i in range(n):
-        scene = random_scene(rng, hard=hard, hand=hand)
-        board = random_position(rng, shifted=0.05)
-        shifts = shifts_with_room(board, rng)
-        if calibrated:
-            setup, ok = calibrate_on_start(scene, seed * 10_000 + i)
-            if not ok:
-                tally.skipped += 1
-                continue
-            r = render(board, scene, seed=seed * 10_000 + i, shifts=shifts)
-        else:
-            r = render(board, scene, seed=seed * 10_000 + i, shifts=shifts)
-            try:
-                setup = align_to_truth(auto_setup(r.image), r.corners)
-            except BoardNotFound:
-                tally.skipped += 1
-                continue
-        tally.add(i, r.board, setup.reader().read(r.image).board)
-    return tally
-
-
-def _line(name: str, t: Tally) -> str:
-    return (
-        f"   {name}: {t.squares} squares in {t.scenes} scenes, wrong {t.wrong} "
-        f"({100 * t.wrong_rate:.3f}%), unknown {100 * t.unknown_rate:.1f}%"
-        + (f", {t.skipped} scenes skipped (calibration refused)" if t.skipped else "")
-    )
+def _print(title: str, tally: EndToEnd) -> None:
+    for line in tally.lines(title):
+        print(line, flush=True)
 
 
 def main() -> None:
-    n = int(os.environ.get("KAESHI_BENCH_VISION_SCENES", "540"))
-    ms, good, failed = _finding(max(20, n // 6))
-    print(f"   board finding (hard scenes, no hand): median {ms:.0f} ms CPU per image, "
-          f"{100 * good:.0f}% within 0.15 square, {failed} not found")
+    n = int(os.environ.get("KAESHI_BENCH_VISION_SCENES", "160"))
     print(f"   per frame, fixed calibration: 640x480 {_per_frame(640, 480):.2f} ms, "
-          f"1280x720 {_per_frame(1280, 720):.2f} ms (CPU time, one thread)")
-    print(_line("clean renders, no calibration", _accuracy(n // 4, False, False, False, 1)))
-    print(_line("hard renders, calibrated", _accuracy(n, True, False, True, 2)))
-    # The reader's margins were set by looking at the errors of the set above; a set
-    # it has never seen tells how well they carry over.
-    print(_line("hard renders, calibrated, held-out scenes",
-                _accuracy(n // 2, True, False, True, 7)))
+          f"1280x720 {_per_frame(1280, 720):.2f} ms (CPU time, one thread)", flush=True)
+    for part in ("hard", "clean"):
+        folder = DEV / part
+        if (folder / "labels.json").is_file():
+            _print(f"independent renders ({part}), no calibration", evaluate_folder(folder))
+        else:
+            print(f"   independent renders ({part}): not found at {folder}")
+    _print("own renders (hard), no calibration", evaluate_rendered(n, 2, hard=True))
+    _print("own renders (hard), calibrated on the start position",
+           evaluate_rendered(n, 7, hard=True, calibrated=True))
     for seed in os.environ.get("KAESHI_BENCH_VISION_SEEDS", "").split(","):
         if seed.strip():
-            print(_line(f"hard renders, calibrated, scene set {int(seed)}",
-                        _accuracy(n // 2, True, False, True, int(seed))))
-    print(_line("hands over the board, calibrated", _accuracy(n // 4, False, True, True, 3)))
-    print(_line("hard renders with hands, calibrated", _accuracy(n // 4, True, True, True, 4)))
+            _print(f"own renders (hard), no calibration, scene set {int(seed)}",
+                   evaluate_rendered(n // 2, int(seed), hard=True))
+    _print("own renders (clean), no calibration", evaluate_rendered(n // 2, 1, hard=False))
+    _print("own renders with hands, calibrated",
+           evaluate_rendered(n // 2, 3, hard=False, hand=True, calibrated=True))
+    _print("own renders (hard) with hands, calibrated",
+           evaluate_rendered(n // 2, 4, hard=True, hand=True, calibrated=True))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"   peak memory (whole benchmark process): {peak:.0f} MB")
 

@@ -17,7 +17,8 @@ import numpy as np
 
 from controller.errors import KaeshiError
 from controller.squares import square_name
-from controller.vision.geometry import a1_place
+from controller.vision.finder import BoardNotFound
+from controller.vision.geometry import a1_place, corners_of
 from controller.vision.pipeline import StartFit, auto_setup, fit_start_position
 from controller.vision.setup import CameraSetup
 
@@ -101,7 +102,11 @@ def calibrate_image(
     source: str = "",
 ) -> CalibrationResult:
     """Calibrate from one image of the board set up at the start position."""
-    setup = auto_setup(image, corners=corners, a1=a1)
+    try:
+        setup = auto_setup(image, corners=corners, a1=a1)
+    except BoardNotFound as exc:
+        hint = picture_hint(image)
+        raise BoardNotFound(f"{exc}{'; ' + hint if hint else ''}") from None
     fixed = corners is not None or a1 is not None
     fit = fit_start_position(setup, image, a1_fixed=fixed)
     warnings = []
@@ -135,6 +140,8 @@ def calibrate_image(
             f"{len(fit.unknown)} squares could not be read ({names}{more}): glare, a shadow "
             "or something over the board; they will read as ? while that lasts"
         )
+    if fit.mismatches or not fit.setup.model.fitted or len(fit.unknown) >= UNREAD_ADVICE:
+        warnings += what_to_change(image, fit)
     if not fixed:
         warnings.append(
             f"a1 was taken to be the {a1_place(fit.setup.homography)} corner of the image "
@@ -144,3 +151,69 @@ def calibrate_image(
         setup=fit.setup, source=source, start_position_ok=not fit.mismatches
     )
     return CalibrationResult(cal, fit, warnings)
+
+
+UNREAD_ADVICE = 8  # unread squares at calibration from which the user is told what to change
+DARK = 30  # grey level (of 255) below which a picture is too dark to read discs well
+DARK_FELT = 20  # ... and of the felt itself, where the discs are judged against it
+BRIGHT_FELT = 215  # the felt this bright is washed out: too much light or exposure
+
+
+def picture_hint(image: np.ndarray) -> str:
+    """What is wrong with a picture in which no board was found, if it shows."""
+    grey = float(np.mean(image)) if image is not None and image.size else 0.0
+    if grey < DARK:
+        return (f"the picture is too dark (average brightness {grey:.0f} of 255): "
+                "switch on a lamp over the board or raise the camera's exposure")
+    if grey > 235:
+        return (f"the picture is washed out (average brightness {grey:.0f} of 255): "
+                "lower the camera's exposure")
+    return ""
+
+
+def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
+    """What the user should change when the start position could not be fitted.
+
+    Each reason seen gets one sentence: corners of the board outside the picture,
+    too little or too much light, a lamp's reflection, something over the board.
+    """
+    out = []
+    h, w = image.shape[:2]
+    for name, (x, y) in zip(CORNER_NAMES, _by_image_corner(corners_of(fit.setup.homography)),
+                            strict=True):
+        if not (0 <= x < w and 0 <= y < h):
+            out.append(f"the board's {name} corner is outside the picture: move or turn "
+                       "the camera (or zoom out) so that the whole board shows")
+    felt = float(np.median(fit.reading.felt_grey))
+    hint = picture_hint(image)
+    if hint:
+        out.append(hint)
+    elif felt < DARK_FELT:
+        out.append(f"too dark: the felt shows only {felt:.0f} of 255 grey levels; switch on a "
+                   "lamp over the board or raise the camera's exposure")
+    elif felt > BRIGHT_FELT:
+        out.append(f"too bright: the felt shows {felt:.0f} of 255 grey levels; lower the "
+                   "camera's exposure or dim the lamp")
+    reasons = fit.reading.reasons or ("",) * 64
+    for why, advice in (("glare", "a lamp's reflection washes out {}: move the lamp or tilt "
+                         "the camera so that the reflection leaves the board"),
+                        ("occluded", "something covers {}: clear the board and keep hands "
+                         "out of the picture")):
+        squares = [square_name(i) for i, r in enumerate(reasons) if r == why]
+        if why == "occluded" and (felt < DARK_FELT or hint):
+            continue  # in the dark, felt that cannot be told is no hand
+        if len(squares) >= 2 or (squares and any(
+                square_name(i) in squares for i in (27, 28, 35, 36))):
+            names = ", ".join(squares[:8]) + (" ..." if len(squares) > 8 else "")
+            out.append(advice.format(names))
+    return out
+
+
+CORNER_NAMES = ("upper-left", "upper-right", "lower-right", "lower-left")
+
+
+def _by_image_corner(corners: np.ndarray) -> np.ndarray:
+    """The board's corners in the order of ``CORNER_NAMES``, as seen in the image."""
+    from controller.vision.geometry import upright_order
+
+    return upright_order(corners)

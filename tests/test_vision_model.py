@@ -3,6 +3,8 @@ calibration grid that stops short of the board."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from controller.vision.colour import ColourModel
@@ -79,3 +81,25 @@ def test_the_watcher_fits_the_levels_in_play_when_calibration_could_not():
     assert any("fitted on the board in play" in m for m in watcher.stats.messages)
     read = watcher.reader.read(game.image).board
     assert all(r in ("?", t) for r, t in zip(read, game.board, strict=True))
+
+
+def test_white_discs_under_a_warm_cast_are_not_taken_for_a_hand():
+    # a warm lamp and a wrong white balance make white discs orange; without the
+    # measured cast they all read '?' as if a hand covered them
+    board = random_position(np.random.default_rng(5))
+    r = render(board, Scene(warmth=0.9, cast=(0.88, 0.92, 1.0), tilt_deg=20), seed=1)
+    setup = align_to_truth(auto_setup(r.image), r.corners)
+    assert setup.model.balance is not None and setup.model.balance[0] > 1.1
+    reading = setup.reader().read(r.image)
+    assert not reading.hand
+    unbalanced = replace(setup, model=replace(setup.model, balance=None))
+    assert unbalanced.reader().read(r.image).hand  # what the cast alone does
+    wrong = [i for i, (t, s) in enumerate(zip(board, reading.board, strict=True))
+             if s != "?" and s != t]
+    assert wrong == [] and reading.board.count("?") <= 4
+
+
+def test_the_colour_cast_is_saved_with_the_set_up():
+    m = ColourModel(balance=(1.2, 1.0, 0.8))
+    assert ColourModel.from_dict(m.to_dict()).balance == (1.2, 1.0, 0.8)
+    assert ColourModel.from_dict(ColourModel().to_dict()).balance is None

@@ -189,3 +189,32 @@ def test_bad_corners_are_refused(corners, tmp_path, capsys):
     assert cli.main(["calibrate", "camera", "--image", str(tmp_path / "s.png"),
                      "--corners", *corners]) == 1
     assert "--corners" in capsys.readouterr().err
+
+
+def test_a_bumped_camera_is_refitted_without_a_false_move():
+    from controller.position import Position
+    from controller.vision.evaluation import calibrate_on_start
+    from controller.vision.synth import Scene
+
+    scene = Scene(tilt_deg=20, rotation_deg=3, view_from_deg=30)
+    setup, ok = calibrate_on_start(scene, 5)
+    assert ok
+    p = Position.start()
+    for move in ("f5", "d6", "c3", "d3", "c4"):
+        p = p.play(move)
+    before = p.board_string()
+    after = p.play(p.legal_squares()[0]).board_string()
+    bumped = replace(scene, rotation_deg=6.5, offset=(0.15, -0.1))
+    frames = [render(before, scene, seed=5).image] * 3
+    frames += [render(before, bumped, seed=5).image] * 4
+    frames += [render(after, bumped, seed=5).image] * 3
+    w = BoardWatcher(setup.reader(), stable=2)
+    seen = [(t, o.board) for t, f in enumerate(frames) if (o := w.feed(t * 0.1, f))]
+    # while the camera settles squares may read '?', but no square ever reads a
+    # state the board is not in: no false move
+    for t, board in seen:
+        truth = before if t < 7 else after
+        assert all(c in ("?", truth[i]) for i, c in enumerate(board)), (t, board)
+    assert seen[-1][1] == after
+    assert any(board == before for t, board in seen if 3 <= t < 7)  # read again, re-fitted
+    assert any("fitted again" in m for m in w.stats.messages), w.stats.messages

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -12,7 +13,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "recognize",
         help="read the position from photos of a board",
         description="Print each photo's board as 8 lines of 8 characters (- empty, X black, "
-        "O white, ? unknown, x/o a shifted disc), then a confidence line. Without a "
+        "O white, ? unknown, x/o a shifted disc), then a confidence line that says why squares "
+        "are unknown (occluded, glare, ambiguous, outside the image; --json names them per "
+        "square). Without a "
         "calibration the board is found in the photo and printed as seen: line 1 is the "
         "row nearest the top of the image, after turning the board to the nearest "
         "upright orientation. With --calibration the board is printed from a1.",
@@ -27,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from calibration.camera import load_calibration
     from controller.errors import KaeshiError
+    from controller.squares import square_name
     from controller.vision.cv import read_image
     from controller.vision.geometry import corners_of
     from controller.vision.pipeline import recognize
@@ -51,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
                 "rows": rows,
                 "confidence": round(result.confidence, 3),
                 "square_confidence": [round(float(c), 3) for c in result.reading.confidence],
+                "unknown": {square_name(i): why for i, why in enumerate(result.reading.reasons)
+                            if why},
                 "corners": [[round(float(v), 1) for v in p]
                             for p in corners_of(result.setup.homography)],
             }))
@@ -62,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
         for row in rows:
             print(row)
         unknown = board.count("?")
-        note = f", {unknown} unknown" if unknown else ""
+        why = Counter(r for r in result.reading.reasons if r)
+        detail = ", ".join(f"{n} {r}" for r, n in why.most_common())
+        note = f", {unknown} unknown ({detail})" if unknown else ""
         print(f"confidence {result.confidence:.2f}{note}")
     return 1 if failures else 0

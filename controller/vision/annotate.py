@@ -19,10 +19,18 @@ _COLOURS = {  # BGR, chosen to read on felt and on both disc colours
 }
 
 
+_SHORT = {"occluded": "hid", "glare": "glare", "ambiguous": "amb", "outside": "out"}
+
+
 def annotate(
     image: np.ndarray, homography: np.ndarray, reading: Reading, title: str = ""
 ) -> np.ndarray:
-    """A copy of ``image`` with the detected grid and each square's reading drawn on it."""
+    """A copy of ``image`` with the detected grid and each square's reading drawn on it.
+
+    A known square shows its state and confidence; an unknown one shows why it is
+    unknown: ``hid`` (something over it), ``glare``, ``amb`` (two readings too close
+    to call) or ``out`` (partly outside the picture).
+    """
     out = image.copy()
     h, w = out.shape[:2]
     scale = max(1.0, max(h, w) / 1000.0)
@@ -40,7 +48,10 @@ def annotate(
         ch = reading.board[sq]
         x, y = np.round(centres[sq]).astype(int)
         colour = _COLOURS.get(ch, (0, 0, 255))
-        label = f"{ch} {reading.confidence[sq]:.2f}"
+        why = reading.reasons[sq] if reading.reasons else ""
+        # an unknown square says why: occluded, glare, ambiguous, outside the image
+        label = f"? {_SHORT.get(why, why)}" if ch == "?" and why else (
+            f"{ch} {reading.confidence[sq]:.2f}")
         fs = 0.4 * scale
         (tw, th), _ = cv2.getTextSize(label, font, fs, thick)
         org = (int(x - tw / 2), int(y + th / 2))

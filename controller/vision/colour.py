@@ -17,7 +17,12 @@ from controller.vision.cv import cv2
 RELATIVE_FELT = 0.6  # felt is at least this bright relative to the felt nearby
 FOLLOW_RATE = 0.02  # share of the way per still frame: the levels follow over seconds
 FOLLOW_MIN_DISCS = 3  # discs of each colour a board must show to move the levels
+FOREIGN_CHROMA = 32  # grey levels between a pixel's strongest and weakest channel
 MIN_LEVEL_GAP = 0.9  # log units that must part black and white discs for their levels to count
+BAND = 0.22  # share of the black-to-white span either side of the cut left undecided
+SPLIT_BAND = 0.3  # ... or of the empty gap between the two colours, when one was seen
+MIN_BAND = 0.04  # log units: never narrower than this (noise of a disc's grey level)
+MAX_FELT_FLOOR = 0.75  # a shiny black disc near the felt's brightness must not unmake felt
 
 
 @dataclass
@@ -36,15 +41,30 @@ class ColourModel:
     black_log: float = float(np.log(0.35))  # log(disc brightness / felt brightness)
     white_log: float = float(np.log(3.5))
     fitted: bool = False
+    #: Where black ends and white begins, when one image showed both colours apart:
+    #: the middle of the empty gap between them (black discs under a lamp spread
+    #: far upwards, so the midpoint of the two levels would cut into them), and the
+    #: gap's width. ``None``: the midpoint of the levels.
+    split: float | None = None
+    gap: float | None = None
+    #: Gains (B, G, R) that make this camera's white discs grey: a warm lamp or a
+    #: wrong white balance tints them orange or blue, which the foreign-colour test
+    #: would otherwise take for skin. ``None``: the frames are taken as balanced.
+    balance: tuple[float, float, float] | None = None
 
     @property
     def cut(self) -> float:
+        if self.split is not None:
+            return self.split
         return 0.5 * (self.black_log + self.white_log)
 
     @property
     def band(self) -> float:
         """Half-width of the undecided zone around the cut (log units)."""
-        return 0.28 * (self.white_log - self.black_log)
+        span = BAND * (self.white_log - self.black_log)
+        if self.gap is not None:
+            span = min(span, SPLIT_BAND * self.gap)
+        return max(MIN_BAND, span)
 
     @property
     def felt_floor(self) -> float:
@@ -54,7 +74,7 @@ class ColourModel:
         camera its reflection can reach over half the felt's brightness, so the line
         sits half-way (in log terms) between the felt and the black discs' level.
         """
-        return max(RELATIVE_FELT, float(np.exp(0.5 * self.black_log)))
+        return min(MAX_FELT_FLOOR, max(RELATIVE_FELT, float(np.exp(0.5 * self.black_log))))
 
     def follow(
         self, black: np.ndarray, white: np.ndarray, rate: float = FOLLOW_RATE
@@ -78,11 +98,19 @@ class ColourModel:
         if mw - mb < MIN_LEVEL_GAP:
             return self
         step = 1.0 if not self.fitted else rate
+        split, gap = self.split, self.gap
+        if split is not None and gap is not None:
+            top, bottom = float(b.max()), float(w.min())
+            if bottom > top:  # the gap as this board shows it
+                split += step * (0.5 * (top + bottom) - split)
+                gap += step * (bottom - top - gap)
         return replace(
             self,
             black_log=self.black_log + step * (mb - self.black_log),
             white_log=self.white_log + step * (mw - self.white_log),
             fitted=True,
+            split=split,
+            gap=gap,
         )
 
     def to_dict(self) -> dict[str, float | bool]:
@@ -94,6 +122,8 @@ class ColourModel:
             "black_log": self.black_log,
             "white_log": self.white_log,
             "fitted": self.fitted,
+            **({"split": self.split, "gap": self.gap} if self.split is not None else {}),
+            **({"balance": list(self.balance)} if self.balance is not None else {}),
         }
 
     @classmethod
@@ -103,7 +133,24 @@ class ColourModel:
             vals = {k: float(d[k]) for k in keys}
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"colour model: missing or bad field ({exc})") from None
-        return cls(**vals, fitted=bool(d.get("fitted", True)))
+        split = gap = None
+        if d.get("split") is not None:
+            try:
+                split, gap = float(d["split"]), float(d["gap"])
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ValueError(f"colour model: bad split or gap ({exc})") from None
+        balance = None
+        if d.get("balance") is not None:
+            try:
+                balance = tuple(float(v) for v in d["balance"])
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"colour model: bad balance ({exc})") from None
+            if len(balance) != 3 or not all(0.1 <= g <= 10 for g in balance):
+                raise ValueError("colour model: balance must be three gains between 0.1 and 10")
+        return cls(
+            **vals, fitted=bool(d.get("fitted", True)), split=split, gap=gap,
+            balance=balance,  # type: ignore[arg-type]
+        )
 
     def felt(self, hsv: np.ndarray) -> np.ndarray:
         """Felt pixels: the felt's hue, saturated, and not much darker than the felt
@@ -127,8 +174,18 @@ class ColourModel:
         hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
         felt = self.felt(hsv).ravel()
         gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY).ravel()
-        # skin and coloured cloth: saturated, reasonably lit, not felt-coloured
-        coloured = cv2.inRange(hsv, np.array([0, 70, 60]), np.array([180, 255, 255])).ravel() > 0
+        # skin and coloured cloth: saturated, reasonably lit, not felt-coloured, judged
+        # after the camera's colour cast is taken out (a white disc under a warm lamp)
+        bal = hsv
+        if self.balance is not None:
+            gains = np.array(self.balance, dtype=np.float32)
+            balanced = np.clip(bgr.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+            bal = cv2.cvtColor(balanced, cv2.COLOR_BGR2HSV)
+        coloured = cv2.inRange(bal, np.array([0, 70, 60]), np.array([180, 255, 255])).ravel() > 0
+        # ... with real colour, not a dark grey disc tinted by the white balance, whose
+        # saturation (relative to its brightness) is large from a few grey levels
+        chroma = bal[..., 1].astype(np.uint16).ravel() * bal[..., 2].ravel()
+        coloured &= chroma >= FOREIGN_CHROMA * 255
         near = cv2.inRange(
             hsv, np.array([self.hue_lo - 5, 0, 0]), np.array([self.hue_hi + 5, 255, 255])
         ).ravel() > 0

@@ -8,13 +8,15 @@ hidden are not scored.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
 from controller.position import Position
 from controller.vision.geometry import corners_of, homography_from_corners
-from controller.vision.pipeline import START_BOARD, auto_setup, fit_start_position
+from controller.vision.pipeline import START_BOARD, StartFit, auto_setup, fit_start_position
 from controller.vision.setup import CameraSetup
 
 #: Distance of the shifted discs this suite renders, in squares. The reader reports a
@@ -95,6 +97,16 @@ def calibrate_on_start(scene: object, seed: int) -> tuple[CameraSetup, bool]:
     those defaults misses dim black discs too often to count here (see the README's
     camera figures).
     """
+    fit = start_fit(scene, seed)
+    if fit is None:
+        size = (int(scene.width), int(scene.height))  # type: ignore[attr-defined]
+        return CameraSetup(size, np.eye(3)), False
+    ok = not fit.mismatches and fit.setup.model.fitted
+    return fit.setup, ok
+
+
+def start_fit(scene: object, seed: int) -> StartFit | None:
+    """The calibration on the start position in ``scene`` (None: no board found)."""
     from controller.vision.finder import BoardNotFound
     from controller.vision.synth import render
 
@@ -102,11 +114,9 @@ def calibrate_on_start(scene: object, seed: int) -> tuple[CameraSetup, bool]:
     try:
         found = auto_setup(start.image)
     except BoardNotFound:
-        return CameraSetup(start.image.shape[1::-1], np.eye(3)), False
+        return None
     setup = align_to_truth(found, start.corners)
-    fit = fit_start_position(setup, start.image, a1_fixed=True)
-    ok = not fit.mismatches and fit.setup.model.fitted
-    return fit.setup, ok
+    return fit_start_position(setup, start.image, a1_fixed=True)
 
 
 @dataclass
@@ -137,3 +147,214 @@ class Tally:
     @property
     def unknown_rate(self) -> float:
         return self.unknown / max(1, self.squares)
+
+
+# --- End-to-end figures: every scene counts, a board not found counts 64 wrong ------
+
+#: Why a square may read ``?`` (see :mod:`controller.vision.reasons`); "unexplained"
+#: collects any ``?`` the reader gave without one.
+UNKNOWN_REASONS = ("occluded", "glare", "ambiguous", "outside", "unexplained")
+
+
+@dataclass
+class EndToEnd:
+    """Squares right / wrong / ``?`` over all scenes, the way a user meets the camera.
+
+    A scene whose board is not found counts every scored square as wrong; a scene
+    whose calibration was refused is read with the uncalibrated set-up (which is
+    what a user who ignores the refusal gets) and is also counted as refused.
+    Squares the truth marks hidden (``?``) are not scored; a definite reading there
+    is counted in ``hidden_definite`` (it is a guess under a hand).
+    """
+
+    scenes: int = 0
+    found: int = 0
+    refused: int = 0  # no board found, or the start position misread: "calibrate again"
+    unfitted: int = 0  # kept, but with default colour levels (start discs under glare)
+    calibrated: int = 0  # scenes where a calibration was attempted
+    squares: int = 0
+    right: int = 0
+    wrong: int = 0
+    unknown: int = 0
+    hidden_definite: int = 0
+    misplaced: int = 0  # found, but a corner more than half a square from the truth
+    reasons: dict[str, int] = field(default_factory=lambda: dict.fromkeys(UNKNOWN_REASONS, 0))
+    find_ms: list[float] = field(default_factory=list)
+    not_found: list[str] = field(default_factory=list)
+    worst: list[tuple[int, str]] = field(default_factory=list)  # (wrong + ?, scene)
+
+    def add_not_found(self, name: str, truth: str) -> None:
+        self.scenes += 1
+        scored = sum(t != "?" for t in truth)
+        self.squares += scored
+        self.wrong += scored
+        self.not_found.append(name)
+        self.worst.append((scored, name))
+
+    def check_corners(self, found: np.ndarray, truth: np.ndarray | None) -> None:
+        """Count a board found in the wrong place (its corners, any order)."""
+        if truth is None:
+            return
+        t = np.asarray(truth, dtype=np.float64).reshape(4, 2)
+        f = np.asarray(found, dtype=np.float64).reshape(4, 2)
+        cell = float(np.linalg.norm(t - np.roll(t, 1, axis=0), axis=1).min()) / 8
+        d = np.linalg.norm(f[:, None] - t[None], axis=2).min(axis=1).max()
+        self.misplaced += bool(d > 0.5 * cell)
+
+    def add(self, name: str, truth: str, read: str, reasons: list[str] | None = None) -> None:
+        """One scene's reading; ``x``/``o`` (a shifted disc) count as their colour
+        when the truth does not mark shifts."""
+        self.scenes += 1
+        self.found += 1
+        marks_shift = any(t in "xo" for t in truth)
+        bad = 0
+        for i, (t, r) in enumerate(zip(truth, read, strict=True)):
+            if t == "?":
+                if r != "?":
+                    self.hidden_definite += 1
+                continue
+            self.squares += 1
+            if r == "?":
+                self.unknown += 1
+                why = (reasons[i] if reasons else "") or "unexplained"
+                self.reasons[why if why in self.reasons else "unexplained"] += 1
+                bad += 1
+                continue
+            if not marks_shift:
+                r = r.upper()
+            if r == t:
+                self.right += 1
+            else:
+                self.wrong += 1
+                bad += 1
+        self.worst.append((bad, name))
+
+    def rate(self, n: int) -> float:
+        return 100.0 * n / max(1, self.squares)
+
+    def lines(self, title: str) -> list[str]:
+        """The figures as printed by the benchmark (end to end, all scenes)."""
+        why = ", ".join(f"{k} {v}" for k, v in self.reasons.items() if v)
+        med = (f", median finding {np.median(self.find_ms):.0f} ms" if self.find_ms else "")
+        out = [
+            f"   {title}: {self.scenes} scenes, board found in {self.found} "
+            f"({100 * self.found / max(1, self.scenes):.1f}%; {self.misplaced} of them misplaced "
+            f"by over half a square){med}",
+            f"     end to end over {self.squares} squares: right {self.rate(self.right):.2f}%, "
+            f"wrong {self.rate(self.wrong):.3f}% ({self.wrong}), "
+            f"? {self.rate(self.unknown):.2f}% ({self.unknown}: {why or 'none'})",
+        ]
+        if self.calibrated:
+            out.append(f"     calibration refused in {self.refused} of {self.calibrated} scenes; "
+                       f"kept with default colour levels (start discs unreadable) in "
+                       f"{self.unfitted} more")
+        if self.hidden_definite:
+            out.append(f"     definite states under hands: {self.hidden_definite}")
+        return out
+
+
+def load_labelled(folder: str | Path) -> list[tuple[Path, str, np.ndarray | None]]:
+    """(image path, 64-character truth, corners or None) of a folder with a
+    ``labels.json`` mapping image names to ``{"board": [8 rows of 8]}`` (and,
+    optionally, ``"style": {"corners": [4 x, y]}``)."""
+    import json
+
+    root = Path(folder)
+    try:
+        labels = json.loads((root / "labels.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{root}: no readable labels.json ({exc})") from None
+    out = []
+    for name in sorted(labels):
+        rows = labels[name]["board"] if isinstance(labels[name], dict) else labels[name]
+        truth = "".join(rows)
+        if len(truth) != 64:
+            raise ValueError(f"{root / 'labels.json'}: {name}: board is not 8 rows of 8")
+        style = labels[name].get("style", {}) if isinstance(labels[name], dict) else {}
+        corners = np.array(style["corners"], float) if "corners" in style else None
+        out.append((root / name, truth, corners))
+    return out
+
+
+def evaluate_image(
+    tally: EndToEnd, name: str, image: np.ndarray, truth: str,
+    corners: np.ndarray | None = None,
+) -> None:
+    """Find the board with no help, read it, and count it (as ``kaeshi recognize``)."""
+    from controller.vision.finder import BoardNotFound
+
+    t0 = time.process_time()
+    try:
+        setup = auto_setup(image)
+    except BoardNotFound:
+        tally.find_ms.append(1000 * (time.process_time() - t0))
+        tally.add_not_found(name, truth)
+        return
+    tally.find_ms.append(1000 * (time.process_time() - t0))
+    tally.check_corners(corners_of(setup.homography), corners)
+    reading = setup.reader().read(image)
+    tally.add(name, truth, reading.board, reading_reasons(reading))
+
+
+def reading_reasons(reading: object) -> list[str] | None:
+    """Per-square reasons of a reading, when the reader gives them."""
+    reasons = getattr(reading, "reasons", None)
+    return list(reasons) if reasons is not None else None
+
+
+def evaluate_folder(folder: str | Path, limit: int | None = None) -> EndToEnd:
+    """End-to-end figures on a labelled folder of photographs or renders."""
+    from controller.vision.cv import read_image
+
+    tally = EndToEnd()
+    for path, truth, corners in load_labelled(folder)[:limit]:
+        evaluate_image(tally, path.name, read_image(path), truth, corners)
+    return tally
+
+
+def evaluate_rendered(
+    n: int, seed: int, hard: bool, hand: bool = False, calibrated: bool = False,
+    **scene: object,
+) -> EndToEnd:
+    """End-to-end figures on ``n`` scenes of the project's own renderer.
+
+    Uncalibrated, each scene is read as ``kaeshi recognize`` reads a photo (its a1
+    relabelled to the renderer's, as ``--a1`` would). Calibrated, the start position
+    is first photographed in the same scene and calibrated on; a refused calibration
+    is counted, and the scene is then read with the set-up it gave all the same.
+    """
+    from controller.vision.finder import BoardNotFound
+    from controller.vision.synth import random_scene, render
+
+    rng = np.random.default_rng(seed)
+    tally = EndToEnd()
+    for i in range(n):
+        sc = random_scene(rng, hard=hard, hand=hand, **scene)
+        board = random_position(rng, shifted=0.05)
+        shifts = shifts_with_room(board, rng)
+        r = render(board, sc, seed=seed * 10_000 + i, shifts=shifts)
+        name = f"{seed}/{i}"
+        t0 = time.process_time()
+        try:
+            if calibrated:
+                tally.calibrated += 1
+                fit = start_fit(sc, seed * 10_000 + i)
+                if fit is None:
+                    tally.refused += 1
+                    raise BoardNotFound("calibration found no board")
+                tally.refused += bool(fit.mismatches)
+                tally.unfitted += not fit.mismatches and not fit.setup.model.fitted
+                setup = fit.setup
+            else:
+                setup = align_to_truth(auto_setup(r.image), r.corners)
+        except BoardNotFound:
+            if not calibrated:  # a calibration's time would count the rendering too
+                tally.find_ms.append(1000 * (time.process_time() - t0))
+            tally.add_not_found(name, r.board)
+            continue
+        if not calibrated:
+            tally.find_ms.append(1000 * (time.process_time() - t0))
+        tally.check_corners(corners_of(setup.homography), r.corners)
+        reading = setup.reader().read(r.image)
+        tally.add(name, r.board, reading.board, reading_reasons(reading))
+    return tally

@@ -1,9 +1,13 @@
 """Finding the playing area in an image with no help from the user.
 
-The felt is the one large green thing in view. Its convex hull bridges the notches
-that discs on the edge squares cut into its outline, four lines fitted to the hull's
-sides give the corners, and the grid printed on the felt then pins the homography
-down to a fraction of a pixel (see :mod:`controller.vision.grid`).
+Several cues are combined, since none holds everywhere. The felt is found by its
+hue, or by its green chroma when it is too dark or grey for the hue test; the convex
+hull of each felt region bridges the notches that discs on the edge squares cut into
+its outline, and four lines fitted to the hull's sides give a candidate outline.
+The grid printed on the felt then pins each candidate's homography down (see
+:mod:`controller.vision.grid`), and the candidates are judged by how well an 8 x 8
+lattice fits there and whether felt stops at the outline's edges, not by one
+threshold on one cue.
 """
 
 from __future__ import annotations
@@ -17,7 +21,19 @@ from controller.vision.cv import cv2
 from controller.vision.geometry import homography_from_corners, upright_order
 
 WORK_SIZE = 800  # longest side of the working copy used for the coarse search
-MIN_GRID_SCORE = 0.2  # share of the inner grid lines' length that must be seen
+MIN_AREA = 0.008  # share of the image a playing area covers at the least
+MIN_CHROMA = 0.05  # green's excess over red and blue, relative to green, of any felt
+MIN_NET = 0.12  # grid seen on the lines, less grid seen between them, of a board ...
+MIN_LATTICE = 0.7  # ... or share of the 14 inner lines standing out of the lattice's profile
+SURE_NET = 0.3  # ... with the lattice standing out, so sure that no more need be tried
+WEAK_NET = 0.05  # a faint lattice (net grid and lattice profile at least these) ...
+WEAK_LATTICE = 0.35
+EDGE_CONTRAST = 0.25  # ... holds where every edge parts felt inside from none outside
+CLEAR_EDGE = 0.6  # edges this clear (felt inside, none outside) need the lattice only,
+# not the net grid: a thin or blurred grid hardly stands out line by line
+LATTICE_WEIGHT = 0.25  # weight of the lattice profile next to the net grid seen
+RESCALE = (0.85, 1.15, 0.7, 1.3)  # outline sizes tried around an unsure best candidate
+SAME_QUAD = 0.25  # squares: outlines whose corners all lie this close are one candidate
 
 
 class BoardNotFound(KaeshiError):
@@ -61,17 +77,44 @@ def _otsu(values: np.ndarray) -> float:
     return float(t)
 
 
+def green_chroma(small: np.ndarray) -> np.ndarray:
+    """Green's excess over the larger of red and blue, relative to green (0..1).
+
+    Unlike saturation and value, it does not fall with the light: a dark felt in
+    a dim room, or one washed out by JPEG, keeps its share of green.
+    """
+    f = cv2.blur(small, (3, 3)).astype(np.float32)
+    b, g, r = f[..., 0], f[..., 1], f[..., 2]
+    return np.clip((g - np.maximum(r, b)) / (g + 8.0), 0, 1)
+
+
+def _chroma_regions(small: np.ndarray, hsv: np.ndarray) -> list[np.ndarray]:
+    """Felt candidates from the green-chroma cue, split where the image says."""
+    chroma = green_chroma(small)
+    on = chroma >= MIN_CHROMA
+    out = []
+    if on.sum() < 0.5 * MIN_AREA * on.size:
+        return out
+    cut = max(MIN_CHROMA, _otsu(chroma[on] * 255) / 255)
+    for test in (on, chroma >= cut):
+        region, area = _largest_component(_clean(test.astype(np.uint8)))
+        if area >= MIN_AREA * region.size:
+            out.append(region)
+    return out
+
+
 def _green_regions(small: np.ndarray) -> list[np.ndarray]:
     """Candidate felt regions, from loose to strict colour tests.
 
     A green cloth on the table, a greyish-green wall or heavy noise passes the
     loose test and merges with the felt; the felt is usually the more saturated
-    and brighter of the two, which the stricter (Otsu-split) tests pick out.
+    and brighter of the two, which the stricter (Otsu-split) tests pick out. A
+    felt too dark or too grey for the hue test still shows in the green chroma.
     """
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     loose = green_mask_hsv(hsv)
     region, area = _largest_component(_clean(loose))
-    if area < 0.02 * region.size:
+    if area < MIN_AREA * region.size:
         raise BoardNotFound(
             f"no board in the image: the largest green area covers only "
             f"{100 * area / region.size:.1f}% of it"
@@ -90,7 +133,7 @@ def _green_regions(small: np.ndarray) -> list[np.ndarray]:
     for test in tests:
         tight = (on & test).astype(np.uint8)
         region2, area2 = _largest_component(_clean(tight))
-        if area2 >= 0.02 * region2.size and area2 < 0.97 * area:
+        if area2 >= MIN_AREA * region2.size and area2 < 0.97 * area:
             out.append(region2)
     return out
 
@@ -178,8 +221,13 @@ def _densify(poly: np.ndarray, step: float = 2.0) -> np.ndarray:
     return np.vstack(out)
 
 
-def coarse_quads(image: np.ndarray) -> list[np.ndarray]:
-    """Candidate outlines of the playing area, upright-ordered (image pixels)."""
+def coarse_quads(image: np.ndarray, cue: str = "hue") -> list[np.ndarray]:
+    """Candidate outlines of the playing area, upright-ordered (image pixels).
+
+    ``cue`` says how the felt is told from the rest: ``hue`` (a green hue with real
+    saturation) or ``chroma`` (green's share over red and blue, for felts too dark
+    or grey for the first).
+    """
     if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 32:
         raise BoardNotFound("the image is empty or too small to hold a board")
     scale = WORK_SIZE / max(image.shape[:2])
@@ -189,12 +237,16 @@ def coarse_quads(image: np.ndarray) -> list[np.ndarray]:
     else:
         scale = 1.0
     quads = []
-    for region in _green_regions(small):
+    if cue == "hue":
+        regions = _green_regions(small)
+    else:
+        regions = _chroma_regions(small, cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
+    for region in regions:
         contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         contour = max(contours, key=cv2.contourArea)
         hull = cv2.convexHull(contour)
         q = _quad_from_hull(hull)
-        if cv2.contourArea(q.astype(np.float32)) < 0.015 * small.shape[0] * small.shape[1]:
+        if cv2.contourArea(q.astype(np.float32)) < MIN_AREA * small.shape[0] * small.shape[1]:
             continue
         quads.append(upright_order(q) / scale)
     if not quads:
@@ -206,30 +258,151 @@ def coarse_quad(image: np.ndarray) -> np.ndarray:
     return coarse_quads(image)[0]
 
 
+@dataclass(frozen=True)
+class _Candidate:
+    fit: BoardFit
+    start: np.ndarray  # the outline the refinement started from
+    net: float  # grid seen on the lines less grid "seen" half a square off them
+    lattice: float  # share of the 14 inner lines standing out of the lattice profile
+    edge: float  # least felt contrast, inside less outside, across the four edges
+
+    @property
+    def strength(self) -> float:
+        return self.net + LATTICE_WEIGHT * self.lattice
+
+    @property
+    def fits(self) -> bool:
+        """A lattice seen clearly; or seen faintly, in an outline whose four edges
+        all part felt inside from something else outside."""
+        weak = self.net >= WEAK_NET and self.lattice >= WEAK_LATTICE
+        outlined = self.net > 0 and self.lattice >= WEAK_LATTICE and self.edge >= CLEAR_EDGE
+        return (self.net >= MIN_NET or self.lattice >= MIN_LATTICE
+                or (weak and self.edge >= EDGE_CONTRAST) or outlined)
+
+    @property
+    def sure(self) -> bool:
+        return self.net >= SURE_NET and self.lattice >= MIN_LATTICE
+
+
+def _candidate(image: np.ndarray, quad: np.ndarray) -> _Candidate:
+    from controller.vision.geometry import corners_of
+    from controller.vision.grid import grid_coverage, lattice_fit, refine_on_grid
+
+    h, _ = refine_on_grid(image, homography_from_corners(quad))
+    h = nudge_onto_board(image, h)
+    score = grid_coverage(image, h)
+    net = score - grid_coverage(image, h, offset=0.5)
+    share, _ = lattice_fit(image, h)
+    inside, outside = _edge_felt(image, h)
+    edge = float((inside - outside).min())
+    return _Candidate(BoardFit(corners_of(h), h, score), quad, net, share, edge)
+
+
 def find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
     """Locate the board; raises :class:`BoardNotFound` with a reason if there is none.
 
-    Each candidate outline is refined on the printed grid; the one whose grid
-    lines are found best wins, so a green table cloth loses to the board on it.
+    Cues are combined: outlines of the felt by its hue, then (when none of those
+    holds a grid for sure) by its green chroma, each refined on the printed grid;
+    then, if still unsure, the best outline grown and shrunk, since a glare or a
+    shadow can cut the felt's outline short or merge it with the frame. A
+    candidate is judged by its lattice: grid lines seen where the lattice puts
+    them and not half a square off them (a table cloth or a grid off by a
+    fraction shows as much of the one as of the other), and the lines' profile
+    standing out of the squares' middles (a thin or faint grid that is hardly
+    seen line by line still adds up along each line).
     """
-    from controller.vision.geometry import corners_of
-    from controller.vision.grid import grid_coverage, refine_on_grid
+    if not refine:
+        q = coarse_quads(image, "hue")[0]
+        h = homography_from_corners(q)
+        from controller.vision.geometry import corners_of
 
-    best: BoardFit | None = None
-    for quad in coarse_quads(image):
-        h = homography_from_corners(quad)
-        score = 0.0
-        if refine:
-            h, _ = refine_on_grid(image, h)
-            score = grid_coverage(image, h)
-        if best is None or score > best.score + 0.02:
-            best = BoardFit(corners=corners_of(h), homography=h, score=score)
-        if not refine:
-            break
-    assert best is not None
-    if refine and best.score < MIN_GRID_SCORE:
+        return BoardFit(corners_of(h), h, 0.0)
+    reason: BoardNotFound | None = None
+    cands: list[_Candidate] = []
+    tried: list[np.ndarray] = []
+    for cue in ("hue", "chroma"):
+        try:
+            quads = coarse_quads(image, cue)
+        except BoardNotFound as exc:
+            reason = reason or exc
+            continue
+        for quad in quads:
+            if _seen(quad, tried):
+                continue
+            cands.append(_candidate(image, quad))
+            if cands[-1].sure:
+                return cands[-1].fit
+    if not cands:
+        raise reason or BoardNotFound("no board in the image")
+    best = max(cands, key=lambda c: c.strength)
+    centre = best.start.mean(axis=0)
+    for factor in RESCALE:
+        quad = centre + (best.start - centre) * factor
+        if _seen(quad, tried):
+            continue
+        cands.append(_candidate(image, quad))
+        if cands[-1].sure:
+            return cands[-1].fit
+    fitting = [c for c in cands if c.fits]
+    best = max(fitting or cands, key=lambda c: c.strength)
+    if not best.fits:
         raise BoardNotFound(
             "a green area was found but no board grid on it "
-            f"(only {100 * best.score:.0f}% of the grid lines visible)"
+            f"(only {100 * best.fit.score:.0f}% of the grid lines visible)"
         )
-    return best
+    return best.fit
+
+
+def _seen(quad: np.ndarray, tried: list[np.ndarray]) -> bool:
+    """Whether an outline like ``quad`` was tried already (else it is noted)."""
+    cell = float(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1).min()) / 8
+    if any(np.abs(quad - q).max() < SAME_QUAD * cell for q in tried):
+        return True
+    tried.append(quad)
+    return False
+
+
+EDGE_BARE = 0.1  # felt share of a grid's edge strip that says it lies off the board ...
+EDGE_BEYOND = 0.3  # ... when past the opposite edge this much felt says the board goes on
+
+
+def _edge_felt(image: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Felt share of the one-square strips just inside and just outside each edge
+    (top, right, bottom, left in board coordinates)."""
+    from controller.vision.colour import ColourModel
+
+    cell = 12
+    t = np.array([[cell, 0, cell], [0, cell, cell], [0, 0, 1]], float)
+    side = 10 * cell
+    warped = cv2.warpPerspective(image, t @ np.linalg.inv(h), (side, side))
+    hsv = cv2.cvtColor(warped, cv2.COLOR_BGR2HSV)
+    felt = ColourModel().felt(hsv).astype(np.float32)
+    inner = felt[cell:-cell, cell:-cell]
+    inside = np.array([inner[:cell].mean(), inner[:, -cell:].mean(),
+                       inner[-cell:].mean(), inner[:, :cell].mean()])
+    mid = slice(cell, side - cell)
+    outside = np.array([felt[:cell, mid].mean(), felt[mid, -cell:].mean(),
+                        felt[-cell:, mid].mean(), felt[mid, :cell].mean()])
+    return inside, outside
+
+
+def nudge_onto_board(image: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Move a grid that lies a whole row or column off the board back onto it.
+
+    Off by a whole square, every grid line still falls on a printed line, so the
+    grid fits as well as the right one; but the strip along one edge then shows no
+    felt at all while the felt goes on past the opposite edge.
+    """
+    steps = {0: (0, 1), 1: (-1, 0), 2: (0, -1), 3: (1, 0)}  # bare edge -> shift (x, y)
+    for _ in range(2):
+        inside, outside = _edge_felt(image, h)
+        moved = False
+        for e in range(4):
+            if inside[e] < EDGE_BARE and outside[(e + 2) % 4] > EDGE_BEYOND:
+                dx, dy = steps[e]
+                h = h @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+                moved = True
+                break
+        if not moved:
+            break
+    return h

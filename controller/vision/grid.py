@@ -15,6 +15,7 @@ from controller.vision.cv import cv2
 
 CELL = 40  # pixels per square in the refinement warp
 MARGIN = 0.5  # squares of margin around the playing area
+ALONG = 0.08  # squares along a line over which its evidence is averaged against noise
 SETTLED = 0.01  # squares a round may still move the corners when the grid fit has settled
 
 
@@ -36,8 +37,13 @@ def line_evidence(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     felt = ColourModel().felt(hsv)
     v = hsv[..., 2]
     k = max(3, int(CELL * 0.3)) | 1
-    dark_v = cv2.morphologyEx(v, cv2.MORPH_BLACKHAT, np.ones((1, k), np.uint8))
-    dark_h = cv2.morphologyEx(v, cv2.MORPH_BLACKHAT, np.ones((k, 1), np.uint8))
+    # averaged along the line first: a faint line in a noisy dim picture shows only
+    # once the noise is smoothed out, and a line is long while noise is not
+    along = max(3, int(CELL * ALONG)) | 1
+    dark_v = cv2.morphologyEx(cv2.blur(v, (1, along)), cv2.MORPH_BLACKHAT,
+                              np.ones((1, k), np.uint8))
+    dark_h = cv2.morphologyEx(cv2.blur(v, (along, 1)), cv2.MORPH_BLACKHAT,
+                              np.ones((k, 1), np.uint8))
     level = float(np.median(v[felt])) if felt.any() else 60.0
     thr = max(3.0, 0.15 * level)
     both_x = np.zeros_like(felt)
@@ -54,7 +60,6 @@ def _fit_lines(evidence: np.ndarray, axis: int, expected: np.ndarray) -> list[np
     """Fit ``pos = a + b * t`` for each expected stripe position along ``axis``."""
     thr = 127.0
     ys, xs = np.nonzero(evidence > thr)
-    w = evidence[ys, xs]
     pos, t = (xs, ys) if axis == 0 else (ys, xs)
     lines: list[np.ndarray | None] = []
     for e in expected:
@@ -62,14 +67,15 @@ def _fit_lines(evidence: np.ndarray, axis: int, expected: np.ndarray) -> list[np
         if sel.sum() < CELL:  # less than about one square's length of visible line
             lines.append(None)
             continue
-        p, tt, ww = pos[sel].astype(float), t[sel].astype(float), w[sel]
+        p, tt = pos[sel].astype(float), t[sel].astype(float)
         coef = None
         for _ in range(3):
-            a = np.stack([np.ones_like(tt), tt], axis=1) * ww[:, None]
-            coef, *_ = np.linalg.lstsq(a, p * ww, rcond=None)
+            coef = _line_fit(tt, p)
+            if coef is None:
+                break
             resid = np.abs(p - (coef[0] + coef[1] * tt))
-            keep = resid < max(2.0, 2.5 * np.median(resid))
-            p, tt, ww = p[keep], tt[keep], ww[keep]
+            keep = resid < max(2.0, 2.5 * float(np.median(resid)))
+            p, tt = p[keep], tt[keep]
             if len(p) < CELL // 2:
                 break
         drift = abs(coef[0] + coef[1] * 4.5 * CELL - e) if coef is not None else 0.0
@@ -80,7 +86,21 @@ def _fit_lines(evidence: np.ndarray, axis: int, expected: np.ndarray) -> list[np
     return lines
 
 
-def grid_coverage(image: np.ndarray, h: np.ndarray) -> float:
+def _line_fit(t: np.ndarray, p: np.ndarray) -> np.ndarray | None:
+    """Least squares ``p = a + b * t`` in closed form (many small fits per frame)."""
+    n = len(t)
+    if n < 2:
+        return None
+    tm, pm = t.mean(), p.mean()
+    dt = t - tm
+    var = float(dt @ dt)
+    if var <= 1e-9:
+        return None
+    b = float(dt @ (p - pm)) / var
+    return np.array([pm - b * tm, b])
+
+
+def grid_coverage(image: np.ndarray, h: np.ndarray, offset: float = 0.0) -> float:
     """Share of the 14 inner grid lines' length where a line is actually seen.
 
     Discs hide part of the lines, but on the right board most of every line shows;
@@ -93,7 +113,7 @@ def grid_coverage(image: np.ndarray, h: np.ndarray) -> float:
     vert = cv2.dilate(vert, k)
     horz = cv2.dilate(horz, k.T)
     along = ((MARGIN + np.linspace(0.05, 7.95, 80)) * CELL).astype(int)
-    at = ((MARGIN + np.arange(1, 8)) * CELL).astype(int)
+    at = ((MARGIN + offset + np.arange(1, 8)) * CELL).astype(int)
     v = vert[along[:, None], at[None, :]] > 0
     hz = horz[at[:, None], along[None, :]] > 0
     return float((v.mean() + hz.mean()) / 2)
@@ -153,3 +173,41 @@ def _square_px(h: np.ndarray) -> float:
     """The smallest side of a board square in the image, in pixels."""
     c = _board_corners(h)
     return float(min(np.linalg.norm(c[i] - c[(i + 1) % 4]) for i in range(4))) / 8
+
+
+LATTICE_LINE = 2.0  # a line's response over the squares' middles beside it that counts it
+
+
+def lattice_fit(image: np.ndarray, h: np.ndarray) -> tuple[float, float]:
+    """How well a lattice of 8 x 8 squares sits where ``h`` puts it.
+
+    Thin dark stripes (the printed lines, and the felt showing between discs) are
+    averaged along each of the 14 inner lines, and compared with the same average
+    half a square away, at the squares' middles. A thin or faint grid that
+    ``grid_coverage`` hardly sees still stands out there, since everything along a
+    line adds up; a green cloth, or an outline off by a fraction of a square, does
+    not. Returns the share of lines that stand out and the median ratio of line to
+    middle response.
+    """
+    t, side = _canvas(h)
+    warped = cv2.warpPerspective(image, t @ np.linalg.inv(h), (side, side))
+    v = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
+    k = max(3, int(CELL * 0.3)) | 1
+    dark_v = cv2.morphologyEx(v, cv2.MORPH_BLACKHAT, np.ones((1, k), np.uint8))
+    dark_h = cv2.morphologyEx(v, cv2.MORPH_BLACKHAT, np.ones((k, 1), np.uint8))
+    inner = slice(int((MARGIN + 0.1) * CELL), int((MARGIN + 7.9) * CELL))
+    prof_v = dark_v[inner, :].astype(np.float32).mean(axis=0)
+    prof_h = dark_h[:, inner].astype(np.float32).mean(axis=1)
+    ratios = []
+    for prof in (prof_v, prof_h):
+        for j in range(1, 8):
+            at = int(round((MARGIN + j) * CELL))
+            line = float(prof[at - 2 : at + 3].max())
+            mids = [
+                float(prof[int(round((MARGIN + j + d) * CELL)) - 2 :
+                           int(round((MARGIN + j + d) * CELL)) + 3].mean())
+                for d in (-0.5, 0.5)
+            ]
+            ratios.append((line + 0.5) / (max(mids) + 0.5))
+    r = np.array(ratios)
+    return float((r > LATTICE_LINE).mean()), float(np.median(r))

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from controller.vision.colour import MIN_LEVEL_GAP, ColourModel
+from controller.vision.colour import ColourModel
+from controller.vision.cv import cv2
 from controller.vision.finder import BoardFit, find_board
 from controller.vision.geometry import (
     corners_of,
@@ -19,7 +20,7 @@ from controller.vision.geometry import (
     place_a1,
 )
 from controller.vision.grid import refine_on_grid
-from controller.vision.reader import CORNER_FELT, Reading, SquareReader
+from controller.vision.reader import CORNER_FELT, FOREIGN_SQUARE, Reading, SquareReader
 from controller.vision.sampling import CELL, MARGIN
 from controller.vision.setup import CameraSetup
 
@@ -29,6 +30,17 @@ EDGES = {"a1-h1": range(0, 8), "h1-h8": range(7, 64, 8), "a8-h8": range(56, 64),
 EDGE_OFF_BOARD = 6  # squares of one edge without felt in their corners: not the board
 PAST_EDGE_FELT = 0.35  # felt share just outside an edge that says the board goes on there
 PAST_EDGE_CLEAR = 0.15  # ... when just outside another edge it is below this
+MIN_SPLIT_GAP = 0.3  # log units (x1.35 in brightness) between the darkest white disc ...
+SPLIT_SPREAD = 0.35  # ... and the brightest black one, and at least this share of the
+# wider spread of the two colours
+MIN_WHITE = 0.2  # a white disc is brighter than the felt (log units)
+FELT_HUE = (25, 100)  # OpenCV hue range in which a felt's colour is looked for ...
+FELT_SAT_FLOOR = 18  # ... above this saturation
+FELT_SHARE = 0.3  # share of the squares' corners that must show it
+FELT_HUE_SPAN = 22  # hue either side of the felt's median taken for felt
+FELT_SAT_SHARE = 0.45  # share of the felt's median saturation taken for felt
+BALANCE_DISCS = 2  # white discs needed to measure the camera's colour cast
+BALANCE_GAIN = (0.6, 1.6)  # gains beyond these are not a cast but something else
 
 
 def locate(image: np.ndarray, corners: np.ndarray | None = None) -> BoardFit:
@@ -45,26 +57,124 @@ def locate(image: np.ndarray, corners: np.ndarray | None = None) -> BoardFit:
     return BoardFit(corners=corners_of(refined), homography=refined, score=score)
 
 
-def _two_clusters(values: np.ndarray) -> tuple[float, float] | None:
+@dataclass(frozen=True)
+class Split:
+    """Two colours of disc seen apart: their levels and the empty gap between them."""
+
+    black: float
+    white: float
+    cut: float
+    gap: float
+
+
+def two_clusters(values: np.ndarray) -> Split | None:
+    """Black and white discs as the two sides of the widest gap in their grey levels.
+
+    The gap must be wide in absolute terms (a real difference of brightness, not
+    noise) and next to how far each side spreads: one colour alone under uneven
+    light spreads evenly, without one gap that stands out.
+    """
     v = np.sort(values[np.isfinite(values)])
     if len(v) < 2:
         return None
     gaps = np.diff(v)
     i = int(np.argmax(gaps))
-    if gaps[i] < MIN_LEVEL_GAP:
+    lo, hi = v[: i + 1], v[i + 1 :]
+    spread = max(_spread(lo), _spread(hi))
+    g = float(gaps[i])
+    if g < MIN_SPLIT_GAP or g < SPLIT_SPREAD * spread or float(np.median(hi)) < MIN_WHITE:
         return None
-    return float(np.median(v[: i + 1])), float(np.median(v[i + 1 :]))
+    # the colours' edges: a lone disc far from its colour's bulk (a glossy sheen
+    # taken for a disc, a white disc in shadow) does not get to move the cut
+    top = min(float(lo.max()), _robust_edge(lo, +1))
+    bottom = max(float(hi.min()), _robust_edge(hi, -1))
+    return Split(float(np.median(lo)), float(np.median(hi)), (top + bottom) / 2, bottom - top)
+
+
+def _robust_edge(v: np.ndarray, sign: int) -> float:
+    """Median plus (or minus) three robust standard deviations."""
+    med = float(np.median(v))
+    return med + sign * 3 * 1.4826 * float(np.median(np.abs(v - med)))
+
+
+def _spread(v: np.ndarray) -> float:
+    return float(np.quantile(v, 0.9) - np.quantile(v, 0.1)) if len(v) > 1 else 0.0
+
+
+def fit_felt(reader: SquareReader, image: np.ndarray) -> ColourModel:
+    """The felt's colour range as this picture shows it.
+
+    The defaults take any clearly green, clearly saturated pixel for felt; a dull
+    or dark felt, a dim room or a camera's white balance can take the felt below
+    that saturation, and then nothing on the board reads as felt. The corners of
+    the squares lie outside any disc, so what most of them show is the felt: its
+    hue and saturation there set the range (never stricter than the defaults).
+    """
+    model = reader.model
+    canvas = reader.warp(image)
+    hsv = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV).reshape(-1, 3)
+    px = hsv[reader.layout.corners[~reader.layout.outside].ravel()]
+    green = px[(px[:, 0] >= FELT_HUE[0]) & (px[:, 0] <= FELT_HUE[1]) & (px[:, 1] >= FELT_SAT_FLOOR)]
+    if len(green) < FELT_SHARE * len(px) or not len(px):
+        return model
+    hue = float(np.median(green[:, 0]))
+    sat = float(np.median(green[:, 1]))
+    val = float(np.median(green[:, 2]))
+    return replace(
+        model,
+        hue_lo=min(model.hue_lo, hue - FELT_HUE_SPAN),
+        hue_hi=max(model.hue_hi, hue + FELT_HUE_SPAN),
+        sat_min=min(model.sat_min, max(FELT_SAT_FLOOR, FELT_SAT_SHARE * sat)),
+        val_min=min(model.val_min, max(3.0, 0.3 * val)),
+    )
+
+
+def estimate_balance(
+    reader: SquareReader, image: np.ndarray, squares: list[int] | None = None
+) -> ColourModel:
+    """The model with gains that make the white discs in ``image`` grey.
+
+    White discs are the one thing on a board that should have no colour; under a
+    warm lamp or a wrong white balance they come out orange or blue, and the
+    foreign-colour test then takes them for a hand. ``squares`` are known white
+    discs (the start position); otherwise the brighter half of the discs seen.
+    Pixels white in all channels (glare) carry no cast and are left out; one
+    clipped channel only makes the cast look smaller. Too few discs: no change.
+    """
+    model = reader.model
+    canvas = reader.warp(image)
+    felt, grey, _ = model.masks(canvas)
+    r = reader.read_canvas(canvas)
+    lay = reader.layout
+    disc = (np.maximum(r.felt_top, r.felt_base) <= 0.3) & np.isfinite(r.log_ratio)
+    disc &= r.felt_corners >= CORNER_FELT
+    if squares is not None:
+        pick = [i for i in squares if disc[i]]
+    else:
+        cand = np.flatnonzero(disc & (r.log_ratio > model.cut))
+        pick = list(cand[np.argsort(r.log_ratio[cand])][len(cand) // 2 :])
+    if len(pick) < (1 if squares is not None else BALANCE_DISCS):
+        return model
+    px = canvas.reshape(-1, 3)[lay.top[pick]].reshape(-1, 3)
+    keep = ~felt[lay.top[pick]].ravel() & (px.min(axis=1) < 250) & (px.min(axis=1) > 20)
+    if keep.sum() < 50:
+        return model
+    mean = px[keep].astype(np.float64).mean(axis=0)
+    gains = mean.mean() / np.maximum(mean, 1.0)
+    if gains.min() < BALANCE_GAIN[0] or gains.max() > BALANCE_GAIN[1]:
+        return model
+    return replace(model, balance=(float(gains[0]), float(gains[1]), float(gains[2])))
 
 
 def tune_colours(reader: SquareReader, image: np.ndarray) -> ColourModel:
     """Set black/white brightness levels from the discs on this image, if it shows both."""
     r = reader.read(image)
     disc = np.maximum(r.felt_top, r.felt_base) < 0.3
-    clusters = _two_clusters(r.log_ratio[disc])
-    if clusters is None:
+    split = two_clusters(r.log_ratio[disc])
+    if split is None:
         return reader.model
-    lo, hi = clusters
-    return replace(reader.model, black_log=lo, white_log=hi)
+    return replace(reader.model, black_log=split.black, white_log=split.white,
+                   split=split.cut, gap=split.gap)
 
 
 def auto_setup(
@@ -82,6 +192,10 @@ def auto_setup(
     size = (image.shape[1], image.shape[0])
     dh = DISC_HEIGHT
     reader = SquareReader(h, size, model, dh)
+    model = fit_felt(reader, image)
+    reader = SquareReader(h, size, model, dh, layout=reader.layout)
+    model = estimate_balance(reader, image)
+    reader = SquareReader(h, size, model, dh, layout=reader.layout)
     model = tune_colours(reader, image)
     setup = CameraSetup(size, h, dh, model, fit.score)
     setup.disc_bias = estimate_disc_bias(setup.reader(), image)
@@ -196,10 +310,23 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
         setup = replace(setup, homography=turn(setup.homography, 1))
         reader = setup.reader()
         r = reader.read(image)
+    # the two white start discs show the camera's colour cast (see estimate_balance)
+    balanced = estimate_balance(reader, image, [27, 36])
+    if balanced.balance is not None:
+        setup = replace(setup, model=balanced)
+        reader = setup.reader()
+        r = reader.read(image)
     lr = r.log_ratio
-    # discs under glare or a shadow's edge read '?'; one of each colour is enough
-    white = [i for i in (27, 36) if r.board[i] == "O" and np.isfinite(lr[i])]
-    black = [i for i in (28, 35) if r.board[i] == "X" and np.isfinite(lr[i])]
+    # discs under glare or a shadow's edge read '?'; one of each colour is enough.
+    # The start discs are known, so one that reads '?' only for being between the
+    # default levels still counts, as long as its top is covered and not glare.
+    covered = (np.maximum(r.felt_top, r.felt_base) <= 0.3) & (r.foreign <= FOREIGN_SQUARE)
+    if r.glare is not None:
+        covered &= ~r.glare
+    white = [i for i in (27, 36)
+             if np.isfinite(lr[i]) and (r.board[i] == "O" or (r.board[i] == "?" and covered[i]))]
+    black = [i for i in (28, 35)
+             if np.isfinite(lr[i]) and (r.board[i] == "X" or (r.board[i] == "?" and covered[i]))]
     if white and black:
         w = float(np.mean(lr[white]))
         b = float(np.mean(lr[black]))

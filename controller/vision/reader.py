@@ -44,6 +44,13 @@ SHIFT_COVERED = 0.25  # a disc off centre leaves felt in a pattern; both below t
 SHIFT_EMPTY_BASE = 0.95  # a base pattern this clear of disc cannot belong to a shifted disc
 DISC_PERCENTILE = 0.4  # of the disc top's grey levels: low enough to ignore highlights
 
+#: Why a square reads ``?``: something over it (a hand, an arm, a sleeve), a lamp's
+#: reflection washing out what is under it, two readings too close to call (half
+#: felt, a grey between black and white, a disc between placed and shifted), or the
+#: square lies partly outside the picture.
+OCCLUDED, GLARE, AMBIGUOUS, OUTSIDE = "occluded", "glare", "ambiguous", "outside"
+REASONS = (OCCLUDED, GLARE, AMBIGUOUS, OUTSIDE)
+
 
 @dataclass(frozen=True)
 class Reading:
@@ -59,6 +66,7 @@ class Reading:
     felt_corners: np.ndarray  # (64,) felt fraction in the square's corners
     blocked: np.ndarray  # (64,) bools: hidden by something that is neither felt nor disc
     glare: np.ndarray | None = None  # (64,) bools: a disc top that may be washed-out felt
+    reasons: tuple[str, ...] = ()  # per square: why it reads '?' (see REASONS), else ''
 
     @property
     def hand(self) -> bool:
@@ -179,12 +187,17 @@ class SquareReader:
         ring_level = np.median(grey[lay.ring], axis=1)
         glare |= (ring_level >= RING_LEVEL * disc_grey) & (log_ratio > self.model.cut)
         log_ratio = np.where(glare, np.nan, log_ratio)
+        foreign = foreign & lay.on_board
         foreign_frac = np.maximum(foreign[lay.square].mean(axis=1), foreign[lay.top].mean(axis=1))
         felt_corners = felt[lay.corners].mean(axis=1)
         reading = self._decide(
             felt_top, felt_base, log_ratio, foreign_frac, felt_grey, felt_corners
         )
-        reading = replace(reading, glare=glare)
+        # corners that are not felt because a lamp's reflection washes them out
+        washed = (grey[lay.corners] > RING_BRIGHT * felt_grey[:, None]).mean(axis=1) > 0.5
+        why = np.array(reading.reasons)
+        why[(why == OCCLUDED) & washed & (foreign_frac <= FOREIGN_SQUARE)] = GLARE
+        reading = replace(reading, glare=glare, reasons=tuple(why))
         return self._resolve_uncentred(reading, felt, grey, canvas.reshape(-1, 3))
 
     def disc_offsets(self, image: np.ndarray) -> np.ndarray:
@@ -221,10 +234,12 @@ class SquareReader:
         # search below may still find the disc, or a neighbour's leaning in.
         doubt = unclear & (chars == "-") & (lo < SURE_EMPTY)
         chars[doubt], conf[doubt] = "?", 0.0
+        why = np.array(r.reasons or [""] * 64, dtype="<U9")
+        why[doubt] = AMBIGUOUS
         if r.glare is not None:
             unclear &= ~r.glare
         if not unclear.any():
-            return replace(r, board="".join(chars), confidence=conf)
+            return replace(r, board="".join(chars), confidence=conf, reasons=tuple(why))
         lay, model = self.layout, self.model
         side = lay.side
         felt2d = felt.reshape(side, side)
@@ -270,7 +285,7 @@ class SquareReader:
             bright = np.log(g + 2.0) - np.log(r.felt_grey[sq] + 2.0) > model.cut
             glare |= bright and float(np.median(grey[ring])) >= RING_LEVEL * g
             if glare or _green_tint(canvas_bgr[idx][None], keep[None])[0] > GLARE_TINT:
-                chars[sq], conf[sq] = "?", 0.0
+                chars[sq], conf[sq], why[sq] = "?", 0.0, GLARE
                 continue
             ratio = np.log(g + 2.0) - np.log(r.felt_grey[sq] + 2.0)
             if abs(ratio - model.cut) < model.band:
@@ -292,7 +307,10 @@ class SquareReader:
                 continue
             chars[sq] = ("o" if white else "x") if shifted else ("O" if white else "X")
             conf[sq] = 0.5 + 0.4 * min(1.0, fit.fit)
-        return replace(r, board="".join(chars), confidence=conf)
+        why[chars != "?"] = ""
+        why[(chars == "?") & (why == "")] = AMBIGUOUS
+        why[lay.outside & (chars == "?")] = OUTSIDE
+        return replace(r, board="".join(chars), confidence=conf, reasons=tuple(why))
 
     def _decide(
         self,
@@ -330,6 +348,10 @@ class SquareReader:
         blocked |= felt_corners < CORNER_FELT
         chars[blocked] = "?"
         conf[blocked] = 0.0
+        why = np.where(chars == "?", AMBIGUOUS, "").astype("<U9")
+        why[(hi <= DISC_FELT) & ~np.isfinite(log_ratio)] = GLARE
+        why[blocked] = OCCLUDED
+        why[self.layout.outside] = np.where(chars[self.layout.outside] == "?", OUTSIDE, "")
         return Reading(
             board="".join(chars),
             confidence=conf,
@@ -340,4 +362,5 @@ class SquareReader:
             felt_grey=felt_grey,
             felt_corners=felt_corners,
             blocked=blocked,
+            reasons=tuple(why),
         )

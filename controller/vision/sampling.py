@@ -74,6 +74,8 @@ class Layout:
     square: np.ndarray  # (64, Ks)
     corners: np.ndarray  # (64, Kc) the felt in each square's corners, outside any disc
     ring: np.ndarray  # (64, Kr) just outside each disc's top: felt or shade, never glare
+    outside: np.ndarray  # (64,) bools: part of the square lies outside the image
+    on_board: np.ndarray  # (side * side,) bools: canvas pixels on the playing area
 
 
 def canvas_transform() -> tuple[np.ndarray, int]:
@@ -122,4 +124,30 @@ def make_layout(
         square=_gather(centres, _box_offsets(SQUARE_HALF, 2), side),
         corners=_gather(centres, corners, side),
         ring=_gather(tops, _annulus(RING_INNER, RING_OUTER), side),
+        outside=_outside_image(h, image_size),
+        on_board=_on_board(side),
     )
+
+
+def _on_board(side: int) -> np.ndarray:
+    """Canvas pixels over the playing area: a far-row disc's top seen past the
+    board's edge overlaps the frame, whose colour is no hand."""
+    lo, hi = MARGIN * CELL, (MARGIN + 8) * CELL
+    ax = (np.arange(side) >= lo) & (np.arange(side) < hi)
+    return (ax[:, None] & ax[None, :]).ravel()
+
+
+def _outside_image(h: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
+    """Squares whose inner part (where a disc and the felt around it are read)
+    reaches past the image border: what is there cannot be seen, only guessed."""
+    w, hh = image_size
+    ys, xs = np.mgrid[0:8, 0:8]
+    u = np.array([0.1, 0.5, 0.9])
+    px = (xs.ravel()[:, None, None] + u[None, :, None]) * np.ones((1, 1, 3))
+    py = (ys.ravel()[:, None, None] + u[None, None, :]) * np.ones((1, 3, 1))
+    pts = np.stack([px.ravel(), py.ravel(), np.ones(px.size)], axis=1) @ h.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = pts[:, 0] / pts[:, 2]
+        y = pts[:, 1] / pts[:, 2]
+    bad = ~((x >= 0) & (x <= w - 1) & (y >= 0) & (y <= hh - 1) & (pts[:, 2] > 0))
+    return bad.reshape(64, 9).any(axis=1)

@@ -31,7 +31,6 @@ from controller.observation import Observation
 from controller.squares import OBSERVATION_ALPHABET, validate_board_string
 from controller.vision.cv import cv2
 from controller.vision.synth_board import BOARD_THICKNESS, draw_board, table_top
-from controller.vision.synth_camera import Camera, make_camera
 from controller.vision.synth_clutter import draw_clutter
 from controller.vision.synth_discs import (
     DISC_HEIGHT,
@@ -47,8 +46,8 @@ from controller.vision.synth_hand import (
     hand_mask,
     paint_hand,
 )
-from controller.vision.synth_light import apply_lighting, degrade
-from controller.vision.synth_textures import BOARD_STYLES, FRAME_STYLES, TABLE_STYLES
+from controller.vision.synth_light import apply_lighting, barrel_points, degrade
+from controller.vision.synth_scene import HAND_MODES, Scene, _camera, random_scene
 
 __all__ = [
     "DISC_HEIGHT",
@@ -66,130 +65,7 @@ __all__ = [
     "write_video",
 ]
 
-HAND_MODES = ("exact", "full")
-
 START_BOARD = "-" * 27 + "OX" + "-" * 6 + "XO" + "-" * 27
-
-
-
-@dataclass(frozen=True)
-class Scene:
-    """Everything about how a picture is taken, apart from the position itself.
-
-    Angles are degrees; lengths are square widths. ``random_scene`` draws one.
-    """
-
-    width: int = 640
-    height: int = 480
-    tilt_deg: float = 0.0  # camera tilt from straight above (0 = top-down, up to 45)
-    rotation_deg: float = 0.0  # in-plane rotation of the board in the image (CCW)
-    board_style: str = "felt"  # felt | glossy | recessed
-    frame_style: str = "black"  # black | wood | none
-    light: float = 1.0  # overall brightness (0.3 = dim)
-    light_gradient: float = 0.0  # uneven light: relative change across the image
-    shadow: bool = False  # a large soft shadow (a person, a lamp arm) over part of the view
-    glare: bool = False  # a lamp's reflection: a bright, partly saturated spot
-    noise: float = 0.0  # sensor noise, standard deviation as a fraction of full scale
-    blur: float = 0.0  # Gaussian blur sigma in pixels (focus, shake)
-    jpeg_quality: int | None = None  # re-encode as JPEG at this quality
-    clutter: bool = False  # disc trays, a pen, a cup beside the board
-    hand: bool = False  # a hand reaching over the board (truth gets '?')
-    board_fraction: float = 0.75  # share of the image the playing area spans
-    # Extensions beyond the basic set:
-    view_from_deg: float = 0.0  # side the camera leans towards: 0 row-8 edge, 90 a-file edge
-    distance: float = 16.0  # camera distance from the board centre (perspective strength)
-    offset: tuple[float, float] = (0.0, 0.0)  # board position off the image centre (-1..1)
-    jitter: float = 0.0  # largest off-centre placement of ordinary (unshifted) discs
-    table: str = "wood"  # wood | dark | cloth | light
-    hand_mode: str = "exact"  # exact: '?' as given; full: arms reach out, may hide more
-    vignette: float = 0.0  # darkening towards the image corners (0..1)
-    warmth: float = 0.0  # colour cast of the light: -1 bluish daylight .. 1 orange lamp
-
-    def __post_init__(self) -> None:
-        def bad(name: str, why: str) -> ValueError:
-            return ValueError(f"Scene.{name}: {why} (got {getattr(self, name)!r})")
-
-        if not (16 <= self.width <= 8192 and 16 <= self.height <= 8192):
-            raise bad("width", "image size must be 16..8192 pixels on each side")
-        if not 0 <= self.tilt_deg <= 60:
-            raise bad("tilt_deg", "must be between 0 and 60")
-        for name, allowed in (("board_style", BOARD_STYLES), ("frame_style", FRAME_STYLES),
-                              ("table", TABLE_STYLES), ("hand_mode", HAND_MODES)):
-            if getattr(self, name) not in allowed:
-                raise bad(name, f"must be one of {', '.join(allowed)}")
-        if not 0.05 <= self.light <= 3:
-            raise bad("light", "must be between 0.05 and 3")
-        if not 0 <= self.light_gradient <= 1:
-            raise bad("light_gradient", "must be between 0 and 1")
-        if not 0 <= self.noise <= 0.5:
-            raise bad("noise", "must be between 0 and 0.5")
-        if not 0 <= self.blur <= 20:
-            raise bad("blur", "must be between 0 and 20")
-        if self.jpeg_quality is not None and not 1 <= self.jpeg_quality <= 100:
-            raise bad("jpeg_quality", "must be 1..100 or None")
-        if not 0.1 <= self.board_fraction <= 1.2:
-            raise bad("board_fraction", "must be between 0.1 and 1.2")
-        if not 3 <= self.distance <= 200:
-            raise bad("distance", "must be between 3 and 200 square widths")
-        if not 0 <= self.jitter <= 0.1:
-            raise bad("jitter", "must be between 0 and 0.1 (larger offsets are shifted discs)")
-        if not 0 <= self.vignette <= 1:
-            raise bad("vignette", "must be between 0 and 1")
-        if not -1 <= self.warmth <= 1:
-            raise bad("warmth", "must be between -1 and 1")
-        _camera(self)  # a camera too close for its tilt is refused here, not mid-render
-
-
-def random_scene(rng: np.random.Generator, hard: bool = False, **overrides: object) -> Scene:
-    """Draw a plausible scene; ``hard`` adds oblique views, poor light and clutter."""
-    u = rng.uniform
-    if not hard:
-        d: dict[str, object] = dict(
-            tilt_deg=u(0, 25), rotation_deg=u(-8, 8), view_from_deg=u(0, 360),
-            light=u(0.75, 1.15), light_gradient=u(0, 0.2), shadow=rng.random() < 0.15,
-            glare=rng.random() < 0.1, noise=u(0, 0.015), blur=u(0, 0.7),
-            jpeg_quality=None if rng.random() < 0.5 else int(rng.integers(75, 96)),
-            clutter=rng.random() < 0.3, hand=False, board_fraction=u(0.6, 0.85),
-            distance=u(12, 25), jitter=u(0, 0.04), vignette=u(0, 0.2),
-        )
-    else:
-        d = dict(
-            tilt_deg=u(10, 45), rotation_deg=u(-30, 30), view_from_deg=u(0, 360),
-            light=u(0.3, 1.2), light_gradient=u(0.15, 0.6), shadow=rng.random() < 0.6,
-            glare=rng.random() < 0.5, noise=u(0.005, 0.045), blur=u(0, 2.0),
-            jpeg_quality=None if rng.random() < 0.3 else int(rng.integers(30, 85)),
-            clutter=rng.random() < 0.7, hand=rng.random() < 0.5, board_fraction=u(0.45, 0.9),
-            distance=u(8, 20), jitter=u(0, 0.08), vignette=u(0, 0.5),
-        )
-        # In dim light a camera turns its gain up, and the noise with it.
-        d["noise"] = float(d["noise"]) + 0.03 * max(0.0, 1.0 - float(d["light"]))  # type: ignore[arg-type]
-    d.update(
-        board_style=str(rng.choice(BOARD_STYLES)), frame_style=str(rng.choice(FRAME_STYLES)),
-        table=str(rng.choice(TABLE_STYLES)), offset=(u(-0.8, 0.8), u(-0.8, 0.8)),
-        hand_mode="full", warmth=u(-0.6, 0.9) if hard else u(-0.2, 0.3),
-    )
-    known = {f.name for f in fields(Scene)}
-    unknown = sorted(set(overrides) - known)
-    if unknown:
-        raise ValueError(f"random_scene: unknown Scene field(s): {', '.join(unknown)}")
-    d.update(overrides)
-    scene = Scene(**d)  # type: ignore[arg-type]
-    if "rotation_deg" not in overrides:
-        # Keep a1 the corner towards the top left, as a reader's orientation rule expects.
-        for _ in range(4):
-            if _a1_turn(scene) < 40:
-                break
-            scene = replace(scene, rotation_deg=scene.rotation_deg * 0.5)
-    return scene
-
-
-def _a1_turn(scene: Scene) -> float:
-    """Degrees between the direction of a1's corner from the board centre and the
-    image's top-left diagonal."""
-    c = _camera(scene).project(np.array([[0, 0, 0], [8, 0, 0], [8, 8, 0], [0, 8, 0]], float))
-    d = c[0] - c.mean(axis=0)
-    ang = math.degrees(math.atan2(d[1], d[0]))
-    return abs((ang + 135 + 180) % 360 - 180)
 
 
 @dataclass
@@ -213,11 +89,6 @@ class Rendered:
 
 
 # --------------------------------------------------------------------------- render
-
-
-def _camera(scene: Scene) -> Camera:
-    return make_camera(scene.width, scene.height, scene.tilt_deg, scene.view_from_deg,
-                       scene.rotation_deg, scene.distance, scene.board_fraction, scene.offset)
 
 
 def render(board: str, scene: Scene, seed: int = 0,
@@ -257,7 +128,9 @@ def _render(board: str, scene: Scene, static_seed: int, frame_seed: int,
     if scene.clutter:
         draw_clutter(canvas, cam, np.random.default_rng([static_seed, 11]), light_dir, px,
                      BOARD_THICKNESS, scene.frame_style)
-    draw_board(canvas, cam, scene.board_style, scene.frame_style, static_seed, light_dir, px)
+    look = (scene.line_weight, scene.line_light, scene.felt_tone, scene.felt_grey)
+    draw_board(canvas, cam, scene.board_style, scene.frame_style, static_seed, light_dir, px,
+               look)
 
     hidden = np.array([ch == "?" for ch in board])
     # What stands on hidden squares: the caller's guess (a video's last known state)
@@ -291,6 +164,8 @@ def _render(board: str, scene: Scene, static_seed: int, frame_seed: int,
                    np.random.default_rng([static_seed, 4]))
     image = degrade(canvas, scene, frame_seed * 7919 + static_seed)
 
+    if scene.lens:
+        corners = barrel_points(corners, scene.lens, scene.width, scene.height)
     truth = "".join("?" if hidden[i] else board[i] for i in range(64))
     shift = np.where(np.array([ch in "-?" for ch in truth])[:, None], 0.0, offsets)
     return Rendered(image=image, board=truth, corners=corners.astype(np.float32),

@@ -21,19 +21,22 @@ TEXTURE_VARIANTS = 4
 
 
 @lru_cache(maxsize=80)
-def _board_face_variant(variant: int, style: str, frame: str, px: int
-                           ) -> tuple[np.ndarray, float]:
-    tex, margin = board_texture(np.random.default_rng([variant, 12]), style, frame, px)
+def _board_face_variant(variant: int, style: str, frame: str, px: int,
+                        look: tuple[float, float, float, float] = (1.0, 0.0, 1.0, 0.0)
+                        ) -> tuple[np.ndarray, float]:
+    tex, margin = board_texture(np.random.default_rng([variant, 12]), style, frame, px, look)
     tex.setflags(write=False)
     return tex, margin
 
 
-def board_face(seed: int, style: str, frame: str, px_img: float
-                   ) -> tuple[np.ndarray, np.ndarray, float, int]:
+def board_face(seed: int, style: str, frame: str, px_img: float,
+               look: tuple[float, float, float, float] = (1.0, 0.0, 1.0, 0.0)
+               ) -> tuple[np.ndarray, np.ndarray, float, int]:
     """The board's face (uint8), a colour gain for it, its frame width and its pixels
     per square."""
     px = 64 if px_img <= 64 else 128
-    tex, margin = _board_face_variant(seed % TEXTURE_VARIANTS, style, frame, px)
+    look = tuple(round(float(v), 1) for v in look)  # type: ignore[assignment]
+    tex, margin = _board_face_variant(seed % TEXTURE_VARIANTS, style, frame, px, look)
     rng = np.random.default_rng([seed, 13])
     turn = int(rng.integers(4))
     if turn:
@@ -60,9 +63,10 @@ def table_top(seed: int, height: int, width: int, style: str) -> np.ndarray:
 
 
 def draw_board(canvas: np.ndarray, cam: Camera, style: str, frame: str, seed: int,
-               light_dir: np.ndarray, px_img: float) -> None:
+               light_dir: np.ndarray, px_img: float,
+               look: tuple[float, float, float, float] = (1.0, 0.0, 1.0, 0.0)) -> None:
     """Cast shadow on the table, the board's sides, then its textured top face."""
-    tex, gain, margin, px = board_face(seed, style, frame, px_img)
+    tex, gain, margin, px = board_face(seed, style, frame, px_img, look)
     lo, hi = -margin, 8 + margin
     top = np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]])
     h, w = canvas.shape[:2]

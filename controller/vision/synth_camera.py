@@ -79,12 +79,15 @@ def make_camera(
     distance: float,
     board_fraction: float,
     offset: tuple[float, float] = (0.0, 0.0),
+    overhang: float = 0.0,
 ) -> Camera:
     """Aim a camera at the board centre and zoom so the playing area fills
     ``board_fraction`` of the image along its tighter dimension.
 
     ``offset`` moves the board off the image centre, as a fraction (-1..1) of the
-    slack left on each axis.
+    slack left on each axis; ``overhang`` pushes it on past the image's edge by
+    that share of its size, in the direction of ``offset`` (a webcam that cuts
+    off part of the board).
     """
     if not 0.0 <= tilt_deg < 80.0:
         raise ValueError(f"tilt_deg must be in [0, 80), not {tilt_deg}")
@@ -108,6 +111,7 @@ def make_camera(
     want_centre = np.array([width, height]) / 2.0 + np.clip(offset, -1, 1) * np.maximum(
         slack, 0.0
     ) / 2.0
+    want_centre += overhang * f * span * np.sign(np.asarray(offset, dtype=np.float64))
     c = want_centre - f * (lo + hi) / 2.0
     K = np.array([[f, 0.0, c[0]], [0.0, f, c[1]], [0.0, 0.0, 1.0]])
     return Camera(K, R, C)

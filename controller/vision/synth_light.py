@@ -44,6 +44,7 @@ def apply_lighting(canvas: np.ndarray, scene: Scene, rng: np.random.Generator,
         gain *= 1.0 - rng.uniform(0.3, 0.55) * soft
     gain = cv2.resize(gain.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
     cast = np.array([1 - 0.18 * scene.warmth, 1.0, 1 + 0.15 * scene.warmth], dtype=np.float32)
+    cast *= np.asarray(scene.cast, dtype=np.float32)
     canvas *= gain[..., None] * cast
     if scene.glare:
         bx, by = rng.uniform(1.0, 7.0, 2)
@@ -63,7 +64,9 @@ def apply_lighting(canvas: np.ndarray, scene: Scene, rng: np.random.Generator,
 
 
 def degrade(image: np.ndarray, scene: Scene, frame_seed: int) -> np.ndarray:
-    """Blur, sensor noise and JPEG, in camera order."""
+    """Lens distortion, blur, sensor noise and JPEG, in camera order."""
+    if scene.lens > 0:
+        image = _barrel(image, scene.lens)
     if scene.blur > 0:
         image = cv2.GaussianBlur(image, (0, 0), scene.blur)
     if scene.noise > 0:
@@ -76,3 +79,29 @@ def degrade(image: np.ndarray, scene: Scene, frame_seed: int) -> np.ndarray:
             raise RuntimeError("JPEG encoding failed")
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return out
+
+
+def _radius2(x: np.ndarray, y: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Squared distance from the image centre, 1 at the corners."""
+    cx, cy = width / 2.0, height / 2.0
+    return ((x - cx) ** 2 + (y - cy) ** 2) / (cx * cx + cy * cy)
+
+
+def _barrel(image: np.ndarray, k: float) -> np.ndarray:
+    """A wide lens: points are drawn in towards the centre the more, the farther out."""
+    h, w = image.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    scale = 1 + k * _radius2(xs, ys, w, h)
+    mx = (w / 2.0 + (xs - w / 2.0) * scale).astype(np.float32)
+    my = (h / 2.0 + (ys - h / 2.0) * scale).astype(np.float32)
+    return cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+
+
+def barrel_points(points: np.ndarray, k: float, width: int, height: int) -> np.ndarray:
+    """Where points of the undistorted picture appear after :func:`_barrel`."""
+    p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    c = np.array([width / 2.0, height / 2.0])
+    d = p.copy()
+    for _ in range(20):  # d * (1 + k r(d)^2) = p, solved by fixed point
+        d = c + (p - c) / (1 + k * _radius2(d[:, 0], d[:, 1], width, height))[:, None]
+    return d

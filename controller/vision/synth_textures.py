@@ -124,11 +124,14 @@ def table_texture(rng: np.random.Generator, h: int, w: int, style: str) -> np.nd
 
 
 def board_texture(
-    rng: np.random.Generator, style: str, frame: str, px: int
+    rng: np.random.Generator, style: str, frame: str, px: int,
+    look: tuple[float, float, float, float] = (1.0, 0.0, 1.0, 0.0),
 ) -> tuple[np.ndarray, float]:
     """Top face of the board, frame included, as uint8 BGR and the frame width.
 
     Texture pixel (u, v) shows board point (u / px - margin, v / px - margin).
+    ``look`` is (grid line weight, line lightness 0..1, felt brightness, felt
+    greyness 0..1): boards differ in all four, and a reader must not rely on one.
     """
     if style not in BOARD_STYLES:
         raise ValueError(f"unknown board style {style!r} (expected one of {BOARD_STYLES})")
@@ -138,8 +141,10 @@ def board_texture(
     size = int(round((8 + 2 * margin) * px))
     lo, hi = int(round(margin * px)), int(round((8 + margin) * px))
 
+    weight, line_light, felt_tone, felt_grey = look
     green = np.array([45, 108, 32], dtype=np.float32) * rng.uniform(0.75, 1.2)
     green += rng.uniform(-8, 8, 3).astype(np.float32)
+    green = felt_tone * ((1 - felt_grey) * green + felt_grey * float(green.mean()))
     if style == "felt":
         shade = (1 + 0.05 * smooth_noise(rng, size, size, max(4, px))
                  + 0.06 * fine_noise(rng, size, size))
@@ -172,7 +177,8 @@ def board_texture(
     if style == "recessed":
         _recess_cells(img, lo, px)
     line_colour = np.array([18, 24, 18], dtype=np.float32) * rng.uniform(0.6, 1.4)
-    lw = rng.uniform(0.03, 0.05) * (1.6 if style == "recessed" else 1.0)
+    line_colour = (1 - line_light) * line_colour + line_light * green
+    lw = rng.uniform(0.03, 0.05) * (1.6 if style == "recessed" else 1.0) * weight
     _grid(img, lo, px, lw, line_colour)
     if style == "glossy":
         _specular(rng, img, lo, hi)

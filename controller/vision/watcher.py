@@ -24,6 +24,11 @@ MOTION_LEVEL = 18.0  # mean absolute grey change (0..255) that marks a square as
 REPEATS = 1  # extra lines written for a new board while it holds
 FOLLOW_CONFIDENCE = 0.8  # discs read at least this surely show the light's colour levels
 BOARD_VISIBLE = 0.35  # share of square corners that must show felt for a board to be in view
+BUMP_SQUARES = 6  # reported squares reading otherwise at once, no hand in view: a bump?
+BUMP_CORNERS = 0.75  # ... or the squares' corners showing this much less felt than before
+BUMP_DROP = 0.15  # ... or this much less (share of the corners) in every quarter of the board
+REFIT_MOVED = 0.08  # squares the grid must have moved for a re-fit to be taken
+REFIT_NET = 0.12  # grid seen on the lines less between them for a re-fitted grid to hold
 
 
 @dataclass
@@ -51,6 +56,7 @@ class BoardWatcher:
         self.last_t = float("-inf")
         self.prev_grey: np.ndarray | None = None
         self.board_seen = True
+        self.corner_felt: np.ndarray | None = None  # felt in the squares' corners, by quarter
         self.stats = WatchStats()
 
     def _motion(self, canvas: np.ndarray) -> np.ndarray:
@@ -80,8 +86,79 @@ class BoardWatcher:
         if not self.board_seen:
             self.stats.messages.append(f"t={t:.2f}: the board is back in view")
             self.board_seen = True
+        bumped = self._bumped(reading, moving)
+        refitted = None
+        if bumped:
+            refitted = self._refit(t, image)
+            if refitted is None and bumped == "unreadable":
+                return None  # not judged: a frame of a moved grid is no position
+        if bumped and refitted is not None:
+            canvas = self.reader.warp(image)
+            reading = self.reader.read_canvas(canvas)
+            moving = np.zeros(64, dtype=bool)
+            self.prev_grey = canvas.mean(axis=2, dtype=np.float32).ravel()
+        if not reading.hand and not moving.any():
+            felt = _quarters(reading.felt_corners)
+            self.corner_felt = felt if self.corner_felt is None else (
+                0.9 * self.corner_felt + 0.1 * felt)
         self._follow_light(t, reading, moving)
         return self.update(t, reading, moving)
+
+    def _bumped(self, reading: Reading, moving: np.ndarray) -> str:
+        """Whether the board or the camera seems to have moved since the grid was fitted.
+
+        A still frame with no hand in which many squares read otherwise than the
+        reported board, or whose squares' corners suddenly show much less felt (the
+        grid now falls on lines and discs), is not a move: no player turns six discs
+        without a hand in view. Returns ``unreadable`` (the grid no longer fits),
+        ``changed`` (many squares changed: a bump, or a big move whose hand left
+        between two frames) or ``""``.
+        """
+        if moving.any() or self.reader.layout is None:
+            return ""
+        quarters = _quarters(reading.felt_corners)
+        base = self.corner_felt
+        if base is not None and bool(np.all(quarters < BUMP_CORNERS * base)):
+            return "unreadable"  # all over the board at once: no hand does that
+        if base is not None and bool(np.all(base - quarters >= BUMP_DROP)):
+            return "changed"  # a hand over all four quarters leaves the grid where it was
+        if reading.hand:
+            return ""
+        chars = np.array(list(reading.board))
+        known = (self.reported != "?") & (chars != "?")
+        changed = int((chars[known] != self.reported[known]).sum())
+        return "changed" if changed >= BUMP_SQUARES else ""
+
+    def _refit(self, t: float, image: np.ndarray) -> SquareReader | None:
+        """Fit the grid again where the board now is, keeping a1 where it was."""
+        from controller.vision.evaluation import align_to_truth
+        from controller.vision.finder import BoardNotFound
+        from controller.vision.geometry import corners_of
+        from controller.vision.grid import grid_coverage, refine_on_grid
+        from controller.vision.pipeline import locate
+        from controller.vision.setup import CameraSetup
+
+        old = self.reader
+        h, _ = refine_on_grid(image, old.homography)
+        if grid_coverage(image, h) - grid_coverage(image, h, offset=0.5) < REFIT_NET:
+            try:  # moved too far for the old grid to pull it back: find the board anew
+                found = locate(image).homography
+            except BoardNotFound:
+                return None
+            keep = CameraSetup(old.image_size, found)
+            h = align_to_truth(keep, corners_of(old.homography)).homography
+        corners = corners_of(h)
+        before = corners_of(old.homography)
+        side = float(np.linalg.norm(before[1] - before[0])) / 8
+        if float(np.abs(corners - before).max()) < REFIT_MOVED * side:
+            return None
+        self.reader = SquareReader(h, old.image_size, old.model, old.layout.disc_height,
+                                   disc_bias=tuple(old.disc_bias))
+        self.count[:] = 0
+        self.corner_felt = None
+        self.stats.messages.append(
+            f"t={t:.2f}: the board or the camera moved; the grid was fitted again")
+        return self.reader
 
     def _follow_light(self, t: float, reading: Reading, moving: np.ndarray) -> None:
         """Let the colour levels follow the light, from still frames without a hand.
@@ -131,3 +208,9 @@ class BoardWatcher:
         self.last_t = t
         self.stats.emitted += 1
         return Observation(t, board=line)
+
+
+def _quarters(values: np.ndarray) -> np.ndarray:
+    """Mean of a per-square value over each quarter of the board (4 values)."""
+    v = np.asarray(values, dtype=np.float64).reshape(2, 4, 2, 4)
+    return v.mean(axis=(1, 3)).ravel()
