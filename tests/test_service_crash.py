@@ -72,6 +72,41 @@ def _entries(path: Path) -> int:
         db.close()
 
 
+def _kill_until_finished(cfg: Path, games_dir: Path, rng: random.Random, kill_times: int,
+                         max_runs: int, pause: float) -> int:
+    """Run ``kaeshi run`` until it writes the game, SIGKILLing the first ``kill_times``
+    runs at a random moment once each has journaled readings of its own (mid-step,
+    mid-move or between moves); returns the number of kills. No run may print a
+    traceback, and the last must end cleanly."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    stderr = cfg.parent / "stderr.txt"
+    journal = cfg.parent / "journal.sqlite"
+    kills, runs = 0, 0
+    while not list(games_dir.glob("*.json")):
+        runs += 1
+        assert runs <= max_runs, "the service never finished the game"
+        with open(stderr, "a") as err:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "controller.cli", "run", "--config", str(cfg)],
+                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err,
+            )
+            if kills < kill_times:
+                seen = _entries(journal)
+                deadline = time.monotonic() + 30
+                while (_entries(journal) <= seen + 2
+                       and proc.poll() is None and time.monotonic() < deadline):
+                    time.sleep(0.01)
+                time.sleep(rng.uniform(0.0, pause))
+                if proc.poll() is None:
+                    proc.send_signal(signal.SIGKILL)
+                    kills += 1
+                proc.wait(timeout=30)
+            else:
+                assert proc.wait(timeout=60) == 0, stderr.read_text()
+    assert "Traceback" not in stderr.read_text()
+    return kills
+
+
 def test_sigkill_at_random_moments_loses_and_doubles_nothing(tmp_path, data_dir):
     game = load_one_game(data_dir / "games" / "wthor" / "WTH_2001.wtb", 0)
     log = scripted_log(game, forgotten_at=9)
@@ -80,38 +115,9 @@ def test_sigkill_at_random_moments_loses_and_doubles_nothing(tmp_path, data_dir)
         write_observations(log, f)
     cfg = _config(tmp_path, log_path, speed=15)
     games_dir = tmp_path / "games"
-    rng = random.Random(20011)
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    kills, runs = 0, 0
-    stderr = tmp_path / "stderr.txt"
-    while not list(games_dir.glob("*.json")):
-        runs += 1
-        assert runs <= 40, "the service never finished the game"
-        with open(stderr, "a") as err:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "controller.cli", "run", "--config", str(cfg)],
-                cwd=ROOT,
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=err,
-            )
-            if kills < 8:
-                # Kill only once this run has taken in readings of its own, at a random
-                # moment after that: mid-step, mid-move, or between moves.
-                seen = _entries(tmp_path / "journal.sqlite")
-                deadline = time.monotonic() + 30
-                while (_entries(tmp_path / "journal.sqlite") <= seen + 2
-                       and proc.poll() is None and time.monotonic() < deadline):
-                    time.sleep(0.01)
-                time.sleep(rng.uniform(0.0, 0.5))
-                if proc.poll() is None:
-                    proc.send_signal(signal.SIGKILL)
-                    kills += 1
-                proc.wait(timeout=30)
-            else:
-                assert proc.wait(timeout=60) == 0, stderr.read_text()
+    kills = _kill_until_finished(cfg, games_dir, random.Random(20011), kill_times=8,
+                                 max_runs=40, pause=0.5)
     assert kills >= 6, "the service ended before it could be killed often enough"
-    assert "Traceback" not in stderr.read_text()
 
     # The record the service wrote equals the pure arbiter's verdict on the same log.
     written = load_games(next(games_dir.glob("*.json")))[0]
@@ -203,32 +209,9 @@ def test_sigkill_in_a_timed_game_ends_as_the_uninterrupted_game(tmp_path, data_d
     expected = pure.record()
 
     games_dir = tmp_path / "games"
-    rng = random.Random(7)
-    kills, runs = 0, 0
-    stderr = tmp_path / "stderr.txt"
-    while not list(games_dir.glob("*.json")):
-        runs += 1
-        assert runs <= 30, "the service never finished the game"
-        with open(stderr, "a") as err:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "controller.cli", "run", "--config", str(cfg)],
-                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err,
-            )
-            if kills < 5:
-                seen = _entries(tmp_path / "journal.sqlite")
-                deadline = time.monotonic() + 30
-                while (_entries(tmp_path / "journal.sqlite") <= seen + 2
-                       and proc.poll() is None and time.monotonic() < deadline):
-                    time.sleep(0.01)
-                time.sleep(rng.uniform(0.0, 0.4))
-                if proc.poll() is None:
-                    proc.send_signal(signal.SIGKILL)
-                    kills += 1
-                proc.wait(timeout=30)
-            else:
-                assert proc.wait(timeout=60) == 0, stderr.read_text()
+    kills = _kill_until_finished(cfg, games_dir, random.Random(7), kill_times=5,
+                                 max_runs=30, pause=0.4)
     assert kills >= 3
-    assert "Traceback" not in stderr.read_text()
     written = load_games(next(games_dir.glob("*.json")))[0]
     assert [(m.player, m.square) for m in written.moves] == [
         (m.player, m.square) for m in expected.moves]
