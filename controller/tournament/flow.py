@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from controller.tournament import knockout as ko
 from controller.tournament.game import Game
 from controller.tournament.leagues import LEAGUES
-from controller.tournament.pairing import pair_pool, split_pairing
+from controller.tournament.pairing import Prefer, pair_pool, split_pairing
 
 if TYPE_CHECKING:
     from controller.tournament.event import Tournament
@@ -96,12 +96,7 @@ def pair_open(t: Tournament, number: int) -> tuple[list[Game], list[str]]:
                 pairs = result.pairs
                 notes.extend(f"league {league}: {x}" for x in result.notes)
             games.extend(Game(number, "league", league, a, b) for a, b in pairs)
-    placement = [n for n in t.present
-                 if t.stage_of[n] == "placement" and n not in t.withdrawn]
-    if placement:
-        result = pair_pool(t.pool_entrants(placement, order, wins), "lowest")
-        notes.extend(f"placement league: {x}" for x in result.notes)
-        games.extend(Game(number, "placement", None, a, b) for a, b in result.pairs)
+    _pair_placement(t, number, order, wins, "lowest", games, notes)
     return games, notes
 
 
@@ -137,10 +132,17 @@ def pair_knockout(t: Tournament, number: int) -> tuple[list[Game], list[str]]:
         losers = [g.loser for g in semis] + [None, None]
         games.extend(t.finals_game(number, "final", winners[0], winners[1], None))
         games.extend(t.finals_game(number, "third", losers[0], losers[1], None))
+    _pair_placement(t, number, order, wins, "highest", games, notes)
+    return games, notes
+
+
+def _pair_placement(t: Tournament, number: int, order: dict[str, int], wins: dict[str, int],
+                    against: Prefer, games: list[Game], notes: list[str]) -> None:
+    """The placement league of either system; only whom the highest unpaired player
+    meets differs (``lowest`` in the open division, ``highest`` in 新オセロ方式)."""
     placement = [n for n in t.present
                  if t.stage_of[n] == "placement" and n not in t.withdrawn]
     if placement:
-        result = pair_pool(t.pool_entrants(placement, order, wins), "highest")
+        result = pair_pool(t.pool_entrants(placement, order, wins), against)
         notes.extend(f"placement league: {x}" for x in result.notes)
         games.extend(Game(number, "placement", None, a, b) for a, b in result.pairs)
-    return games, notes
