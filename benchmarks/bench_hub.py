@@ -16,7 +16,9 @@ benchmark can cut the whole hall's network and time the catch-up. Figures:
 
 ``KAESHI_BENCH_QUICK=1`` scales the outage from 60 s down to 10 s and says so.
 - move -> dashboard: from the table journaling a move to the arbiter dashboard's SSE
-  stream first showing that table's move count (a client of the hub's real pages).
+  stream first showing that table's move count (a client of the hub's real pages);
+  hub -> dashboard: the part of it from the hub storing the move (the hub's own share,
+  apart from the 200 loaded table services').
 """
 
 from __future__ import annotations
@@ -138,6 +140,22 @@ def _dashboard_latencies(hall: Hall, seen: dict[tuple[int, str, int], float],
     return out
 
 
+def _hub_dashboard_latencies(hall: Hall, seen: dict[tuple[int, str, int], float],
+                             skip: tuple[float, float]) -> list[float]:
+    with contextlib.closing(sqlite3.connect(hall.folder / "hub.sqlite", timeout=10)) as db:
+        rows = db.execute("SELECT tbl, game, received, wall FROM events WHERE wall IS NOT "
+                          "NULL AND event LIKE '%\"event\":\"move\"%' "
+                          "ORDER BY tbl, game, seq").fetchall()
+    out = []
+    count: dict[tuple[int, str], int] = {}
+    for table, game, received, wall in rows:
+        n = count[(table, game)] = count.get((table, game), 0) + 1
+        shown = seen.get((table, game, n))
+        if shown is not None and not skip[0] <= wall <= skip[1]:
+            out.append(shown - received)
+    return out
+
+
 def _live_again(hall: Hall, cut: float, back: float) -> float:
     """Seconds after the network came back until the hub was live again: the last
     moment it received an event journaled after the cut more than 1 s late."""
@@ -212,6 +230,7 @@ def main() -> None:
         skip = (cut_wall - 1.0, back_wall + live)
         lat = _latencies(hall, skip)
         shown = _dashboard_latencies(hall, watch.seen, skip) if watch else []
+        stored = _hub_dashboard_latencies(hall, watch.seen, skip) if watch else []
         lost, doubled = result.lost_and_doubled()
         print(f"tables: {TABLES} at {speed:g}x replay speed, "
               f"{sum(t.moves for t in result.tables)} moves, "
@@ -219,6 +238,7 @@ def main() -> None:
               f"{doubled}, tables equal to journal {sum(t.equal for t in result.tables)}")
         print(_figures("move -> hub latency", lat))
         print(_figures("move -> dashboard latency (arbiter SSE stream)", shown))
+        print(_figures("hub -> dashboard latency (stored -> shown)", stored))
         print(f"hub CPU: {(cpu1 - cpu0) / (t1 - t0) * 100:.1f}% of one core; "
               f"peak memory {peak:.0f} MB")
         print(f"broker: {(msgs1 - msgs0) / (m1 - m0):.0f} messages/s (received + sent, "

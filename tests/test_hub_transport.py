@@ -24,6 +24,7 @@ from controller.hub.protocol import (
     DownlinkCommand,
     EventMessage,
     ProtocolError,
+    TableState,
     Topics,
     decode_ack,
     decode_command,
@@ -32,6 +33,7 @@ from controller.hub.protocol import (
     encode_ack,
     encode_command,
     encode_event,
+    encode_state,
     next_game,
 )
 from controller.hub.store import Added, HubStore
@@ -125,6 +127,22 @@ def test_store_takes_the_next_seq_only_and_survives_a_reopen(tmp_path):
     assert [e.event["square"] for e in again.events(2, "g1")] == ["f5", "d3"]
     assert again.add_event(_ev("g1", 2)) is Added.DUPLICATE
     assert again.games() == [(2, "g1")]
+
+
+def test_store_keeps_each_tables_presence_and_last_state_across_a_reopen(tmp_path):
+    store = HubStore(tmp_path / "hub.sqlite")
+    state = TableState(2, "g1", 1, "A", "B", "tournament", "playing", "-" * 64, "black",
+                       None, [], None, 3)
+    store.set_state(state, encode_state(state), 10.0)
+    assert store.add_event(_ev("g1", 1), 11.0) is Added.STORED  # seen again, same state
+    store.set_online(5, False, 12.0)  # a table heard of only by its will
+    store.set_online(2, False, 13.0)
+    shown = store.tables()
+    assert [(t.table, t.online, t.state, t.last_seen) for t in shown] == [
+        (2, False, state, 13.0), (5, False, None, 12.0)]
+    assert store.table(2) == shown[0] and store.table(7) is None
+    store._db.close()
+    assert HubStore(tmp_path / "hub.sqlite").tables() == shown
 
 
 # ------------------------------------------------------------------ broker

@@ -303,13 +303,17 @@ def test_the_dashboard_stream_follows_the_hubs_changes() -> None:
             lines = stream.iter_lines()
             [(name, first)] = read_events(lines, 1)
             assert name == "dashboard"
+            assert first["full"] is True and first["order"] == [1, 2, 3]
             assert [c["table"] for c in first["tables"]] == [1, 2, 3]
             flag = {"kind": "over_flip", "player": "black", "squares": ["c4"]}
             hall.state(3, T0, game="g3", flags=[flag])
             bus.emit(HubChange(3, "state", 0, "g3"))
             [(_, second)] = read_events(lines, 1)
-            assert [c["table"] for c in second["tables"]] == [3, 1, 2]
+            # only the card that changed, and the new order of all of them
+            assert second["full"] is False and second["order"] == [3, 1, 2]
+            assert [c["table"] for c in second["tables"]] == [3]
             assert second["tables"][0]["attention"]["detail"] == "over flip c4"
+            assert "pairings" not in second and second["gone"] == []
             app.state.close_streams()
 
 

@@ -12,11 +12,16 @@ could take. One sync per batch of acks, not one per event, is what lets one hub 
 a whole hall.
 
 One store is shared by the MQTT thread (writes) and the web server (reads); a lock
-keeps the connection to one user at a time, and every call is short.
+keeps the connection to one user at a time, and every call is short. Every table's
+presence and last state are also kept in memory, already parsed, as they are written:
+the dashboard reads all of them several times a second, and re-reading and re-parsing
+200 states from SQLite each time was most of its cost (and held the lock the MQTT
+thread needs to store the next move).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import threading
@@ -113,6 +118,11 @@ class HubStore:
             GameKey(t, g): s
             for t, g, s in self._db.execute("SELECT tbl, game, last_seq FROM games")
         }
+        #: Every table's status as stored (the ``tables`` rows, parsed once).
+        self._status: dict[int, TableStatus] = {
+            r[0]: _status(*r) for r in self._db.execute(
+                "SELECT tbl, online, state, last_seen FROM tables")
+        }
 
     def close(self) -> None:
         with self._lock:
@@ -148,6 +158,10 @@ class HubStore:
                 )
                 self._touch(msg.table, received)
                 self._db.execute("COMMIT")
+                old = self._status.get(msg.table)
+                self._status[msg.table] = (
+                    TableStatus(msg.table, True, None, received) if old is None
+                    else dataclasses.replace(old, last_seen=received))
             except sqlite3.Error as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
@@ -168,6 +182,9 @@ class HubStore:
                 ("INSERT OR REPLACE INTO game_states VALUES (?, ?, ?)",
                  (state.table, state.game, payload.decode())),
             ])
+            old = self._status.get(state.table)
+            self._status[state.table] = TableStatus(
+                state.table, True if old is None else old.online, state, received)
 
     def set_online(self, table: int, online: bool, received: float | None = None) -> None:
         received = self._clock() if received is None else received
@@ -178,6 +195,10 @@ class HubStore:
                 "last_seen=excluded.last_seen",
                 (table, int(online), received),
             )
+            old = self._status.get(table)
+            self._status[table] = (TableStatus(table, online, None, received) if old is None
+                                   else dataclasses.replace(old, online=online,
+                                                            last_seen=received))
 
     def _touch(self, table: int, received: float) -> None:
         self._db.execute(
@@ -227,17 +248,11 @@ class HubStore:
     def tables(self) -> list[TableStatus]:
         """Every table ever heard of, by number."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT tbl, online, state, last_seen FROM tables ORDER BY tbl"
-            ).fetchall()
-        return [_status(*r) for r in rows]
+            return [self._status[t] for t in sorted(self._status)]
 
     def table(self, table: int) -> TableStatus | None:
         with self._lock:
-            row = self._db.execute(
-                "SELECT tbl, online, state, last_seen FROM tables WHERE tbl=?", (table,)
-            ).fetchone()
-        return None if row is None else _status(*row)
+            return self._status.get(table)
 
     def game_info(self, table: int, game: str) -> TableState | None:
         """The last state seen of one game (its players and round stay known after the

@@ -60,9 +60,9 @@ from controller.hub.web.live import Changes, Store, Views
 from controller.hub.web.streams import (
     Shared,
     broadcast_stream,
+    dashboard_built,
     dashboard_stream,
     spectator_built,
-    to_json,
     whole,
 )
 from controller.records import games_to_json
@@ -126,7 +126,7 @@ def build_app(store: Store, bus: HubBus, director: Director | None,
     desk = ResultDesk(director, bus.send) if director is not None else None
     views = Views(store, director, desk, settings.clock, settings.delay,
                   settings.clock_warning, settings.event_name)
-    dashboard_snap = Shared(lambda: whole(to_json(views.arbiter())), settings.refresh,
+    dashboard_snap = Shared(lambda: dashboard_built(views.arbiter()), settings.refresh,
                             settings.clock, changes)
     # what spectators see moves with time, not with what arrives: rebuilt by age alone
     broadcast_snap = Shared(lambda: spectator_built(views.spectator()), settings.refresh,

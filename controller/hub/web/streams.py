@@ -1,9 +1,10 @@
 """Snapshots shared by every open page, and the server-sent event streams that carry them.
 
 A snapshot is built once per change (or once per ``refresh`` seconds) whatever the number
-of pages open, and a stream sends a page only what changed: the whole dashboard (it is
-small and the arbiter wants it at once), or the spectators' tables that changed (a hall
-of 200 tables is half a megabyte).
+of pages open, and a stream sends a page only what changed: the dashboard's cards that
+changed and the order of all of them, or the spectators' tables that changed. Sending
+the whole dashboard (95 kB for 200 tables) ten times a second made every move wait for
+its encoding and for the page's parsing of it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ class Built:
     text: str
     parts: dict[str, str]
     head: str = ""  # for a stream's message: the snapshot's own fields, encoded
+    #: What tells that a part changed, when it is not the part itself (a card whose
+    #: only change is a running clock's time is not sent again: the page runs it).
+    keys: dict[str, str] | None = None
 
 
 class Shared:
@@ -77,17 +81,56 @@ def spectator_built(data: dict[str, Any]) -> Built:
     return Built(to_json(data), parts, head)
 
 
+def dashboard_built(data: dict[str, Any]) -> Built:
+    """The arbiter's snapshot; its parts are the cards (by table), the order of the
+    tables, the pairings, the standings and the round. Each card is encoded once: its
+    key is the card without its clock, its part the key with the clock added."""
+    parts: dict[str, str] = {}
+    keys: dict[str, str] = {}
+    for card in data["tables"]:
+        name = f"table:{card['table']}"
+        if "clock" in card:
+            key = to_json({k: v for k, v in card.items() if k != "clock"})
+            parts[name] = f'{key[:-1]},"clock":{to_json(card["clock"])}}}'
+        else:
+            key = parts[name] = to_json(card)
+        keys[name] = key
+    others = {k: to_json(data[k]) for k in ("pairings", "standings", "round")}
+    order = to_json([card["table"] for card in data["tables"]])
+    text = (f'{{"now":{to_json(data["now"])},"tables":[' + ",".join(parts.values()) + "],"
+            + ",".join(f'"{k}":{v}' for k, v in others.items()) + "}")
+    parts |= others
+    parts["order"] = keys["order"] = order
+    keys |= others
+    return Built(text, parts, f'"now":{to_json(data["now"])}', keys)
+
+
 async def dashboard_stream(shared: Shared, changes: Changes,
                            refresh: float) -> AsyncIterator[str]:
-    """The dashboard on every change, but at most every ``COALESCE`` s, so a busy hall
-    does not flood the page; at least every ``refresh`` s (clocks run)."""
+    """What changed on the dashboard, at most every ``COALESCE`` s so a busy hall does
+    not flood the page, at least every ``refresh`` s: the cards that changed
+    (``tables``), those gone (``gone``), and the ``order`` of all tables, pairings,
+    standings and round if they changed; ``full`` says the page must drop what it had
+    (the first message)."""
     yield "retry: 1000\n\n"
-    last = ""
+    sent: dict[str, str] = {}
     while not changes.closed:
         version = changes.version
-        text = await shared.get()
-        yield f"event: dashboard\ndata: {text}\n\n" if text != last else ": keepalive\n\n"
-        last = text
+        built = await shared.built()
+        keys = built.keys if built.keys is not None else built.parts
+        changed = [k for k, v in keys.items() if sent.get(k) != v]
+        gone = [int(k[6:]) for k in sent if k not in keys and k.startswith("table:")]
+        if changed or gone or not sent:
+            message = [f'"full":{"true" if not sent else "false"}', built.head,
+                       '"tables":[' + ",".join(built.parts[k] for k in changed
+                                                if k.startswith("table:")) + "]",
+                       f'"gone":{to_json(gone)}']
+            message += [f'"{k}":{built.parts[k]}' for k in changed
+                        if not k.startswith("table:")]
+            yield "event: dashboard\ndata: {" + ",".join(message) + "}\n\n"
+            sent = dict(keys)
+        else:
+            yield ": keepalive\n\n"
         await asyncio.sleep(COALESCE)
         await changes.wait(version, refresh)
 

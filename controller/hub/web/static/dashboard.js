@@ -23,13 +23,25 @@
       el("p", { class: "state" }, state, result ? ` · ${result}` : ""));
   }
 
+  // The stream sends what changed: the cards that changed, the tables gone, and the
+  // order, round, pairings and standings when they changed; `full` starts afresh.
+  // A card left alone keeps its node (its running clock ticks on its own).
+  const data = new Map(), nodes = new Map();
+  let order = [];
   function render(d) {
-    tables.replaceChildren(...d.tables.map(card));
-    const urgent = d.tables.filter((t) => t.attention && t.attention.rank < 4).length;
-    document.getElementById("summary").textContent = `${d.tables.length} tables, ${urgent} need you`;
-    document.getElementById("round").textContent = d.round !== null && d.round !== undefined ? `(round ${d.round})` : "";
-    Hub.pairings(document.getElementById("pairings"), d.pairings || []);
-    Hub.standings(document.getElementById("standings"), d.standings || []);
+    if (d.full) { data.clear(); nodes.clear(); }
+    for (const n of d.gone || []) { data.delete(n); nodes.delete(n); }
+    for (const t of d.tables || []) { data.set(t.table, t); nodes.set(t.table, card(t)); }
+    if (d.order) order = d.order;
+    tables.replaceChildren(...order.filter((n) => nodes.has(n)).map((n) => nodes.get(n)));
+    const all = [...data.values()];
+    const urgent = all.filter((t) => t.attention && t.attention.rank < 4).length;
+    document.getElementById("summary").textContent = `${all.length} tables, ${urgent} need you`;
+    if ("round" in d) {
+      document.getElementById("round").textContent = d.round !== null && d.round !== undefined ? `(round ${d.round})` : "";
+    }
+    if (d.pairings) Hub.pairings(document.getElementById("pairings"), d.pairings);
+    if (d.standings) Hub.standings(document.getElementById("standings"), d.standings);
   }
 
   document.getElementById("send-pairings").addEventListener("click", async () => {
