@@ -21,6 +21,7 @@ from controller.vision.evaluation import (
 )
 from controller.vision.finder import BoardNotFound, find_board
 from controller.vision.pipeline import START_BOARD, auto_setup, fit_start_position, recognize
+from controller.vision.reader import SHIFT_DOUBT, SHIFT_THRESHOLD, SquareReader
 from controller.vision.synth import Scene, random_scene, render
 
 
@@ -84,7 +85,11 @@ def test_start_position_fits_the_colour_model():
     assert model.fitted and model.black_log < 0 < model.white_log
 
 
-@pytest.mark.parametrize("shift, expected", [((0.40, 0.0), "x"), ((0.05, -0.03), "X")])
+@pytest.mark.parametrize("shift, expected", [
+    ((0.40, 0.0), "x"), ((0.05, -0.03), "X"),
+    # near the line, but on a frame that locates discs far more precisely than that
+    ((0.36, 0.0), "x"), ((0.30, 0.0), "X"),
+])
 def test_a_shifted_disc_is_reported_as_shifted(shift, expected):
     board = START_BOARD[:20] + "X" + START_BOARD[21:]
     scene = Scene(tilt_deg=25, view_from_deg=10)
@@ -136,3 +141,17 @@ def test_a_corrupt_image_gives_a_clear_error(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "broken.jpg" in captured.err and "not a readable image" in captured.err
     assert "---OX---" in captured.out  # the good image was still read
+
+
+def test_placed_or_shifted_is_left_open_only_within_the_frames_locating_noise():
+    too_close = SquareReader._too_close
+    line = SHIFT_THRESHOLD
+    # a frame that puts its placed discs 0.01 off: 0.02 from the line is decided
+    assert not too_close(line + 0.02, 0.01) and not too_close(line - 0.02, 0.01)
+    assert too_close(line + 0.005, 0.01)
+    # a sloppy frame: the doubt widens with it, but never past the fixed margins
+    assert too_close(line + 0.03, 0.05) and not too_close(line + 0.03, 0.02)
+    assert not too_close(line + SHIFT_DOUBT[1] + 0.001, 0.5)
+    # no placed disc to measure the noise on: the fixed margins
+    assert too_close(line - SHIFT_DOUBT[0] + 0.001, float("nan"))
+    assert not too_close(line - SHIFT_DOUBT[0] - 0.001, float("nan"))

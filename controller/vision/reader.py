@@ -36,7 +36,10 @@ RING_GLARE = 0.55  # ... and when they fill this share of the ring, it is glare
 RING_LEVEL = 0.95  # a ring whose median grey is this close to the top's: glare, not a disc
 GLARE_TINT = 10.0  # green excess of a disc top's mean colour that means washed-out felt
 SHIFT_THRESHOLD = 0.335  # squares off centre from which a disc is reported shifted
-SHIFT_DOUBT = (0.045, 0.065)  # ... and the margins below and above it reported as '?'
+SHIFT_DOUBT = (0.045, 0.065)  # ... margins below and above it reported as '?' when the
+# frame shows no clearly placed disc to measure its own locating noise on
+NOISE_SAMPLE = 8  # clearly placed discs located per frame to measure that noise
+NOISE_FLOOR = 0.01  # squares: never call placed or shifted closer to the line than this
 LEAN_CLEAR = 0.8  # squares from a square's centre beyond which a found disc is surely
 # a neighbour's: nearer, it may be the square's own disc pushed across the line
 SURE_EMPTY = 0.9  # felt fraction for an empty verdict on a square with a disc nearby
@@ -237,6 +240,8 @@ class SquareReader:
         why = np.array(r.reasons or [""] * 64, dtype="<U9")
         why[doubt] = AMBIGUOUS
         if r.glare is not None:
+            # left unsearched because a lamp may wash it out: glare is why it is unknown
+            why[unclear & r.glare & (chars == "?") & (why == AMBIGUOUS)] = GLARE
             unclear &= ~r.glare
         if not unclear.any():
             return replace(r, board="".join(chars), confidence=conf, reasons=tuple(why))
@@ -244,6 +249,7 @@ class SquareReader:
         side = lay.side
         felt2d = felt.reshape(side, side)
         fmap = fit_map(felt2d)
+        noise: list[float] = []  # this frame's locating noise, measured when first needed
         for sq in np.flatnonzero(unclear):
             centre_sq = np.array([sq % 8 + 0.5, sq // 8 + 0.5])
             expected = lay.centres[sq] + lay.offsets[sq] * CELL
@@ -293,7 +299,9 @@ class SquareReader:
                 continue
             white = ratio > model.cut
             distance = float(np.hypot(*off))
-            if SHIFT_THRESHOLD - SHIFT_DOUBT[0] < distance < SHIFT_THRESHOLD + SHIFT_DOUBT[1]:
+            if not noise:
+                noise.append(self._locating_noise(r, fmap))
+            if self._too_close(distance, noise[0]):
                 chars[sq], conf[sq] = "?", 0.0  # too close to call placed or shifted
                 continue
             shifted = distance >= SHIFT_THRESHOLD
@@ -311,6 +319,35 @@ class SquareReader:
         why[(chars == "?") & (why == "")] = AMBIGUOUS
         why[lay.outside & (chars == "?")] = OUTSIDE
         return replace(r, board="".join(chars), confidence=conf, reasons=tuple(why))
+
+    def _locating_noise(self, r: Reading, fmap: np.ndarray) -> float:
+        """How far this frame puts discs that plainly stand on their centres (median
+        offset found, in squares), or nan when it shows none.
+
+        Their true offsets are near zero, so what is measured is the grid's misfit
+        and the search's own error here, plus a player's ordinary untidiness: the
+        uncertainty of any other disc's distance in the same frame.
+        """
+        hi = np.maximum(r.felt_top, r.felt_base)
+        clear = np.flatnonzero((hi <= CLEAR_DISC) & ~r.blocked & np.isfinite(r.log_ratio))
+        lay = self.layout
+        found = []
+        for sq in clear[:: max(1, len(clear) // NOISE_SAMPLE)][:NOISE_SAMPLE]:
+            fit = locate_disc(fmap, lay.centres[sq] + lay.offsets[sq] * CELL, lay.offsets[sq])
+            if fit is not None:
+                off = fit.base - np.array([sq % 8 + 0.5, sq // 8 + 0.5]) - self.disc_bias
+                found.append(float(np.hypot(*off)))
+        return float(np.median(found)) if len(found) >= 3 else float("nan")
+
+    @staticmethod
+    def _too_close(distance: float, noise: float) -> bool:
+        """Whether placed and shifted are genuinely close for a disc found ``distance``
+        off centre: within the frame's own locating noise of the line (the fixed
+        margins at most, and they alone when the frame gave no way to measure it)."""
+        low, high = SHIFT_DOUBT
+        if np.isfinite(noise):  # never wider than the margins it replaces
+            low, high = min(low, max(NOISE_FLOOR, noise)), min(high, max(NOISE_FLOOR, noise))
+        return SHIFT_THRESHOLD - low < distance < SHIFT_THRESHOLD + high
 
     def _decide(
         self,
