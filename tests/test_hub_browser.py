@@ -24,8 +24,8 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 import uvicorn
+from devtools import DevTools
 from hub_web_support import START, TOKEN
-from test_web_browser import DevTools
 
 from controller.hub.broker import PrivateBroker
 from controller.hub.ingest import Hub
@@ -144,15 +144,6 @@ def hall(tmp_path: Path) -> Iterator[tuple[LiveHub, dict[int, Table]]]:
         for t in tables.values():
             t.close()
         live.close()
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevTools]:
-    chrome = DevTools(tmp_path_factory.mktemp("chromium-profile"))
-    try:
-        yield chrome
-    finally:
-        chrome.close()
 
 
 LIVE = "document.getElementById('conn').textContent === 'live'"
