@@ -218,3 +218,69 @@ def test_a_bumped_camera_is_refitted_without_a_false_move():
     assert seen[-1][1] == after
     assert any(board == before for t, board in seen if 3 <= t < 7)  # read again, re-fitted
     assert any("fitted again" in m for m in w.stats.messages), w.stats.messages
+
+
+def _midgame(moves: tuple[str, ...]) -> tuple[str, str]:
+    from controller.position import Position
+
+    p = Position.start()
+    for move in moves:
+        p = p.play(move)
+    return p.board_string(), p.play(p.legal_squares()[0]).board_string()
+
+
+def _never_false(seen: list[tuple[int, str]], before: str, after: str, change: int) -> None:
+    """No square ever reads a state the board is not in; for the frames in which a
+    new state settles (two), a square may still show the old one."""
+    for t, board in seen:
+        allowed = [before] if t < change else [after] if t >= change + 2 else [before, after]
+        assert all(c == "?" or any(c == a[i] for a in allowed) for i, c in enumerate(board)), (
+            t, board, allowed)
+
+
+def test_a_lamp_switched_on_and_a_passing_cloud_are_followed_without_a_false_move():
+    from controller.vision.evaluation import calibrate_on_start
+    from controller.vision.synth import Scene
+
+    scene = Scene(tilt_deg=20, rotation_deg=4, view_from_deg=10, light=0.8)
+    setup, ok = calibrate_on_start(scene, 6)
+    assert ok
+    before, after = _midgame(("f5", "d6", "c3", "d3", "c4", "f4"))
+    # a lamp switched on at once, then a cloud dimming the room step by step
+    lights = [0.8] * 3 + [1.3] * 4 + [1.1, 0.9, 0.7, 0.55, 0.45, 0.45]
+    frames = [render(before, replace(scene, light=v), seed=6).image for v in lights]
+    frames += [render(after, replace(scene, light=0.45), seed=6).image] * 3
+    w = BoardWatcher(setup.reader(), stable=2)
+    levels = [(w.reader.model.black_log, w.reader.model.white_log)]
+    seen = []
+    for t, f in enumerate(frames):
+        if (o := w.feed(t * 0.1, f)) is not None:
+            seen.append((t, o.board))
+        levels.append((w.reader.model.black_log, w.reader.model.white_log))
+    _never_false(seen, before, after, len(lights))
+    assert seen[-1][1] == after  # the move is read in the dim room
+    assert len(set(levels)) > 1  # the colour levels moved with the light
+    assert not any("moved" in m for m in w.stats.messages)  # light is not a bump
+
+
+def test_unreadable_frames_are_skipped_not_judged():
+    from controller.vision.evaluation import calibrate_on_start
+    from controller.vision.synth import Scene
+
+    scene = Scene(tilt_deg=15, rotation_deg=-3, view_from_deg=200)
+    setup, ok = calibrate_on_start(scene, 7)
+    assert ok
+    before, after = _midgame(("f5", "f6", "e6", "f4"))
+    good = render(before, scene, seed=7).image
+    rng = np.random.default_rng(7)
+    black = np.zeros_like(good)  # a dropped frame
+    washed = np.full_like(good, 250)  # the auto-exposure overshooting
+    static = rng.integers(0, 256, good.shape, dtype=np.uint8)  # a garbled frame
+    frames = [good] * 3 + [black, washed, static, static] + [good] * 2
+    frames += [render(after, scene, seed=7).image] * 3
+    w = BoardWatcher(setup.reader(), stable=2)
+    seen = [(t, o.board) for t, f in enumerate(frames) if (o := w.feed(t * 0.1, f))]
+    assert not any(3 <= t < 7 for t, _ in seen), seen  # nothing recorded from them
+    _never_false(seen, before, after, 9)
+    assert seen[-1][1] == after
+    assert w.stats.no_board >= 4
