@@ -22,6 +22,8 @@ MIN_LEVEL_GAP = 0.9  # log units that must part black and white discs for their 
 BAND = 0.22  # share of the black-to-white span either side of the cut left undecided
 SPLIT_BAND = 0.3  # ... or of the empty gap between the two colours, when one was seen
 MIN_BAND = 0.04  # log units: never narrower than this (noise of a disc's grey level)
+TYPICAL_FELT = 30  # percentile of felt-coloured pixels' brightness taken as the felt's ...
+BRIGHT_FELT = 2.5  # ... and how much brighter than it a pixel may be to count towards it
 MAX_FELT_FLOOR = 0.75  # a shiny black disc near the felt's brightness must not unmake felt
 
 
@@ -152,13 +154,25 @@ class ColourModel:
             balance=balance,  # type: ignore[arg-type]
         )
 
-    def felt(self, hsv: np.ndarray) -> np.ndarray:
+    def felt(self, hsv: np.ndarray, robust: bool = False) -> np.ndarray:
         """Felt pixels: the felt's hue, saturated, and not much darker than the felt
-        around them (see ``felt_floor``)."""
+        around them (see ``felt_floor``).
+
+        ``robust``: the felt nearby is judged without the pixels far brighter than
+        most of the felt-coloured ones: in a dim room with a tinted light, white discs
+        can take the felt's hue and enough saturation, and would otherwise lift the
+        level the felt next to them is held to.
+        """
         lo = np.array([self.hue_lo, self.sat_min, self.val_min])
         hi = np.array([self.hue_hi, 255, 255])
         raw = cv2.inRange(hsv, lo, hi)
         v = hsv[..., 2]
+        full = raw
+        sample = v[::2, ::2][raw[::2, ::2] > 0] if robust else v[:0, 0]
+        if len(sample):
+            k = int(len(sample) * TYPICAL_FELT / 100)
+            typical = max(float(np.partition(sample, k)[k]), 1.0)
+            raw = np.where(v <= BRIGHT_FELT * typical, raw, 0).astype(np.uint8)
         # the felt's own brightness nearby, from a coarse grid (cheap and smooth)
         h, w = raw.shape
         gh, gw = max(2, h // 24), max(2, w // 24)
@@ -167,12 +181,12 @@ class ColourModel:
         local = level.astype(np.float32) * 255.0 / np.maximum(weight, 1.0)
         local = cv2.blur(local, (3, 3))
         local = cv2.resize(local, (w, h), interpolation=cv2.INTER_LINEAR)
-        return (raw > 0) & (v >= self.felt_floor * local)
+        return (full > 0) & (v >= self.felt_floor * local)
 
     def masks(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Flat arrays: felt mask, grey level, foreign-colour mask."""
         hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
-        felt = self.felt(hsv).ravel()
+        felt = self.felt(hsv, robust=True).ravel()
         gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY).ravel()
         # skin and coloured cloth: saturated, reasonably lit, not felt-coloured, judged
         # after the camera's colour cast is taken out (a white disc under a warm lamp)

@@ -8,12 +8,26 @@ neither felt nor disc (a hand, a sleeve) is in the square.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import astuple, dataclass, replace
 
 import numpy as np
 
 from controller.vision.colour import ColourModel
 from controller.vision.cv import cv2
+from controller.vision.glare import (
+    CLIPPED,
+    GLARE_TINT,
+    RING_DARK,
+    RING_QUANTILE,
+    TINT_MARGIN,
+    felt_lead,
+    glare_flags,
+    green_lead,
+    not_too_bright,
+    square_pixels,
+    washed_felt,
+    white_tint,
+)
 from controller.vision.sampling import (
     CELL,
     TOP_RADIUS,
@@ -23,6 +37,12 @@ from controller.vision.sampling import (
     ring_pattern,
 )
 from controller.vision.shifted import fit_map, locate_disc
+from controller.vision.squarestats import (
+    DISC_PERCENTILE,
+    Measures,
+    green_tint,
+    measure,
+)
 
 EMPTY_FELT = 0.70  # felt fraction above which a square is empty
 DISC_FELT = 0.30  # felt fraction below which a disc covers the pattern
@@ -30,11 +50,7 @@ FOREIGN_SQUARE = 0.02  # fraction of foreign pixels that makes a square unknown
 CORNER_FELT = 0.5  # felt fraction a square's corners need for it to be read at all
 CLEAR_EMPTY = 0.97  # felt fractions beyond which no disc search is needed
 CLEAR_DISC = 0.03
-UNEVEN_TOP = 0.35  # spread of a white top's grey levels (beyond noise) that means glare
-RING_BRIGHT = 1.3  # ring pixels this much brighter than the felt are washed out...
-RING_GLARE = 0.55  # ... and when they fill this share of the ring, it is glare
-RING_LEVEL = 0.95  # a ring whose median grey is this close to the top's: glare, not a disc
-GLARE_TINT = 10.0  # green excess of a disc top's mean colour that means washed-out felt
+RING_BRIGHT = 1.3  # corner pixels this much brighter than the felt are washed out
 SHIFT_THRESHOLD = 0.335  # squares off centre from which a disc is reported shifted
 SHIFT_DOUBT = (0.045, 0.065)  # ... margins below and above it reported as '?' when the
 # frame shows no clearly placed disc to measure its own locating noise on
@@ -45,7 +61,6 @@ LEAN_CLEAR = 0.8  # squares from a square's centre beyond which a found disc is 
 SURE_EMPTY = 0.9  # felt fraction for an empty verdict on a square with a disc nearby
 SHIFT_COVERED = 0.25  # a disc off centre leaves felt in a pattern; both below this: doubt
 SHIFT_EMPTY_BASE = 0.95  # a base pattern this clear of disc cannot belong to a shifted disc
-DISC_PERCENTILE = 0.4  # of the disc top's grey levels: low enough to ignore highlights
 
 #: Why a square reads ``?``: something over it (a hand, an arm, a sleeve), a lamp's
 #: reflection washing out what is under it, two readings too close to call (half
@@ -66,7 +81,7 @@ class Reading:
     log_ratio: np.ndarray  # (64,) log(disc grey / felt grey), nan where no disc
     foreign: np.ndarray  # (64,) fraction of foreign-coloured pixels
     felt_grey: np.ndarray  # (64,) local felt brightness
-    felt_corners: np.ndarray  # (64,) felt fraction in the square's corners
+    felt_corners: np.ndarray  # (64,) felt fraction in the square's corners (plain felt)
     blocked: np.ndarray  # (64,) bools: hidden by something that is neither felt nor disc
     glare: np.ndarray | None = None  # (64,) bools: a disc top that may be washed-out felt
     reasons: tuple[str, ...] = ()  # per square: why it reads '?' (see REASONS), else ''
@@ -78,37 +93,6 @@ class Reading:
     @property
     def rows(self) -> list[str]:
         return [self.board[r * 8 : r * 8 + 8] for r in range(8)]
-
-
-def _neighbourhood_mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted mean over each square's 3x3 neighbourhood (8x8 grids)."""
-    v = np.pad((values * weights).reshape(8, 8), 1)
-    w = np.pad(weights.reshape(8, 8), 1)
-    sv = sum(v[dy : dy + 8, dx : dx + 8] for dy in range(3) for dx in range(3))
-    sw = sum(w[dy : dy + 8, dx : dx + 8] for dy in range(3) for dx in range(3))
-    out = np.full(64, np.nan)
-    ok = sw.ravel() > 0
-    out[ok] = (sv.ravel()[ok]) / sw.ravel()[ok]
-    return out
-
-
-def _green_tint(bgr: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """Per row: how much greener than grey the kept pixels are on average (0..255)."""
-    w = keep.astype(np.float32)[..., None]
-    n = np.maximum(w.sum(axis=1), 1.0)
-    mean = (bgr.astype(np.float32) * w).sum(axis=1) / n
-    return mean[:, 1] - np.maximum(mean[:, 0], mean[:, 2])
-
-
-def _low_percentile(values: np.ndarray, keep: np.ndarray, q: float) -> np.ndarray:
-    """Per-row ``q`` quantile of ``values`` where ``keep``; nan for empty rows."""
-    v = np.where(keep, values.astype(np.float32), np.inf)
-    v.sort(axis=1)
-    n = keep.sum(axis=1)
-    idx = np.clip((n * q).astype(int), 0, values.shape[1] - 1)
-    out = v[np.arange(len(v)), idx].astype(np.float64)
-    out[n == 0] = np.nan
-    return out
 
 
 class SquareReader:
@@ -152,56 +136,55 @@ class SquareReader:
 
     def read_canvas(self, canvas: np.ndarray) -> Reading:
         lay, model = self.layout, self.model
+        sharp = canvas
+        canvas = cv2.blur(canvas, (3, 3))  # camera noise, which splits dim felt into specks
         felt, grey, foreign = model.masks(canvas)
-        top_felt = felt[lay.top]
-        felt_top = top_felt.mean(axis=1)
-        felt_base = felt[lay.base].mean(axis=1)
-        sq_felt = felt[lay.square]
-        sq_grey = grey[lay.square].astype(np.float64)
-        cnt = sq_felt.sum(axis=1).astype(np.float64)
-        mean = np.where(cnt > 0, (sq_grey * sq_felt).sum(axis=1) / np.maximum(cnt, 1), 0.0)
-        felt_grey = _neighbourhood_mean(mean, cnt)
-        if np.isnan(felt_grey).any():
-            fallback = np.nanmedian(felt_grey) if not np.isnan(felt_grey).all() else 60.0
-            felt_grey = np.where(np.isnan(felt_grey), fallback, felt_grey)
-        disc_grey = _low_percentile(grey[lay.top], ~top_felt, DISC_PERCENTILE)
-        log_ratio = np.log(disc_grey + 2.0) - np.log(felt_grey + 2.0)
-        tint = _green_tint(canvas.reshape(-1, 3)[lay.top], ~top_felt)
-        # washed-out felt under a lamp's glare is still faintly green; a disc is not
-        glare = tint > GLARE_TINT
-        log_ratio = np.where(glare, np.nan, log_ratio)
-        # glare over a black disc lights it unevenly; a white disc's top is even
-        whitish = np.flatnonzero(log_ratio > self.model.cut)
-        if len(whitish):
-            tg, tk = grey[lay.top[whitish]], ~top_felt[whitish]
-            top_spread = _low_percentile(tg, tk, 0.9) - _low_percentile(tg, tk, 0.1)
-            sub = lay.square[:, ::2]  # the felt's noise and texture, typical over the board
-            sk = sq_felt[:, ::2]
-            spread = _low_percentile(grey[sub], sk, 0.9) - _low_percentile(grey[sub], sk, 0.1)
-            felt_spread = float(np.nanpercentile(spread, 25)) if np.isfinite(spread).any() else 20.0
-            limit = UNEVEN_TOP * disc_grey[whitish] + 1.5 * felt_spread
-            glare[whitish[top_spread > limit]] = True
-        # a white disc ends in an edge, with darker felt or shade around it; glare
-        # fades out slowly, so the ring around a glare spot is bright as well
-        ring_bright = (~felt[lay.ring]) & (grey[lay.ring] > RING_BRIGHT * felt_grey[:, None])
-        glare |= (ring_bright.mean(axis=1) > RING_GLARE) & (log_ratio > self.model.cut)
-        # a lamp's reflection over a black disc lights the felt around it as much as
-        # the disc; a real white disc stands out from its surroundings
-        ring_level = np.median(grey[lay.ring], axis=1)
-        glare |= (ring_level >= RING_LEVEL * disc_grey) & (log_ratio > self.model.cut)
-        log_ratio = np.where(glare, np.nan, log_ratio)
+        felt = not_too_bright(lay, felt, grey, model.white_log)
+        flat = canvas.reshape(-1, 3)
+        lead = green_lead(flat)
+        m = measure(lay, felt, grey, flat)
+        # plain white discs: tops clear of felt, brighter than the cut, felt round them
+        plain = (np.maximum(m.felt_top, m.felt_base) <= DISC_FELT) & (m.log_ratio > model.cut)
+        plain &= m.felt_corners >= CORNER_FELT
+        ref = white_tint(m.tint, m.disc_grey, flat[lay.top], plain)
+        # to tell a disc from washed-out felt by its tint, discs clipped by the camera
+        # do as well when all are: only where they are not are they a reliable floor
+        # for what washed-out felt is (see washed_felt)
+        ref_any = ref or white_tint(m.tint, m.disc_grey, flat[lay.top], plain, clipped_too=True)
+        glare = glare_flags(lay, model.cut, m, felt, grey, ref_any)
+        plain_lead = felt_lead(lay, lead, felt)
+        if plain_lead is not None:
+            # felt a lamp's reflection washes out is still felt: in the corners, outside
+            # any disc, always; under a disc's top only where the square looked like
+            # glare (a white disc tinted as green as washed-out felt stays a disc)
+            level = float(np.median(grey[lay.square][felt[lay.square]]))
+            washed = felt | (washed_felt(lead, grey, plain_lead, ref, level) & ~foreign)
+            corners = washed[lay.corners].mean(axis=1)
+            if ref is not None and glare.any():
+                w = measure(lay, washed, grey, flat)
+                m = Measures(*(np.where(glare, a, b) for a, b in zip(
+                    astuple(w), astuple(m), strict=True)))
+                felt = np.where(square_pixels(lay, glare), washed, felt)
+                glare = glare & glare_flags(lay, model.cut, w, washed, grey, ref_any)
+            m = replace(m, felt_corners=corners)
+        felt_top, felt_base, felt_grey = m.felt_top, m.felt_base, m.felt_grey
+        felt_corners = m.felt_corners
+        log_ratio = np.where(glare, np.nan, m.log_ratio)
         foreign = foreign & lay.on_board
         foreign_frac = np.maximum(foreign[lay.square].mean(axis=1), foreign[lay.top].mean(axis=1))
-        felt_corners = felt[lay.corners].mean(axis=1)
         reading = self._decide(
             felt_top, felt_base, log_ratio, foreign_frac, felt_grey, felt_corners
         )
+        # reported: the plain felt in the corners of the picture as taken, which drops
+        # when the grid slips onto lines and discs (a bumped camera)
+        hsv = cv2.cvtColor(sharp, cv2.COLOR_BGR2HSV)
+        reading = replace(reading, felt_corners=model.felt(hsv).ravel()[lay.corners].mean(axis=1))
         # corners that are not felt because a lamp's reflection washes them out
-        washed = (grey[lay.corners] > RING_BRIGHT * felt_grey[:, None]).mean(axis=1) > 0.5
+        washed_out = (grey[lay.corners] > RING_BRIGHT * felt_grey[:, None]).mean(axis=1) > 0.5
         why = np.array(reading.reasons)
-        why[(why == OCCLUDED) & washed & (foreign_frac <= FOREIGN_SQUARE)] = GLARE
+        why[(why == OCCLUDED) & washed_out & (foreign_frac <= FOREIGN_SQUARE)] = GLARE
         reading = replace(reading, glare=glare, reasons=tuple(why))
-        return self._resolve_uncentred(reading, felt, grey, canvas.reshape(-1, 3))
+        return self._resolve_uncentred(reading, felt, grey, flat, ref_any)
 
     def disc_offsets(self, image: np.ndarray) -> np.ndarray:
         """(64, 2) where each clearly covered square's disc stands relative to its
@@ -224,7 +207,8 @@ class SquareReader:
         return out
 
     def _resolve_uncentred(
-        self, r: Reading, felt: np.ndarray, grey: np.ndarray, canvas_bgr: np.ndarray
+        self, r: Reading, felt: np.ndarray, grey: np.ndarray, canvas_bgr: np.ndarray,
+        tint_ref: tuple[float, float] | None = None,
     ) -> Reading:
         """Squares that are neither clearly empty nor clearly covered: find the disc."""
         lo = np.minimum(r.felt_top, r.felt_base)
@@ -263,11 +247,13 @@ class SquareReader:
             if np.abs(off).max() >= 0.5:  # a neighbour's disc leaning in ...
                 col, row = int(fit.base[0]), int(fit.base[1])
                 owner = row * 8 + col
-                # only empty when the neighbour itself shows that disc and it stands
-                # far enough away that it cannot be this square's own, pushed over
-                if r.board[owner] not in "XOxo" or float(np.hypot(*off)) < LEAN_CLEAR:
-                    chars[sq], conf[sq] = "?", 0.0
-                elif r.felt_base[sq] >= SURE_EMPTY:
+                # empty when the felt shows all round the middle of the square, where
+                # its own disc, even pushed off centre, would stand; or when the
+                # neighbour itself shows that disc and it stands far enough away that
+                # it cannot be this square's own, pushed over
+                owned = 0 <= col < 8 and 0 <= row < 8 and r.board[owner] in "XOxo"
+                far = owned and float(np.hypot(*off)) >= LEAN_CLEAR
+                if r.felt_base[sq] >= SURE_EMPTY and (far or lo[sq] >= SURE_EMPTY):
                     chars[sq], conf[sq] = "-", 0.6
                 else:  # something of its own may still be in the square
                     chars[sq], conf[sq] = "?", 0.0
@@ -285,12 +271,17 @@ class SquareReader:
             ring = np.clip(self._ring_pattern[:, 0] + ty, 0, side - 1) * side + np.clip(
                 self._ring_pattern[:, 1] + tx, 0, side - 1
             )
-            washed = (~felt[ring]) & (grey[ring] > RING_BRIGHT * r.felt_grey[sq])
-            glare = float((canvas_bgr[idx].min(axis=1) >= 245).mean()) > 0.3
-            glare |= float(washed.mean()) > RING_GLARE
             bright = np.log(g + 2.0) - np.log(r.felt_grey[sq] + 2.0) > model.cut
-            glare |= bright and float(np.median(grey[ring])) >= RING_LEVEL * g
-            if glare or _green_tint(canvas_bgr[idx][None], keep[None])[0] > GLARE_TINT:
+            # the same tests as for a centred disc (see read_canvas)
+            if bright:
+                glare = float(np.quantile(grey[ring], RING_QUANTILE)) > RING_DARK * g
+                tint = float(green_tint(canvas_bgr[idx][None], keep[None])[0])
+                glare |= tint > GLARE_TINT and (
+                    tint_ref is None or tint > (tint_ref[0] + TINT_MARGIN) * max(g, 1.0)
+                )
+            else:  # a black disc with a clipped highlight over most of its top
+                glare = float((canvas_bgr[idx].min(axis=1) >= CLIPPED).mean()) > 0.3
+            if glare:
                 chars[sq], conf[sq], why[sq] = "?", 0.0, GLARE
                 continue
             ratio = np.log(g + 2.0) - np.log(r.felt_grey[sq] + 2.0)
@@ -383,6 +374,8 @@ class SquareReader:
         # the corners of a square lie outside any disc standing on it: if they are not
         # felt, something else is there (glare, a hand, a sleeve)
         blocked |= felt_corners < CORNER_FELT
+        # part of the square is past the picture's edge (read as black): never guess
+        blocked |= self.layout.outside
         chars[blocked] = "?"
         conf[blocked] = 0.0
         why = np.where(chars == "?", AMBIGUOUS, "").astype("<U9")

@@ -59,12 +59,17 @@ def locate_disc(fmap: np.ndarray, expected_top: np.ndarray, offset: np.ndarray) 
     win = fmap[y0:y1, x0:x1]
     ys, xs = np.mgrid[y0:y1, x0:x1]
     dist = np.hypot(xs - cx, ys - cy) / (CELL / SCALE)
-    best = float(win.max())
-    if best < FULL_FIT:
+    fits = win >= FULL_FIT
+    if not fits.any():
         return None
-    pref = win - 0.05 * dist
-    k = int(np.argmax(pref))
+    # the fitting place nearest the expected top, then the best fit around it: a
+    # neighbour's disc fitting a little better further away is not this square's
+    k = int(np.argmin(np.where(fits, dist, np.inf)))
     py, px = ys.ravel()[k], xs.ravel()[k]
+    around = np.hypot(xs - px, ys - py) <= 0.35 * CELL / SCALE
+    k = int(np.argmax(np.where(around, win, -1.0)))
+    py, px = ys.ravel()[k], xs.ravel()[k]
+    best = float(win.ravel()[k])
     near = (np.hypot(xs - px, ys - py) <= 0.35 * CELL / SCALE) & (win >= min(best, 0.97) - 0.03)
     if not near.any():
         return None
