@@ -19,8 +19,9 @@ from controller.errors import KaeshiError
 from controller.squares import square_name
 from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import a1_place, corners_of
-from controller.vision.pipeline import StartFit, auto_setup, fit_start_position
+from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
+from controller.vision.startfit import StartFit, fit_start_position
 
 FORMAT = "kaeshi-camera-calibration"
 VERSION = 1
@@ -111,11 +112,9 @@ def calibrate_image(
     fit = fit_start_position(setup, image, a1_fixed=fixed)
     warnings = []
     if fit.mismatches:
-        names = ", ".join(square_name(i) for i in fit.mismatches[:12])
-        more = "" if len(fit.mismatches) <= 12 else f" and {len(fit.mismatches) - 12} more"
         warnings.append(
-            f"{len(fit.mismatches)} squares do not read as the start position ({names}{more}); "
-            "the colour model keeps its defaults. Set up the start position (white d4, e5; "
+            f"calibration refused: {len(fit.mismatches)} squares do not read as the start "
+            f"position ({_names(fit.mismatches)}). Set up the start position (white d4, e5; "
             "black e4, d5), check the picture, and calibrate again."
         )
     if fit.short_edges:
@@ -125,22 +124,33 @@ def calibrate_image(
             + ": the grid found covers only part of the board. Light the board evenly "
             "or give its corners with --corners, and calibrate again."
         )
-    elif not fit.mismatches and not fit.setup.model.fitted:
+    elif not fit.mismatches and fit.unmeasured:
+        covered = _names(fit.unmeasured)
+        kept = ("the levels were fitted on the other start discs" if fit.setup.model.fitted
+                else "the colour levels could not be fitted on the start discs")
         warnings.append(
-            "the start discs could not be read, so the colour levels keep their "
-            "defaults; they are fitted during the game from the first still board that "
-            "shows enough black and white discs, and until then a dim black disc may "
-            "read as empty. Move the lamp off the start discs and calibrate again for "
-            "a set-up that is right from the first move."
+            f"a lamp's reflection or a shadow covers {covered}, so {kept}"
+            + ("" if fit.setup.model.fitted else
+               "; they are fitted during the game from the first still board that shows "
+               "enough black and white discs, and until then a dim disc may read as ?")
+            + f". Move the lamp off {covered} and calibrate again for a set-up that is "
+            "right from the first move."
+        )
+    if fit.stray:
+        warnings.append(
+            f"{_names(fit.stray)} read as a disc although the start position has it empty "
+            "(a disc left there, or a lamp's light or reflection): the grid and colours "
+            "fit, but clear the square or move the lamp, or it may misread in play"
         )
     if fit.unknown:
-        names = ", ".join(square_name(i) for i in fit.unknown[:12])
-        more = "" if len(fit.unknown) <= 12 else f" and {len(fit.unknown) - 12} more"
         warnings.append(
-            f"{len(fit.unknown)} squares could not be read ({names}{more}): glare, a shadow "
-            "or something over the board; they will read as ? while that lasts"
+            f"{len(fit.unknown)} square{'s' if len(fit.unknown) > 1 else ''} could not be "
+            f"read ({_names(fit.unknown)}): glare, a shadow or something over the board; "
+            "they will read as ? while that lasts"
         )
-    if fit.mismatches or not fit.setup.model.fitted or len(fit.unknown) >= UNREAD_ADVICE:
+    dim = bool(_light_hint(image)) or float(np.median(fit.reading.felt_grey)) < DARK_FELT
+    if (fit.mismatches or not fit.setup.model.fitted or len(fit.unknown) >= UNREAD_ADVICE
+            or dim):  # a calibration that worked in the dark still says so: play is harder
         warnings += what_to_change(image, fit)
     if not fixed:
         warnings.append(
@@ -153,6 +163,12 @@ def calibrate_image(
     return CalibrationResult(cal, fit, warnings)
 
 
+def _names(squares: list[int], most: int = 12) -> str:
+    """Square names, the first ``most`` of them and how many more."""
+    more = "" if len(squares) <= most else f" and {len(squares) - most} more"
+    return ", ".join(square_name(i) for i in squares[:most]) + more
+
+
 UNREAD_ADVICE = 8  # unread squares at calibration from which the user is told what to change
 DARK = 30  # grey level (of 255) below which a picture is too dark to read discs well
 DARK_FELT = 20  # ... and of the felt itself, where the discs are judged against it
@@ -161,6 +177,21 @@ BRIGHT_FELT = 215  # the felt this bright is washed out: too much light or expos
 
 def picture_hint(image: np.ndarray) -> str:
     """What is wrong with a picture in which no board was found, if it shows."""
+    light = _light_hint(image)
+    if light:
+        return light
+    sides = _felt_at_borders(image)
+    if sides:
+        corner = _CORNER_OF.get(frozenset(sides))
+        where = (f"the board's {corner} corner seems to be outside the picture" if corner
+                 else "the board seems to go on past the picture's "
+                 + " and ".join(sides) + " edge" + ("s" if len(sides) > 1 else ""))
+        return where + ": move or turn the camera (or zoom out) so that the whole board shows"
+    return ""
+
+
+def _light_hint(image: np.ndarray) -> str:
+    """Too dark or washed out, with the picture's brightness; else ''."""
     grey = float(np.mean(image)) if image is not None and image.size else 0.0
     if grey < DARK:
         return (f"the picture is too dark (average brightness {grey:.0f} of 255): "
@@ -169,6 +200,34 @@ def picture_hint(image: np.ndarray) -> str:
         return (f"the picture is washed out (average brightness {grey:.0f} of 255): "
                 "lower the camera's exposure")
     return ""
+
+
+BORDER_FELT = 0.08  # share of a picture's edge that felt must reach to be cut off there
+FELT_AREA = 0.03  # share of the picture the felt must cover to be taken for the board
+_CORNER_OF = {frozenset(("top", "left")): "upper-left", frozenset(("top", "right")): "upper-right",
+              frozenset(("bottom", "right")): "lower-right",
+              frozenset(("bottom", "left")): "lower-left"}
+
+
+def _felt_at_borders(image: np.ndarray) -> list[str]:
+    """The picture's edges that the largest felt-coloured area runs into."""
+    from controller.vision.cv import cv2
+    from controller.vision.finder import green_mask_hsv
+
+    if image is None or image.ndim != 3 or min(image.shape[:2]) < 16:
+        return []
+    small = cv2.resize(image, (160, max(2, round(160 * image.shape[0] / image.shape[1]))),
+                       interpolation=cv2.INTER_AREA)
+    mask = green_mask_hsv(cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n <= 1:
+        return []
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    if stats[best, cv2.CC_STAT_AREA] < FELT_AREA * mask.size:
+        return []
+    board = labels == best
+    edges = {"top": board[0], "bottom": board[-1], "left": board[:, 0], "right": board[:, -1]}
+    return [name for name, line in edges.items() if line.mean() > BORDER_FELT]
 
 
 def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
@@ -185,7 +244,7 @@ def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
             out.append(f"the board's {name} corner is outside the picture: move or turn "
                        "the camera (or zoom out) so that the whole board shows")
     felt = float(np.median(fit.reading.felt_grey))
-    hint = picture_hint(image)
+    hint = _light_hint(image)
     if hint:
         out.append(hint)
     elif felt < DARK_FELT:

@@ -17,7 +17,8 @@ from controller.vision.evaluation import (
     load_labelled,
 )
 from controller.vision.finder import BoardNotFound, find_board
-from controller.vision.pipeline import START_BOARD, auto_setup, fit_start_position, two_clusters
+from controller.vision.pipeline import auto_setup, two_clusters
+from controller.vision.startfit import START_BOARD, fit_start_position
 from controller.vision.synth import Scene, render
 
 BOARD = "-" * 19 + "XXO" + "-" * 5 + "OXX" + "-" * 5 + "XOOO" + "-" * 4 + "XO" + "-" * 19

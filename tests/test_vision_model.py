@@ -10,12 +10,9 @@ import numpy as np
 from controller.vision.colour import ColourModel
 from controller.vision.evaluation import align_to_truth, random_position
 from controller.vision.geometry import homography_from_corners
-from controller.vision.pipeline import (
-    START_BOARD,
-    auto_setup,
-    fit_start_position,
-)
+from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
+from controller.vision.startfit import START_BOARD, fit_start_position
 from controller.vision.synth import Scene, render
 
 

@@ -20,8 +20,9 @@ from controller.vision.evaluation import (
     shifts_with_room,
 )
 from controller.vision.finder import BoardNotFound, find_board
-from controller.vision.pipeline import START_BOARD, auto_setup, fit_start_position, recognize
+from controller.vision.pipeline import auto_setup, recognize
 from controller.vision.reader import SHIFT_DOUBT, SHIFT_THRESHOLD, SquareReader
+from controller.vision.startfit import START_BOARD, fit_start_position
 from controller.vision.synth import Scene, random_scene, render
 
 

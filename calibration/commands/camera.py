@@ -77,7 +77,12 @@ def grab_frame(camera: int | None, picamera: bool, skip: int = 15) -> np.ndarray
 
 def run(args: argparse.Namespace) -> int:
     from calibration.camera import calibrate_image, save_calibration
-    from controller.vision.annotate import annotate
+    from controller.vision.annotate import (
+        MARK_STRAY,
+        MARK_UNMEASURED,
+        MARK_WRONG,
+        annotate,
+    )
     from controller.vision.cv import read_image, write_image
 
     corners = parse_corners(args.corners) if args.corners else None
@@ -92,11 +97,19 @@ def run(args: argparse.Namespace) -> int:
     result = calibrate_image(image, corners=corners, a1=args.a1, source=source)
     save_calibration(args.out, result.calibration)
     picture = args.picture or args.out.with_suffix(".png")
-    reading = result.fit.reading
-    title = "start position OK" if not result.fit.mismatches else (
-        f"{len(result.fit.mismatches)} squares differ from the start position"
-    )
-    write_image(picture, annotate(image, result.calibration.setup.homography, reading, title))
+    fit = result.fit
+    reading = fit.reading
+    if fit.mismatches:
+        title = f"refused: {len(fit.mismatches)} squares differ from the start position"
+    elif not fit.setup.model.fitted:
+        title = "start position OK; colour levels not fitted (start discs covered)"
+    else:
+        title = "start position OK"
+    marks = {i: MARK_UNMEASURED for i in fit.unmeasured}
+    marks |= {i: MARK_STRAY for i in fit.stray}
+    marks |= {i: MARK_WRONG for i in fit.mismatches}
+    write_image(picture, annotate(image, result.calibration.setup.homography, reading, title,
+                                  marks))
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
     for r in range(8):

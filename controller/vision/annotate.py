@@ -22,14 +22,23 @@ _COLOURS = {  # BGR, chosen to read on felt and on both disc colours
 _SHORT = {"occluded": "hid", "glare": "glare", "ambiguous": "amb", "outside": "out"}
 
 
+#: Outlines a calibration draws round squares: read against the start position
+#: (refused), an empty square read as a disc under a lamp (kept), a start disc left
+#: out of the colour levels (glare or shadow over it).
+MARK_WRONG, MARK_STRAY, MARK_UNMEASURED = (0, 0, 255), (0, 140, 255), (255, 255, 255)
+
+
 def annotate(
-    image: np.ndarray, homography: np.ndarray, reading: Reading, title: str = ""
+    image: np.ndarray, homography: np.ndarray, reading: Reading, title: str = "",
+    marks: dict[int, tuple[int, int, int]] | None = None,
 ) -> np.ndarray:
     """A copy of ``image`` with the detected grid and each square's reading drawn on it.
 
     A known square shows its state and confidence; an unknown one shows why it is
     unknown: ``hid`` (something over it), ``glare``, ``amb`` (two readings too close
-    to call) or ``out`` (partly outside the picture).
+    to call) or ``out`` (partly outside the picture). ``marks`` outlines squares in
+    a colour (BGR), so that a calibration shows where it disagrees with the start
+    position.
     """
     out = image.copy()
     h, w = out.shape[:2]
@@ -40,6 +49,12 @@ def annotate(
             p = apply_homography(homography, np.array([a, b], dtype=float))
             cv2.line(out, tuple(np.round(p[0]).astype(int)), tuple(np.round(p[1]).astype(int)),
                      (0, 255, 255), thick, cv2.LINE_AA)
+    for sq, colour in (marks or {}).items():
+        c, r = sq % 8, sq // 8
+        inset = np.array([[c + 0.08, r + 0.08], [c + 0.92, r + 0.08], [c + 0.92, r + 0.92],
+                          [c + 0.08, r + 0.92]])
+        poly = np.round(apply_homography(homography, inset)).astype(np.int32)
+        cv2.polylines(out, [poly], True, colour, thick + 1, cv2.LINE_AA)
     centres = apply_homography(
         homography, np.array([[c + 0.5, r + 0.5] for r in range(8) for c in range(8)])
     )

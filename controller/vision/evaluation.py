@@ -16,8 +16,9 @@ import numpy as np
 
 from controller.position import Position
 from controller.vision.geometry import corners_of, homography_from_corners
-from controller.vision.pipeline import START_BOARD, StartFit, auto_setup, fit_start_position
+from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
+from controller.vision.startfit import START_BOARD, StartFit, fit_start_position
 
 #: Distance of the shifted discs this suite renders, in squares. The reader reports a
 #: disc as shifted from 0.4 of a square (0.29-0.4 reads '?'); real players leave
@@ -92,10 +93,10 @@ def calibrate_on_start(scene: object, seed: int) -> tuple[CameraSetup, bool]:
 
     Returns the set-up and whether the calibration read the start position without
     a contradiction and fitted the colour levels. ``kaeshi calibrate camera`` also
-    keeps a set-up whose start discs were hidden by glare, with default levels that
-    ``watch`` fits from the first clear board in play; a single frame read with
-    those defaults misses dim black discs too often to count here (see the README's
-    camera figures).
+    keeps a set-up whose start discs of one colour were both hidden by glare, with
+    levels that ``watch`` fits from the first clear board in play; a single frame
+    read with those levels misses dim black discs too often to count here (see the
+    README's camera figures).
     """
     fit = start_fit(scene, seed)
     if fit is None:

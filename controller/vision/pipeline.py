@@ -7,7 +7,7 @@ brightness ratios (the two clusters of disc brightness on the board).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -20,16 +20,10 @@ from controller.vision.geometry import (
     place_a1,
 )
 from controller.vision.grid import refine_on_grid
-from controller.vision.reader import CORNER_FELT, FOREIGN_SQUARE, Reading, SquareReader
-from controller.vision.sampling import CELL, MARGIN
+from controller.vision.reader import CORNER_FELT, Reading, SquareReader
 from controller.vision.setup import CameraSetup
 
 DISC_HEIGHT = 0.13  # squares: a 5-6 mm disc on a 42 mm square
-EDGES = {"a1-h1": range(0, 8), "h1-h8": range(7, 64, 8), "a8-h8": range(56, 64),
-         "a1-a8": range(0, 64, 8)}
-EDGE_OFF_BOARD = 6  # squares of one edge without felt in their corners: not the board
-PAST_EDGE_FELT = 0.35  # felt share just outside an edge that says the board goes on there
-PAST_EDGE_CLEAR = 0.15  # ... when just outside another edge it is below this
 MIN_SPLIT_GAP = 0.3  # log units (x1.35 in brightness) between the darkest white disc ...
 SPLIT_SPREAD = 0.35  # ... and the brightest black one, and at least this share of the
 # wider spread of the two colours
@@ -170,6 +164,7 @@ def tune_colours(reader: SquareReader, image: np.ndarray) -> ColourModel:
     """Set black/white brightness levels from the discs on this image, if it shows both."""
     r = reader.read(image)
     disc = np.maximum(r.felt_top, r.felt_base) < 0.3
+    disc &= ~reader.layout.outside  # past the picture's edge: black, but no disc
     split = two_clusters(r.log_ratio[disc])
     if split is None:
         return reader.model
@@ -234,112 +229,3 @@ def recognize(image: np.ndarray, setup: CameraSetup | None = None) -> Recognitio
     if setup is None:
         setup = auto_setup(image)
     return Recognition(setup, setup.reader().read(image))
-
-
-START_BOARD = "-" * 27 + "OX" + "-" * 6 + "XO" + "-" * 27
-
-
-@dataclass(frozen=True)
-class StartFit:
-    """The result of fitting a set-up on the standard start position."""
-
-    setup: CameraSetup
-    reading: Reading
-    mismatches: list[int]  # squares read as something else than the start position
-    unknown: list[int]  # squares that could not be read (glare, a hand)
-    short_edges: list[str] = field(default_factory=list)  # felt goes on past these edges
-
-
-def _edges_off_board(r: Reading) -> list[int]:
-    """Squares of a board edge that mostly shows no felt in its squares' corners.
-
-    A glare spot or a shadow hides a few squares; a whole edge without felt means
-    the outline takes in a strip of table or frame, so the grid is off by a row or
-    a scale, and the middle squares of the start position alone cannot show it.
-    """
-    out: list[int] = []
-    for edge in EDGES.values():
-        bare = [i for i in edge if r.felt_corners[i] < CORNER_FELT]
-        if len(bare) >= EDGE_OFF_BOARD:
-            out += bare
-    return out
-
-
-def _felt_past_edges(reader: SquareReader, image: np.ndarray) -> list[str]:
-    """The board edges past which the felt goes on, when it does not past others.
-
-    A grid that covers only part of the playing area (a dark board, the finder
-    taking a shadow's edge for the board's) still puts the start discs on the four
-    middle squares, since it shrinks around the middle: the start position cannot
-    show it. The felt can: the strip just outside the grid is frame or table on a
-    board whose felt ends at the grid, on every side alike. Felt past some edges and
-    not past others means the grid stops short there. (A board with a green margin
-    round its grid shows felt past all four edges, which says nothing.)
-    """
-    felt, _, _ = reader.model.masks(reader.warp(image))
-    side = reader.layout.side
-    felt2d = felt.reshape(side, side)
-    along = np.rint((MARGIN + np.linspace(0.2, 7.8, 40)) * CELL).astype(int)
-    past = np.rint((MARGIN + np.array([-0.4, -0.3, -0.2])) * CELL).astype(int)
-    beyond = np.rint((MARGIN + 8 + np.array([0.2, 0.3, 0.4])) * CELL).astype(int)
-    share = [
-        float(felt2d[past[:, None], along[None, :]].mean()),  # above a1-h1
-        float(felt2d[along[:, None], beyond[None, :]].mean()),  # right of h1-h8
-        float(felt2d[beyond[:, None], along[None, :]].mean()),  # below a8-h8
-        float(felt2d[along[:, None], past[None, :]].mean()),  # left of a1-a8
-    ]
-    if min(share) > PAST_EDGE_CLEAR:
-        return []
-    return [name for s, name in zip(share, EDGES, strict=True) if s > PAST_EDGE_FELT]
-
-
-def turn(h: np.ndarray, quarter_turns: int) -> np.ndarray:
-    """The same board homography with a1 moved ``quarter_turns`` corners clockwise."""
-    return homography_from_corners(np.roll(corners_of(h), -quarter_turns, axis=0))
-
-
-def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) -> StartFit:
-    """Fit the colour model on the start position (4 known discs, 60 known empties).
-
-    The start position looks the same turned by half a turn but not by a quarter,
-    so unless the user fixed a1 it also settles which way round the board is.
-    """
-    reader = setup.reader()
-    r = reader.read(image)
-    if not a1_fixed and r.board[27] in "Xx" and r.board[28] in "Oo":
-        setup = replace(setup, homography=turn(setup.homography, 1))
-        reader = setup.reader()
-        r = reader.read(image)
-    # the two white start discs show the camera's colour cast (see estimate_balance)
-    balanced = estimate_balance(reader, image, [27, 36])
-    if balanced.balance is not None:
-        setup = replace(setup, model=balanced)
-        reader = setup.reader()
-        r = reader.read(image)
-    lr = r.log_ratio
-    # discs under glare or a shadow's edge read '?'; one of each colour is enough.
-    # The start discs are known, so one that reads '?' only for being between the
-    # default levels still counts, as long as its top is covered and not glare.
-    covered = (np.maximum(r.felt_top, r.felt_base) <= 0.3) & (r.foreign <= FOREIGN_SQUARE)
-    if r.glare is not None:
-        covered &= ~r.glare
-    white = [i for i in (27, 36)
-             if np.isfinite(lr[i]) and (r.board[i] == "O" or (r.board[i] == "?" and covered[i]))]
-    black = [i for i in (28, 35)
-             if np.isfinite(lr[i]) and (r.board[i] == "X" or (r.board[i] == "?" and covered[i]))]
-    if white and black:
-        w = float(np.mean(lr[white]))
-        b = float(np.mean(lr[black]))
-        if w - b > 0.5:
-            model = replace(setup.model, black_log=b, white_log=w, fitted=True)
-            setup = replace(setup, model=model)
-            reader = setup.reader()
-            r = reader.read(image)
-    mismatches = [i for i in range(64) if r.board[i] not in (START_BOARD[i], "?")]
-    short = _felt_past_edges(reader, image)
-    mismatches = sorted(
-        set(mismatches) | set(_edges_off_board(r))
-        | {i for name in short for i in EDGES[name]}
-    )
-    unknown = [i for i in range(64) if r.board[i] == "?"]
-    return StartFit(setup, r, mismatches, unknown, short)

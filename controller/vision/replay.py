@@ -16,8 +16,9 @@ import numpy as np
 
 from controller.observation import Observation
 from controller.vision.geometry import corners_of, homography_from_corners
-from controller.vision.pipeline import START_BOARD, auto_setup, fit_start_position
+from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
+from controller.vision.startfit import START_BOARD, fit_start_position
 
 
 def default_scene() -> object:

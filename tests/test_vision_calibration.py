@@ -1,0 +1,132 @@
+"""Calibration on the start position: what it fits under glare and casts, what it
+forgives, and what it says when it cannot see the board."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.camera import calibrate_image, picture_hint
+from controller.vision.cv import cv2
+from controller.vision.evaluation import align_to_truth
+from controller.vision.finder import BoardNotFound
+from controller.vision.geometry import apply_homography
+from controller.vision.pipeline import auto_setup
+from controller.vision.startfit import START_BOARD, fit_start_position
+from controller.vision.synth import Rendered, Scene, render
+
+SCENE = Scene(tilt_deg=22, rotation_deg=6, light=0.8, view_from_deg=30)
+
+
+@pytest.fixture(scope="module")
+def start() -> Rendered:
+    return render(START_BOARD, SCENE, seed=5)
+
+
+def _centre(r: Rendered, square: int) -> np.ndarray:
+    return apply_homography(r.homography, np.array([[square % 8 + 0.5, square // 8 + 0.5]]))[0]
+
+
+def _glare(image: np.ndarray, centre: np.ndarray, radius: float) -> np.ndarray:
+    """A lamp's reflection: the picture blended towards white, clipped at its centre."""
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    d2 = ((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / radius**2
+    g = np.clip(1.3 * np.exp(-d2), 0, 1)[..., None]
+    out = image.astype(np.float64)
+    return np.clip(out + (255 - out) * g, 0, 255).astype(np.uint8)
+
+
+def _fit(r: Rendered, image: np.ndarray) -> object:
+    setup = align_to_truth(auto_setup(r.image), r.corners)
+    return fit_start_position(setup, image, a1_fixed=True)
+
+
+def test_a_glare_spot_on_a_black_start_disc_still_fits_the_levels(start):
+    clean = _fit(start, start.image)
+    assert clean.mismatches == [] and clean.setup.model.fitted
+    side = float(np.linalg.norm(start.corners[1] - start.corners[0])) / 8
+    lit = _glare(start.image, _centre(start, 28), 0.45 * side)  # over e4
+    fit = _fit(start, lit)
+    model = fit.setup.model
+    assert fit.mismatches == []
+    assert model.fitted and 28 in fit.unmeasured and 35 not in fit.unmeasured
+    # fitted on the three discs the lamp leaves alone: the levels of the clean picture
+    assert abs(model.black_log - clean.setup.model.black_log) < 0.2
+    assert abs(model.white_log - clean.setup.model.white_log) < 0.2
+    result = calibrate_image(lit, corners=start.corners)
+    assert any("e4" in w and "Move the lamp" in w for w in result.warnings), result.warnings
+
+
+def test_glare_over_all_start_discs_keeps_the_calibration_and_says_where(start):
+    side = float(np.linalg.norm(start.corners[1] - start.corners[0])) / 8
+    middle = apply_homography(start.homography, np.array([[4.0, 4.0]]))[0]
+    lit = _glare(start.image, middle, 1.1 * side)
+    result = calibrate_image(lit, corners=start.corners)
+    fit = result.fit
+    assert fit.mismatches == [] and result.calibration.start_position_ok
+    assert {28, 35} <= set(fit.unmeasured)
+    text = " ".join(result.warnings)
+    assert "d5" in text and "e4" in text and "Move the lamp" in text
+
+
+def test_an_empty_square_read_as_a_disc_is_named_not_refused(start):
+    side = float(np.linalg.norm(start.corners[1] - start.corners[0])) / 8
+    img = start.image.copy()
+    x, y = np.round(_centre(start, 42)).astype(int)  # c6
+    cv2.circle(img, (int(x), int(y)), int(0.4 * side), (235, 235, 235), -1, cv2.LINE_AA)
+    result = calibrate_image(img, corners=start.corners)
+    assert result.fit.mismatches == [] and result.fit.stray == [42]
+    assert any("c6 read as a disc" in w for w in result.warnings)
+
+
+def test_a_start_disc_of_the_wrong_colour_is_still_refused(start):
+    board = START_BOARD[:27] + "X" + START_BOARD[28:]  # d4 black: not the start position
+    r = render(board, SCENE, seed=5)
+    result = calibrate_image(r.image, corners=start.corners)
+    assert 27 in result.fit.mismatches
+    assert any(w.startswith("calibration refused") and "d4" in w for w in result.warnings)
+
+
+def test_the_start_discs_settle_which_way_round_the_board_is():
+    r = render(START_BOARD, Scene(tilt_deg=15, rotation_deg=80), seed=3)
+    setup = align_to_truth(auto_setup(r.image), r.corners)
+    fit = fit_start_position(setup, r.image, a1_fixed=False)
+    assert fit.mismatches == [] and fit.setup.model.fitted
+    assert [fit.reading.board[i] for i in (27, 28, 35, 36)] == ["O", "X", "X", "O"]
+
+
+def test_a_board_running_off_the_picture_names_the_corner():
+    img = np.full((120, 160, 3), (60, 90, 120), np.uint8)
+    img[50:, 70:] = (40, 140, 40)  # felt running off the bottom and the right
+    assert "lower-right corner" in picture_hint(img)
+    img = np.full((120, 160, 3), (60, 90, 120), np.uint8)
+    img[30:90, 40:120] = (40, 140, 40)  # the whole board in the picture
+    assert picture_hint(img) == ""
+
+
+def test_a_board_cut_off_at_calibration_says_which_corner():
+    scene = Scene(board_fraction=0.95, offset=(1.0, 1.0), overhang=0.25)
+    r = render(START_BOARD, scene, seed=2)
+    try:
+        result = calibrate_image(r.image)
+    except BoardNotFound as exc:  # no board found: the message says what to change
+        assert "lower-right corner" in str(exc)
+    else:
+        assert any("lower-right corner is outside the picture" in w for w in result.warnings)
+
+
+def test_white_discs_tinted_like_the_felt_are_told_apart_from_it():
+    # a green cast on a dull felt: the white discs pass the felt's colour test
+    r = render(START_BOARD, Scene(tilt_deg=20, rotation_deg=5, light=0.6,
+                                  cast=(0.85, 1.2, 0.95), felt_grey=0.3), seed=3)
+    setup = align_to_truth(auto_setup(r.image), r.corners)
+    reader = setup.reader()
+    felt, _, _ = setup.model.masks(reader.warp(r.image))
+    assert min(felt[reader.layout.top[i]].mean() for i in (27, 36)) > 0.5
+    fit = fit_start_position(setup, r.image, a1_fixed=True)
+    assert fit.mismatches == [] and fit.setup.model.fitted
+    felt, _, _ = fit.setup.model.masks(reader.warp(r.image))
+    assert max(felt[reader.layout.top[i]].mean() for i in (27, 36)) < 0.3
+    empties = [i for i in range(64) if START_BOARD[i] == "-"]
+    assert sum(fit.reading.board[i] == "-" for i in empties) >= 56
