@@ -1,13 +1,13 @@
 """Finding the playing area in an image with no help from the user.
 
-Several cues are combined, since none holds everywhere. The felt is found by its
-hue, or by its green chroma when it is too dark or grey for the hue test; the convex
-hull of each felt region bridges the notches that discs on the edge squares cut into
-its outline, and four lines fitted to the hull's sides give a candidate outline.
-The grid printed on the felt then pins each candidate's homography down (see
+Several cues are combined, since none holds everywhere: the felt's outline (see
+:mod:`controller.vision.finder_felt`), and, when that gives no clear board (a
+glare spot or rows of white discs break the felt into pieces), the lattice of
+grid lines itself (:mod:`controller.vision.finder_lattice`). The grid printed on
+the felt then pins each candidate's homography down (see
 :mod:`controller.vision.grid`), and the candidates are judged by how well an 8 x 8
-lattice fits there and whether felt stops at the outline's edges, not by one
-threshold on one cue.
+lattice fits there, whether felt stops at the outline's edges and shows inside
+it, not by one threshold on one cue.
 """
 
 from __future__ import annotations
@@ -16,28 +16,39 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from controller.errors import KaeshiError
 from controller.vision.cv import cv2
+from controller.vision.finder_felt import (
+    WORK_SIZE,
+    BoardNotFound,
+    clean_mask,
+    coarse_quad,
+    coarse_quads,
+    green_chroma,
+    green_mask_hsv,
+)
 from controller.vision.geometry import homography_from_corners, upright_order
 
-WORK_SIZE = 800  # longest side of the working copy used for the coarse search
-MIN_AREA = 0.008  # share of the image a playing area covers at the least
-MIN_CHROMA = 0.05  # green's excess over red and blue, relative to green, of any felt
+__all__ = [
+    "BoardFit", "BoardNotFound", "coarse_quad", "coarse_quads", "find_board", "green_chroma",
+    "green_mask_hsv", "nudge_onto_board",
+]
+
 MIN_NET = 0.12  # grid seen on the lines, less grid seen between them, of a board ...
 MIN_LATTICE = 0.7  # ... or share of the 14 inner lines standing out of the lattice's profile
 SURE_NET = 0.3  # ... with the lattice standing out, so sure that no more need be tried
+SURE_EDGE = 0.05  # ... when the felt also stops at the outline's edges
 WEAK_NET = 0.05  # a faint lattice (net grid and lattice profile at least these) ...
 WEAK_LATTICE = 0.35
 EDGE_CONTRAST = 0.25  # ... holds where every edge parts felt inside from none outside
 CLEAR_EDGE = 0.6  # edges this clear (felt inside, none outside) need the lattice only,
 # not the net grid: a thin or blurred grid hardly stands out line by line
 LATTICE_WEIGHT = 0.25  # weight of the lattice profile next to the net grid seen
+EDGE_WEIGHT = 0.3  # weight of the felt's edge contrast when ranking fitting outlines
+CLEAR_FELT = 0.3  # a fitting felt outline with edges this clear needs no lattice search
+MIN_FELT = 0.08  # share of its area a board shows as felt at the least
+OUTLINE_ONLY = 0.7  # edge contrast that makes an outline a board with no lattice seen
 RESCALE = (0.85, 1.15, 0.7, 1.3)  # outline sizes tried around an unsure best candidate
 SAME_QUAD = 0.25  # squares: outlines whose corners all lie this close are one candidate
-
-
-class BoardNotFound(KaeshiError):
-    """No playing area could be found; the message says what was seen instead."""
 
 
 @dataclass(frozen=True)
@@ -47,217 +58,6 @@ class BoardFit:
     score: float  # 0..1, how well the grid printed on the felt matches
 
 
-def green_mask_hsv(hsv: np.ndarray) -> np.ndarray:
-    """Board felt under any reasonable light: a green hue with real saturation."""
-    h, s, v = hsv[..., 0], hsv[..., 1], hsv[..., 2]
-    return ((h >= 30) & (h <= 95) & (s >= 55) & (v >= 14)).astype(np.uint8)
-
-
-def _largest_component(mask: np.ndarray) -> tuple[np.ndarray, int]:
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if n <= 1:
-        return np.zeros_like(mask), 0
-    areas = stats[1:, cv2.CC_STAT_AREA]
-    best = int(np.argmax(areas)) + 1
-    return (labels == best).astype(np.uint8), int(areas[best - 1])
-
-
-def _clean(mask: np.ndarray) -> np.ndarray:
-    """Drop specks of noise, then close the grid lines and the gaps between discs."""
-    side = max(mask.shape)
-    k = max(3, side // 200) | 1
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
-    kc = max(5, side // 60) | 1
-    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((kc, kc), np.uint8))
-
-
-def _otsu(values: np.ndarray) -> float:
-    v = np.clip(values, 0, 255).astype(np.uint8).reshape(-1, 1)
-    t, _ = cv2.threshold(v, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    return float(t)
-
-
-def green_chroma(small: np.ndarray) -> np.ndarray:
-    """Green's excess over the larger of red and blue, relative to green (0..1).
-
-    Unlike saturation and value, it does not fall with the light: a dark felt in
-    a dim room, or one washed out by JPEG, keeps its share of green.
-    """
-    f = cv2.blur(small, (3, 3)).astype(np.float32)
-    b, g, r = f[..., 0], f[..., 1], f[..., 2]
-    return np.clip((g - np.maximum(r, b)) / (g + 8.0), 0, 1)
-
-
-def _chroma_regions(small: np.ndarray, hsv: np.ndarray) -> list[np.ndarray]:
-    """Felt candidates from the green-chroma cue, split where the image says."""
-    chroma = green_chroma(small)
-    on = chroma >= MIN_CHROMA
-    out = []
-    if on.sum() < 0.5 * MIN_AREA * on.size:
-        return out
-    cut = max(MIN_CHROMA, _otsu(chroma[on] * 255) / 255)
-    for test in (on, chroma >= cut):
-        region, area = _largest_component(_clean(test.astype(np.uint8)))
-        if area >= MIN_AREA * region.size:
-            out.append(region)
-    return out
-
-
-def _green_regions(small: np.ndarray) -> list[np.ndarray]:
-    """Candidate felt regions, from loose to strict colour tests.
-
-    A green cloth on the table, a greyish-green wall or heavy noise passes the
-    loose test and merges with the felt; the felt is usually the more saturated
-    and brighter of the two, which the stricter (Otsu-split) tests pick out. A
-    felt too dark or too grey for the hue test still shows in the green chroma.
-    """
-    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-    loose = green_mask_hsv(hsv)
-    region, area = _largest_component(_clean(loose))
-    if area < MIN_AREA * region.size:
-        raise BoardNotFound(
-            f"no board in the image: the largest green area covers only "
-            f"{100 * area / region.size:.1f}% of it"
-        )
-    out = [region]
-    on = loose > 0
-    s_cut = _otsu(hsv[..., 1][on])
-    v_cut = _otsu(hsv[..., 2][on])
-    med_s = float(np.median(hsv[..., 1][region > 0]))
-    tests = (
-        hsv[..., 1] >= 0.6 * med_s,
-        hsv[..., 1] >= s_cut,
-        (hsv[..., 1] >= s_cut) & (hsv[..., 2] >= v_cut),
-        hsv[..., 2] >= v_cut,
-    )
-    for test in tests:
-        tight = (on & test).astype(np.uint8)
-        region2, area2 = _largest_component(_clean(tight))
-        if area2 >= MIN_AREA * region2.size and area2 < 0.97 * area:
-            out.append(region2)
-    return out
-
-
-def _line_through(points: np.ndarray) -> np.ndarray:
-    """Homogeneous line a*x + b*y + c = 0 by total least squares."""
-    mean = points.mean(axis=0)
-    _, _, vt = np.linalg.svd(points - mean, full_matrices=False)
-    normal = vt[1]
-    return np.array([normal[0], normal[1], -normal @ mean])
-
-
-def _hull_sides(hull: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The hull outline as straight runs, near-collinear neighbours merged."""
-    peri = cv2.arcLength(hull, True)
-    poly = cv2.approxPolyDP(hull, 0.012 * peri, True).reshape(-1, 2).astype(np.float64)
-    sides = [(poly[i], poly[(i + 1) % len(poly)]) for i in range(len(poly))]
-    merged = True
-    while merged and len(sides) > 4:
-        merged = False
-        for i in range(len(sides)):
-            a, b = sides[i], sides[(i + 1) % len(sides)]
-            da, db = a[1] - a[0], b[1] - b[0]
-            cos = da @ db / (np.linalg.norm(da) * np.linalg.norm(db) + 1e-9)
-            if cos > np.cos(np.radians(9)):
-                j = (i + 1) % len(sides)
-                sides[i] = (a[0], b[1])
-                del sides[j]
-                merged = True
-                break
-    return sides
-
-
-def _quad_from_hull(hull: np.ndarray) -> np.ndarray:
-    """Four lines along the hull's four longest straight runs, intersected.
-
-    A hand or a glare over one corner cuts that corner off the felt's outline, but
-    the four sides stay the longest runs, so the hidden corner is recovered.
-    """
-    sides = _hull_sides(hull)
-    if len(sides) < 4:
-        rect = cv2.minAreaRect(hull)
-        return cv2.boxPoints(rect).astype(np.float64)
-    lengths = np.array([np.linalg.norm(b - a) for a, b in sides])
-    keep = sorted(np.argsort(-lengths)[:4])
-    pts = _densify(hull.reshape(-1, 2).astype(np.float64))
-    lines = []
-    for k in keep:
-        p, q = sides[k]
-        d = q - p
-        length = np.linalg.norm(d)
-        u = d / length
-        nrm = np.array([-u[1], u[0]])
-        rel = pts - p
-        along = rel @ u
-        dist = np.abs(rel @ nrm)
-        sel = (along > 0.1 * length) & (along < 0.9 * length) & (dist < 0.02 * length + 2)
-        if sel.sum() < 5:
-            lines.append(np.cross(np.append(p, 1), np.append(q, 1)))
-        else:
-            lines.append(_line_through(pts[sel]))
-    out = []
-    for i in range(4):
-        x = np.cross(lines[i - 1], lines[i])
-        if abs(x[2]) < 1e-9:
-            rect = cv2.minAreaRect(hull)
-            return cv2.boxPoints(rect).astype(np.float64)
-        out.append(x[:2] / x[2])
-    quad = np.array(out)
-    # a corner far outside the felt's outline means two sides were not the board's
-    hull_area = cv2.contourArea(hull)
-    if cv2.contourArea(quad.astype(np.float32)) > 1.6 * hull_area:
-        rect = cv2.minAreaRect(hull)
-        return cv2.boxPoints(rect).astype(np.float64)
-    return quad
-
-
-def _densify(poly: np.ndarray, step: float = 2.0) -> np.ndarray:
-    out = []
-    for i in range(len(poly)):
-        p, q = poly[i], poly[(i + 1) % len(poly)]
-        n = max(1, int(np.linalg.norm(q - p) / step))
-        t = np.arange(n)[:, None] / n
-        out.append(p + t * (q - p))
-    return np.vstack(out)
-
-
-def coarse_quads(image: np.ndarray, cue: str = "hue") -> list[np.ndarray]:
-    """Candidate outlines of the playing area, upright-ordered (image pixels).
-
-    ``cue`` says how the felt is told from the rest: ``hue`` (a green hue with real
-    saturation) or ``chroma`` (green's share over red and blue, for felts too dark
-    or grey for the first).
-    """
-    if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 32:
-        raise BoardNotFound("the image is empty or too small to hold a board")
-    scale = WORK_SIZE / max(image.shape[:2])
-    small = image
-    if scale < 1:
-        small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    else:
-        scale = 1.0
-    quads = []
-    if cue == "hue":
-        regions = _green_regions(small)
-    else:
-        regions = _chroma_regions(small, cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
-    for region in regions:
-        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        contour = max(contours, key=cv2.contourArea)
-        hull = cv2.convexHull(contour)
-        q = _quad_from_hull(hull)
-        if cv2.contourArea(q.astype(np.float32)) < MIN_AREA * small.shape[0] * small.shape[1]:
-            continue
-        quads.append(upright_order(q) / scale)
-    if not quads:
-        raise BoardNotFound("the green area found is too small to be a board")
-    return quads
-
-
-def coarse_quad(image: np.ndarray) -> np.ndarray:
-    return coarse_quads(image)[0]
-
-
 @dataclass(frozen=True)
 class _Candidate:
     fit: BoardFit
@@ -265,6 +65,8 @@ class _Candidate:
     net: float  # grid seen on the lines less grid "seen" half a square off them
     lattice: float  # share of the 14 inner lines standing out of the lattice profile
     edge: float  # least felt contrast, inside less outside, across the four edges
+    felt: float  # share of the playing area that shows felt
+    framed: bool  # the square-wide ring round the outline lies inside the picture
 
     @property
     def strength(self) -> float:
@@ -276,40 +78,81 @@ class _Candidate:
         all part felt inside from something else outside."""
         weak = self.net >= WEAK_NET and self.lattice >= WEAK_LATTICE
         outlined = self.net > 0 and self.lattice >= WEAK_LATTICE and self.edge >= CLEAR_EDGE
-        return (self.net >= MIN_NET or self.lattice >= MIN_LATTICE
-                or (weak and self.edge >= EDGE_CONTRAST) or outlined)
+        return self.felt >= MIN_FELT and (
+            self.net >= MIN_NET or self.lattice >= MIN_LATTICE
+            or (weak and self.edge >= EDGE_CONTRAST) or outlined)
+
+    @property
+    def rank(self) -> float:
+        """Lattice strength, and felt stopping at the edges: a window of the
+        lattice a square or two off the board sees the lines as well."""
+        return self.strength + EDGE_WEIGHT * max(-0.5, self.edge)
+
+    @property
+    def outlined(self) -> bool:
+        """No lattice to speak of (a dark, blurred or glaring view hides the thin
+        lines), but an outline whose four edges all part felt inside from none
+        outside (outside, that is, in the picture: a green table fills it all),
+        and no sign of a lattice half a square off."""
+        return (self.edge >= OUTLINE_ONLY and self.net >= 0 and self.felt >= MIN_FELT
+                and self.framed)
 
     @property
     def sure(self) -> bool:
-        return self.net >= SURE_NET and self.lattice >= MIN_LATTICE
+        """A lattice so clear, with felt stopping at its edges, that no other
+        outline need be tried: lines alone also fit a grid a row off, or one
+        whose far rows each took the line beyond."""
+        return (self.net >= SURE_NET and self.lattice >= MIN_LATTICE
+                and self.edge >= SURE_EDGE and self.felt >= MIN_FELT)
 
 
 def _candidate(image: np.ndarray, quad: np.ndarray) -> _Candidate:
-    from controller.vision.geometry import corners_of
-    from controller.vision.grid import grid_coverage, lattice_fit, refine_on_grid
+    from controller.vision.geometry import apply_homography, corners_of
+    from controller.vision.grid import grid_coverages, lattice_fit, refine_on_grid
 
     h, _ = refine_on_grid(image, homography_from_corners(quad))
     h = nudge_onto_board(image, h)
-    score = grid_coverage(image, h)
-    net = score - grid_coverage(image, h, offset=0.5)
+    score, off = grid_coverages(image, h, (0.0, 0.5))
+    net = score - off
     share, _ = lattice_fit(image, h)
     inside, outside = _edge_felt(image, h)
     edge = float((inside - outside).min())
-    return _Candidate(BoardFit(corners_of(h), h, score), quad, net, share, edge)
+    felt = _felt_share(image, h)
+    ring = apply_homography(h, np.array([[-1, -1], [9, -1], [9, 9], [-1, 9]], float))
+    height, width = image.shape[:2]
+    framed = bool(((ring >= 0) & (ring <= (width - 1, height - 1))).all())
+    return _Candidate(BoardFit(corners_of(h), h, score), quad, net, share, edge, felt, framed)
 
 
 def find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
+    """Locate the board (see :func:`_find_board`), then, if the image's edge cuts it
+    off, re-place its lattice from what is visible (:mod:`controller.vision.partial`)."""
+    fit = _find_board(image, refine)
+    if not refine:
+        return fit
+    from controller.vision.geometry import corners_of
+    from controller.vision.partial import refit_cut_off
+
+    h = refit_cut_off(image, fit.homography)
+    return fit if h is fit.homography else BoardFit(corners_of(h), h, fit.score)
+
+
+def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
     """Locate the board; raises :class:`BoardNotFound` with a reason if there is none.
 
     Cues are combined: outlines of the felt by its hue, then (when none of those
     holds a grid for sure) by its green chroma, each refined on the printed grid;
-    then, if still unsure, the best outline grown and shrunk, since a glare or a
-    shadow can cut the felt's outline short or merge it with the frame. A
-    candidate is judged by its lattice: grid lines seen where the lattice puts
-    them and not half a square off them (a table cloth or a grid off by a
-    fraction shows as much of the one as of the other), and the lines' profile
-    standing out of the squares' middles (a thin or faint grid that is hardly
-    seen line by line still adds up along each line).
+    then, when no felt outline fits with clear edges, windows of the grid lattice
+    found from its lines alone; then, if still unsure, the best outline grown and
+    shrunk, since a glare or a shadow can cut the felt's outline short or merge it
+    with the frame. A candidate is judged by its lattice: grid lines seen where
+    the lattice puts them and not half a square off them (a table cloth or a grid
+    off by a fraction shows as much of the one as of the other), and the lines'
+    profile standing out of the squares' middles (a thin or faint grid that is
+    hardly seen line by line still adds up along each line); among those that
+    fit, felt stopping at the edges ranks a window of the lattice that is on the
+    board above one a square off it. With no lattice seen at all, a plain outline
+    with felt inside and none round it (in the picture) is the board.
     """
     if not refine:
         q = coarse_quads(image, "hue")[0]
@@ -332,6 +175,13 @@ def find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
             cands.append(_candidate(image, quad))
             if cands[-1].sure:
                 return cands[-1].fit
+    clear = any(c.fits and c.edge >= CLEAR_FELT for c in cands)
+    for quad in [] if clear else _lattice_quads(image):
+        if _seen(quad, tried):
+            continue
+        cands.append(_candidate(image, quad))
+        if cands[-1].sure:
+            return cands[-1].fit
     if not cands:
         raise reason or BoardNotFound("no board in the image")
     best = max(cands, key=lambda c: c.strength)
@@ -344,13 +194,34 @@ def find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
         if cands[-1].sure:
             return cands[-1].fit
     fitting = [c for c in cands if c.fits]
-    best = max(fitting or cands, key=lambda c: c.strength)
+    if fitting:
+        return max(fitting, key=lambda c: c.rank).fit
+    outlined = [c for c in cands if c.outlined]
+    if outlined:
+        return max(outlined, key=lambda c: c.edge).fit
+    best = max(cands, key=lambda c: c.strength)
     if not best.fits:
         raise BoardNotFound(
             "a green area was found but no board grid on it "
             f"(only {100 * best.fit.score:.0f}% of the grid lines visible)"
         )
     return best.fit
+
+
+def _lattice_quads(image: np.ndarray) -> list[np.ndarray]:
+    """Outlines from the grid lattice itself, for when the felt's outline is broken
+    (see :mod:`controller.vision.finder_lattice`); upright-ordered, image pixels."""
+    from controller.vision.finder_lattice import lattice_quads, region_of_interest
+
+    scale = min(1.0, WORK_SIZE / max(image.shape[:2]))
+    small = image
+    if scale < 1:
+        small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    loose = clean_mask(green_mask_hsv(cv2.cvtColor(small, cv2.COLOR_BGR2HSV)))
+    roi = region_of_interest(small, loose)
+    if roi is None:
+        return []
+    return [upright_order(q) / scale for q in lattice_quads(small, roi)]
 
 
 def _seen(quad: np.ndarray, tried: list[np.ndarray]) -> bool:
@@ -384,6 +255,17 @@ def _edge_felt(image: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray
     outside = np.array([felt[:cell, mid].mean(), felt[mid, -cell:].mean(),
                         felt[-cell:, mid].mean(), felt[mid, :cell].mean()])
     return inside, outside
+
+
+def _felt_share(image: np.ndarray, h: np.ndarray) -> float:
+    """Share of the playing area showing felt: even a full board shows it between
+    the discs, while a striped disc tray or a slatted table shows none."""
+    from controller.vision.colour import ColourModel
+
+    cell = 12
+    t = np.array([[cell, 0, 0], [0, cell, 0], [0, 0, 1]], float)
+    warped = cv2.warpPerspective(image, t @ np.linalg.inv(h), (8 * cell, 8 * cell))
+    return float(ColourModel().felt(cv2.cvtColor(warped, cv2.COLOR_BGR2HSV)).mean())
 
 
 def nudge_onto_board(image: np.ndarray, h: np.ndarray) -> np.ndarray:

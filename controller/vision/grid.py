@@ -15,7 +15,9 @@ from controller.vision.cv import cv2
 
 CELL = 40  # pixels per square in the refinement warp
 MARGIN = 0.5  # squares of margin around the playing area
-ALONG = 0.08  # squares along a line over which its evidence is averaged against noise
+ALONG = 0.08  # squares along a line over which its evidence is averaged against noise ...
+MAX_ALONG = 0.3  # ... and at the most, in the noisiest pictures
+NOISE_REF = 0.03  # pixel noise, next to the felt's brightness, that the first is made for
 SETTLED = 0.01  # squares a round may still move the corners when the grid fit has settled
 
 
@@ -38,8 +40,9 @@ def line_evidence(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     v = hsv[..., 2]
     k = max(3, int(CELL * 0.3)) | 1
     # averaged along the line first: a faint line in a noisy dim picture shows only
-    # once the noise is smoothed out, and a line is long while noise is not
-    along = max(3, int(CELL * ALONG)) | 1
+    # once the noise is smoothed out, and a line is long while noise is not; the
+    # noisier the picture next to the felt's brightness, the longer the stretch
+    along = max(3, int(CELL * ALONG * _noisiness(v, felt))) | 1
     dark_v = cv2.morphologyEx(cv2.blur(v, (1, along)), cv2.MORPH_BLACKHAT,
                               np.ones((1, k), np.uint8))
     dark_h = cv2.morphologyEx(cv2.blur(v, (along, 1)), cv2.MORPH_BLACKHAT,
@@ -56,25 +59,43 @@ def line_evidence(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return vert, horz
 
 
+def _noisiness(v: np.ndarray, felt: np.ndarray) -> float:
+    """How many times the usual stretch a line's evidence is averaged over: the
+    pixel noise on the felt, next to the felt's brightness, over ``NOISE_REF``."""
+    rows = slice(None, None, 4)  # a sample of rows is enough and much cheaper
+    f = v[rows].astype(np.float32)
+    on = felt[rows]
+    if on.sum() < 100:
+        return 1.0
+    noise = float(np.median(np.abs(f - cv2.blur(f, (3, 1)))[on]))
+    level = max(float(np.median(f[on])), 1.0)
+    return float(np.clip(noise / level / NOISE_REF, 1.0, MAX_ALONG / ALONG))
+
+
 def _fit_lines(evidence: np.ndarray, axis: int, expected: np.ndarray) -> list[np.ndarray | None]:
     """Fit ``pos = a + b * t`` for each expected stripe position along ``axis``."""
     thr = 127.0
-    ys, xs = np.nonzero(evidence > thr)
-    pos, t = (xs, ys) if axis == 0 else (ys, xs)
+    # nonzero() lists pixels row by row, so transposing first sorts them by the
+    # coordinate across the lines: each line's band is then one slice
+    if axis == 0:
+        pos, t = np.nonzero(evidence.T > thr)
+    else:
+        pos, t = np.nonzero(evidence > thr)
     lines: list[np.ndarray | None] = []
     for e in expected:
-        sel = np.abs(pos - e) < 0.25 * CELL
-        if sel.sum() < CELL:  # less than about one square's length of visible line
+        a = int(np.searchsorted(pos, e - 0.25 * CELL, side="right"))
+        b = int(np.searchsorted(pos, e + 0.25 * CELL, side="left"))
+        if b - a < CELL:  # less than about one square's length of visible line
             lines.append(None)
             continue
-        p, tt = pos[sel].astype(float), t[sel].astype(float)
+        p, tt = pos[a:b].astype(float), t[a:b].astype(float)
         coef = None
         for _ in range(3):
             coef = _line_fit(tt, p)
             if coef is None:
                 break
             resid = np.abs(p - (coef[0] + coef[1] * tt))
-            keep = resid < max(2.0, 2.5 * float(np.median(resid)))
+            keep = resid < max(2.0, 2.5 * _median(resid))
             p, tt = p[keep], tt[keep]
             if len(p) < CELL // 2:
                 break
@@ -84,6 +105,16 @@ def _fit_lines(evidence: np.ndarray, axis: int, expected: np.ndarray) -> list[np
         else:
             lines.append(coef)
     return lines
+
+
+def _median(x: np.ndarray) -> float:
+    """np.median without its overhead, which dominates on the many small arrays here."""
+    n = len(x)
+    m = n // 2
+    if n % 2:
+        return float(np.partition(x, m)[m])
+    part = np.partition(x, (m - 1, m))
+    return 0.5 * float(part[m - 1] + part[m])
 
 
 def _line_fit(t: np.ndarray, p: np.ndarray) -> np.ndarray | None:
@@ -106,6 +137,12 @@ def grid_coverage(image: np.ndarray, h: np.ndarray, offset: float = 0.0) -> floa
     Discs hide part of the lines, but on the right board most of every line shows;
     an outline that is off by a row or that spans a table cloth sees far less.
     """
+    return grid_coverages(image, h, (offset,))[0]
+
+
+def grid_coverages(image: np.ndarray, h: np.ndarray,
+                   offsets: tuple[float, ...]) -> list[float]:
+    """:func:`grid_coverage` at several offsets (squares) from one warp of the image."""
     t, side = _canvas(h)
     warped = cv2.warpPerspective(image, t @ np.linalg.inv(h), (side, side))
     vert, horz = line_evidence(warped)
@@ -113,10 +150,13 @@ def grid_coverage(image: np.ndarray, h: np.ndarray, offset: float = 0.0) -> floa
     vert = cv2.dilate(vert, k)
     horz = cv2.dilate(horz, k.T)
     along = ((MARGIN + np.linspace(0.05, 7.95, 80)) * CELL).astype(int)
-    at = ((MARGIN + offset + np.arange(1, 8)) * CELL).astype(int)
-    v = vert[along[:, None], at[None, :]] > 0
-    hz = horz[at[:, None], along[None, :]] > 0
-    return float((v.mean() + hz.mean()) / 2)
+    out = []
+    for offset in offsets:
+        at = ((MARGIN + offset + np.arange(1, 8)) * CELL).astype(int)
+        v = vert[along[:, None], at[None, :]] > 0
+        hz = horz[at[:, None], along[None, :]] > 0
+        out.append(float((v.mean() + hz.mean()) / 2))
+    return out
 
 
 def refine_on_grid(image: np.ndarray, h: np.ndarray, rounds: int = 8) -> tuple[np.ndarray, float]:

@@ -1,0 +1,235 @@
+"""The felt's outline as a cue to where the board is.
+
+The felt is found by its hue, or by its green chroma when it is too dark or grey
+for the hue test; the convex hull of each felt region bridges the notches that
+discs on the edge squares cut into its outline, and four lines fitted to the
+hull's sides give a candidate outline (see :mod:`controller.vision.finder` for how
+candidates are judged).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.errors import KaeshiError
+from controller.vision.cv import cv2
+from controller.vision.geometry import upright_order
+
+WORK_SIZE = 800  # longest side of the working copy used for the coarse search
+MIN_AREA = 0.008  # share of the image a playing area covers at the least
+MIN_CHROMA = 0.05  # green's excess over red and blue, relative to green, of any felt
+
+
+class BoardNotFound(KaeshiError):
+    """No playing area could be found; the message says what was seen instead."""
+
+
+def green_mask_hsv(hsv: np.ndarray) -> np.ndarray:
+    """Board felt under any reasonable light: a green hue with real saturation."""
+    h, s, v = hsv[..., 0], hsv[..., 1], hsv[..., 2]
+    return ((h >= 30) & (h <= 95) & (s >= 55) & (v >= 14)).astype(np.uint8)
+
+
+def _largest_component(mask: np.ndarray) -> tuple[np.ndarray, int]:
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n <= 1:
+        return np.zeros_like(mask), 0
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    best = int(np.argmax(areas)) + 1
+    return (labels == best).astype(np.uint8), int(areas[best - 1])
+
+
+def clean_mask(mask: np.ndarray) -> np.ndarray:
+    """Drop specks of noise, then close the grid lines and the gaps between discs."""
+    side = max(mask.shape)
+    k = max(3, side // 200) | 1
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+    kc = max(5, side // 60) | 1
+    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((kc, kc), np.uint8))
+
+
+def _otsu(values: np.ndarray) -> float:
+    v = np.clip(values, 0, 255).astype(np.uint8).reshape(-1, 1)
+    t, _ = cv2.threshold(v, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    return float(t)
+
+
+def green_chroma(small: np.ndarray) -> np.ndarray:
+    """Green's excess over the larger of red and blue, relative to green (0..1).
+
+    Unlike saturation and value, it does not fall with the light: a dark felt in
+    a dim room, or one washed out by JPEG, keeps its share of green.
+    """
+    f = cv2.blur(small, (3, 3)).astype(np.float32)
+    b, g, r = f[..., 0], f[..., 1], f[..., 2]
+    return np.clip((g - np.maximum(r, b)) / (g + 8.0), 0, 1)
+
+
+def _chroma_regions(small: np.ndarray, hsv: np.ndarray) -> list[np.ndarray]:
+    """Felt candidates from the green-chroma cue, split where the image says."""
+    chroma = green_chroma(small)
+    on = chroma >= MIN_CHROMA
+    out = []
+    if on.sum() < 0.5 * MIN_AREA * on.size:
+        return out
+    cut = max(MIN_CHROMA, _otsu(chroma[on] * 255) / 255)
+    for test in (on, chroma >= cut):
+        region, area = _largest_component(clean_mask(test.astype(np.uint8)))
+        if area >= MIN_AREA * region.size:
+            out.append(region)
+    return out
+
+
+def _green_regions(small: np.ndarray) -> list[np.ndarray]:
+    """Candidate felt regions, from loose to strict colour tests.
+
+    A green cloth on the table, a greyish-green wall or heavy noise passes the
+    loose test and merges with the felt; the felt is usually the more saturated
+    and brighter of the two, which the stricter (Otsu-split) tests pick out. A
+    felt too dark or too grey for the hue test still shows in the green chroma.
+    """
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    loose = green_mask_hsv(hsv)
+    region, area = _largest_component(clean_mask(loose))
+    if area < MIN_AREA * region.size:
+        raise BoardNotFound(
+            f"no board in the image: the largest green area covers only "
+            f"{100 * area / region.size:.1f}% of it"
+        )
+    out = [region]
+    on = loose > 0
+    s_cut = _otsu(hsv[..., 1][on])
+    v_cut = _otsu(hsv[..., 2][on])
+    med_s = float(np.median(hsv[..., 1][region > 0]))
+    tests = (
+        hsv[..., 1] >= 0.6 * med_s,
+        hsv[..., 1] >= s_cut,
+        (hsv[..., 1] >= s_cut) & (hsv[..., 2] >= v_cut),
+        hsv[..., 2] >= v_cut,
+    )
+    for test in tests:
+        tight = (on & test).astype(np.uint8)
+        region2, area2 = _largest_component(clean_mask(tight))
+        if area2 >= MIN_AREA * region2.size and area2 < 0.97 * area:
+            out.append(region2)
+    return out
+
+
+def _line_through(points: np.ndarray) -> np.ndarray:
+    """Homogeneous line a*x + b*y + c = 0 by total least squares."""
+    mean = points.mean(axis=0)
+    _, _, vt = np.linalg.svd(points - mean, full_matrices=False)
+    normal = vt[1]
+    return np.array([normal[0], normal[1], -normal @ mean])
+
+
+def _hull_sides(hull: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The hull outline as straight runs, near-collinear neighbours merged."""
+    peri = cv2.arcLength(hull, True)
+    poly = cv2.approxPolyDP(hull, 0.012 * peri, True).reshape(-1, 2).astype(np.float64)
+    sides = [(poly[i], poly[(i + 1) % len(poly)]) for i in range(len(poly))]
+    merged = True
+    while merged and len(sides) > 4:
+        merged = False
+        for i in range(len(sides)):
+            a, b = sides[i], sides[(i + 1) % len(sides)]
+            da, db = a[1] - a[0], b[1] - b[0]
+            cos = da @ db / (np.linalg.norm(da) * np.linalg.norm(db) + 1e-9)
+            if cos > np.cos(np.radians(9)):
+                j = (i + 1) % len(sides)
+                sides[i] = (a[0], b[1])
+                del sides[j]
+                merged = True
+                break
+    return sides
+
+
+def _quad_from_hull(hull: np.ndarray) -> np.ndarray:
+    """Four lines along the hull's four longest straight runs, intersected.
+
+    A hand or a glare over one corner cuts that corner off the felt's outline, but
+    the four sides stay the longest runs, so the hidden corner is recovered.
+    """
+    sides = _hull_sides(hull)
+    if len(sides) < 4:
+        rect = cv2.minAreaRect(hull)
+        return cv2.boxPoints(rect).astype(np.float64)
+    lengths = np.array([np.linalg.norm(b - a) for a, b in sides])
+    keep = sorted(np.argsort(-lengths)[:4])
+    pts = _densify(hull.reshape(-1, 2).astype(np.float64))
+    lines = []
+    for k in keep:
+        p, q = sides[k]
+        d = q - p
+        length = np.linalg.norm(d)
+        u = d / length
+        nrm = np.array([-u[1], u[0]])
+        rel = pts - p
+        along = rel @ u
+        dist = np.abs(rel @ nrm)
+        sel = (along > 0.1 * length) & (along < 0.9 * length) & (dist < 0.02 * length + 2)
+        if sel.sum() < 5:
+            lines.append(np.cross(np.append(p, 1), np.append(q, 1)))
+        else:
+            lines.append(_line_through(pts[sel]))
+    out = []
+    for i in range(4):
+        x = np.cross(lines[i - 1], lines[i])
+        if abs(x[2]) < 1e-9:
+            rect = cv2.minAreaRect(hull)
+            return cv2.boxPoints(rect).astype(np.float64)
+        out.append(x[:2] / x[2])
+    quad = np.array(out)
+    # a corner far outside the felt's outline means two sides were not the board's
+    hull_area = cv2.contourArea(hull)
+    if cv2.contourArea(quad.astype(np.float32)) > 1.6 * hull_area:
+        rect = cv2.minAreaRect(hull)
+        return cv2.boxPoints(rect).astype(np.float64)
+    return quad
+
+
+def _densify(poly: np.ndarray, step: float = 2.0) -> np.ndarray:
+    out = []
+    for i in range(len(poly)):
+        p, q = poly[i], poly[(i + 1) % len(poly)]
+        n = max(1, int(np.linalg.norm(q - p) / step))
+        t = np.arange(n)[:, None] / n
+        out.append(p + t * (q - p))
+    return np.vstack(out)
+
+
+def coarse_quads(image: np.ndarray, cue: str = "hue") -> list[np.ndarray]:
+    """Candidate outlines of the playing area, upright-ordered (image pixels).
+
+    ``cue`` says how the felt is told from the rest: ``hue`` (a green hue with real
+    saturation) or ``chroma`` (green's share over red and blue, for felts too dark
+    or grey for the first).
+    """
+    if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 32:
+        raise BoardNotFound("the image is empty or too small to hold a board")
+    scale = WORK_SIZE / max(image.shape[:2])
+    small = image
+    if scale < 1:
+        small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    else:
+        scale = 1.0
+    quads = []
+    if cue == "hue":
+        regions = _green_regions(small)
+    else:
+        regions = _chroma_regions(small, cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
+    for region in regions:
+        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        contour = max(contours, key=cv2.contourArea)
+        hull = cv2.convexHull(contour)
+        q = _quad_from_hull(hull)
+        if cv2.contourArea(q.astype(np.float32)) < MIN_AREA * small.shape[0] * small.shape[1]:
+            continue
+        quads.append(upright_order(q) / scale)
+    if not quads:
+        raise BoardNotFound("the green area found is too small to be a board")
+    return quads
+
+
+def coarse_quad(image: np.ndarray) -> np.ndarray:
+    return coarse_quads(image)[0]
