@@ -29,6 +29,7 @@ from controller.vision.evaluation import (
     evaluate_rendered,
     random_position,
 )
+from controller.vision.evaluation_crop import evaluate_cut_off_renders, evaluate_photo_crops
 from controller.vision.synth import Scene, render
 
 SHARED = Path(os.environ.get("KAESHI_SHARED", Path(__file__).resolve().parents[2] / "shared"))
@@ -73,6 +74,12 @@ def main() -> None:
             _print(f"own renders (hard), no calibration, scene set {int(seed)}",
                    evaluate_rendered(n // 2, int(seed), hard=True))
     _print("own renders (clean), no calibration", evaluate_rendered(n // 2, 1, hard=False))
+    _print("own renders (clean), board cut off by the picture's edge, no calibration",
+           evaluate_cut_off_renders(n // 2, 8))
+    photo = SHARED / "data" / "photos" / "lavox"
+    if (photo / "labels.json").is_file():
+        _print("real photo cut off on each side by 5/10/20/30% of the board, no calibration",
+               evaluate_photo_crops(photo, "sample.jpg"))
     _print("own renders with hands, calibrated",
            evaluate_rendered(n // 2, 3, hard=False, hand=True, calibrated=True))
     _print("own renders (hard) with hands, calibrated",
