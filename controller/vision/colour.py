@@ -205,3 +205,25 @@ class ColourModel:
         ).ravel() > 0
         foreign = coloured & ~near & ~felt
         return felt, gray, foreign
+
+
+BALANCE_GAIN = (0.6, 1.6)  # gains beyond these are not a cast but something else
+
+
+def balanced_on(model: ColourModel, canvas: np.ndarray, felt: np.ndarray,
+                idx: np.ndarray) -> ColourModel:
+    """The model with gains that make the pixels ``idx`` of ``canvas`` (white discs) grey.
+
+    Pixels of felt carry the felt's colour, not the light's; pixels clipped in all
+    channels (glare) or near black carry no cast: all are left out. Too few pixels
+    left, or a cast beyond ``BALANCE_GAIN`` (the discs are not really seen): no change.
+    """
+    px = canvas.reshape(-1, 3)[idx].reshape(-1, 3)
+    keep = ~felt[idx].ravel() & (px.min(axis=1) < 250) & (px.min(axis=1) > 20)
+    if keep.sum() < 50:
+        return model
+    mean = px[keep].astype(np.float64).mean(axis=0)
+    gains = mean.mean() / np.maximum(mean, 1.0)
+    if gains.min() < BALANCE_GAIN[0] or gains.max() > BALANCE_GAIN[1]:
+        return model
+    return replace(model, balance=(float(gains[0]), float(gains[1]), float(gains[2])))

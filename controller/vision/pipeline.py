@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from controller.vision.colour import ColourModel
+from controller.vision.colour import ColourModel, balanced_on
 from controller.vision.cv import cv2
 from controller.vision.finder import BoardFit, find_board
 from controller.vision.geometry import (
@@ -34,7 +34,6 @@ FELT_SHARE = 0.3  # share of the squares' corners that must show it
 FELT_HUE_SPAN = 22  # hue either side of the felt's median taken for felt
 FELT_SAT_SHARE = 0.45  # share of the felt's median saturation taken for felt
 BALANCE_DISCS = 2  # white discs needed to measure the camera's colour cast
-BALANCE_GAIN = (0.6, 1.6)  # gains beyond these are not a cast but something else
 
 
 def locate(image: np.ndarray, corners: np.ndarray | None = None) -> BoardFit:
@@ -149,15 +148,7 @@ def estimate_balance(
         pick = list(cand[np.argsort(r.log_ratio[cand])][len(cand) // 2 :])
     if len(pick) < (1 if squares is not None else BALANCE_DISCS):
         return model
-    px = canvas.reshape(-1, 3)[lay.top[pick]].reshape(-1, 3)
-    keep = ~felt[lay.top[pick]].ravel() & (px.min(axis=1) < 250) & (px.min(axis=1) > 20)
-    if keep.sum() < 50:
-        return model
-    mean = px[keep].astype(np.float64).mean(axis=0)
-    gains = mean.mean() / np.maximum(mean, 1.0)
-    if gains.min() < BALANCE_GAIN[0] or gains.max() > BALANCE_GAIN[1]:
-        return model
-    return replace(model, balance=(float(gains[0]), float(gains[1]), float(gains[2])))
+    return balanced_on(model, canvas, felt, lay.top[pick].ravel())
 
 
 def tune_colours(reader: SquareReader, image: np.ndarray) -> ColourModel:

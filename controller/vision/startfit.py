@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from controller.vision.colour import ColourModel
+from controller.vision.colour import ColourModel, balanced_on
 from controller.vision.cv import cv2
 from controller.vision.geometry import corners_of, homography_from_corners
 from controller.vision.reader import GLARE, Reading, SquareReader
@@ -37,7 +37,6 @@ MIN_WHITE = 0.2  # a white disc is brighter than the felt (log units)
 MIN_LEVEL_GAP = 0.6  # log units between the levels for them to be trusted at all
 WHITE_AS_FELT = 0.3  # felt share of a white start disc's top from which it reads as felt
 SAT_MARGIN = 12  # saturation levels that must part white discs from the felt
-BALANCE_GAIN = (0.6, 1.6)  # gains beyond these are not a cast but something else
 STRAY_MAX = 2  # empty squares read as discs, away from the middle, that glare may explain
 
 
@@ -175,15 +174,7 @@ def _start_balance(reader: SquareReader, canvas: np.ndarray) -> ColourModel:
     model = reader.model
     felt, _, _ = model.masks(canvas)
     idx = np.concatenate([reader.layout.top[i] for i in WHITE_START])
-    px = canvas.reshape(-1, 3)[idx]
-    keep = ~felt[idx] & (px.min(axis=1) < 250) & (px.min(axis=1) > 20)
-    if keep.sum() < 50:
-        return model
-    mean = px[keep].astype(np.float64).mean(axis=0)
-    gains = mean.mean() / np.maximum(mean, 1.0)
-    if gains.min() < BALANCE_GAIN[0] or gains.max() > BALANCE_GAIN[1]:
-        return model
-    return replace(model, balance=(float(gains[0]), float(gains[1]), float(gains[2])))
+    return balanced_on(model, canvas, felt, idx)
 
 
 @dataclass(frozen=True)
