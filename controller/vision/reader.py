@@ -40,8 +40,10 @@ from controller.vision.shifted import fit_map, locate_disc
 from controller.vision.squarestats import (
     DISC_PERCENTILE,
     Measures,
+    frame_edges,
     green_tint,
     measure,
+    side_by_frame,
 )
 
 EMPTY_FELT = 0.70  # felt fraction above which a square is empty
@@ -61,6 +63,7 @@ LEAN_CLEAR = 0.8  # squares from a square's centre beyond which a found disc is 
 SURE_EMPTY = 0.9  # felt fraction for an empty verdict on a square with a disc nearby
 SHIFT_COVERED = 0.25  # a disc off centre leaves felt in a pattern; both below this: doubt
 SHIFT_EMPTY_BASE = 0.95  # a base pattern this clear of disc cannot belong to a shifted disc
+GREY_TINT = 5.0  # green lead (see glare.py) beyond which a grey top is not judged as a disc
 
 #: Why a square reads ``?``: something over it (a hand, an arm, a sleeve), a lamp's
 #: reflection washing out what is under it, two readings too close to call (half
@@ -184,7 +187,30 @@ class SquareReader:
         why = np.array(reading.reasons)
         why[(why == OCCLUDED) & washed_out & (foreign_frac <= FOREIGN_SQUARE)] = GLARE
         reading = replace(reading, glare=glare, reasons=tuple(why))
+        reading = self._judge_greys(reading, m.tint)
         return self._resolve_uncentred(reading, felt, grey, flat, ref_any)
+
+    def _judge_greys(self, r: Reading, tint: np.ndarray) -> Reading:
+        """Centred discs between the colour model's levels that this frame's own plain
+        discs show to be black (see :func:`side_by_frame`): a black disc catching some
+        light. Never a grey with a green cast (``tint``), which may be felt a lamp
+        washes out."""
+        chars = np.array(list(r.board))
+        hi = np.maximum(r.felt_top, r.felt_base)
+        grey = (chars == "?") & (np.array(r.reasons) == AMBIGUOUS) & ~r.blocked
+        grey &= (hi <= DISC_FELT) & np.isfinite(r.log_ratio) & (tint < GREY_TINT)
+        if not grey.any():
+            return r
+        side = side_by_frame(r.log_ratio, frame_edges(
+            r.log_ratio, (chars == "X") & ~r.blocked, (chars == "O") & ~r.blocked))
+        # only ever towards black: a lamp's reflection brightens a black disc towards
+        # white, while a shadow dims a white disc and the felt round it alike
+        grey &= side < 0
+        chars[grey] = "X"
+        why = np.array(r.reasons)
+        why[grey] = ""
+        return replace(r, board="".join(chars), reasons=tuple(why),
+                       confidence=np.where(grey, 0.55, r.confidence))
 
     def disc_offsets(self, image: np.ndarray) -> np.ndarray:
         """(64, 2) where each clearly covered square's disc stands relative to its

@@ -83,3 +83,42 @@ def measure(lay: Layout, felt: np.ndarray, grey: np.ndarray, bgr: np.ndarray) ->
         tint=green_tint(bgr[lay.top], ~top_felt),
         felt_corners=felt[lay.corners].mean(axis=1),
     )
+
+
+FRAME_CLUSTER = 5  # plainly black and plainly white discs a frame needs to judge by them
+FRAME_MARGIN = 0.3  # log units: how much nearer one colour's discs a grey must be
+
+
+def frame_edges(
+    log_ratio: np.ndarray, black: np.ndarray, white: np.ndarray
+) -> tuple[float, float] | None:
+    """The brightest of the frame's plainly black discs and the dullest of its plainly
+    white ones (log ratios), or None when it shows too few of either to judge by."""
+    b, w = log_ratio[black], log_ratio[white]
+    b, w = b[np.isfinite(b)], w[np.isfinite(w)]
+    if len(b) < FRAME_CLUSTER or len(w) < FRAME_CLUSTER:
+        return None
+    return float(b.max()), float(w.min())
+
+
+def side_by_frame(log_ratio: np.ndarray, edges: tuple[float, float] | None) -> np.ndarray:
+    """-1 (black), +1 (white) or 0 for each grey: which of the frame's own discs it is
+    much nearer to (``edges`` from :func:`frame_edges`).
+
+    A disc between the colour model's levels (a black disc catching a lamp's light in
+    a dim room, a white one in shade) is compared with the discs the same frame shows
+    plainly black and plainly white rather than with fixed levels: well nearer the
+    brightest plain black than the dullest plain white it is black, and the other way
+    round; about as near to both, the two readings are genuinely close (0).
+    """
+    log_ratio = np.asarray(log_ratio, dtype=np.float64)
+    out = np.zeros(log_ratio.shape, dtype=np.int8)
+    if edges is None:
+        return out
+    top_black, low_white = edges
+    with np.errstate(invalid="ignore"):
+        inside = (log_ratio > top_black) & (log_ratio < low_white)
+        lean = (low_white - log_ratio) - (log_ratio - top_black)  # > 0: nearer black
+        out[inside & (lean > FRAME_MARGIN)] = -1
+        out[inside & (lean < -FRAME_MARGIN)] = 1
+    return out
