@@ -171,7 +171,7 @@ class EndToEnd:
     scenes: int = 0
     found: int = 0
     refused: int = 0  # no board found, or the start position misread: "calibrate again"
-    unfitted: int = 0  # kept, but with default colour levels (start discs under glare)
+    unfitted: int = 0  # kept, colour levels unfitted (both discs of a colour under glare)
     calibrated: int = 0  # scenes where a calibration was attempted
     squares: int = 0
     right: int = 0
@@ -247,8 +247,8 @@ class EndToEnd:
         ]
         if self.calibrated:
             out.append(f"     calibration refused in {self.refused} of {self.calibrated} scenes; "
-                       f"kept with default colour levels (start discs unreadable) in "
-                       f"{self.unfitted} more")
+                       f"kept without fitted colour levels (both start discs of one colour "
+                       f"unreadable) in {self.unfitted} more")
         if self.hidden_definite:
             out.append(f"     definite states under hands: {self.hidden_definite}")
         return out
