@@ -176,3 +176,8 @@ class Position:
 
     def with_to_move(self, color: Color) -> Position:
         return Position(self.black, self.white, color, self.size)
+
+
+#: The standard start position as a board string (``-XO``, a1 first): what a camera
+#: calibration sees and what the renderer draws for it.
+START_BOARD = Position.start().board_string()

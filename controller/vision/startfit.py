@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from controller.position import START_BOARD
 from controller.vision.colour import ColourModel, balanced_on
 from controller.vision.cv import cv2
 from controller.vision.geometry import corners_of, homography_from_corners
@@ -24,7 +25,6 @@ from controller.vision.reader import GLARE, Reading, SquareReader
 from controller.vision.setup import CameraSetup
 from controller.vision.startedges import EDGES, edges_off_board, felt_past_edges
 
-START_BOARD = "-" * 27 + "OX" + "-" * 6 + "XO" + "-" * 27
 WHITE_START = (27, 36)  # d4, e5
 BLACK_START = (28, 35)  # e4, d5
 CLIPPED = 245  # a pixel this bright in every channel is clipped: glare on a black disc

@@ -28,6 +28,7 @@ import numpy as np
 
 from controller.errors import KaeshiError
 from controller.observation import Observation
+from controller.position import START_BOARD
 from controller.squares import OBSERVATION_ALPHABET, validate_board_string
 from controller.vision.cv import cv2
 from controller.vision.synth_board import BOARD_THICKNESS, draw_board, table_top
@@ -64,8 +65,6 @@ __all__ = [
     "write_dataset",
     "write_video",
 ]
-
-START_BOARD = "-" * 27 + "OX" + "-" * 6 + "XO" + "-" * 27
 
 
 @dataclass
