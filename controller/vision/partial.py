@@ -71,6 +71,16 @@ def near_border(h: np.ndarray, size: tuple[int, int]) -> bool:
                 or (xy[:, 1] < 0).any() or (xy[:, 1] > hh - 1).any())
 
 
+def _warp_seen(image: np.ndarray, to_canvas: np.ndarray, side: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The image warped onto a ``side`` x ``side`` canvas, and which canvas pixels
+    come from inside the picture (the rest is padding, which says nothing)."""
+    warped = cv2.warpPerspective(image, to_canvas, (side, side), flags=cv2.INTER_LINEAR)
+    ones = np.full(image.shape[:2], 255, np.uint8)
+    seen = cv2.warpPerspective(ones, to_canvas, (side, side), flags=cv2.INTER_NEAREST) > 0
+    return warped, seen
+
+
 def _warp(image: np.ndarray, h: np.ndarray, cell: int = CELL) -> tuple[np.ndarray, np.ndarray]:
     """The image on the lattice's canvas, and where the canvas is inside the image.
 
@@ -78,10 +88,7 @@ def _warp(image: np.ndarray, h: np.ndarray, cell: int = CELL) -> tuple[np.ndarra
     whatever pixel the warp would fetch for them.
     """
     t, side = _canvas(cell)
-    to_canvas = t @ np.linalg.inv(h)
-    warped = cv2.warpPerspective(image, to_canvas, (side, side), flags=cv2.INTER_LINEAR)
-    ones = np.full(image.shape[:2], 255, np.uint8)
-    seen = cv2.warpPerspective(ones, to_canvas, (side, side), flags=cv2.INTER_NEAREST) > 0
+    warped, seen = _warp_seen(image, t @ np.linalg.inv(h), side)
     back = h @ np.linalg.inv(t)
     w = back[2, 0] * np.arange(side)[None, :] + back[2, 1] * np.arange(side)[:, None] + back[2, 2]
     seen &= np.sign(w) == np.sign(back[2] @ np.array([side / 2, side / 2, 1.0]))
@@ -367,11 +374,7 @@ def _net(image: np.ndarray, h: np.ndarray) -> float:
     """Grid seen on the lattice's inner lines less grid seen half a square off them,
     over the part of the lines inside the picture (what is cut off says nothing)."""
     t = np.array([[CELL, 0, CELL / 2], [0, CELL, CELL / 2], [0, 0, 1]], float)
-    side = 9 * CELL
-    to_canvas = t @ np.linalg.inv(h)
-    warped = cv2.warpPerspective(image, to_canvas, (side, side), flags=cv2.INTER_LINEAR)
-    ones = np.full(image.shape[:2], 255, np.uint8)
-    seen = cv2.warpPerspective(ones, to_canvas, (side, side), flags=cv2.INTER_NEAREST) > 0
+    warped, seen = _warp_seen(image, t @ np.linalg.inv(h), 9 * CELL)
     vert, horz = line_evidence(warped)
     k = np.ones((1, 5), np.uint8)
     vert, horz = cv2.dilate(vert, k) > 0, cv2.dilate(horz, k.T) > 0
