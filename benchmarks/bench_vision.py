@@ -51,6 +51,25 @@ def _per_frame(width: int, height: int, frames: int = 300) -> float:
     return (time.process_time() - t0) / frames * 1000
 
 
+def _learned_cost() -> str:
+    """CPU time of the learned square model per call, for the few squares a frame
+    usually asks about and for a whole board (what the finder's checks ask)."""
+    from controller.vision.square_model import INPUT, default_model
+
+    model = default_model()
+    if model is None:
+        return "learned square model: not installed"
+    x = np.random.default_rng(0).normal(0, 0.5, (64, 3, INPUT, INPUT)).astype(np.float32)
+    out = []
+    for n in (4, 64):
+        model.probabilities(x[:n])
+        t0 = time.process_time()
+        for _ in range(200):
+            model.probabilities(x[:n])
+        out.append(f"{n} squares {(time.process_time() - t0) / 200 * 1000:.2f} ms")
+    return "learned square model per call: " + ", ".join(out)
+
+
 def _print(title: str, tally: EndToEnd) -> None:
     for line in tally.lines(title):
         print(line, flush=True)
@@ -60,6 +79,7 @@ def main() -> None:
     n = int(os.environ.get("KAESHI_BENCH_VISION_SCENES", "160"))
     print(f"   per frame, fixed calibration: 640x480 {_per_frame(640, 480):.2f} ms, "
           f"1280x720 {_per_frame(1280, 720):.2f} ms (CPU time, one thread)", flush=True)
+    print(f"   {_learned_cost()}", flush=True)
     for part in ("hard", "clean"):
         folder = DEV / part
         if (folder / "labels.json").is_file():

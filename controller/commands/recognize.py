@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
                 "square_confidence": [round(float(c), 3) for c in result.reading.confidence],
                 "unknown": {square_name(i): why for i, why in enumerate(result.reading.reasons)
                             if why},
+                "learned": [square_name(i) for i in result.reading.learned],
                 "corners": [[round(float(v), 1) for v in p]
                             for p in corners_of(result.setup.homography)],
             }))
@@ -71,5 +72,7 @@ def run(args: argparse.Namespace) -> int:
         why = Counter(r for r in result.reading.reasons if r)
         detail = ", ".join(f"{n} {r}" for r, n in why.most_common())
         note = f", {unknown} unknown ({detail})" if unknown else ""
+        if result.reading.learned:
+            note += f", {len(result.reading.learned)} decided by the learned model"
         print(f"confidence {result.confidence:.2f}{note}")
     return 1 if failures else 0

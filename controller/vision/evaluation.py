@@ -179,6 +179,8 @@ class EndToEnd:
     unknown: int = 0
     hidden_definite: int = 0
     misplaced: int = 0  # found, but a corner more than half a square from the truth
+    learned: int = 0  # scored squares the learned model decided (the rules gave '?')
+    learned_wrong: int = 0  # ... and of those, read wrong
     reasons: dict[str, int] = field(default_factory=lambda: dict.fromkeys(UNKNOWN_REASONS, 0))
     find_ms: list[float] = field(default_factory=list)
     not_found: list[str] = field(default_factory=list)
@@ -202,10 +204,15 @@ class EndToEnd:
         d = np.linalg.norm(f[:, None] - t[None], axis=2).min(axis=1).max()
         self.misplaced += bool(d > 0.5 * cell)
 
-    def add(self, name: str, truth: str, read: str, reasons: list[str] | None = None) -> None:
+    def add(self, name: str, truth: str, read: str, reasons: list[str] | None = None,
+            learned: tuple[int, ...] = ()) -> None:
         """One scene's reading; ``x``/``o`` (a shifted disc) count as their colour
         when the truth does not mark shifts."""
         self.scenes += 1
+        for i in learned:
+            if truth[i] != "?":
+                self.learned += 1
+                self.learned_wrong += read[i] != truth[i] and read[i].upper() != truth[i]
         self.found += 1
         marks_shift = any(t in "xo" for t in truth)
         bad = 0
@@ -251,6 +258,9 @@ class EndToEnd:
                        f"unreadable) in {self.unfitted} more")
         if self.hidden_definite:
             out.append(f"     definite states under hands: {self.hidden_definite}")
+        if self.learned:
+            out.append(f"     of the squares read, {self.learned} were decided by the learned "
+                       f"model where the rules gave '?' ({self.learned_wrong} of them wrong)")
         return out
 
 
@@ -294,7 +304,7 @@ def evaluate_image(
     tally.find_ms.append(1000 * (time.process_time() - t0))
     tally.check_corners(corners_of(setup.homography), corners)
     reading = setup.reader().read(image)
-    tally.add(name, truth, reading.board, reading_reasons(reading))
+    tally.add(name, truth, reading.board, reading_reasons(reading), reading.learned)
 
 
 def reading_reasons(reading: object) -> list[str] | None:
@@ -357,5 +367,5 @@ def evaluate_rendered(
             tally.find_ms.append(1000 * (time.process_time() - t0))
         tally.check_corners(corners_of(setup.homography), r.corners)
         reading = setup.reader().read(r.image)
-        tally.add(name, r.board, reading.board, reading_reasons(reading))
+        tally.add(name, r.board, reading.board, reading_reasons(reading), reading.learned)
     return tally

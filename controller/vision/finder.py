@@ -49,6 +49,15 @@ MIN_FELT = 0.08  # share of its area a board shows as felt at the least
 OUTLINE_ONLY = 0.7  # edge contrast that makes an outline a board with no lattice seen
 RESCALE = (0.85, 1.15, 0.7, 1.3)  # outline sizes tried around an unsure best candidate
 SAME_QUAD = 0.25  # squares: outlines whose corners all lie this close are one candidate
+#: The learned square model's doubt (mean probability, over the 64 squares, of "not
+#: a square of the board") below which a grid no line cue confirms is taken: grids
+#: on the board stay under about 0.26 with a hand over it, grids half a square off
+#: or on the table come out above 0.35 (measured on the project's own renders).
+LEARNED_DOUBT = 0.3
+LEARNED_TRIES = 4  # the strongest candidates asked
+LEARNED_RECHECK = 0.45  # doubt of a chosen grid from which the others are asked too ...
+LEARNED_MARGIN = 0.25  # ... and by how much less one of them must doubt to replace it
+ALL_SQUARES = np.arange(64)
 
 
 @dataclass(frozen=True)
@@ -195,10 +204,13 @@ def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
             return cands[-1].fit
     fitting = [c for c in cands if c.fits]
     if fitting:
-        return max(fitting, key=lambda c: c.rank).fit
+        return _checked(image, max(fitting, key=lambda c: c.rank), cands)
     outlined = [c for c in cands if c.outlined]
     if outlined:
-        return max(outlined, key=lambda c: c.edge).fit
+        return _checked(image, max(outlined, key=lambda c: c.edge), cands)
+    learned = _recognised(image, cands)
+    if learned is not None:
+        return learned
     best = max(cands, key=lambda c: c.strength)
     if not best.fits:
         raise BoardNotFound(
@@ -206,6 +218,50 @@ def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
             f"(only {100 * best.fit.score:.0f}% of the grid lines visible)"
         )
     return best.fit
+
+
+def _squares_doubt(image: np.ndarray, h: np.ndarray) -> float | None:
+    """How much the learned square model doubts that grid ``h``'s 64 squares are
+    squares of a board (see :mod:`controller.vision.grid_check`); None without the
+    model or for a grid the picture's edge cuts."""
+    from controller.vision.grid_check import not_squares
+    from controller.vision.pipeline import DISC_HEIGHT
+    from controller.vision.square_model import default_model
+
+    model = default_model()
+    if model is None:
+        return None
+    return not_squares(image, h, DISC_HEIGHT, model, ALL_SQUARES)
+
+
+def _recognised(image: np.ndarray, cands: list[_Candidate]) -> BoardFit | None:
+    """A felt outline whose lattice the grid lines do not show (a board full of
+    discs on a dark felt hides nearly every line) is still a board when its 64
+    squares look like squares of one: each a disc or felt centred in its square,
+    which a grid off by a fraction of a square, the frame or the table does not."""
+    best: tuple[float, BoardFit] | None = None
+    for c in sorted(cands, key=lambda c: -c.strength)[:LEARNED_TRIES]:
+        for h in (c.fit.homography, homography_from_corners(c.start)):
+            doubt = _squares_doubt(image, h)
+            if doubt is not None and doubt < LEARNED_DOUBT and (best is None or doubt < best[0]):
+                from controller.vision.geometry import corners_of
+
+                best = (doubt, BoardFit(corners_of(h), h, c.fit.score))
+    return None if best is None else best[1]
+
+
+def _checked(image: np.ndarray, chosen: _Candidate, cands: list[_Candidate]) -> BoardFit:
+    """The chosen candidate, unless the learned square model doubts its squares and
+    recognises another candidate's clearly (a lattice fitted a fraction of a square
+    off at one corner still lies mostly on printed lines)."""
+    doubt = _squares_doubt(image, chosen.fit.homography)
+    if doubt is None or doubt < LEARNED_RECHECK:
+        return chosen.fit
+    other = _recognised(image, [c for c in cands if c is not chosen])
+    if other is None:
+        return chosen.fit
+    better = _squares_doubt(image, other.homography)
+    return other if better is not None and better < doubt - LEARNED_MARGIN else chosen.fit
 
 
 def _lattice_quads(image: np.ndarray) -> list[np.ndarray]:

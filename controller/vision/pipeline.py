@@ -20,8 +20,10 @@ from controller.vision.geometry import (
     place_a1,
 )
 from controller.vision.grid import refine_on_grid
+from controller.vision.grid_check import settle_whole_squares
 from controller.vision.reader import CORNER_FELT, Reading, SquareReader
 from controller.vision.setup import CameraSetup
+from controller.vision.square_model import default_model
 
 DISC_HEIGHT = 0.13  # squares: a 5-6 mm disc on a 42 mm square
 MIN_SPLIT_GAP = 0.3  # log units (x1.35 in brightness) between the darkest white disc ...
@@ -172,19 +174,22 @@ def auto_setup(
     """A set-up estimated from one image (corners optional, a1 as named or upright)."""
     fit = locate(image, corners)
     h = fit.homography
+    if corners is None:  # a grid the user placed is theirs; a found one is checked
+        h = settle_whole_squares(image, h, DISC_HEIGHT, default_model())
     if a1 is not None and corners is None:
         h = homography_from_corners(place_a1(fit.corners, a1))
     model = model or ColourModel()
     size = (image.shape[1], image.shape[0])
     dh = DISC_HEIGHT
-    reader = SquareReader(h, size, model, dh)
+    # the set-up's estimates need only what the rules measure
+    reader = SquareReader(h, size, model, dh, learned=False)
     model = fit_felt(reader, image)
-    reader = SquareReader(h, size, model, dh, layout=reader.layout)
+    reader = SquareReader(h, size, model, dh, layout=reader.layout, learned=False)
     model = estimate_balance(reader, image)
-    reader = SquareReader(h, size, model, dh, layout=reader.layout)
+    reader = SquareReader(h, size, model, dh, layout=reader.layout, learned=False)
     model = tune_colours(reader, image)
     setup = CameraSetup(size, h, dh, model, fit.score)
-    setup.disc_bias = estimate_disc_bias(setup.reader(), image)
+    setup.disc_bias = estimate_disc_bias(setup.reader(learned=False), image)
     return setup
 
 

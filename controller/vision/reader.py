@@ -37,6 +37,7 @@ from controller.vision.sampling import (
     ring_pattern,
 )
 from controller.vision.shifted import fit_map, locate_disc
+from controller.vision.square_model import SquareModel, default_model, patch_index, patches
 from controller.vision.squarestats import (
     DISC_PERCENTILE,
     Measures,
@@ -88,6 +89,7 @@ class Reading:
     blocked: np.ndarray  # (64,) bools: hidden by something that is neither felt nor disc
     glare: np.ndarray | None = None  # (64,) bools: a disc top that may be washed-out felt
     reasons: tuple[str, ...] = ()  # per square: why it reads '?' (see REASONS), else ''
+    learned: tuple[int, ...] = ()  # squares the learned model decided (the rules gave '?')
 
     @property
     def hand(self) -> bool:
@@ -109,6 +111,7 @@ class SquareReader:
         disc_height: float = 0.2,
         layout: Layout | None = None,
         disc_bias: tuple[float, float] = (0.0, 0.0),
+        learned: bool = True,
     ) -> None:
         self.homography = np.asarray(homography, dtype=np.float64)
         self.image_size = (int(image_size[0]), int(image_size[1]))
@@ -119,6 +122,9 @@ class SquareReader:
         self._top_pattern = disc_pattern(TOP_RADIUS)
         self._ring_pattern = ring_pattern()
         self.disc_bias = np.asarray(disc_bias, dtype=np.float64)
+        # the learned second opinion for squares the rules leave '?' (None: rules only)
+        self.square_model: SquareModel | None = default_model() if learned else None
+        self._patches = patch_index(self.layout)
 
     def warp(self, image: np.ndarray) -> np.ndarray:
         lay = self.layout
@@ -188,7 +194,42 @@ class SquareReader:
         why[(why == OCCLUDED) & washed_out & (foreign_frac <= FOREIGN_SQUARE)] = GLARE
         reading = replace(reading, glare=glare, reasons=tuple(why))
         reading = self._judge_greys(reading, m.tint)
-        return self._resolve_uncentred(reading, felt, grey, flat, ref_any)
+        reading = self._resolve_uncentred(reading, felt, grey, flat, ref_any)
+        return self._second_opinion(reading, canvas, foreign_frac)
+
+    def _second_opinion(self, r: Reading, canvas: np.ndarray, foreign: np.ndarray) -> Reading:
+        """Ask the learned model about the squares the rules left unknown for want of
+        a clear cue; never about one where anything foreign shows or that the
+        picture's edge cuts (see :mod:`controller.vision.square_model`)."""
+        if self.square_model is None:
+            return r
+        why = np.array(r.reasons)
+        ask = (np.array(list(r.board)) == "?") & np.isin(why, (AMBIGUOUS, GLARE, OCCLUDED))
+        ask &= (foreign <= FOREIGN_SQUARE) & ~self.layout.outside
+        squares = np.flatnonzero(ask)
+        if not len(squares):
+            return r
+        states, p = self.square_model.decide(patches(canvas, self._patches, squares))
+        # a colour it names must not contradict the discs this frame shows plainly:
+        # no darker than its dullest plain white for black, and the other way round
+        chars = np.array(list(r.board))
+        edges = frame_edges(r.log_ratio, (chars == "X") & ~r.blocked,
+                            (chars == "O") & ~r.blocked)
+        if edges is not None:
+            lr = r.log_ratio[squares]
+            side = side_by_frame(lr, edges)
+            with np.errstate(invalid="ignore"):
+                states[(states == "X") & ((side > 0) | (lr >= edges[1]))] = "?"
+                states[(states == "O") & ((side < 0) | (lr <= edges[0]))] = "?"
+        sure = states != "?"
+        if not sure.any():
+            return r
+        conf = r.confidence.copy()
+        chars[squares[sure]] = states[sure]
+        why[squares[sure]] = ""
+        conf[squares[sure]] = 0.5 + 0.3 * p[sure]
+        return replace(r, board="".join(chars), reasons=tuple(why), confidence=conf,
+                       learned=tuple(int(q) for q in squares[sure]))
 
     def _judge_greys(self, r: Reading, tint: np.ndarray) -> Reading:
         """Centred discs between the colour model's levels that this frame's own plain

@@ -24,10 +24,12 @@ class CameraSetup:
     grid_score: float = 0.0
     disc_bias: tuple[float, float] = (0.0, 0.0)  # systematic offset of discs (squares)
 
-    def reader(self) -> SquareReader:
+    def reader(self, learned: bool = True) -> SquareReader:
+        """A reader for this set-up; ``learned=False`` reads by the rules alone (the
+        set-up's own estimates need only what the rules measure)."""
         return SquareReader(
             self.homography, self.image_size, self.model, self.disc_height,
-            disc_bias=self.disc_bias,
+            disc_bias=self.disc_bias, learned=learned,
         )
 
     def to_dict(self) -> dict[str, object]:

@@ -47,7 +47,7 @@ from controller.vision.synth_hand import (
     hand_mask,
     paint_hand,
 )
-from controller.vision.synth_light import apply_lighting, barrel_points, degrade
+from controller.vision.synth_light import apply_bands, apply_lighting, barrel_points, degrade
 from controller.vision.synth_scene import HAND_MODES, Scene, _camera, random_scene
 
 __all__ = [
@@ -145,7 +145,9 @@ def _render(board: str, scene: Scene, static_seed: int, frame_seed: int,
     offsets[[ch == "-" for ch in content_s]] = 0.0
 
     disc_shadows(canvas, cam, content_s, offsets, light_dir, px)
-    draw_discs(canvas, cam, content_s, offsets, light_dir, scene.glare)
+    sheen_rng = np.random.default_rng([static_seed, 12])
+    sheen = (scene.sheen, sheen_rng.uniform(0, 8, 2), float(sheen_rng.uniform(1.5, 4.0)))
+    draw_discs(canvas, cam, content_s, offsets, light_dir, scene.glare, sheen)
 
     coverage = hand_pixels = None
     if hidden.any() or scene.hand:
@@ -161,6 +163,8 @@ def _render(board: str, scene: Scene, static_seed: int, frame_seed: int,
 
     apply_lighting(canvas, scene, np.random.default_rng([static_seed, 3]), cam, px,
                    np.random.default_rng([static_seed, 4]))
+    if scene.bands:
+        apply_bands(canvas, scene.bands, np.random.default_rng([static_seed, 13]))
     image = degrade(canvas, scene, frame_seed * 7919 + static_seed)
 
     if scene.lens:

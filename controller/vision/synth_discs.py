@@ -83,8 +83,13 @@ def roomiest_shift(neigh: list[np.ndarray], want: float, start: float) -> np.nda
 
 
 def draw_discs(canvas: np.ndarray, cam: Camera, board: str, offsets: np.ndarray,
-                light_dir: np.ndarray, glare: bool) -> None:
-    """Draw every disc as a two-coloured cylinder, far ones first."""
+                light_dir: np.ndarray, glare: bool,
+                sheen: tuple[float, np.ndarray, float] = (0.0, np.zeros(2), 1.0)) -> None:
+    """Draw every disc as a two-coloured cylinder, far ones first.
+
+    ``sheen`` is (strength, where on the board, spread in squares): a glossy disc
+    mirrors the lamp, so black tops near that place turn grey, white ones whiter.
+    """
     idx = [i for i, ch in enumerate(board) if ch != "-"]
     if not idx:
         return
@@ -103,10 +108,14 @@ def draw_discs(canvas: np.ndarray, cam: Camera, board: str, offsets: np.ndarray,
     img = cam.project(pts.reshape(-1, 3)).reshape(n, 6, k, 2)
     depth = cam.depth(np.column_stack([centres, np.full(n, DISC_HEIGHT / 2)]))
     gloss = 1.0 if glare else 0.4
+    strength, at, spread = sheen
+    lift = strength * np.exp(-((centres - at) ** 2).sum(axis=1) / (2 * spread ** 2))
     for m in np.argsort(-depth):
         ch = board[idx[m]].upper()
         top = _BLACK_TOP if ch == "X" else _WHITE_TOP
         under = _WHITE_TOP if top is _BLACK_TOP else _BLACK_TOP
+        if lift[m] > 0.005:
+            top = top + (255 - top) * lift[m] * (1.0 if ch == "X" else 0.6)
         p = np.round(img[m] * 16).astype(np.int32)
 
         def poly(a: np.ndarray, colour: np.ndarray) -> None:

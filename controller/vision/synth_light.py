@@ -63,6 +63,23 @@ def apply_lighting(canvas: np.ndarray, scene: Scene, rng: np.random.Generator,
             view += (255.0 - view) * g
 
 
+def apply_bands(canvas: np.ndarray, strength: float, rng: np.random.Generator) -> None:
+    """Soft stripes of shade (blinds, a window's bars) or of light across the view:
+    the light changes across one square by far more than any slope."""
+    h, w = canvas.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    phi = rng.uniform(0, np.pi)
+    period = rng.uniform(0.15, 0.5) * max(h, w)
+    t = (xx * math.cos(phi) + yy * math.sin(phi)) / period + rng.uniform(0, 1)
+    duty = rng.uniform(0.25, 0.6)
+    edge = rng.uniform(0.02, 0.12)  # softness, as a share of the period
+    frac = t - np.floor(t)
+    stripe = np.clip(np.minimum(frac, 1 - frac) * 2, 0, 1)
+    stripe = np.clip((stripe - (1 - duty)) / edge + 0.5, 0, 1)
+    sign = -1.0 if rng.random() < 0.7 else 0.6  # mostly shade, sometimes a brighter band
+    canvas *= (1.0 + np.float32(sign * strength) * stripe)[..., None]
+
+
 def degrade(image: np.ndarray, scene: Scene, frame_seed: int) -> np.ndarray:
     """Lens distortion, blur, sensor noise and JPEG, in camera order."""
     if scene.lens > 0:

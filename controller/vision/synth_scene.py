@@ -54,6 +54,8 @@ class Scene:
     lens: float = 0.0  # barrel distortion of a wide lens (0..0.08 at the image corner)
     cast: tuple[float, float, float] = (1.0, 1.0, 1.0)  # white balance error, B, G, R gains
     overhang: float = 0.0  # share of the board pushed past the image edge (0..0.3)
+    sheen: float = 0.0  # a lamp mirrored in the disc tops: black discs lifted towards grey
+    bands: float = 0.0  # stripes of shade or light across the view (blinds, a window)
 
     def __post_init__(self) -> None:
         def bad(name: str, why: str) -> ValueError:
@@ -89,7 +91,8 @@ class Scene:
             raise bad("warmth", "must be between -1 and 1")
         for name, lo, hi in (("line_weight", 0.2, 3.0), ("line_light", 0.0, 0.8),
                              ("felt_tone", 0.3, 1.6), ("felt_grey", 0.0, 0.7),
-                             ("lens", 0.0, 0.15), ("overhang", 0.0, 0.3)):
+                             ("lens", 0.0, 0.15), ("overhang", 0.0, 0.3),
+                             ("sheen", 0.0, 0.8), ("bands", 0.0, 0.7)):
             if not lo <= getattr(self, name) <= hi:
                 raise bad(name, f"must be between {lo} and {hi}")
         if len(self.cast) != 3 or not all(0.5 <= float(c) <= 1.5 for c in self.cast):
@@ -145,7 +148,8 @@ def random_scene(rng: np.random.Generator, hard: bool = False, **overrides: obje
 def _wide_look(rng: np.random.Generator) -> dict[str, object]:
     """Boards and cameras as varied as real ones: thin, faint or heavy grid lines,
     dark or dull felt, a wide lens, a wrong white balance, exposure too high or
-    too low, a board small in the frame or cut off by its edge."""
+    too low, a board small in the frame or cut off by its edge, glossy discs that
+    mirror the lamp, stripes of shade."""
     u = rng.uniform
     small = rng.random() < 0.2
     return dict(
@@ -155,6 +159,8 @@ def _wide_look(rng: np.random.Generator) -> dict[str, object]:
         cast=tuple(float(c) for c in u(0.85, 1.15, 3)),
         light=u(0.3, 1.35), board_fraction=u(0.25, 0.45) if small else u(0.45, 0.95),
         overhang=u(0.02, 0.15) if rng.random() < 0.1 else 0.0,
+        sheen=u(0.1, 0.55) if rng.random() < 0.5 else 0.0,
+        bands=u(0.15, 0.5) if rng.random() < 0.25 else 0.0,
     )
 
 

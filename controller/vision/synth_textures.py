@@ -165,14 +165,22 @@ def board_texture(
         fimg = wood_grain(rng, size, size, brown, px * 0.3)
     else:
         fimg = img * 0.92
+    # Some boards show a strip of felt past the outer grid line before the frame
+    # starts, and some print that outer line heavier; drawn from a stream of its own
+    # so every other choice stays as it was.
+    own = rng.spawn(1)[0]
+    strip = int(round(own.uniform(0.05, 0.3) * px)) if own.random() < 0.35 else 0
+    strip = min(strip, lo - max(2, px // 10)) if frame != "none" else 0
+    heavy = own.uniform(1.5, 2.8) if own.random() < 0.3 else 1.0
     frame_mask = np.ones((size, size), dtype=bool)
-    frame_mask[lo:hi, lo:hi] = False
+    frame_mask[lo - strip:hi + strip, lo - strip:hi + strip] = False
     img[frame_mask] = fimg[frame_mask]
     if frame != "none":
         # A bevel on the frame's inner rim catches the light.
         rim = max(1, px // 14)
-        img[lo - rim:hi + rim, lo - rim:lo] *= 1.6
-        img[lo - rim:lo, lo - rim:hi + rim] *= 1.6
+        a, b = lo - strip, hi + strip
+        img[a - rim:b + rim, a - rim:a] *= 1.6
+        img[a - rim:a, a - rim:b + rim] *= 1.6
 
     if style == "recessed":
         _recess_cells(img, lo, px)
@@ -180,6 +188,11 @@ def board_texture(
     line_colour = (1 - line_light) * line_colour + line_light * green
     lw = rng.uniform(0.03, 0.05) * (1.6 if style == "recessed" else 1.0) * weight
     _grid(img, lo, px, lw, line_colour)
+    if heavy > 1.0:
+        k = max(1, int(round(lw * heavy * px / 2)))
+        for e in (lo, lo + 8 * px):
+            img[lo - k:lo + 8 * px + k + 1, e - k:e + k + 1] = line_colour
+            img[e - k:e + k + 1, lo - k:lo + 8 * px + k + 1] = line_colour
     if style == "glossy":
         _specular(rng, img, lo, hi)
     return np.clip(img, 0, 255).astype(np.uint8), margin

@@ -1,0 +1,71 @@
+"""Checking a found grid square by square: is it a whole square off the board?
+
+A grid put a whole row or column off still lies on printed lines, so the line
+cues fit it as well as the right one; the felt cue (see ``nudge_onto_board``)
+catches it only where the felt stops clearly at the frame, and a board with a
+strip of felt past its outer line, or one full of discs, defeats that. The learned
+square model (:mod:`controller.vision.square_model`) was trained to answer
+``other`` for a patch that is not one of the 64 squares (the frame, the table, a
+patch half a square off), so the grid whose squares it recognises best is the one
+on the board.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.vision.cv import cv2
+from controller.vision.sampling import make_layout
+from controller.vision.square_model import CLASSES, SquareModel, patch_index, patches
+
+OTHER = CLASSES.index("other")
+#: How much less "not a square" a neighbouring grid must look, as a share of the
+#: board, to replace the found one: four squares' worth, so a hand or a shifted
+#: disc moving in or out of view never decides it.
+BETTER_BY = 4 / 28
+#: Doubt under which the found grid's ring is plainly on the board: a grid a square
+#: off has a whole edge of 8 of the 28 ring squares on the frame or the table.
+PLAINLY_ON = 0.15
+#: The squares of the board's outer ring: a grid a square off differs from the right
+#: one there (one edge on the frame, the other short of it), not in the middle.
+RING = np.array([sq for sq in range(64) if min(sq % 8, sq // 8) == 0 or max(sq % 8, sq // 8) == 7])
+
+
+def not_squares(image: np.ndarray, h: np.ndarray, disc_height: float,
+                model: SquareModel, squares: np.ndarray = RING) -> float | None:
+    """Mean probability that a square of grid ``h`` (of its outer ring unless
+    ``squares`` says otherwise) is not a square of the board,
+    or None when part of the grid lies outside the picture (a cut-off board is
+    placed by :mod:`controller.vision.partial` instead)."""
+    size = (image.shape[1], image.shape[0])
+    layout = make_layout(h, size, disc_height)
+    if layout.outside.any():
+        return None
+    canvas = cv2.warpPerspective(image, layout.to_canvas, (layout.side, layout.side),
+                                 flags=cv2.INTER_LINEAR)
+    canvas = cv2.blur(canvas, (3, 3))  # as the reader sees it
+    p = model.probabilities(patches(canvas, patch_index(layout), squares))
+    return float(p[:, OTHER].mean())
+
+
+def settle_whole_squares(image: np.ndarray, h: np.ndarray, disc_height: float,
+                         model: SquareModel | None) -> np.ndarray:
+    """``h``, or the grid a whole square away from it whose squares the model
+    recognises clearly better (at most two steps)."""
+    if model is None:
+        return h
+    here = not_squares(image, h, disc_height, model)
+    if here is None or here < PLAINLY_ON:
+        return h
+    for _ in range(2):
+        best = None
+        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            moved = h @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+            there = not_squares(image, moved, disc_height, model)
+            if there is not None and there < here - BETTER_BY and (
+                    best is None or there < best[0]):
+                best = (there, moved)
+        if best is None:
+            break
+        here, h = best
+    return h
