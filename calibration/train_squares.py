@@ -125,10 +125,10 @@ def _examples(args: argparse.Namespace) -> tuple[Examples, Examples]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m calibration.train_squares",
                                  description=__doc__.split("\n\n")[0])
-    ap.add_argument("--scenes", type=int, default=3000, help="training scenes")
-    ap.add_argument("--held-out", type=int, default=300, help="scenes to check on")
+    ap.add_argument("--scenes", type=int, default=5000, help="training scenes")
+    ap.add_argument("--held-out", type=int, default=400, help="scenes to check on")
     ap.add_argument("--seed", type=int, default=11)
-    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--epochs", type=int, default=16)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", type=Path, default=MODEL_FILE)
     ap.add_argument("--cache", type=Path, help="keep the rendered examples in this .npz "

@@ -49,7 +49,7 @@ class PatchIndex:
     """Where each square's patch is taken from, fixed for one board geometry."""
 
     index: np.ndarray  # (64, INPUT * INPUT) flat canvas indices of each 2 x 2 block's corner
-    felt: np.ndarray  # flat indices of (a third of) every square's corners: felt
+    felt: np.ndarray  # flat indices of every square's corners: where felt shows
 
 
 #: log(value + 2) of every 8-bit value: the inputs are log ratios to the felt
@@ -66,8 +66,7 @@ def patch_index(layout: Layout) -> PatchIndex:
     xs = np.rint(centre[:, 0])[:, None, None].astype(int) + d[None, None, :]
     ys = np.clip(ys, 0, side - 2)
     xs = np.clip(xs, 0, side - 2)
-    # every third corner pixel is plenty for a median, and a third of the work
-    return PatchIndex((ys * side + xs).reshape(64, -1), layout.corners.ravel()[::3])
+    return PatchIndex((ys * side + xs).reshape(64, -1), layout.corners.ravel())
 
 
 def patches(canvas: np.ndarray, index: PatchIndex, squares: np.ndarray | None = None,
@@ -95,10 +94,15 @@ class SquareModel:
         self.path = Path(path)
         self._net = cv2.dnn.readNetFromONNX(str(self.path))
 
-    def probabilities(self, x: np.ndarray) -> np.ndarray:
-        """(n, len(CLASSES)) class probabilities for inputs from :func:`patches`."""
+    def probabilities(self, x: np.ndarray, flips: bool = False) -> np.ndarray:
+        """(n, len(CLASSES)) class probabilities for inputs from :func:`patches`;
+        with ``flips``, averaged over the patch and its three mirror images (a square
+        looks the same mirrored, and one view's fluke is outvoted)."""
         if len(x) == 0:
             return np.zeros((0, len(CLASSES)), np.float32)
+        if flips:
+            views = np.concatenate([x, x[..., ::-1], x[..., ::-1, :], x[..., ::-1, ::-1]])
+            return self.probabilities(views).reshape(4, len(x), len(CLASSES)).mean(axis=0)
         self._net.setInput(np.ascontiguousarray(x, dtype=np.float32))
         logits = self._net.forward().reshape(len(x), len(CLASSES)).astype(np.float64)
         logits -= logits.max(axis=1, keepdims=True)
@@ -108,7 +112,7 @@ class SquareModel:
     def decide(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(states, probabilities): a state from ``-XO`` where the network is sure,
         else ``?``."""
-        p = self.probabilities(x)
+        p = self.probabilities(x, flips=True)
         best = p.argmax(axis=1)
         sure = p[np.arange(len(p)), best] >= ACCEPT
         states = np.array([CLASSES[b] for b in best], dtype="<U5")
