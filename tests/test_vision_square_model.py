@@ -161,3 +161,21 @@ def test_the_finder_trusts_squares_it_recognises_and_no_grid_off_them():
     assert _squares_doubt(r.image, h @ homography_from_corners(half)) > LEARNED_DOUBT
     table = r.corners - r.corners.mean(axis=0) + np.array([470.0, 240.0])
     assert _squares_doubt(r.image, homography_from_corners(table)) > LEARNED_DOUBT
+
+
+@needs_model
+def test_the_picture_marks_what_the_learned_model_named():
+    from controller.vision.annotate import annotate
+    from controller.vision.reader import Reading
+
+    r = render(random_position(np.random.default_rng(6)), Scene(tilt_deg=10), seed=6)
+    setup = auto_setup(r.image, corners=r.corners)
+    reading = setup.reader().read(r.image)
+    marked = Reading(**{**reading.__dict__, "learned": (0,)})
+    plain = annotate(r.image, setup.homography, reading)
+    starred = annotate(r.image, setup.homography, marked)
+    # the two pictures differ only round a1's label, where the star is drawn
+    diff = np.argwhere((plain != starred).any(axis=2))
+    centre = setup.homography @ np.array([0.5, 0.5, 1.0])
+    centre = centre[:2] / centre[2]
+    assert len(diff) and np.abs(diff[:, ::-1] - centre).max() < 40

@@ -36,7 +36,8 @@ def annotate(
 
     A known square shows its state and confidence; an unknown one shows why it is
     unknown: ``hid`` (something over it), ``glare``, ``amb`` (two readings too close
-    to call) or ``out`` (partly outside the picture). ``marks`` outlines squares in
+    to call) or ``out`` (partly outside the picture); a state the learned square
+    model gave where the rules could not carries a ``*``. ``marks`` outlines squares in
     a colour (BGR), so that a calibration shows where it disagrees with the start
     position.
     """
@@ -65,8 +66,9 @@ def annotate(
         colour = _COLOURS.get(ch, (0, 0, 255))
         why = reading.reasons[sq] if reading.reasons else ""
         # an unknown square says why: occluded, glare, ambiguous, outside the image
+        learned = "*" if sq in reading.learned else ""  # named by the learned model
         label = f"? {_SHORT.get(why, why)}" if ch == "?" and why else (
-            f"{ch} {reading.confidence[sq]:.2f}")
+            f"{ch}{learned} {reading.confidence[sq]:.2f}")
         fs = 0.4 * scale
         (tw, th), _ = cv2.getTextSize(label, font, fs, thick)
         org = (int(x - tw / 2), int(y + th / 2))
