@@ -31,7 +31,7 @@ from controller.vision.synth import random_scene, render
 CORNER_JITTER = 0.06
 #: Share of scenes whose grid is misplaced by up to a square, and how far from its
 #: true centre (in squares, either axis) a grid square still shows that square.
-MISPLACED = 0.3
+MISPLACED = 0.2
 CENTRED = 0.2
 
 _LABEL = {"-": 0, "X": 1, "O": 2}
@@ -87,13 +87,14 @@ def scene_examples(index: int, seed: int, misplaced: float = MISPLACED) -> Examp
     return Examples(x.astype(np.float16), y, r.board, np.flatnonzero(keep))
 
 
-def _one(args: tuple[int, int]) -> Examples:
+def _one(args: tuple[int, int, float]) -> Examples:
     return scene_examples(*args)
 
 
-def make_examples(count: int, seed: int, workers: int = 2) -> Examples:
+def make_examples(count: int, seed: int, workers: int = 2,
+                  misplaced: float = MISPLACED) -> Examples:
     """Examples of ``count`` scenes, rendered on ``workers`` processes."""
-    jobs = [(i, seed) for i in range(count)]
+    jobs = [(i, seed, misplaced) for i in range(count)]
     if workers > 1:
         from multiprocessing import get_context
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from calibration.square_data import Examples, make_examples
+from calibration.square_data import MISPLACED, Examples, make_examples
 from controller.vision.square_model import ACCEPT, CLASSES, INPUT, MODEL_FILE
 
 
@@ -110,13 +110,13 @@ def export(net, path: Path) -> None:  # noqa: ANN001
 
 
 def _examples(args: argparse.Namespace) -> tuple[Examples, Examples]:
-    key = np.array([args.scenes, args.held_out, args.seed])
+    key = np.array([args.scenes, args.held_out, args.seed, args.misplaced])
     if args.cache and args.cache.is_file():
         z = np.load(args.cache)
         if np.array_equal(z["key"], key):
             return Examples(z["x"], z["y"]), Examples(z["hx"], z["hy"])
-    data = make_examples(args.scenes, args.seed, args.workers)
-    held = make_examples(args.held_out, args.seed + 1, args.workers)
+    data = make_examples(args.scenes, args.seed, args.workers, args.misplaced)
+    held = make_examples(args.held_out, args.seed + 1, args.workers, args.misplaced)
     if args.cache:
         np.savez(args.cache, key=key, x=data.x, y=data.y, hx=held.x, hy=held.y)
     return data, held
@@ -125,11 +125,13 @@ def _examples(args: argparse.Namespace) -> tuple[Examples, Examples]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m calibration.train_squares",
                                  description=__doc__.split("\n\n")[0])
-    ap.add_argument("--scenes", type=int, default=5000, help="training scenes")
+    ap.add_argument("--scenes", type=int, default=8000, help="training scenes")
     ap.add_argument("--held-out", type=int, default=400, help="scenes to check on")
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--epochs", type=int, default=16)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--misplaced", type=float, default=MISPLACED,
+                    help="share of scenes whose grid is put up to a square off")
     ap.add_argument("--out", type=Path, default=MODEL_FILE)
     ap.add_argument("--cache", type=Path, help="keep the rendered examples in this .npz "
                     "file and reuse them when it exists (same scenes and seed only)")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from controller.vision.evaluation import calibrate_on_start
-from controller.vision.reader import AMBIGUOUS
+from controller.vision.reading import AMBIGUOUS
 from controller.vision.squarestats import FRAME_CLUSTER, frame_edges, side_by_frame
 from controller.vision.synth import Rendered, Scene, render
 

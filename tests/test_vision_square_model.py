@@ -166,7 +166,7 @@ def test_the_finder_trusts_squares_it_recognises_and_no_grid_off_them():
 @needs_model
 def test_the_picture_marks_what_the_learned_model_named():
     from controller.vision.annotate import annotate
-    from controller.vision.reader import Reading
+    from controller.vision.reading import Reading
 
     r = render(random_position(np.random.default_rng(6)), Scene(tilt_deg=10), seed=6)
     setup = auto_setup(r.image, corners=r.corners)

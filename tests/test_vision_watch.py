@@ -16,7 +16,7 @@ from controller.records import load_games
 from controller.simulator import SimOptions, simulate_game
 from controller.vision.capture import CaptureError, Frame, FrameSource
 from controller.vision.cv import write_image
-from controller.vision.reader import Reading
+from controller.vision.reading import Reading
 from controller.vision.replay import calibrate_synthetic, default_scene, observations_via_camera
 from controller.vision.startfit import START_BOARD
 from controller.vision.synth import render, render_observations

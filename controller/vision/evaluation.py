@@ -152,7 +152,7 @@ class Tally:
 
 # --- End-to-end figures: every scene counts, a board not found counts 64 wrong ------
 
-#: Why a square may read ``?`` (see :mod:`controller.vision.reasons`); "unexplained"
+#: Why a square may read ``?`` (see :mod:`controller.vision.reading`); "unexplained"
 #: collects any ``?`` the reader gave without one.
 UNKNOWN_REASONS = ("occluded", "glare", "ambiguous", "outside", "unexplained")
 

@@ -21,7 +21,8 @@ from controller.vision.geometry import (
 )
 from controller.vision.grid import refine_on_grid
 from controller.vision.grid_check import settle_whole_squares
-from controller.vision.reader import CORNER_FELT, Reading, SquareReader
+from controller.vision.reader import CORNER_FELT, SquareReader
+from controller.vision.reading import Reading
 from controller.vision.setup import CameraSetup
 from controller.vision.square_model import default_model
 

@@ -8,7 +8,7 @@ neither felt nor disc (a hand, a sleeve) is in the square.
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass, replace
+from dataclasses import astuple, replace
 
 import numpy as np
 
@@ -28,6 +28,14 @@ from controller.vision.glare import (
     washed_felt,
     white_tint,
 )
+from controller.vision.reading import (
+    AMBIGUOUS,
+    FOREIGN_SQUARE,
+    GLARE,
+    OCCLUDED,
+    OUTSIDE,
+    Reading,
+)
 from controller.vision.sampling import (
     CELL,
     TOP_RADIUS,
@@ -36,8 +44,9 @@ from controller.vision.sampling import (
     make_layout,
     ring_pattern,
 )
+from controller.vision.second_opinion import second_opinion
 from controller.vision.shifted import fit_map, locate_disc
-from controller.vision.square_model import SquareModel, default_model, patch_index, patches
+from controller.vision.square_model import SquareModel, default_model, patch_index
 from controller.vision.squarestats import (
     DISC_PERCENTILE,
     Measures,
@@ -49,7 +58,6 @@ from controller.vision.squarestats import (
 
 EMPTY_FELT = 0.70  # felt fraction above which a square is empty
 DISC_FELT = 0.30  # felt fraction below which a disc covers the pattern
-FOREIGN_SQUARE = 0.02  # fraction of foreign pixels that makes a square unknown
 CORNER_FELT = 0.5  # felt fraction a square's corners need for it to be read at all
 CLEAR_EMPTY = 0.97  # felt fractions beyond which no disc search is needed
 CLEAR_DISC = 0.03
@@ -65,40 +73,6 @@ SURE_EMPTY = 0.9  # felt fraction for an empty verdict on a square with a disc n
 SHIFT_COVERED = 0.25  # a disc off centre leaves felt in a pattern; both below this: doubt
 SHIFT_EMPTY_BASE = 0.95  # a base pattern this clear of disc cannot belong to a shifted disc
 GREY_TINT = 5.0  # green lead (see glare.py) beyond which a grey top is not judged as a disc
-
-#: Why a square reads ``?``: something over it (a hand, an arm, a sleeve), a lamp's
-#: reflection washing out what is under it, two readings too close to call (half
-#: felt, a grey between black and white, a disc between placed and shifted), or the
-#: square lies partly outside the picture.
-OCCLUDED, GLARE, AMBIGUOUS, OUTSIDE = "occluded", "glare", "ambiguous", "outside"
-REASONS = (OCCLUDED, GLARE, AMBIGUOUS, OUTSIDE)
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What one frame shows, in a1..h8 order of the layout's board coordinates."""
-
-    board: str
-    confidence: np.ndarray  # (64,) 0..1
-    felt_top: np.ndarray  # (64,) felt fraction on the disc-top pattern
-    felt_base: np.ndarray
-    log_ratio: np.ndarray  # (64,) log(disc grey / felt grey), nan where no disc
-    foreign: np.ndarray  # (64,) fraction of foreign-coloured pixels
-    felt_grey: np.ndarray  # (64,) local felt brightness
-    felt_corners: np.ndarray  # (64,) felt fraction in the square's corners (plain felt)
-    blocked: np.ndarray  # (64,) bools: hidden by something that is neither felt nor disc
-    glare: np.ndarray | None = None  # (64,) bools: a disc top that may be washed-out felt
-    reasons: tuple[str, ...] = ()  # per square: why it reads '?' (see REASONS), else ''
-    learned: tuple[int, ...] = ()  # squares the learned model decided (the rules gave '?')
-
-    @property
-    def hand(self) -> bool:
-        return bool((self.foreign > FOREIGN_SQUARE).any())
-
-    @property
-    def rows(self) -> list[str]:
-        return [self.board[r * 8 : r * 8 + 8] for r in range(8)]
-
 
 class SquareReader:
     """Reads frames of one fixed camera set-up (board homography and image size)."""
@@ -195,41 +169,8 @@ class SquareReader:
         reading = replace(reading, glare=glare, reasons=tuple(why))
         reading = self._judge_greys(reading, m.tint)
         reading = self._resolve_uncentred(reading, felt, grey, flat, ref_any)
-        return self._second_opinion(reading, canvas, foreign_frac)
-
-    def _second_opinion(self, r: Reading, canvas: np.ndarray, foreign: np.ndarray) -> Reading:
-        """Ask the learned model about the squares the rules left unknown for want of
-        a clear cue; never about one where anything foreign shows or that the
-        picture's edge cuts (see :mod:`controller.vision.square_model`)."""
-        if self.square_model is None:
-            return r
-        why = np.array(r.reasons)
-        ask = (np.array(list(r.board)) == "?") & np.isin(why, (AMBIGUOUS, GLARE, OCCLUDED))
-        ask &= (foreign <= FOREIGN_SQUARE) & ~self.layout.outside
-        squares = np.flatnonzero(ask)
-        if not len(squares):
-            return r
-        states, p = self.square_model.decide(patches(canvas, self._patches, squares))
-        # a colour it names must not contradict the discs this frame shows plainly:
-        # no darker than its dullest plain white for black, and the other way round
-        chars = np.array(list(r.board))
-        edges = frame_edges(r.log_ratio, (chars == "X") & ~r.blocked,
-                            (chars == "O") & ~r.blocked)
-        if edges is not None:
-            lr = r.log_ratio[squares]
-            side = side_by_frame(lr, edges)
-            with np.errstate(invalid="ignore"):
-                states[(states == "X") & ((side > 0) | (lr >= edges[1]))] = "?"
-                states[(states == "O") & ((side < 0) | (lr <= edges[0]))] = "?"
-        sure = states != "?"
-        if not sure.any():
-            return r
-        conf = r.confidence.copy()
-        chars[squares[sure]] = states[sure]
-        why[squares[sure]] = ""
-        conf[squares[sure]] = 0.5 + 0.3 * p[sure]
-        return replace(r, board="".join(chars), reasons=tuple(why), confidence=conf,
-                       learned=tuple(int(q) for q in squares[sure]))
+        return second_opinion(reading, canvas, foreign_frac, self.layout, self._patches,
+                              self.square_model)
 
     def _judge_greys(self, r: Reading, tint: np.ndarray) -> Reading:
         """Centred discs between the colour model's levels that this frame's own plain

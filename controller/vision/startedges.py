@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision.cv import cv2
-from controller.vision.reader import CORNER_FELT, Reading, SquareReader
+from controller.vision.reader import CORNER_FELT, SquareReader
+from controller.vision.reading import Reading
 from controller.vision.sampling import CELL, MARGIN
 
 EDGES = {"a1-h1": range(0, 8), "h1-h8": range(7, 64, 8), "a8-h8": range(56, 64),

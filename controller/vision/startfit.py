@@ -21,7 +21,8 @@ from controller.position import START_BOARD
 from controller.vision.colour import ColourModel, balanced_on
 from controller.vision.cv import cv2
 from controller.vision.geometry import corners_of, homography_from_corners
-from controller.vision.reader import GLARE, Reading, SquareReader
+from controller.vision.reader import SquareReader
+from controller.vision.reading import GLARE, Reading
 from controller.vision.setup import CameraSetup
 from controller.vision.startedges import EDGES, edges_off_board, felt_past_edges
 
@@ -215,7 +216,7 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
     all its pixels when the reader called it glare. Discs with something foreign
     over them are left out.
     """
-    from controller.vision.reader import FOREIGN_SQUARE
+    from controller.vision.reading import FOREIGN_SQUARE
 
     black_own = _disc_levels(reader, canvas, r, WHITE_QUANTILE, clipped_out=True)
     white_own = _disc_levels(reader, canvas, r, WHITE_QUANTILE, clipped_out=False)

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from controller.observation import Observation
-from controller.vision.reader import Reading, SquareReader
+from controller.vision.reader import SquareReader
+from controller.vision.reading import Reading
 
 MOTION_LEVEL = 18.0  # mean absolute grey change (0..255) that marks a square as moving
 REPEATS = 1  # extra lines written for a new board while it holds

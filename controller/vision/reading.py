@@ -1,0 +1,43 @@
+"""One reading of the 64 squares: what the reader, the learned second opinion,
+the calibration and the watcher all pass between them, and why a square is ``?``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+FOREIGN_SQUARE = 0.02  # fraction of foreign pixels that makes a square unknown
+
+#: Why a square reads ``?``: something over it (a hand, an arm, a sleeve), a lamp's
+#: reflection washing out what is under it, two readings too close to call (half
+#: felt, a grey between black and white, a disc between placed and shifted), or the
+#: square lies partly outside the picture.
+OCCLUDED, GLARE, AMBIGUOUS, OUTSIDE = "occluded", "glare", "ambiguous", "outside"
+REASONS = (OCCLUDED, GLARE, AMBIGUOUS, OUTSIDE)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one frame shows, in a1..h8 order of the layout's board coordinates."""
+
+    board: str
+    confidence: np.ndarray  # (64,) 0..1
+    felt_top: np.ndarray  # (64,) felt fraction on the disc-top pattern
+    felt_base: np.ndarray
+    log_ratio: np.ndarray  # (64,) log(disc grey / felt grey), nan where no disc
+    foreign: np.ndarray  # (64,) fraction of foreign-coloured pixels
+    felt_grey: np.ndarray  # (64,) local felt brightness
+    felt_corners: np.ndarray  # (64,) felt fraction in the square's corners (plain felt)
+    blocked: np.ndarray  # (64,) bools: hidden by something that is neither felt nor disc
+    glare: np.ndarray | None = None  # (64,) bools: a disc top that may be washed-out felt
+    reasons: tuple[str, ...] = ()  # per square: why it reads '?' (see REASONS), else ''
+    learned: tuple[int, ...] = ()  # squares the learned model decided (the rules gave '?')
+
+    @property
+    def hand(self) -> bool:
+        return bool((self.foreign > FOREIGN_SQUARE).any())
+
+    @property
+    def rows(self) -> list[str]:
+        return [self.board[r * 8 : r * 8 + 8] for r in range(8)]
