@@ -18,11 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from controller.vision.cv import cv2
 from controller.vision.evaluation import random_position, shifts_with_room
 from controller.vision.geometry import apply_homography, homography_from_corners
 from controller.vision.pipeline import DISC_HEIGHT
-from controller.vision.sampling import make_layout
+from controller.vision.sampling import make_layout, smoothed, warp_to_canvas
 from controller.vision.square_model import CLASSES, patch_index, patches
 from controller.vision.synth import random_scene, render
 
@@ -65,19 +64,17 @@ def scene_examples(index: int, seed: int, misplaced: float = MISPLACED) -> Examp
     jitter = jitter + rng.normal(0.0, CORNER_JITTER, size=(4, 2))
     if rng.random() < misplaced:
         jitter += rng.uniform(-1.0, 1.0, size=2) + rng.normal(0.0, 0.15, size=(4, 2))
-    h = homography_from_corners(r.corners) @ homography_from_corners(jitter)  # grid -> px
+    grid = homography_from_corners(jitter)  # grid squares -> true squares
+    h = homography_from_corners(r.corners) @ grid  # grid squares -> pixels
     size = (r.image.shape[1], r.image.shape[0])
     layout = make_layout(h, size, DISC_HEIGHT)
-    grid = homography_from_corners(jitter)
     ys, xs = np.mgrid[0:8, 0:8]
     centres = np.stack([xs.ravel() + 0.5, ys.ravel() + 0.5], axis=1)
     true_at = apply_homography(grid, centres)  # where each grid square's centre truly is
     owner = np.floor(true_at).astype(int)
     off = np.abs(true_at - owner - 0.5).max(axis=1)
     on_board = ((owner >= 0) & (owner < 8)).all(axis=1)
-    canvas = cv2.warpPerspective(r.image, layout.to_canvas, (layout.side, layout.side),
-                                 flags=cv2.INTER_LINEAR)
-    canvas = cv2.blur(canvas, (3, 3))  # as the reader sees it
+    canvas = smoothed(warp_to_canvas(r.image, layout))  # as the reader sees it
     keep = ~layout.outside
     x = patches(canvas, patch_index(layout), np.flatnonzero(keep))
     labels = np.full(64, OTHER, dtype=np.int64)

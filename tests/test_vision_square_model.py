@@ -12,7 +12,7 @@ from controller.vision.cv import cv2
 from controller.vision.evaluation import align_to_truth, random_position
 from controller.vision.geometry import homography_from_corners
 from controller.vision.pipeline import DISC_HEIGHT, auto_setup
-from controller.vision.sampling import make_layout
+from controller.vision.sampling import make_layout, smoothed, warp_to_canvas
 from controller.vision.square_model import SquareModel, patch_index, patches
 from controller.vision.synth import Scene, random_scene, render
 
@@ -29,8 +29,7 @@ def test_the_network_ships_with_kaeshi():
 
 def _canvas(image: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, object]:
     layout = make_layout(h, (image.shape[1], image.shape[0]), DISC_HEIGHT)
-    canvas = cv2.warpPerspective(image, layout.to_canvas, (layout.side, layout.side))
-    return cv2.blur(canvas, (3, 3)), layout
+    return smoothed(warp_to_canvas(image, layout)), layout
 
 
 @needs_model

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from controller.vision.cv import cv2
-from controller.vision.sampling import make_layout
+from controller.vision.sampling import make_layout, smoothed, warp_to_canvas
 from controller.vision.square_model import CLASSES, SquareModel, patch_index, patches
 
 OTHER = CLASSES.index("other")
@@ -41,9 +40,7 @@ def not_squares(image: np.ndarray, h: np.ndarray, disc_height: float,
     layout = make_layout(h, size, disc_height)
     if layout.outside.any():
         return None
-    canvas = cv2.warpPerspective(image, layout.to_canvas, (layout.side, layout.side),
-                                 flags=cv2.INTER_LINEAR)
-    canvas = cv2.blur(canvas, (3, 3))  # as the reader sees it
+    canvas = smoothed(warp_to_canvas(image, layout))  # as the reader sees it
     p = model.probabilities(patches(canvas, patch_index(layout), squares))
     return float(p[:, OTHER].mean())
 

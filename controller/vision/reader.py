@@ -43,6 +43,8 @@ from controller.vision.sampling import (
     disc_pattern,
     make_layout,
     ring_pattern,
+    smoothed,
+    warp_to_canvas,
 )
 from controller.vision.second_opinion import second_opinion
 from controller.vision.shifted import fit_map, locate_disc
@@ -101,10 +103,7 @@ class SquareReader:
         self._patches = patch_index(self.layout)
 
     def warp(self, image: np.ndarray) -> np.ndarray:
-        lay = self.layout
-        return cv2.warpPerspective(
-            image, lay.to_canvas, (lay.side, lay.side), flags=cv2.INTER_LINEAR
-        )
+        return warp_to_canvas(image, self.layout)
 
     def read(self, image: np.ndarray) -> Reading:
         """Read one frame of the calibrated size."""
@@ -120,7 +119,7 @@ class SquareReader:
     def read_canvas(self, canvas: np.ndarray) -> Reading:
         lay, model = self.layout, self.model
         sharp = canvas
-        canvas = cv2.blur(canvas, (3, 3))  # camera noise, which splits dim felt into specks
+        canvas = smoothed(canvas)
         felt, grey, foreign = model.masks(canvas)
         felt = not_too_bright(lay, felt, grey, model.white_log)
         flat = canvas.reshape(-1, 3)

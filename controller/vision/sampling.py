@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from controller.vision.cv import cv2
 from controller.vision.geometry import CameraPose, estimate_pose, top_offsets
 
 CELL = 24  # pixels per square in the reading warp
@@ -151,3 +152,15 @@ def _outside_image(h: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
         y = pts[:, 1] / pts[:, 2]
     bad = ~((x >= 0) & (x <= w - 1) & (y >= 0) & (y <= hh - 1) & (pts[:, 2] > 0))
     return bad.reshape(64, 9).any(axis=1)
+
+
+def warp_to_canvas(image: np.ndarray, layout: Layout) -> np.ndarray:
+    """The top-down canvas of ``layout`` that the squares are read from."""
+    return cv2.warpPerspective(image, layout.to_canvas, (layout.side, layout.side),
+                               flags=cv2.INTER_LINEAR)
+
+
+def smoothed(canvas: np.ndarray) -> np.ndarray:
+    """The canvas averaged 3 x 3: camera noise splits a dim felt into specks. The
+    rules and the learned model both read this, and the model was trained on it."""
+    return cv2.blur(canvas, (3, 3))
