@@ -26,7 +26,7 @@ from controller.vision.finder_felt import (
     green_chroma,
     green_mask_hsv,
 )
-from controller.vision.geometry import homography_from_corners, upright_order
+from controller.vision.geometry import corners_of, homography_from_corners, upright_order
 
 __all__ = [
     "BoardFit", "BoardNotFound", "coarse_quad", "coarse_quads", "find_board", "green_chroma",
@@ -116,7 +116,7 @@ class _Candidate:
 
 
 def _candidate(image: np.ndarray, quad: np.ndarray) -> _Candidate:
-    from controller.vision.geometry import apply_homography, corners_of
+    from controller.vision.geometry import apply_homography
     from controller.vision.grid import grid_coverages, lattice_fit, refine_on_grid
 
     h, _ = refine_on_grid(image, homography_from_corners(quad))
@@ -139,7 +139,6 @@ def find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
     fit = _find_board(image, refine)
     if not refine:
         return fit
-    from controller.vision.geometry import corners_of
     from controller.vision.partial import refit_cut_off
 
     h = refit_cut_off(image, fit.homography)
@@ -166,8 +165,6 @@ def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
     if not refine:
         q = coarse_quads(image, "hue")[0]
         h = homography_from_corners(q)
-        from controller.vision.geometry import corners_of
-
         return BoardFit(corners_of(h), h, 0.0)
     reason: BoardNotFound | None = None
     cands: list[_Candidate] = []
@@ -210,7 +207,7 @@ def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
         return _checked(image, max(outlined, key=lambda c: c.edge), cands)
     learned = _recognised(image, cands)
     if learned is not None:
-        return learned
+        return learned[1]
     best = max(cands, key=lambda c: c.strength)
     if not best.fits:
         raise BoardNotFound(
@@ -234,20 +231,19 @@ def _squares_doubt(image: np.ndarray, h: np.ndarray) -> float | None:
     return not_squares(image, h, DISC_HEIGHT, model, ALL_SQUARES)
 
 
-def _recognised(image: np.ndarray, cands: list[_Candidate]) -> BoardFit | None:
+def _recognised(image: np.ndarray, cands: list[_Candidate]) -> tuple[float, BoardFit] | None:
     """A felt outline whose lattice the grid lines do not show (a board full of
     discs on a dark felt hides nearly every line) is still a board when its 64
     squares look like squares of one: each a disc or felt centred in its square,
-    which a grid off by a fraction of a square, the frame or the table does not."""
+    which a grid off by a fraction of a square, the frame or the table does not.
+    The least doubted such grid, with its doubt."""
     best: tuple[float, BoardFit] | None = None
     for c in sorted(cands, key=lambda c: -c.strength)[:LEARNED_TRIES]:
         for h in (c.fit.homography, homography_from_corners(c.start)):
             doubt = _squares_doubt(image, h)
             if doubt is not None and doubt < LEARNED_DOUBT and (best is None or doubt < best[0]):
-                from controller.vision.geometry import corners_of
-
                 best = (doubt, BoardFit(corners_of(h), h, c.fit.score))
-    return None if best is None else best[1]
+    return best
 
 
 def _checked(image: np.ndarray, chosen: _Candidate, cands: list[_Candidate]) -> BoardFit:
@@ -258,10 +254,7 @@ def _checked(image: np.ndarray, chosen: _Candidate, cands: list[_Candidate]) -> 
     if doubt is None or doubt < LEARNED_RECHECK:
         return chosen.fit
     other = _recognised(image, [c for c in cands if c is not chosen])
-    if other is None:
-        return chosen.fit
-    better = _squares_doubt(image, other.homography)
-    return other if better is not None and better < doubt - LEARNED_MARGIN else chosen.fit
+    return other[1] if other is not None and other[0] < doubt - LEARNED_MARGIN else chosen.fit
 
 
 def _lattice_quads(image: np.ndarray) -> list[np.ndarray]:
