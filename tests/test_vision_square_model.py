@@ -178,3 +178,23 @@ def test_the_picture_marks_what_the_learned_model_named():
     centre = setup.homography @ np.array([0.5, 0.5, 1.0])
     centre = centre[:2] / centre[2]
     assert len(diff) and np.abs(diff[:, ::-1] - centre).max() < 40
+
+
+@needs_model
+def test_a_grid_found_a_square_off_is_moved_back_when_the_user_names_a1(monkeypatch):
+    """The whole-square check must survive relabelling the corners by ``--a1``."""
+    import controller.vision.pipeline as pipeline
+    from controller.vision.finder import BoardFit
+    from controller.vision.geometry import corners_of
+
+    r = render(random_position(np.random.default_rng(4)),
+               Scene(tilt_deg=10, frame_style="black", board_fraction=0.7), seed=4)
+    off = r.homography @ np.array([[1, 0, 1], [0, 1, 0], [0, 0, 1]], float)  # a column off
+    monkeypatch.setattr(pipeline, "locate", lambda image, corners=None: BoardFit(
+        corners_of(off), off, 0.5))
+    cell = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 8
+    for a1 in ("top-left", "bottom-right"):
+        setup = pipeline.auto_setup(r.image, a1=a1)
+        found = corners_of(setup.homography)
+        d = np.linalg.norm(found[:, None] - r.corners[None], axis=2).min(axis=1).max()
+        assert d < 0.2 * cell, a1

@@ -178,7 +178,7 @@ def auto_setup(
     if corners is None:  # a grid the user placed is theirs; a found one is checked
         h = settle_whole_squares(image, h, DISC_HEIGHT, default_model())
     if a1 is not None and corners is None:
-        h = homography_from_corners(place_a1(fit.corners, a1))
+        h = homography_from_corners(place_a1(corners_of(h), a1))  # the checked grid
     model = model or ColourModel()
     size = (image.shape[1], image.shape[0])
     dh = DISC_HEIGHT
