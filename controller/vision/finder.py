@@ -27,6 +27,7 @@ from controller.vision.finder_felt import (
     green_mask_hsv,
 )
 from controller.vision.geometry import corners_of, homography_from_corners, upright_order
+from controller.vision.square_model import default_model
 
 __all__ = [
     "BoardFit", "BoardNotFound", "coarse_quad", "coarse_quads", "find_board", "green_chroma",
@@ -55,8 +56,8 @@ SAME_QUAD = 0.25  # squares: outlines whose corners all lie this close are one c
 #: or on the table come out above 0.35 (measured on the project's own renders).
 LEARNED_DOUBT = 0.3
 LEARNED_TRIES = 4  # the strongest candidates asked
-LEARNED_RECHECK = 0.45  # doubt of a chosen grid from which the others are asked too ...
-LEARNED_MARGIN = 0.25  # ... and by how much less one of them must doubt to replace it
+DOUBT_WEIGHT = 1.0  # rank given up for each unit of the model's doubt
+LEARNED_MARGIN = 0.25  # how much less another grid must be doubted to replace a doubted one
 ALL_SQUARES = np.arange(64)
 
 
@@ -179,29 +180,26 @@ def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
             if _seen(quad, tried):
                 continue
             cands.append(_candidate(image, quad))
-            if cands[-1].sure:
+            if _taken_on_sight(image, cands[-1]):
                 return cands[-1].fit
     clear = any(c.fits and c.edge >= CLEAR_FELT for c in cands)
     for quad in [] if clear else _lattice_quads(image):
         if _seen(quad, tried):
             continue
         cands.append(_candidate(image, quad))
-        if cands[-1].sure:
+        if _taken_on_sight(image, cands[-1]):
             return cands[-1].fit
     if not cands:
         raise reason or BoardNotFound("no board in the image")
     best = max(cands, key=lambda c: c.strength)
     centre = best.start.mean(axis=0)
-    for factor in RESCALE:
+    for factor in RESCALE:  # guesses: ranked with the rest, never taken on sight
         quad = centre + (best.start - centre) * factor
-        if _seen(quad, tried):
-            continue
-        cands.append(_candidate(image, quad))
-        if cands[-1].sure:
-            return cands[-1].fit
+        if not _seen(quad, tried):
+            cands.append(_candidate(image, quad))
     fitting = [c for c in cands if c.fits]
     if fitting:
-        return _checked(image, max(fitting, key=lambda c: c.rank), cands)
+        return _checked(image, _best_fitting(image, fitting), cands)
     outlined = [c for c in cands if c.outlined]
     if outlined:
         return _checked(image, max(outlined, key=lambda c: c.edge), cands)
@@ -217,18 +215,27 @@ def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
     return best.fit
 
 
-def _squares_doubt(image: np.ndarray, h: np.ndarray) -> float | None:
+def _taken_on_sight(image: np.ndarray, cand: _Candidate) -> bool:
+    """A sure lattice, unless the learned model doubts its squares: a lattice a
+    third larger or smaller than the board's still lands many of its lines on
+    printed lines, and a striped shade or a green table adds more."""
+    if not cand.sure:
+        return False
+    doubt = _squares_doubt(image, cand.fit.homography, cut_off=True)
+    return doubt is None or doubt < LEARNED_DOUBT
+
+
+def _squares_doubt(image: np.ndarray, h: np.ndarray, cut_off: bool = False) -> float | None:
     """How much the learned square model doubts that grid ``h``'s 64 squares are
     squares of a board (see :mod:`controller.vision.grid_check`); None without the
-    model or for a grid the picture's edge cuts."""
+    model or for a grid the picture's edge cuts, unless ``cut_off`` says to count
+    the squares outside the picture as doubted."""
     from controller.vision.grid_check import not_squares
     from controller.vision.pipeline import DISC_HEIGHT
-    from controller.vision.square_model import default_model
-
     model = default_model()
     if model is None:
         return None
-    return not_squares(image, h, DISC_HEIGHT, model, ALL_SQUARES)
+    return not_squares(image, h, DISC_HEIGHT, model, ALL_SQUARES, cut_off)
 
 
 def _recognised(image: np.ndarray, cands: list[_Candidate]) -> tuple[float, BoardFit] | None:
@@ -239,19 +246,54 @@ def _recognised(image: np.ndarray, cands: list[_Candidate]) -> tuple[float, Boar
     The least doubted such grid, with its doubt."""
     best: tuple[float, BoardFit] | None = None
     for c in sorted(cands, key=lambda c: -c.strength)[:LEARNED_TRIES]:
-        for h in (c.fit.homography, homography_from_corners(c.start)):
+        for h in _placements(image, c):
             doubt = _squares_doubt(image, h)
             if doubt is not None and doubt < LEARNED_DOUBT and (best is None or doubt < best[0]):
                 best = (doubt, BoardFit(corners_of(h), h, c.fit.score))
     return best
 
 
+def _placements(image: np.ndarray, cand: _Candidate) -> list[np.ndarray]:
+    """Grids a candidate offers: as fitted on the lines, its outline as found, and
+    each of those moved onto the discs standing on it (a felt outline cut into
+    pieces by a full board's edge discs can put a corner half a square off)."""
+    from controller.vision.disc_lattice import refine_on_discs
+    from controller.vision.pipeline import DISC_HEIGHT
+
+    grids = [cand.fit.homography, homography_from_corners(cand.start)]
+    on_discs = [refine_on_discs(image, h, DISC_HEIGHT) for h in grids]
+    return grids + [h for h in on_discs if h is not None]
+
+
+def _best_fitting(image: np.ndarray, fitting: list[_Candidate]) -> _Candidate:
+    """The fitting candidate of highest rank, less the learned model's doubt of its
+    squares where the model is there to ask: lattices a fraction of a square
+    apart, or one whose far rows took the line beyond, see about as many lines,
+    but only the right one has each disc and each patch of felt in its square.
+    The doubt is taken over the whole grid and over its most doubted edge: a grid
+    a whole square off has only that edge off the board, a glare a few squares."""
+    from controller.vision.grid_check import square_doubts
+    from controller.vision.pipeline import DISC_HEIGHT
+
+    ranked = sorted(fitting, key=lambda c: -c.rank)[:LEARNED_TRIES]
+    model = default_model()
+    if len(ranked) == 1 or model is None:
+        return ranked[0]
+
+    def judged(c: _Candidate) -> float:
+        d = square_doubts(image, c.fit.homography, DISC_HEIGHT, model).reshape(8, 8)
+        edge = max(d[0].mean(), d[-1].mean(), d[:, 0].mean(), d[:, -1].mean())
+        return c.rank - DOUBT_WEIGHT * 0.5 * (float(d.mean()) + float(edge))
+
+    return max(ranked, key=judged)
+
+
 def _checked(image: np.ndarray, chosen: _Candidate, cands: list[_Candidate]) -> BoardFit:
     """The chosen candidate, unless the learned square model doubts its squares and
     recognises another candidate's clearly (a lattice fitted a fraction of a square
     off at one corner still lies mostly on printed lines)."""
-    doubt = _squares_doubt(image, chosen.fit.homography)
-    if doubt is None or doubt < LEARNED_RECHECK:
+    doubt = _squares_doubt(image, chosen.fit.homography, cut_off=True)
+    if doubt is None or doubt < LEARNED_DOUBT:
         return chosen.fit
     other = _recognised(image, [c for c in cands if c is not chosen])
     return other[1] if other is not None and other[0] < doubt - LEARNED_MARGIN else chosen.fit

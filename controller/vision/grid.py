@@ -73,7 +73,9 @@ def _noisiness(v: np.ndarray, felt: np.ndarray) -> float:
 
 
 def _fit_lines(evidence: np.ndarray, axis: int, expected: np.ndarray) -> list[np.ndarray | None]:
-    """Fit ``pos = a + b * t`` for each expected stripe position along ``axis``."""
+    """Fit ``pos = a + b * t`` for each expected stripe position along ``axis``, to
+    the pixels of the band's straight stripe through the most evidence (a small
+    Hough vote over offset and slope) alone."""
     thr = 127.0
     # nonzero() lists pixels row by row, so transposing first sorts them by the
     # coordinate across the lines: each line's band is then one slice
@@ -81,6 +83,7 @@ def _fit_lines(evidence: np.ndarray, axis: int, expected: np.ndarray) -> list[np
         pos, t = np.nonzero(evidence.T > thr)
     else:
         pos, t = np.nonzero(evidence > thr)
+    mid = 0.5 * evidence.shape[0]
     lines: list[np.ndarray | None] = []
     for e in expected:
         a = int(np.searchsorted(pos, e - 0.25 * CELL, side="right"))
@@ -89,6 +92,8 @@ def _fit_lines(evidence: np.ndarray, axis: int, expected: np.ndarray) -> list[np
             lines.append(None)
             continue
         p, tt = pos[a:b].astype(float), t[a:b].astype(float)
+        keep = _strongest_stripe(p, tt - mid, e)
+        p, tt = p[keep], tt[keep]
         coef = None
         for _ in range(3):
             coef = _line_fit(tt, p)
@@ -105,6 +110,27 @@ def _fit_lines(evidence: np.ndarray, axis: int, expected: np.ndarray) -> list[np
         else:
             lines.append(coef)
     return lines
+
+
+#: Slopes voted over (a line's tilt in the warp): steps of 0.015, so a line between
+#: two of them ends within a pixel and a half of either over the board's length.
+SLOPES = np.linspace(-0.15, 0.15, 21)
+_SLOPE_ROWS = np.arange(len(SLOPES))[:, None]
+STRIPE = 2.0  # pixels either side of a voted line taken as its own
+
+
+def _strongest_stripe(p: np.ndarray, t: np.ndarray, e: float) -> np.ndarray:
+    """Which of the band's pixels lie on its straight stripe with the most votes."""
+    off = p[None, :] - SLOPES[:, None] * t[None, :]
+    lo = e - 0.5 * CELL
+    bins = int(CELL)
+    idx = np.clip((off - lo).astype(np.int64), 0, bins - 1) + _SLOPE_ROWS * bins
+    votes = np.bincount(idx.ravel(), minlength=len(SLOPES) * bins).reshape(len(SLOPES), bins)
+    # a stripe a few pixels wide: neighbouring offsets vote together
+    votes = votes[:, :-2] + votes[:, 1:-1] + votes[:, 2:]
+    k, j = np.unravel_index(int(np.argmax(votes)), votes.shape)
+    best = lo + j + 1.5
+    return np.abs(off[k] - best) <= STRIPE + 1.0
 
 
 def _median(x: np.ndarray) -> float:
@@ -164,15 +190,20 @@ def refine_on_grid(image: np.ndarray, h: np.ndarray, rounds: int = 8) -> tuple[n
 
     Each round fits the lines seen near where the current estimate expects them, so
     a rough outline (a steep view, a far edge squeezed into few pixels) moves only
-    part of the way per round: rounds go on until the corners stay put.
+    part of the way per round: rounds go on until the corners stay put. Each line
+    is its band's strongest straight stripe, and the crossings of a line that
+    disagrees with the others' lattice are left out: the rims of a row of discs
+    pull a fit of the whole band off the line. Locking onto lines that well also
+    fits a lattice of the wrong size to a dense pattern of lines; the board finder
+    asks the learned square model about that.
     """
     t, side = _canvas(h)
     score = 0.0
+    expected = (MARGIN + np.arange(1, 8)) * CELL
     for _ in range(rounds):
         to_canvas = t @ np.linalg.inv(h)
         warped = cv2.warpPerspective(image, to_canvas, (side, side), flags=cv2.INTER_LINEAR)
         vert, horz = line_evidence(warped)
-        expected = (MARGIN + np.arange(1, 8)) * CELL
         vl = _fit_lines(vert, 0, expected)
         hl = _fit_lines(horz, 1, expected)
         src, dst = [], []
@@ -190,9 +221,8 @@ def refine_on_grid(image: np.ndarray, h: np.ndarray, rounds: int = 8) -> tuple[n
         score = (nv + nh) / 14.0
         if nv < 3 or nh < 3:
             return h, score
-        src_a = np.array(src, np.float64)
-        dst_a = np.array(dst, np.float64)
-        canvas_h, _ = cv2.findHomography(src_a, dst_a, 0)
+        canvas_h, _ = cv2.findHomography(np.array(src, np.float64), np.array(dst, np.float64),
+                                         cv2.RANSAC, AGREE * CELL)
         if canvas_h is None:
             return h, score
         new_h = np.linalg.inv(to_canvas) @ canvas_h
@@ -202,6 +232,9 @@ def refine_on_grid(image: np.ndarray, h: np.ndarray, rounds: int = 8) -> tuple[n
         if moved < SETTLED * _square_px(h):
             break
     return h, score
+
+
+AGREE = 0.1  # squares: a crossing further than this from the others' lattice is left out
 
 
 def _board_corners(h: np.ndarray) -> np.ndarray:

@@ -27,22 +27,42 @@ BETTER_BY = 4 / 28
 PLAINLY_ON = 0.15
 #: The squares of the board's outer ring: a grid a square off differs from the right
 #: one there (one edge on the frame, the other short of it), not in the middle.
+ALL_SQUARES = np.arange(64)
 RING = np.array([sq for sq in range(64) if min(sq % 8, sq // 8) == 0 or max(sq % 8, sq // 8) == 7])
 
 
 def not_squares(image: np.ndarray, h: np.ndarray, disc_height: float,
-                model: SquareModel, squares: np.ndarray = RING) -> float | None:
+                model: SquareModel, squares: np.ndarray = RING,
+                cut_off_doubted: bool = False) -> float | None:
     """Mean probability that a square of grid ``h`` (of its outer ring unless
-    ``squares`` says otherwise) is not a square of the board,
-    or None when part of the grid lies outside the picture (a cut-off board is
-    placed by :mod:`controller.vision.partial` instead)."""
+    ``squares`` says otherwise) is not a square of the board.
+
+    None when part of the grid lies outside the picture (a cut-off board is placed
+    by :mod:`controller.vision.partial` instead); with ``cut_off_doubted``, a square
+    outside counts as wholly doubted instead, so that a grid hanging off the
+    picture is never preferred for the squares it does not show.
+    """
+    doubts = square_doubts(image, h, disc_height, model, squares, cut_off_doubted)
+    return None if doubts is None else float(doubts.mean())
+
+
+def square_doubts(image: np.ndarray, h: np.ndarray, disc_height: float,
+                  model: SquareModel, squares: np.ndarray = ALL_SQUARES,
+                  cut_off_doubted: bool = True) -> np.ndarray | None:
+    """Per square of ``squares``, the probability that it is not a square of the
+    board (see :func:`not_squares`)."""
     size = (image.shape[1], image.shape[0])
     layout = make_layout(h, size, disc_height)
-    if layout.outside.any():
+    outside = layout.outside[squares]
+    if outside.any() and not cut_off_doubted:
         return None
-    canvas = smoothed(warp_to_canvas(image, layout))  # as the reader sees it
-    p = model.probabilities(patches(canvas, patch_index(layout), squares))
-    return float(p[:, OTHER].mean())
+    doubts = np.ones(len(squares))
+    inside = squares[~outside]
+    if len(inside):
+        canvas = smoothed(warp_to_canvas(image, layout))  # as the reader sees it
+        p = model.probabilities(patches(canvas, patch_index(layout), inside))
+        doubts[~outside] = p[:, OTHER]
+    return doubts
 
 
 def settle_whole_squares(image: np.ndarray, h: np.ndarray, disc_height: float,
