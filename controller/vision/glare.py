@@ -135,6 +135,31 @@ def ring_dark(lay: Layout, grey: np.ndarray) -> np.ndarray:
     return np.partition(ring, k, axis=1)[:, k].astype(np.float64)
 
 
+def _even_where_bright(lay: Layout, grey: np.ndarray, felt: np.ndarray, squares: np.ndarray,
+                       limit: np.ndarray, disc_grey: np.ndarray) -> np.ndarray:
+    """Whether each square's top, looked at where its bright part is rather than
+    where the grid puts it, is even after all: a white disc placed a quarter of a
+    square off shows its edge in the top's pattern, while a reflection on a black
+    disc is uneven wherever it is looked at."""
+    out = np.zeros(len(squares), bool)
+    side = lay.side
+    for k, sq in enumerate(squares):
+        window = lay.square[sq]
+        bright = window[grey[window] > 0.5 * disc_grey[k]]
+        if len(bright) < 4:
+            continue
+        top = lay.top[sq]
+        dy = int(round(float(np.mean(bright // side)) - float(np.mean(top // side))))
+        dx = int(round(float(np.mean(bright % side)) - float(np.mean(top % side))))
+        if dx == 0 and dy == 0:
+            continue
+        moved = np.clip(top + dy * side + dx, 0, side * side - 1)[None, :]
+        tg, tk = grey[moved], ~felt[moved]
+        spread = low_percentile(tg, tk, 0.9) - low_percentile(tg, tk, 0.1)
+        out[k] = bool(spread[0] <= limit[k])
+    return out
+
+
 def glare_flags(
     lay: Layout, cut: float, m: Measures, felt: np.ndarray, grey: np.ndarray,
     white: tuple[float, float] | None,
@@ -160,7 +185,10 @@ def glare_flags(
         spread = low_percentile(grey[sub], sk, 0.9) - low_percentile(grey[sub], sk, 0.1)
         felt_spread = float(np.nanpercentile(spread, 25)) if np.isfinite(spread).any() else 20.0
         limit = UNEVEN_TOP * m.disc_grey[idx] + 1.5 * felt_spread
-        glare[idx[top_spread > limit]] = True
+        uneven = top_spread > limit
+        uneven[uneven] = ~_even_where_bright(lay, grey, felt, idx[uneven], limit[uneven],
+                                             m.disc_grey[idx[uneven]])
+        glare[idx[uneven]] = True
     # a white disc ends in an edge: somewhere round it (the felt, the gaps between
     # it and its neighbours, its own shade) the picture is far darker than its top.
     # A lamp's reflection fades out slowly, so all round a glare spot, or a black
