@@ -62,7 +62,6 @@ def refine_on_discs(image: np.ndarray, h: np.ndarray, disc_height: float,
     w = int(SEARCH * CELL)
     ys, xs = np.mgrid[0:8, 0:8]
     centres = np.stack([xs.ravel(), ys.ravel()], axis=1) + 0.5
-    moved_ok = False
     pose = make_layout(h, size, disc_height).pose  # held: each round's estimate jitters
     for _ in range(rounds):
         layout = make_layout(h, size, disc_height, pose)
@@ -97,6 +96,5 @@ def refine_on_discs(image: np.ndarray, h: np.ndarray, disc_height: float,
         moved = float(np.abs(corners_of(new_h) - corners_of(h)).max())
         h = new_h
         if moved < SETTLED * square_px:
-            moved_ok = True
-            break
-    return h if moved_ok else None
+            return h
+    return None  # still moving: the discs do not settle on one lattice

@@ -27,6 +27,7 @@ from controller.vision.finder_felt import (
     green_mask_hsv,
 )
 from controller.vision.geometry import corners_of, homography_from_corners, upright_order
+from controller.vision.grid_check import ALL_SQUARES, not_squares, square_doubts
 from controller.vision.square_model import default_model
 
 __all__ = [
@@ -58,7 +59,6 @@ LEARNED_DOUBT = 0.3
 LEARNED_TRIES = 4  # the strongest candidates asked
 DOUBT_WEIGHT = 1.0  # rank given up for each unit of the model's doubt
 LEARNED_MARGIN = 0.25  # how much less another grid must be doubted to replace a doubted one
-ALL_SQUARES = np.arange(64)
 
 
 @dataclass(frozen=True)
@@ -199,7 +199,8 @@ def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
             cands.append(_candidate(image, quad))
     fitting = [c for c in cands if c.fits]
     if fitting:
-        return _checked(image, _best_fitting(image, fitting), cands)
+        chosen, doubt = _best_fitting(image, fitting)
+        return _checked(image, chosen, cands, doubt)
     outlined = [c for c in cands if c.outlined]
     if outlined:
         return _checked(image, max(outlined, key=lambda c: c.edge), cands)
@@ -230,8 +231,8 @@ def _squares_doubt(image: np.ndarray, h: np.ndarray, cut_off: bool = False) -> f
     squares of a board (see :mod:`controller.vision.grid_check`); None without the
     model or for a grid the picture's edge cuts, unless ``cut_off`` says to count
     the squares outside the picture as doubted."""
-    from controller.vision.grid_check import not_squares
     from controller.vision.pipeline import DISC_HEIGHT
+
     model = default_model()
     if model is None:
         return None
@@ -265,34 +266,39 @@ def _placements(image: np.ndarray, cand: _Candidate) -> list[np.ndarray]:
     return grids + [h for h in on_discs if h is not None]
 
 
-def _best_fitting(image: np.ndarray, fitting: list[_Candidate]) -> _Candidate:
+def _best_fitting(image: np.ndarray,
+                  fitting: list[_Candidate]) -> tuple[_Candidate, float | None]:
     """The fitting candidate of highest rank, less the learned model's doubt of its
     squares where the model is there to ask: lattices a fraction of a square
     apart, or one whose far rows took the line beyond, see about as many lines,
     but only the right one has each disc and each patch of felt in its square.
     The doubt is taken over the whole grid and over its most doubted edge: a grid
-    a whole square off has only that edge off the board, a glare a few squares."""
-    from controller.vision.grid_check import square_doubts
+    a whole square off has only that edge off the board, a glare a few squares.
+    Returns the candidate with its doubt over the whole grid (None: not asked)."""
     from controller.vision.pipeline import DISC_HEIGHT
 
     ranked = sorted(fitting, key=lambda c: -c.rank)[:LEARNED_TRIES]
     model = default_model()
     if len(ranked) == 1 or model is None:
-        return ranked[0]
-
-    def judged(c: _Candidate) -> float:
+        return ranked[0], None
+    judged = []
+    for c in ranked:
         d = square_doubts(image, c.fit.homography, DISC_HEIGHT, model).reshape(8, 8)
         edge = max(d[0].mean(), d[-1].mean(), d[:, 0].mean(), d[:, -1].mean())
-        return c.rank - DOUBT_WEIGHT * 0.5 * (float(d.mean()) + float(edge))
+        whole = float(d.mean())
+        judged.append((c.rank - DOUBT_WEIGHT * 0.5 * (whole + float(edge)), c, whole))
+    _, best, doubt = max(judged, key=lambda j: j[0])
+    return best, doubt
 
-    return max(ranked, key=judged)
 
-
-def _checked(image: np.ndarray, chosen: _Candidate, cands: list[_Candidate]) -> BoardFit:
+def _checked(image: np.ndarray, chosen: _Candidate, cands: list[_Candidate],
+             doubt: float | None = None) -> BoardFit:
     """The chosen candidate, unless the learned square model doubts its squares and
     recognises another candidate's clearly (a lattice fitted a fraction of a square
-    off at one corner still lies mostly on printed lines)."""
-    doubt = _squares_doubt(image, chosen.fit.homography, cut_off=True)
+    off at one corner still lies mostly on printed lines). ``doubt``: the chosen
+    grid's, when already worked out."""
+    if doubt is None:
+        doubt = _squares_doubt(image, chosen.fit.homography, cut_off=True)
     if doubt is None or doubt < LEARNED_DOUBT:
         return chosen.fit
     other = _recognised(image, [c for c in cands if c is not chosen])

@@ -135,6 +135,12 @@ def ring_dark(lay: Layout, grey: np.ndarray) -> np.ndarray:
     return np.partition(ring, k, axis=1)[:, k].astype(np.float64)
 
 
+def _spread(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Per row, the 90th less the 10th percentile of ``values`` where ``keep``:
+    how unevenly a patch is lit, beyond a few odd pixels."""
+    return low_percentile(values, keep, 0.9) - low_percentile(values, keep, 0.1)
+
+
 def _even_where_bright(lay: Layout, grey: np.ndarray, felt: np.ndarray, squares: np.ndarray,
                        limit: np.ndarray, disc_grey: np.ndarray) -> np.ndarray:
     """Whether each square's top, looked at where its bright part is rather than
@@ -154,9 +160,7 @@ def _even_where_bright(lay: Layout, grey: np.ndarray, felt: np.ndarray, squares:
         if dx == 0 and dy == 0:
             continue
         moved = np.clip(top + dy * side + dx, 0, side * side - 1)[None, :]
-        tg, tk = grey[moved], ~felt[moved]
-        spread = low_percentile(tg, tk, 0.9) - low_percentile(tg, tk, 0.1)
-        out[k] = bool(spread[0] <= limit[k])
+        out[k] = bool(_spread(grey[moved], ~felt[moved])[0] <= limit[k])
     return out
 
 
@@ -178,11 +182,10 @@ def glare_flags(
     # glare over a black disc lights it unevenly; a white disc's top is even
     idx = np.flatnonzero(whitish)
     if len(idx):
-        tg, tk = grey[lay.top[idx]], ~felt[lay.top[idx]]
-        top_spread = low_percentile(tg, tk, 0.9) - low_percentile(tg, tk, 0.1)
+        top_spread = _spread(grey[lay.top[idx]], ~felt[lay.top[idx]])
         sub = lay.square[:, ::2]  # the felt's noise and texture, typical over the board
         sk = felt[sub]
-        spread = low_percentile(grey[sub], sk, 0.9) - low_percentile(grey[sub], sk, 0.1)
+        spread = _spread(grey[sub], sk)
         felt_spread = float(np.nanpercentile(spread, 25)) if np.isfinite(spread).any() else 20.0
         limit = UNEVEN_TOP * m.disc_grey[idx] + 1.5 * felt_spread
         uneven = top_spread > limit

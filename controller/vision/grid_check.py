@@ -25,9 +25,9 @@ BETTER_BY = 4 / 28
 #: Doubt under which the found grid's ring is plainly on the board: a grid a square
 #: off has a whole edge of 8 of the 28 ring squares on the frame or the table.
 PLAINLY_ON = 0.15
+ALL_SQUARES = np.arange(64)
 #: The squares of the board's outer ring: a grid a square off differs from the right
 #: one there (one edge on the frame, the other short of it), not in the middle.
-ALL_SQUARES = np.arange(64)
 RING = np.array([sq for sq in range(64) if min(sq % 8, sq // 8) == 0 or max(sq % 8, sq // 8) == 7])
 
 
