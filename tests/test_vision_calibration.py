@@ -130,3 +130,18 @@ def test_white_discs_tinted_like_the_felt_are_told_apart_from_it():
     assert max(felt[reader.layout.top[i]].mean() for i in (27, 36)) < 0.3
     empties = [i for i in range(64) if START_BOARD[i] == "-"]
     assert sum(fit.reading.board[i] == "-" for i in empties) >= 56
+
+
+def test_black_discs_brighter_than_a_dark_felt_still_fit_the_levels():
+    # a dark, greyish felt under a warm cast, the lamp mirrored in the disc tops: the
+    # black discs come out brighter than the felt, but far darker than the white ones
+    scene = Scene(tilt_deg=13, rotation_deg=28, board_style="recessed", frame_style="black",
+                  light=0.75, light_gradient=0.5, noise=0.05, jpeg_quality=33,
+                  board_fraction=0.83, view_from_deg=180, table="light", warmth=0.8,
+                  felt_tone=0.68, felt_grey=0.19, cast=(1.1, 0.87, 0.88), sheen=0.4)
+    for seed in (1, 3):
+        r = render(START_BOARD, scene, seed=seed)
+        fit = _fit(r, r.image)
+        assert fit.mismatches == [] and fit.setup.model.fitted, seed
+        assert fit.unmeasured == [] and fit.setup.model.black_log > 0.3  # above the felt
+        assert [fit.reading.board[i] for i in (27, 28, 35, 36)] == ["O", "X", "X", "O"]

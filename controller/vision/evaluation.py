@@ -18,7 +18,8 @@ from controller.position import Position
 from controller.vision.geometry import corners_of, homography_from_corners
 from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
-from controller.vision.startfit import START_BOARD, StartFit, fit_start_position
+from controller.vision.startfit import START_BOARD, StartFit
+from controller.vision.startsearch import fit_on_start
 
 #: Distance of the shifted discs this suite renders, in squares. The reader reports a
 #: disc as shifted from 0.4 of a square (0.29-0.4 reads '?'); real players leave
@@ -72,12 +73,16 @@ def shifts_with_room(board: str, rng: np.random.Generator) -> dict[int, tuple[fl
 
 def align_to_truth(setup: CameraSetup, truth_corners: np.ndarray) -> CameraSetup:
     """Relabel a found board's corners to the renderer's a1 (what ``--a1`` tells)."""
-    found = corners_of(setup.homography)
+    return replace(setup, homography=aligned_grid(setup.homography, truth_corners))
+
+
+def aligned_grid(h: np.ndarray, truth_corners: np.ndarray) -> np.ndarray:
+    """Grid ``h`` relabelled so that its corners are nearest the truth's, in order."""
+    found = corners_of(h)
     t = np.asarray(truth_corners, dtype=np.float64)
     candidates = [np.roll(found, -k, axis=0) for k in range(4)]
     candidates += [np.roll(found[::-1], -k, axis=0) for k in range(4)]
-    best = min(candidates, key=lambda c: float(np.abs(c - t).max()))
-    return replace(setup, homography=homography_from_corners(best))
+    return homography_from_corners(min(candidates, key=lambda c: float(np.abs(c - t).max())))
 
 
 def corner_error(setup: CameraSetup, truth_corners: np.ndarray) -> float:
@@ -113,11 +118,9 @@ def start_fit(scene: object, seed: int) -> StartFit | None:
 
     start = render(START_BOARD, replace(scene, hand=False), seed=seed)  # type: ignore[type-var]
     try:
-        found = auto_setup(start.image)
+        return fit_on_start(start.image, lambda h: aligned_grid(h, start.corners))
     except BoardNotFound:
         return None
-    setup = align_to_truth(found, start.corners)
-    return fit_start_position(setup, start.image, a1_fixed=True)
 
 
 @dataclass

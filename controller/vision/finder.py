@@ -12,11 +12,13 @@ it, not by one threshold on one cue.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from controller.vision.cv import cv2
+from controller.vision.finder_edges import edge_felt, felt_share, nudge_onto_board
 from controller.vision.finder_felt import (
     WORK_SIZE,
     BoardNotFound,
@@ -125,9 +127,9 @@ def _candidate(image: np.ndarray, quad: np.ndarray) -> _Candidate:
     score, off = grid_coverages(image, h, (0.0, 0.5))
     net = score - off
     share, _ = lattice_fit(image, h)
-    inside, outside = _edge_felt(image, h)
+    inside, outside = edge_felt(image, h)
     edge = float((inside - outside).min())
-    felt = _felt_share(image, h)
+    felt = felt_share(image, h)
     ring = apply_homography(h, np.array([[-1, -1], [9, -1], [9, 9], [-1, 9]], float))
     height, width = image.shape[:2]
     framed = bool(((ring >= 0) & (ring <= (width - 1, height - 1))).all())
@@ -167,36 +169,15 @@ def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
         q = coarse_quads(image, "hue")[0]
         h = homography_from_corners(q)
         return BoardFit(corners_of(h), h, 0.0)
-    reason: BoardNotFound | None = None
-    cands: list[_Candidate] = []
-    tried: list[np.ndarray] = []
-    for cue in ("hue", "chroma"):
-        try:
-            quads = coarse_quads(image, cue)
-        except BoardNotFound as exc:
-            reason = reason or exc
-            continue
-        for quad in quads:
-            if _seen(quad, tried):
-                continue
-            cands.append(_candidate(image, quad))
-            if _taken_on_sight(image, cands[-1]):
-                return cands[-1].fit
-    clear = any(c.fits and c.edge >= CLEAR_FELT for c in cands)
-    for quad in [] if clear else _lattice_quads(image):
-        if _seen(quad, tried):
-            continue
-        cands.append(_candidate(image, quad))
-        if _taken_on_sight(image, cands[-1]):
-            return cands[-1].fit
+    search = _Search(image)
+    for cand in search.outlines():
+        if _taken_on_sight(image, cand):
+            return cand.fit
+    cands = search.cands
     if not cands:
-        raise reason or BoardNotFound("no board in the image")
-    best = max(cands, key=lambda c: c.strength)
-    centre = best.start.mean(axis=0)
-    for factor in RESCALE:  # guesses: ranked with the rest, never taken on sight
-        quad = centre + (best.start - centre) * factor
-        if not _seen(quad, tried):
-            cands.append(_candidate(image, quad))
+        raise search.reason or BoardNotFound("no board in the image")
+    for _ in search.rescaled():
+        pass
     fitting = [c for c in cands if c.fits]
     if fitting:
         chosen, doubt = _best_fitting(image, fitting)
@@ -214,6 +195,66 @@ def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
             f"(only {100 * best.fit.score:.0f}% of the grid lines visible)"
         )
     return best.fit
+
+
+class _Search:
+    """The outlines one image offers, in the order the cues give them, each tried
+    once: the felt's outline by hue, then by chroma, then (unless a fitting felt
+    outline has clear edges) windows of the grid lattice; and, on request, the
+    strongest of those grown and shrunk."""
+
+    def __init__(self, image: np.ndarray) -> None:
+        self.image = image
+        self.cands: list[_Candidate] = []
+        self.reason: BoardNotFound | None = None
+        self._tried: list[np.ndarray] = []
+
+    def outlines(self) -> Iterator[_Candidate]:
+        for cue in ("hue", "chroma"):
+            try:
+                quads = coarse_quads(self.image, cue)
+            except BoardNotFound as exc:
+                self.reason = self.reason or exc
+                continue
+            yield from self._tried_on(quads)
+        if not any(c.fits and c.edge >= CLEAR_FELT for c in self.cands):
+            yield from self._tried_on(_lattice_quads(self.image))
+
+    def rescaled(self) -> Iterator[_Candidate]:
+        """Guesses, for a glare or a shadow that cut the felt's outline short or
+        merged it with the frame: ranked with the rest, never taken on sight."""
+        best = max(self.cands, key=lambda c: c.strength)
+        centre = best.start.mean(axis=0)
+        yield from self._tried_on([centre + (best.start - centre) * f for f in RESCALE])
+
+    def _tried_on(self, quads: list[np.ndarray]) -> Iterator[_Candidate]:
+        for quad in quads:
+            if not _seen(quad, self._tried):
+                self.cands.append(_candidate(self.image, quad))
+                yield self.cands[-1]
+
+
+def board_grids(image: np.ndarray) -> list[np.ndarray]:
+    """Every grid the finder's cues offer, the learned model's least doubted first
+    (all of them when it is not there): for a caller that can tell the right one
+    by what it knows stands on the board, such as the start position."""
+    search = _Search(image)
+    for _ in search.outlines():
+        pass
+    if not search.cands:
+        return []
+    for _ in search.rescaled():
+        pass
+    grids = [h for c in sorted(search.cands, key=lambda c: -c.rank)
+             for h in (c.fit.homography, homography_from_corners(c.start))]
+    model = default_model()
+    if model is None:
+        return grids
+    from controller.vision.pipeline import DISC_HEIGHT
+
+    doubts = [not_squares(image, h, DISC_HEIGHT, model, ALL_SQUARES, True) for h in grids]
+    order = sorted(range(len(grids)), key=lambda k: doubts[k] if doubts[k] is not None else 1.0)
+    return [grids[k] for k in order]
 
 
 def _taken_on_sight(image: np.ndarray, cand: _Candidate) -> bool:
@@ -328,60 +369,3 @@ def _seen(quad: np.ndarray, tried: list[np.ndarray]) -> bool:
         return True
     tried.append(quad)
     return False
-
-
-EDGE_BARE = 0.1  # felt share of a grid's edge strip that says it lies off the board ...
-EDGE_BEYOND = 0.3  # ... when past the opposite edge this much felt says the board goes on
-
-
-def _edge_felt(image: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Felt share of the one-square strips just inside and just outside each edge
-    (top, right, bottom, left in board coordinates)."""
-    from controller.vision.colour import ColourModel
-
-    cell = 12
-    t = np.array([[cell, 0, cell], [0, cell, cell], [0, 0, 1]], float)
-    side = 10 * cell
-    warped = cv2.warpPerspective(image, t @ np.linalg.inv(h), (side, side))
-    hsv = cv2.cvtColor(warped, cv2.COLOR_BGR2HSV)
-    felt = ColourModel().felt(hsv).astype(np.float32)
-    inner = felt[cell:-cell, cell:-cell]
-    inside = np.array([inner[:cell].mean(), inner[:, -cell:].mean(),
-                       inner[-cell:].mean(), inner[:, :cell].mean()])
-    mid = slice(cell, side - cell)
-    outside = np.array([felt[:cell, mid].mean(), felt[mid, -cell:].mean(),
-                        felt[-cell:, mid].mean(), felt[mid, :cell].mean()])
-    return inside, outside
-
-
-def _felt_share(image: np.ndarray, h: np.ndarray) -> float:
-    """Share of the playing area showing felt: even a full board shows it between
-    the discs, while a striped disc tray or a slatted table shows none."""
-    from controller.vision.colour import ColourModel
-
-    cell = 12
-    t = np.array([[cell, 0, 0], [0, cell, 0], [0, 0, 1]], float)
-    warped = cv2.warpPerspective(image, t @ np.linalg.inv(h), (8 * cell, 8 * cell))
-    return float(ColourModel().felt(cv2.cvtColor(warped, cv2.COLOR_BGR2HSV)).mean())
-
-
-def nudge_onto_board(image: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """Move a grid that lies a whole row or column off the board back onto it.
-
-    Off by a whole square, every grid line still falls on a printed line, so the
-    grid fits as well as the right one; but the strip along one edge then shows no
-    felt at all while the felt goes on past the opposite edge.
-    """
-    steps = {0: (0, 1), 1: (-1, 0), 2: (0, -1), 3: (1, 0)}  # bare edge -> shift (x, y)
-    for _ in range(2):
-        inside, outside = _edge_felt(image, h)
-        moved = False
-        for e in range(4):
-            if inside[e] < EDGE_BARE and outside[(e + 2) % 4] > EDGE_BEYOND:
-                dx, dy = steps[e]
-                h = h @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
-                moved = True
-                break
-        if not moved:
-            break
-    return h

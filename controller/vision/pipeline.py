@@ -173,12 +173,25 @@ def auto_setup(
     model: ColourModel | None = None,
 ) -> CameraSetup:
     """A set-up estimated from one image (corners optional, a1 as named or upright)."""
-    fit = locate(image, corners)
-    h = fit.homography
-    if corners is None:  # a grid the user placed is theirs; a found one is checked
-        h = settle_whole_squares(image, h, DISC_HEIGHT, default_model())
-    if a1 is not None and corners is None:
+    if corners is not None:  # a grid the user placed is theirs
+        fit = locate(image, corners)
+        return setup_on_grid(image, fit.homography, model, fit.score)
+    h, score = found_grid(image)
+    if a1 is not None:
         h = homography_from_corners(place_a1(corners_of(h), a1))  # the checked grid
+    return setup_on_grid(image, h, model, score)
+
+
+def found_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The finder's grid, checked a whole square either way, and its lattice score."""
+    fit = locate(image)
+    return settle_whole_squares(image, fit.homography, DISC_HEIGHT, default_model()), fit.score
+
+
+def setup_on_grid(image: np.ndarray, h: np.ndarray, model: ColourModel | None = None,
+                  score: float = 0.0) -> CameraSetup:
+    """The set-up for grid ``h``, its colours estimated from the image: what a
+    grid chosen on other evidence than the finder's needs to be read with."""
     model = model or ColourModel()
     size = (image.shape[1], image.shape[0])
     dh = DISC_HEIGHT
@@ -189,7 +202,7 @@ def auto_setup(
     model = estimate_balance(reader, image)
     reader = SquareReader(h, size, model, dh, layout=reader.layout, learned=False)
     model = tune_colours(reader, image)
-    setup = CameraSetup(size, h, dh, model, fit.score)
+    setup = CameraSetup(size, h, dh, model, score)
     setup.disc_bias = estimate_disc_bias(setup.reader(learned=False), image)
     return setup
 

@@ -12,13 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-import numpy as np
-
 from controller.observation import Observation
-from controller.vision.geometry import corners_of, homography_from_corners
-from controller.vision.pipeline import auto_setup
+from controller.vision.evaluation import aligned_grid
 from controller.vision.setup import CameraSetup
-from controller.vision.startfit import START_BOARD, fit_start_position
+from controller.vision.startfit import START_BOARD
+from controller.vision.startsearch import fit_on_start
 
 
 def default_scene() -> object:
@@ -32,21 +30,13 @@ def default_scene() -> object:
     )
 
 
-def oriented_like(setup: CameraSetup, truth_corners: np.ndarray) -> CameraSetup:
-    """Relabel the found corners so a1 is where the scene put it (what ``--a1`` says)."""
-    found = corners_of(setup.homography)
-    best = min(range(4), key=lambda k: np.abs(np.roll(found, -k, axis=0) - truth_corners).max())
-    h = homography_from_corners(np.roll(found, -best, axis=0))
-    return replace(setup, homography=h)
-
-
 def calibrate_synthetic(scene: object, seed: int = 0) -> CameraSetup:
-    """Calibrate on a rendered start position, as a user would before a game."""
+    """Calibrate on a rendered start position, as a user would before a game (a1
+    given where the scene put it, as ``--a1`` would)."""
     from controller.vision.synth import render
 
     start = render(START_BOARD, replace(scene, hand=False), seed=seed)  # type: ignore[type-var]
-    setup = oriented_like(auto_setup(start.image), np.asarray(start.corners, dtype=np.float64))
-    return fit_start_position(setup, start.image, a1_fixed=True).setup
+    return fit_on_start(start.image, lambda h: aligned_grid(h, start.corners)).setup
 
 
 def observations_via_camera(

@@ -211,10 +211,10 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
     """Black and white levels from the start discs that a lamp does not wash out.
 
     Glare only ever brightens: a black disc much brighter than the other is under
-    it and left out, and a black disc not darker than the felt is no measure of
-    black at all. A white disc's own highlights are the disc, so it is measured on
-    all its pixels when the reader called it glare. Discs with something foreign
-    over them are left out.
+    it and left out, and a black disc neither darker than the felt nor clearly
+    darker than the white discs is no measure of black at all. A white disc's own
+    highlights are the disc, so it is measured on all its pixels when the reader
+    called it glare. Discs with something foreign over them are left out.
     """
     from controller.vision.reading import FOREIGN_SQUARE
 
@@ -222,10 +222,16 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
     white_own = _disc_levels(reader, canvas, r, WHITE_QUANTILE, clipped_out=False)
     glare = r.glare if r.glare is not None else np.zeros(64, bool)
     seen = {i: r.foreign[i] <= FOREIGN_SQUARE for i in (*WHITE_START, *BLACK_START)}
+    white_seen = [r.log_ratio[i] if np.isfinite(r.log_ratio[i]) else white_own[i]
+                  for i in WHITE_START if seen[i]]
+    white_seen = [float(v) for v in white_seen if np.isfinite(v) and v > MIN_WHITE]
+    # on a dark felt a black disc's sheen takes it above the felt: darker than the
+    # white discs by a clear gap is then black enough
+    ceiling = max(MAX_BLACK, min(white_seen, default=MAX_BLACK) - MIN_LEVEL_GAP)
     blacks, lit = {}, []
     for i in BLACK_START:
         v = r.log_ratio[i] if np.isfinite(r.log_ratio[i]) and not glare[i] else black_own[i]
-        if seen[i] and np.isfinite(v) and v < MAX_BLACK:
+        if seen[i] and np.isfinite(v) and v < ceiling:
             blacks[i] = float(v)
         elif seen[i]:
             lit.append(i)  # clipped or brighter than a black disc: a lamp's reflection

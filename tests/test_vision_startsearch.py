@@ -1,0 +1,84 @@
+"""Calibration's board search: when the finder's grid does not show the start
+position, the grid that does is found among the others the cues offer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.camera import calibrate_image
+from controller.vision import startsearch
+from controller.vision.evaluation import aligned_grid, corner_error
+from controller.vision.finder import BoardNotFound
+from controller.vision.geometry import homography_from_corners
+from controller.vision.startfit import START_BOARD
+from controller.vision.synth import Rendered, Scene, render
+
+SCENE = Scene(tilt_deg=20, rotation_deg=-8, light=0.9, view_from_deg=200)
+
+
+@pytest.fixture(scope="module")
+def start() -> Rendered:
+    return render(START_BOARD, SCENE, seed=11)
+
+
+def _shifted(h: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    return h @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+
+
+def _half_board(r: Rendered) -> np.ndarray:
+    """The grid over the board's first four rows only (a glare cut the felt there)."""
+    c = r.corners
+    return homography_from_corners(np.array([c[0], c[1], (c[1] + c[2]) / 2, (c[0] + c[3]) / 2]))
+
+
+def _finder_says(monkeypatch: pytest.MonkeyPatch, h: np.ndarray | None) -> None:
+    def found(image: np.ndarray) -> tuple[np.ndarray, float]:
+        if h is None:
+            raise BoardNotFound("no board in the image")
+        return h, 0.0
+
+    monkeypatch.setattr(startsearch, "found_grid", found)
+
+
+def _to_truth(r: Rendered) -> startsearch.Orient:
+    return lambda h: aligned_grid(h, r.corners)
+
+
+@pytest.mark.parametrize("wrong", ["one square off", "half the board"])
+def test_a_finder_grid_that_misreads_the_start_gives_way_to_one_that_reads_it(
+        start, monkeypatch, wrong):
+    bad = _shifted(start.homography, 1, 0) if wrong == "one square off" else _half_board(start)
+    _finder_says(monkeypatch, bad)
+    fit = startsearch.fit_on_start(start.image, _to_truth(start))
+    assert fit.mismatches == [] and fit.setup.model.fitted
+    assert corner_error(fit.setup, start.corners) < 0.25
+
+
+def test_a_board_the_finder_gave_up_on_is_still_found_by_its_start_position(start, monkeypatch):
+    _finder_says(monkeypatch, None)
+    fit = startsearch.fit_on_start(start.image, _to_truth(start))
+    assert fit.mismatches == []
+    assert corner_error(fit.setup, start.corners) < 0.25
+
+
+def test_with_no_grid_reading_the_start_the_finders_contradictions_are_kept(monkeypatch):
+    board = START_BOARD[:27] + "X" + START_BOARD[28:]  # d4 black: not the start position
+    r = render(board, SCENE, seed=11)
+    fit = startsearch.fit_on_start(r.image, _to_truth(r))
+    assert 27 in fit.mismatches
+    assert corner_error(fit.setup, r.corners) < 0.25  # the finder's grid, named to the user
+    _finder_says(monkeypatch, None)
+    with pytest.raises(BoardNotFound):  # nothing reads the start: the finder's reason
+        startsearch.fit_on_start(r.image, _to_truth(r))
+
+
+def test_calibration_uses_the_search_and_keeps_the_users_a1(start, monkeypatch):
+    _finder_says(monkeypatch, _shifted(start.homography, 0, -1))
+    result = calibrate_image(start.image, a1="top-left")
+    assert result.calibration.start_position_ok
+    assert not any(w.startswith("calibration refused") for w in result.warnings)
+    corners = result.calibration.setup.homography @ np.array([0.0, 0.0, 1.0])
+    a1 = corners[:2] / corners[2]
+    picture = np.array(start.image.shape[1::-1], float)
+    assert a1[0] < picture[0] / 2 and a1[1] < picture[1] / 2  # a1 stays where the user said
