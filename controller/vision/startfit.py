@@ -226,7 +226,8 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
                   for i in WHITE_START if seen[i]]
     white_seen = [float(v) for v in white_seen if np.isfinite(v) and v > MIN_WHITE]
     # on a dark felt a black disc's sheen takes it above the felt: darker than the
-    # white discs by a clear gap is then black enough
+    # white discs by a clear gap, and agreeing with the other black disc, is then
+    # black enough
     ceiling = max(MAX_BLACK, min(white_seen, default=MAX_BLACK) - MIN_LEVEL_GAP)
     blacks, lit = {}, []
     for i in BLACK_START:
@@ -239,6 +240,9 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
         brighter = max(blacks, key=blacks.__getitem__)
         del blacks[brighter]
         lit.append(brighter)
+    if len(blacks) == 1 and max(blacks.values()) >= MAX_BLACK:  # sheen or a lamp: one
+        lit += list(blacks)  # disc alone cannot tell, two that agree can
+        blacks = {}
     floor = max(blacks.values()) + MIN_LEVEL_GAP if blacks else MIN_WHITE
     whites = {}
     for i in WHITE_START:
