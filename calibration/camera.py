@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -18,17 +19,11 @@ import numpy as np
 from controller.errors import KaeshiError
 from controller.squares import square_name
 from controller.vision.finder import BoardNotFound
-from controller.vision.geometry import (
-    a1_place,
-    corners_of,
-    homography_from_corners,
-    place_a1,
-    upright_order,
-)
+from controller.vision.geometry import a1_place, corners_of, grid_with_a1
 from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
 from controller.vision.startfit import StartFit, fit_start_position
-from controller.vision.startsearch import Orient, fit_on_start
+from controller.vision.startsearch import fit_on_start
 
 FORMAT = "kaeshi-camera-calibration"
 VERSION = 1
@@ -115,7 +110,7 @@ def calibrate_image(
         if corners is not None:  # the user's grid is theirs: nothing else is tried
             fit = fit_start_position(auto_setup(image, corners=corners), image, a1_fixed=True)
         else:
-            fit = fit_on_start(image, None if a1 is None else _a1_at(a1))
+            fit = fit_on_start(image, None if a1 is None else partial(grid_with_a1, a1=a1))
     except BoardNotFound as exc:
         hint = picture_hint(image)
         raise BoardNotFound(f"{exc}{'; ' + hint if hint else ''}") from None
@@ -170,11 +165,6 @@ def calibrate_image(
         setup=fit.setup, source=source, start_position_ok=not fit.mismatches
     )
     return CalibrationResult(cal, fit, warnings)
-
-
-def _a1_at(a1: str) -> Orient:
-    """Turns a found grid so that a1 is the image corner the user named."""
-    return lambda h: homography_from_corners(place_a1(upright_order(corners_of(h)), a1))
 
 
 def _names(squares: list[int], most: int = 12) -> str:

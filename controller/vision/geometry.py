@@ -69,6 +69,11 @@ def place_a1(upright: np.ndarray, a1: str) -> np.ndarray:
     return np.roll(np.asarray(upright).reshape(4, 2), -k, axis=0)
 
 
+def grid_with_a1(h: np.ndarray, a1: str) -> np.ndarray:
+    """Board homography ``h`` relabelled so that a1 is the named image corner."""
+    return homography_from_corners(place_a1(upright_order(corners_of(h)), a1))
+
+
 def a1_place(h: np.ndarray) -> str:
     """Which image corner (as ``--a1`` names them) the homography puts a1 at."""
     corners = corners_of(h)

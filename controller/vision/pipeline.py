@@ -14,11 +14,7 @@ import numpy as np
 from controller.vision.colour import ColourModel, balanced_on
 from controller.vision.cv import cv2
 from controller.vision.finder import BoardFit, find_board
-from controller.vision.geometry import (
-    corners_of,
-    homography_from_corners,
-    place_a1,
-)
+from controller.vision.geometry import corners_of, grid_with_a1, homography_from_corners
 from controller.vision.grid import refine_on_grid
 from controller.vision.grid_check import settle_whole_squares
 from controller.vision.reader import CORNER_FELT, SquareReader
@@ -178,7 +174,7 @@ def auto_setup(
         return setup_on_grid(image, fit.homography, model, fit.score)
     h, score = found_grid(image)
     if a1 is not None:
-        h = homography_from_corners(place_a1(corners_of(h), a1))  # the checked grid
+        h = grid_with_a1(h, a1)  # the checked grid
     return setup_on_grid(image, h, model, score)
 
 

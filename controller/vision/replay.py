@@ -10,13 +10,11 @@ be trusted with a whole game.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 from controller.observation import Observation
-from controller.vision.evaluation import aligned_grid
+from controller.vision.evaluation import start_fit
+from controller.vision.finder import BoardNotFound
 from controller.vision.setup import CameraSetup
-from controller.vision.startfit import START_BOARD
-from controller.vision.startsearch import fit_on_start
 
 
 def default_scene() -> object:
@@ -33,10 +31,10 @@ def default_scene() -> object:
 def calibrate_synthetic(scene: object, seed: int = 0) -> CameraSetup:
     """Calibrate on a rendered start position, as a user would before a game (a1
     given where the scene put it, as ``--a1`` would)."""
-    from controller.vision.synth import render
-
-    start = render(START_BOARD, replace(scene, hand=False), seed=seed)  # type: ignore[type-var]
-    return fit_on_start(start.image, lambda h: aligned_grid(h, start.corners)).setup
+    fit = start_fit(scene, seed)
+    if fit is None:
+        raise BoardNotFound("no board found in the rendered start position")
+    return fit.setup
 
 
 def observations_via_camera(

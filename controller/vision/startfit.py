@@ -222,13 +222,15 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
     white_own = _disc_levels(reader, canvas, r, WHITE_QUANTILE, clipped_out=False)
     glare = r.glare if r.glare is not None else np.zeros(64, bool)
     seen = {i: r.foreign[i] <= FOREIGN_SQUARE for i in (*WHITE_START, *BLACK_START)}
-    white_seen = [r.log_ratio[i] if np.isfinite(r.log_ratio[i]) else white_own[i]
-                  for i in WHITE_START if seen[i]]
-    white_seen = [float(v) for v in white_seen if np.isfinite(v) and v > MIN_WHITE]
+    white_seen = {}  # the white discs' levels, before the black ones set their floor
+    for i in WHITE_START:
+        v = r.log_ratio[i] if np.isfinite(r.log_ratio[i]) else white_own[i]
+        if seen[i] and np.isfinite(v) and v > MIN_WHITE:
+            white_seen[i] = float(v)
     # on a dark felt a black disc's sheen takes it above the felt: darker than the
     # white discs by a clear gap, and agreeing with the other black disc, is then
     # black enough
-    ceiling = max(MAX_BLACK, min(white_seen, default=MAX_BLACK) - MIN_LEVEL_GAP)
+    ceiling = max(MAX_BLACK, min(white_seen.values(), default=MAX_BLACK) - MIN_LEVEL_GAP)
     blacks, lit = {}, []
     for i in BLACK_START:
         v = r.log_ratio[i] if np.isfinite(r.log_ratio[i]) and not glare[i] else black_own[i]
@@ -244,11 +246,7 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
         lit += list(blacks)  # disc alone cannot tell, two that agree can
         blacks = {}
     floor = max(blacks.values()) + MIN_LEVEL_GAP if blacks else MIN_WHITE
-    whites = {}
-    for i in WHITE_START:
-        v = r.log_ratio[i] if np.isfinite(r.log_ratio[i]) else white_own[i]
-        if seen[i] and np.isfinite(v) and v > max(MIN_WHITE, floor):
-            whites[i] = float(v)
+    whites = {i: v for i, v in white_seen.items() if v > floor}
     return _Levels(
         black=float(np.mean(list(blacks.values()))) if blacks else None,
         white=float(np.mean(list(whites.values()))) if whites else None,
