@@ -136,7 +136,7 @@ def estimate_balance(
     model = reader.model
     canvas = reader.warp(image)
     felt, grey, _ = model.masks(canvas)
-    r = reader.read_canvas(canvas)
+    r = reader.measure_canvas(canvas)
     lay = reader.layout
     disc = (np.maximum(r.felt_top, r.felt_base) <= 0.3) & np.isfinite(r.log_ratio)
     disc &= r.felt_corners >= CORNER_FELT
@@ -152,7 +152,7 @@ def estimate_balance(
 
 def tune_colours(reader: SquareReader, image: np.ndarray) -> ColourModel:
     """Set black/white brightness levels from the discs on this image, if it shows both."""
-    r = reader.read(image)
+    r = reader.measure_canvas(reader.warp(image))
     disc = np.maximum(r.felt_top, r.felt_base) < 0.3
     disc &= ~reader.layout.outside  # past the picture's edge: black, but no disc
     split = two_clusters(r.log_ratio[disc])
@@ -203,10 +203,14 @@ def setup_on_grid(image: np.ndarray, h: np.ndarray, model: ColourModel | None = 
     return setup
 
 
+#: Discs located to measure the bias: its median is as steady from these as from all.
+BIAS_DISCS = 16
+
+
 def estimate_disc_bias(reader: SquareReader, image: np.ndarray) -> tuple[float, float]:
     """The median offset of the discs on the board: what the grid and height model
     leave unexplained, common to all discs, and so not a shifted disc."""
-    offs = reader.disc_offsets(image)
+    offs = reader.disc_offsets(image, BIAS_DISCS)
     ok = np.isfinite(offs).all(axis=1)
     if ok.sum() < 4:
         return (0.0, 0.0)

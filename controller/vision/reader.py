@@ -9,6 +9,7 @@ neither felt nor disc (a hand, a sleeve) is in the square.
 from __future__ import annotations
 
 from dataclasses import astuple, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -76,6 +77,19 @@ SHIFT_COVERED = 0.25  # a disc off centre leaves felt in a pattern; both below t
 SHIFT_EMPTY_BASE = 0.95  # a base pattern this clear of disc cannot belong to a shifted disc
 GREY_TINT = 5.0  # green lead (see glare.py) beyond which a grey top is not judged as a disc
 
+class _FirstLook(NamedTuple):
+    """A frame's measures and plain verdicts, with what settling the rest needs."""
+
+    reading: Reading
+    tint: np.ndarray  # per square: a grey top's green lead (see glare.py)
+    felt: np.ndarray  # per canvas pixel
+    grey: np.ndarray  # per canvas pixel
+    flat: np.ndarray  # the smoothed canvas's pixels, BGR
+    tint_ref: tuple[float, float] | None  # the plain white discs' tint
+    smoothed: np.ndarray  # the smoothed canvas
+    foreign: np.ndarray  # per square: share of neither felt nor disc
+
+
 class SquareReader:
     """Reads frames of one fixed camera set-up (board homography and image size)."""
 
@@ -117,6 +131,23 @@ class SquareReader:
         return self.read_canvas(canvas)
 
     def read_canvas(self, canvas: np.ndarray) -> Reading:
+        look = self._first_look(canvas)
+        reading = self._judge_greys(look.reading, look.tint)
+        reading = self._resolve_uncentred(reading, look.felt, look.grey, look.flat, look.tint_ref)
+        return second_opinion(reading, look.smoothed, look.foreign, self.layout, self._patches,
+                              self.square_model)
+
+    def measure_canvas(self, canvas: np.ndarray) -> Reading:
+        """The squares' measures, and verdicts on the plainly empty or covered ones.
+
+        What a set-up's colour estimates use (felt fractions and disc brightness) is
+        all measured here; the search for discs off centre, the greys judged against
+        the frame's own discs and the learned model only settle the remaining
+        squares' verdicts, and cost as much again.
+        """
+        return self._first_look(canvas).reading
+
+    def _first_look(self, canvas: np.ndarray) -> _FirstLook:
         lay, model = self.layout, self.model
         sharp = canvas
         canvas = smoothed(canvas)
@@ -166,10 +197,7 @@ class SquareReader:
         why = np.array(reading.reasons)
         why[(why == OCCLUDED) & washed_out & (foreign_frac <= FOREIGN_SQUARE)] = GLARE
         reading = replace(reading, glare=glare, reasons=tuple(why))
-        reading = self._judge_greys(reading, m.tint)
-        reading = self._resolve_uncentred(reading, felt, grey, flat, ref_any)
-        return second_opinion(reading, canvas, foreign_frac, self.layout, self._patches,
-                              self.square_model)
+        return _FirstLook(reading, m.tint, felt, grey, flat, ref_any, canvas, foreign_frac)
 
     def _judge_greys(self, r: Reading, tint: np.ndarray) -> Reading:
         """Centred discs between the colour model's levels that this frame's own plain
@@ -193,18 +221,19 @@ class SquareReader:
         return replace(r, board="".join(chars), reasons=tuple(why),
                        confidence=np.where(grey, 0.55, r.confidence))
 
-    def disc_offsets(self, image: np.ndarray) -> np.ndarray:
+    def disc_offsets(self, image: np.ndarray, most: int = 64) -> np.ndarray:
         """(64, 2) where each clearly covered square's disc stands relative to its
-        centre (nan elsewhere); used once per set-up to measure systematic bias."""
+        centre (nan elsewhere), for at most ``most`` discs spread over the board;
+        used once per set-up to measure systematic bias, which the plainly covered
+        squares show as well as any."""
         canvas = self.warp(image)
         felt, _, _ = self.model.masks(canvas)
-        r = self.read_canvas(canvas)
+        r = self.measure_canvas(canvas)
         lay = self.layout
         fmap = fit_map(felt.reshape(lay.side, lay.side))
         out = np.full((64, 2), np.nan)
-        for sq in range(64):
-            if r.board[sq] not in "XOxo":
-                continue
+        covered = np.flatnonzero(np.isin(np.array(list(r.board)), ["X", "O"]))
+        for sq in covered[:: max(1, -(-len(covered) // most))]:
             expected = lay.centres[sq] + lay.offsets[sq] * CELL
             fit = locate_disc(fmap, expected, lay.offsets[sq])
             if fit is not None:
