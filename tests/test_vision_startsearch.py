@@ -82,3 +82,24 @@ def test_calibration_uses_the_search_and_keeps_the_users_a1(start, monkeypatch):
     a1 = corners[:2] / corners[2]
     picture = np.array(start.image.shape[1::-1], float)
     assert a1[0] < picture[0] / 2 and a1[1] < picture[1] / 2  # a1 stays where the user said
+
+
+def _past_the_picture(r: Rendered) -> np.ndarray:
+    """A grid of squares larger than the picture's half, centred on it: every square
+    hangs past an edge, while the white start discs' tops still land on felt."""
+    height, width = r.image.shape[:2]
+    centre = np.array([width / 2, height / 2])
+    return homography_from_corners(centre + 200 * np.array([[-4, -4], [4, -4], [4, 4], [-4, 4]]))
+
+
+def test_a_grid_hanging_past_the_picture_is_unread_not_an_error(start):
+    fit = startsearch._fit(start.image, _past_the_picture(start), None)
+    assert len(fit.unknown) >= 60  # a fit that reads next to nothing, not an IndexError
+
+
+def test_a_finder_grid_that_reads_nothing_gives_way_to_one_that_reads_the_start(
+        start, monkeypatch):
+    _finder_says(monkeypatch, _past_the_picture(start))
+    fit = startsearch.fit_on_start(start.image, _to_truth(start))
+    assert fit.mismatches == [] and len(fit.unknown) <= startsearch.MAX_UNREAD
+    assert corner_error(fit.setup, start.corners) < 0.25

@@ -155,7 +155,7 @@ def _white_apart_from_felt(reader: SquareReader, canvas: np.ndarray) -> ColourMo
     empties = [i for i in range(64) if START_BOARD[i] == "-" and not lay.outside[i]]
     corner_px = lay.corners[empties].ravel()
     on_felt = corner_px[felt[corner_px]]
-    if len(on_felt) < 0.5 * len(corner_px):
+    if not len(on_felt) or len(on_felt) < 0.5 * len(corner_px):  # none: all outside
         return model
     floor = float(np.quantile(sat[on_felt], 0.05))
     if floor - white < 2 * SAT_MARGIN:

@@ -23,7 +23,7 @@ from controller.vision.startfit import StartFit, fit_start_position
 
 #: Grids tried after the finder's own choice; each costs a start fit (tens of ms).
 MAX_TRIES = 12
-#: A grid the finder did not choose must read nearly every square: one whose squares
+#: A grid must read nearly every square to be taken at once: one whose squares
 #: mostly read ``?`` contradicts nothing, but shows no start position either.
 MAX_UNREAD = 8
 
@@ -46,15 +46,22 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None) -> StartFit:
         missing = exc
     else:
         first = _fit(image, h, orient)
-        if not first.mismatches:
+        if _shows_start(first):
             return first
     for h in board_grids(image)[:MAX_TRIES]:
         fit = _fit(image, h, orient)
-        if not fit.mismatches and len(fit.unknown) <= MAX_UNREAD:
+        if _shows_start(fit):
             return fit
     if first is None:
         raise missing
     return first
+
+
+def _shows_start(fit: StartFit) -> bool:
+    """Reads the start position, on nearly every square: the finder's grid with
+    most squares unread (glare, a grid hanging past the picture) contradicts
+    nothing either, but is kept only when no other grid shows more."""
+    return not fit.mismatches and len(fit.unknown) <= MAX_UNREAD
 
 
 def _fit(image: np.ndarray, h: np.ndarray, orient: Orient | None) -> StartFit:
