@@ -16,10 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
+from calibration.advice import UNREAD_ADVICE, picture_hint, too_dim, what_to_change
 from controller.errors import KaeshiError
 from controller.squares import square_name
 from controller.vision.finder import BoardNotFound
-from controller.vision.geometry import a1_place, corners_of, grid_with_a1
+from controller.vision.geometry import a1_place, grid_with_a1
 from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
 from controller.vision.startfit import StartFit, fit_start_position
@@ -117,10 +118,17 @@ def calibrate_image(
     warnings = []
     if fit.mismatches:
         warnings.append(
-            f"calibration refused: {len(fit.mismatches)} squares do not read as the start "
-            f"position ({_names(fit.mismatches)}). Set up the start position (white d4, e5; "
+            f"calibration refused: {len(fit.mismatches)} "
+            f"{'square does' if len(fit.mismatches) == 1 else 'squares do'} not read as the "
+            f"start position ({_names(fit.mismatches)}). Set up the start position (white d4, e5; "
             "black e4, d5), check the picture, and calibrate again."
         )
+        extra = [i for i in fit.mismatches if fit.reading.board[i] in "XOxo"]
+        if extra and len(extra) == len(fit.mismatches):  # the start discs themselves read
+            warnings.append(
+                f"{_names(extra)} read as a disc where the start position has none: take "
+                "any disc off, or move the lamp if its light falls there"
+            )
     if fit.short_edges:
         warnings.append(
             "the felt goes on past the grid's " + " and ".join(fit.short_edges)
@@ -152,9 +160,8 @@ def calibrate_image(
             f"read ({_names(fit.unknown)}): glare, a shadow or something over the board; "
             "they will read as ? while that lasts"
         )
-    dim = bool(_light_hint(image)) or float(np.median(fit.reading.felt_grey)) < DARK_FELT
     if (fit.mismatches or not fit.setup.model.fitted or len(fit.unknown) >= UNREAD_ADVICE
-            or dim):  # a calibration that worked in the dark still says so: play is harder
+            or too_dim(image, fit)):  # one that worked in the dark says so: play is harder
         warnings += what_to_change(image, fit)
     if not fixed:
         warnings.append(
@@ -171,112 +178,3 @@ def _names(squares: list[int], most: int = 12) -> str:
     """Square names, the first ``most`` of them and how many more."""
     more = "" if len(squares) <= most else f" and {len(squares) - most} more"
     return ", ".join(square_name(i) for i in squares[:most]) + more
-
-
-UNREAD_ADVICE = 8  # unread squares at calibration from which the user is told what to change
-DARK = 30  # grey level (of 255) below which a picture is too dark to read discs well
-DARK_FELT = 20  # ... and of the felt itself, where the discs are judged against it
-BRIGHT_FELT = 215  # the felt this bright is washed out: too much light or exposure
-
-
-def picture_hint(image: np.ndarray) -> str:
-    """What is wrong with a picture in which no board was found, if it shows."""
-    light = _light_hint(image)
-    if light:
-        return light
-    sides = _felt_at_borders(image)
-    if sides:
-        corner = _CORNER_OF.get(frozenset(sides))
-        where = (f"the board's {corner} corner seems to be outside the picture" if corner
-                 else "the board seems to go on past the picture's "
-                 + " and ".join(sides) + " edge" + ("s" if len(sides) > 1 else ""))
-        return where + ": move or turn the camera (or zoom out) so that the whole board shows"
-    return ""
-
-
-def _light_hint(image: np.ndarray) -> str:
-    """Too dark or washed out, with the picture's brightness; else ''."""
-    grey = float(np.mean(image)) if image is not None and image.size else 0.0
-    if grey < DARK:
-        return (f"the picture is too dark (average brightness {grey:.0f} of 255): "
-                "switch on a lamp over the board or raise the camera's exposure")
-    if grey > 235:
-        return (f"the picture is washed out (average brightness {grey:.0f} of 255): "
-                "lower the camera's exposure")
-    return ""
-
-
-BORDER_FELT = 0.08  # share of a picture's edge that felt must reach to be cut off there
-FELT_AREA = 0.03  # share of the picture the felt must cover to be taken for the board
-_CORNER_OF = {frozenset(("top", "left")): "upper-left", frozenset(("top", "right")): "upper-right",
-              frozenset(("bottom", "right")): "lower-right",
-              frozenset(("bottom", "left")): "lower-left"}
-
-
-def _felt_at_borders(image: np.ndarray) -> list[str]:
-    """The picture's edges that the largest felt-coloured area runs into."""
-    from controller.vision.cv import cv2
-    from controller.vision.finder import green_mask_hsv
-
-    if image is None or image.ndim != 3 or min(image.shape[:2]) < 16:
-        return []
-    small = cv2.resize(image, (160, max(2, round(160 * image.shape[0] / image.shape[1]))),
-                       interpolation=cv2.INTER_AREA)
-    mask = green_mask_hsv(cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if n <= 1:
-        return []
-    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    if stats[best, cv2.CC_STAT_AREA] < FELT_AREA * mask.size:
-        return []
-    board = labels == best
-    edges = {"top": board[0], "bottom": board[-1], "left": board[:, 0], "right": board[:, -1]}
-    return [name for name, line in edges.items() if line.mean() > BORDER_FELT]
-
-
-def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
-    """What the user should change when the start position could not be fitted.
-
-    Each reason seen gets one sentence: corners of the board outside the picture,
-    too little or too much light, a lamp's reflection, something over the board.
-    """
-    out = []
-    h, w = image.shape[:2]
-    for name, (x, y) in zip(CORNER_NAMES, _by_image_corner(corners_of(fit.setup.homography)),
-                            strict=True):
-        if not (0 <= x < w and 0 <= y < h):
-            out.append(f"the board's {name} corner is outside the picture: move or turn "
-                       "the camera (or zoom out) so that the whole board shows")
-    felt = float(np.median(fit.reading.felt_grey))
-    hint = _light_hint(image)
-    if hint:
-        out.append(hint)
-    elif felt < DARK_FELT:
-        out.append(f"too dark: the felt shows only {felt:.0f} of 255 grey levels; switch on a "
-                   "lamp over the board or raise the camera's exposure")
-    elif felt > BRIGHT_FELT:
-        out.append(f"too bright: the felt shows {felt:.0f} of 255 grey levels; lower the "
-                   "camera's exposure or dim the lamp")
-    reasons = fit.reading.reasons or ("",) * 64
-    for why, advice in (("glare", "a lamp's reflection washes out {}: move the lamp or tilt "
-                         "the camera so that the reflection leaves the board"),
-                        ("occluded", "something covers {}: clear the board and keep hands "
-                         "out of the picture")):
-        squares = [square_name(i) for i, r in enumerate(reasons) if r == why]
-        if why == "occluded" and (felt < DARK_FELT or hint):
-            continue  # in the dark, felt that cannot be told is no hand
-        if len(squares) >= 2 or (squares and any(
-                square_name(i) in squares for i in (27, 28, 35, 36))):
-            names = ", ".join(squares[:8]) + (" ..." if len(squares) > 8 else "")
-            out.append(advice.format(names))
-    return out
-
-
-CORNER_NAMES = ("upper-left", "upper-right", "lower-right", "lower-left")
-
-
-def _by_image_corner(corners: np.ndarray) -> np.ndarray:
-    """The board's corners in the order of ``CORNER_NAMES``, as seen in the image."""
-    from controller.vision.geometry import upright_order
-
-    return upright_order(corners)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.camera import calibrate_image, picture_hint
+from calibration.advice import picture_hint
+from calibration.camera import calibrate_image
 from controller.vision.cv import cv2
 from controller.vision.evaluation import align_to_truth
 from controller.vision.finder import BoardNotFound

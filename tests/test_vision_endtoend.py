@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from calibration.camera import calibrate_image, picture_hint, what_to_change
+from calibration.advice import picture_hint, what_to_change
+from calibration.camera import calibrate_image
 from controller import cli
 from controller.vision.cv import write_image
 from controller.vision.evaluation import (

@@ -1,0 +1,174 @@
+"""What to change when a calibration picture shows no board, or not the start position.
+
+A refusal alone leaves the user guessing; each cause the picture shows gets one
+sentence naming it and what to do: too little or too much light, a lamp's
+reflection on the board, felt-green surroundings that hide the board's outline, a
+corner outside the picture, something over the board.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.squares import square_name
+from controller.vision.cv import cv2
+from controller.vision.finder import green_mask_hsv
+from controller.vision.geometry import corners_of, upright_order
+from controller.vision.startfit import StartFit
+
+UNREAD_ADVICE = 8  # unread squares at calibration from which the user is told what to change
+DARK = 30  # grey level (of 255) below which a picture is too dark to read discs well
+DARK_FELT = 20  # ... and of the felt itself, where the discs are judged against it
+BRIGHT_FELT = 215  # the felt this bright is washed out: too much light or exposure
+BORDER_FELT = 0.08  # share of a picture's edge that felt must reach to be cut off there
+FELT_AREA = 0.03  # share of the picture the felt must cover to be taken for the board
+SOME_FELT = 0.005  # ... and to look for a reflection beside it (a reflection cuts it up)
+#: A lamp's reflection: a patch this bright in every channel (no colour: not the felt) ...
+REFLECTION_GREY = 200
+#: ... as large as this share of the felt seen (a white start disc is under 1 %), on
+#: the felt or beside it (the felt's box, half as wide again on each side: a
+#: reflection cuts the felt up, so it may lie at the edge of the largest piece)
+REFLECTION_SHARE = 0.02
+RING_FELT = 0.25  # share of felt round the patch: it lies on the board
+SMALL_WIDTH = 160  # the picture is judged at this width: causes, not details
+
+CORNER_NAMES = ("upper-left", "upper-right", "lower-right", "lower-left")
+_CORNER_OF = {frozenset(("top", "left")): "upper-left", frozenset(("top", "right")): "upper-right",
+              frozenset(("bottom", "right")): "lower-right",
+              frozenset(("bottom", "left")): "lower-left"}
+
+
+def picture_hint(image: np.ndarray) -> str:
+    """What is wrong with a picture in which no board was found, as far as it shows."""
+    return "; ".join(h for h in (_light_hint(image), *_picture_causes(image)) if h)
+
+
+def _picture_causes(image: np.ndarray, borders: bool = True) -> list[str]:
+    """A lamp's reflection on the board; felt running into the picture's edges."""
+    small = _small(image)
+    if small is None:
+        return []
+    felt = _felt_area(small)
+    out = [_reflection_hint(small, felt)] if felt.mean() >= SOME_FELT else []
+    if borders and felt.mean() >= FELT_AREA:
+        out.append(_border_hint(felt))
+    return [h for h in out if h]
+
+
+def _light_hint(image: np.ndarray) -> str:
+    """Too dark or washed out, with the picture's brightness; else ''."""
+    grey = float(np.mean(image)) if image is not None and image.size else 0.0
+    if grey < DARK:
+        return (f"the picture is too dark (average brightness {grey:.0f} of 255): "
+                "switch on a lamp over the board or raise the camera's exposure")
+    if grey > 235:
+        return (f"the picture is washed out (average brightness {grey:.0f} of 255): "
+                "lower the camera's exposure")
+    return ""
+
+
+def _small(image: np.ndarray) -> np.ndarray | None:
+    if image is None or image.ndim != 3 or min(image.shape[:2]) < 16:
+        return None
+    height = max(2, round(SMALL_WIDTH * image.shape[0] / image.shape[1]))
+    return cv2.resize(image, (SMALL_WIDTH, height), interpolation=cv2.INTER_AREA)
+
+
+def _felt_area(small: np.ndarray) -> np.ndarray:
+    """The largest felt-coloured area (a mask; empty if there is none)."""
+    mask = green_mask_hsv(cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n <= 1:
+        return np.zeros(mask.shape, bool)
+    return labels == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+
+
+def _border_hint(felt: np.ndarray) -> str:
+    """The felt running into the picture's edges: a corner outside the picture, or,
+    when it reaches two opposite edges, surroundings as green as the felt."""
+    edges = {"top": felt[0], "bottom": felt[-1], "left": felt[:, 0], "right": felt[:, -1]}
+    sides = [name for name, line in edges.items() if line.mean() > BORDER_FELT]
+    if not sides:
+        return ""
+    if {"top", "bottom"} <= set(sides) or {"left", "right"} <= set(sides):
+        return ("green reaches across the whole picture: if it is the table or the wall "
+                "behind, the board's outline cannot be told from it; put the board on a "
+                "surface of another colour or give its corners with --corners (if it is "
+                "the board, move the camera back so that the whole board shows)")
+    corner = _CORNER_OF.get(frozenset(sides))
+    where = (f"the board's {corner} corner seems to be outside the picture" if corner
+             else "the board seems to go on past the picture's "
+             + " and ".join(sides) + " edge" + ("s" if len(sides) > 1 else ""))
+    return where + ": move or turn the camera (or zoom out) so that the whole board shows"
+
+
+def _reflection_hint(small: np.ndarray, felt: np.ndarray) -> str:
+    """A lamp's reflection on or at the edge of the felt: bright in every channel,
+    one patch larger than a white disc, and clear of the picture's edges (a pale
+    table or a window runs into them)."""
+    ys, xs = np.nonzero(felt)
+    h, w = felt.shape
+    dx, dy = (xs.max() - xs.min()) // 2 + 1, (ys.max() - ys.min()) // 2 + 1
+    bright = (small.min(axis=2) >= REFLECTION_GREY).astype(np.uint8)
+    n, labels, stats, centres = cv2.connectedComponentsWithStats(bright, connectivity=8)
+    green = green_mask_hsv(cv2.cvtColor(small, cv2.COLOR_BGR2HSV)) > 0
+    for k in range(1, n):
+        (x, y, cw, ch, area), (cx, cy) = stats[k], centres[k]
+        clear = x > 0 and y > 0 and x + cw < w and y + ch < h
+        beside = (xs.min() - dx <= cx <= xs.max() + dx) and (ys.min() - dy <= cy <= ys.max() + dy)
+        if not (clear and beside and area >= REFLECTION_SHARE * len(xs)):
+            continue
+        # felt round it, past its soft halo: on the board, not a lamp's pool on a table
+        patch = (labels == k).astype(np.uint8)
+        reach = 2 * int(np.sqrt(area)) + 1
+        ring = (cv2.dilate(patch, np.ones((reach, reach), np.uint8)) > 0) & (patch == 0)
+        if green[ring].mean() >= RING_FELT:
+            return ("a lamp's reflection lies on the board: move the lamp or tilt the "
+                    "camera so that the reflection leaves the board")
+    return ""
+
+
+def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
+    """What the user should change when the start position could not be fitted.
+
+    Each reason seen gets one sentence: corners of the board outside the picture,
+    too little or too much light, a lamp's reflection, something over the board.
+    """
+    out = []
+    h, w = image.shape[:2]
+    for name, (x, y) in zip(CORNER_NAMES, upright_order(corners_of(fit.setup.homography)),
+                            strict=True):
+        if not (0 <= x < w and 0 <= y < h):
+            out.append(f"the board's {name} corner is outside the picture: move or turn "
+                       "the camera (or zoom out) so that the whole board shows")
+    felt = float(np.median(fit.reading.felt_grey))
+    hint = _light_hint(image)
+    if hint:
+        out.append(hint)
+    elif felt < DARK_FELT:
+        out.append(f"too dark: the felt shows only {felt:.0f} of 255 grey levels; switch on a "
+                   "lamp over the board or raise the camera's exposure")
+    elif felt > BRIGHT_FELT:
+        out.append(f"too bright: the felt shows {felt:.0f} of 255 grey levels; lower the "
+                   "camera's exposure or dim the lamp")
+    reasons = fit.reading.reasons or ("",) * 64
+    for why, advice in (("glare", "a lamp's reflection washes out {}: move the lamp or tilt "
+                         "the camera so that the reflection leaves the board"),
+                        ("occluded", "something covers {}: clear the board and keep hands "
+                         "out of the picture")):
+        squares = [square_name(i) for i, r in enumerate(reasons) if r == why]
+        if why == "occluded" and (felt < DARK_FELT or hint):
+            continue  # in the dark, felt that cannot be told is no hand
+        if len(squares) >= 2 or (squares and any(
+                square_name(i) in squares for i in (27, 28, 35, 36))):
+            names = ", ".join(squares[:8]) + (" ..." if len(squares) > 8 else "")
+            out.append(advice.format(names))
+    if not any("reflection" in line for line in out):
+        # a grid that a reflection threw off reads no glare where the reflection is
+        out += _picture_causes(image, borders=False)
+    return out
+
+
+def too_dim(image: np.ndarray, fit: StartFit) -> bool:
+    """A picture or felt this dark: a calibration that worked in it still says so."""
+    return bool(_light_hint(image)) or float(np.median(fit.reading.felt_grey)) < DARK_FELT

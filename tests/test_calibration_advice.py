@@ -1,0 +1,66 @@
+"""What a refused calibration tells the user to change: each cause the picture
+shows, named, and no cause it does not show."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.advice import picture_hint
+from calibration.camera import calibrate_image
+from controller.vision.cv import cv2
+from controller.vision.startfit import START_BOARD
+from controller.vision.synth import Scene, render
+
+TABLE = (60, 90, 120)  # a brown table, BGR
+FELT = (40, 140, 40)
+
+
+def _board_on_table(table: tuple[int, int, int] = TABLE) -> np.ndarray:
+    img = np.full((240, 320, 3), table, np.uint8)
+    img[50:190, 90:230] = FELT
+    return img
+
+
+def test_a_reflection_on_the_board_is_named():
+    img = _board_on_table()
+    cv2.circle(img, (150, 110), 18, (250, 250, 250), -1)
+    img = cv2.GaussianBlur(img, (5, 5), 0)
+    assert "reflection" in picture_hint(img)
+
+
+def test_a_lamps_pool_on_a_pale_table_or_white_discs_are_no_reflection():
+    img = _board_on_table((170, 180, 190))
+    cv2.rectangle(img, (0, 0), (60, 239), (235, 235, 235), -1)  # pale table, lit
+    cv2.circle(img, (130, 100), 6, (240, 240, 240), -1)  # two white start discs
+    cv2.circle(img, (150, 120), 6, (240, 240, 240), -1)
+    assert "reflection" not in picture_hint(img)
+    lit_table = _board_on_table((150, 160, 170))
+    cv2.circle(lit_table, (285, 40), 20, (245, 245, 245), -1)  # off the board, on the table
+    assert "reflection" not in picture_hint(cv2.GaussianBlur(lit_table, (9, 9), 0))
+
+
+def test_green_all_round_is_named_as_such_not_as_a_board_past_every_edge():
+    img = np.full((240, 320, 3), (70, 120, 70), np.uint8)  # a greenish cloth
+    img[50:190, 90:230] = FELT
+    hint = picture_hint(img)
+    assert "green reaches across the whole picture" in hint
+    assert "outside the picture" not in hint and "go on past" not in hint
+
+
+def test_a_rendered_lamp_reflection_is_named(tmp_path):
+    glare = Scene(glare=True, light=1.2, table="wood")
+    named = [s for s in range(6) if "reflection" in picture_hint(
+        render(START_BOARD, glare, seed=s).image)]
+    plain = [s for s in range(6) if "reflection" in picture_hint(
+        render(START_BOARD, Scene(table="wood"), seed=s).image)]
+    assert len(named) >= 3 and plain == []
+
+
+def test_a_disc_where_the_start_has_none_is_named_with_what_to_do():
+    board = START_BOARD[:63] + "O"  # a white disc left on h8
+    r = render(board, Scene(tilt_deg=10), seed=4)
+    result = calibrate_image(r.image, corners=r.corners)
+    assert not result.calibration.start_position_ok
+    assert any(w.startswith("calibration refused: 1 square does not") for w in result.warnings)
+    assert any(w.startswith("h8 read as a disc where the start position has none")
+               for w in result.warnings), result.warnings
