@@ -48,8 +48,9 @@ def _picture_causes(image: np.ndarray, borders: bool = True) -> list[str]:
     small = _small(image)
     if small is None:
         return []
-    felt = _felt_area(small)
-    out = [_reflection_hint(small, felt)] if felt.mean() >= SOME_FELT else []
+    green = green_mask_hsv(cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
+    felt = _largest(green)
+    out = [_reflection_hint(small, felt, green > 0)] if felt.mean() >= SOME_FELT else []
     if borders and felt.mean() >= FELT_AREA:
         out.append(_border_hint(felt))
     return [h for h in out if h]
@@ -74,9 +75,8 @@ def _small(image: np.ndarray) -> np.ndarray | None:
     return cv2.resize(image, (SMALL_WIDTH, height), interpolation=cv2.INTER_AREA)
 
 
-def _felt_area(small: np.ndarray) -> np.ndarray:
-    """The largest felt-coloured area (a mask; empty if there is none)."""
-    mask = green_mask_hsv(cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
+def _largest(mask: np.ndarray) -> np.ndarray:
+    """The largest felt-coloured area of ``mask`` (empty if there is none)."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if n <= 1:
         return np.zeros(mask.shape, bool)
@@ -102,7 +102,7 @@ def _border_hint(felt: np.ndarray) -> str:
     return where + ": move or turn the camera (or zoom out) so that the whole board shows"
 
 
-def _reflection_hint(small: np.ndarray, felt: np.ndarray) -> str:
+def _reflection_hint(small: np.ndarray, felt: np.ndarray, green: np.ndarray) -> str:
     """A lamp's reflection on or at the edge of the felt: bright in every channel,
     one patch larger than a white disc, and clear of the picture's edges (a pale
     table or a window runs into them)."""
@@ -111,7 +111,6 @@ def _reflection_hint(small: np.ndarray, felt: np.ndarray) -> str:
     dx, dy = (xs.max() - xs.min()) // 2 + 1, (ys.max() - ys.min()) // 2 + 1
     bright = (small.min(axis=2) >= REFLECTION_GREY).astype(np.uint8)
     n, labels, stats, centres = cv2.connectedComponentsWithStats(bright, connectivity=8)
-    green = green_mask_hsv(cv2.cvtColor(small, cv2.COLOR_BGR2HSV)) > 0
     for k in range(1, n):
         (x, y, cw, ch, area), (cx, cy) = stats[k], centres[k]
         clear = x > 0 and y > 0 and x + cw < w and y + ch < h

@@ -124,7 +124,7 @@ def calibrate_image(
             "black e4, d5), check the picture, and calibrate again."
         )
         extra = [i for i in fit.mismatches if fit.reading.board[i] in "XOxo"]
-        if extra and len(extra) == len(fit.mismatches):  # the start discs themselves read
+        if extra and len(extra) == len(fit.mismatches):  # only discs too many: no grid fault
             warnings.append(
                 f"{_names(extra)} read as a disc where the start position has none: take "
                 "any disc off, or move the lamp if its light falls there"

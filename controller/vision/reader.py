@@ -77,6 +77,7 @@ SHIFT_COVERED = 0.25  # a disc off centre leaves felt in a pattern; both below t
 SHIFT_EMPTY_BASE = 0.95  # a base pattern this clear of disc cannot belong to a shifted disc
 GREY_TINT = 5.0  # green lead (see glare.py) beyond which a grey top is not judged as a disc
 
+
 class _FirstLook(NamedTuple):
     """A frame's measures and plain verdicts, with what settling the rest needs."""
 
