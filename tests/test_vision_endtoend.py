@@ -18,6 +18,7 @@ from controller.vision.evaluation import (
     load_labelled,
 )
 from controller.vision.finder import BoardNotFound, find_board
+from controller.vision.geometry import moved_by_squares
 from controller.vision.pipeline import auto_setup, two_clusters
 from controller.vision.startfit import START_BOARD, fit_start_position
 from controller.vision.synth import Scene, render
@@ -151,7 +152,7 @@ def test_a_grid_a_whole_row_off_the_board_is_moved_back(seed):
 
     r = render(BOARD, Scene(tilt_deg=10, frame_style="black", board_fraction=0.7), seed=seed)
     for dx, dy in ((0, 1), (1, 0), (0, -1), (-1, 0)):
-        off = r.homography @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+        off = moved_by_squares(r.homography, dx, dy)
         assert np.abs(corners_of(checked(off)) - r.corners).max() < 1.0
     assert np.abs(corners_of(checked(r.homography)) - r.corners).max() < 1.0
 

@@ -10,7 +10,7 @@ from calibration.camera import calibrate_image
 from controller.vision import startsearch
 from controller.vision.evaluation import aligned_grid, corner_error
 from controller.vision.finder import BoardNotFound
-from controller.vision.geometry import homography_from_corners
+from controller.vision.geometry import homography_from_corners, moved_by_squares
 from controller.vision.startfit import START_BOARD
 from controller.vision.synth import Rendered, Scene, render
 
@@ -20,10 +20,6 @@ SCENE = Scene(tilt_deg=20, rotation_deg=-8, light=0.9, view_from_deg=200)
 @pytest.fixture(scope="module")
 def start() -> Rendered:
     return render(START_BOARD, SCENE, seed=11)
-
-
-def _shifted(h: np.ndarray, dx: float, dy: float) -> np.ndarray:
-    return h @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
 
 
 def _half_board(r: Rendered) -> np.ndarray:
@@ -48,7 +44,8 @@ def _to_truth(r: Rendered) -> startsearch.Orient:
 @pytest.mark.parametrize("wrong", ["one square off", "half the board"])
 def test_a_finder_grid_that_misreads_the_start_gives_way_to_one_that_reads_it(
         start, monkeypatch, wrong):
-    bad = _shifted(start.homography, 1, 0) if wrong == "one square off" else _half_board(start)
+    bad = (moved_by_squares(start.homography, 1, 0) if wrong == "one square off"
+           else _half_board(start))
     _finder_says(monkeypatch, bad)
     fit = startsearch.fit_on_start(start.image, _to_truth(start))
     assert fit.mismatches == [] and fit.setup.model.fitted
@@ -74,7 +71,7 @@ def test_with_no_grid_reading_the_start_the_finders_contradictions_are_kept(monk
 
 
 def test_calibration_uses_the_search_and_keeps_the_users_a1(start, monkeypatch):
-    _finder_says(monkeypatch, _shifted(start.homography, 0, -1))
+    _finder_says(monkeypatch, moved_by_squares(start.homography, 0, -1))
     result = calibrate_image(start.image, a1="top-left")
     assert result.calibration.start_position_ok
     assert not any(w.startswith("calibration refused") for w in result.warnings)

@@ -247,14 +247,9 @@ def board_grids(image: np.ndarray) -> list[np.ndarray]:
         pass
     grids = [h for c in sorted(search.cands, key=lambda c: -c.rank)
              for h in (c.fit.homography, homography_from_corners(c.start))]
-    model = default_model()
-    if model is not None:
-        from controller.vision.pipeline import DISC_HEIGHT
-
-        doubts = [not_squares(image, h, DISC_HEIGHT, model, ALL_SQUARES, True) for h in grids]
-        order = sorted(range(len(grids)),
-                       key=lambda k: doubts[k] if doubts[k] is not None else 1.0)
-        grids = [grids[k] for k in order]
+    doubts = [_squares_doubt(image, h, cut_off=True) for h in grids]  # None: no model
+    order = sorted(range(len(grids)), key=lambda k: 1.0 if doubts[k] is None else doubts[k])
+    grids = [grids[k] for k in order]
     offered: list[np.ndarray] = []  # a candidate's outline is often its fitted grid:
     return [h for h in grids if not _seen(corners_of(h), offered)]  # try it once
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision.cv import cv2
+from controller.vision.geometry import moved_by_squares
 
 EDGE_BARE = 0.1  # felt share of a grid's edge strip that says it lies off the board ...
 EDGE_BEYOND = 0.3  # ... when past the opposite edge this much felt says the board goes on
@@ -60,7 +61,7 @@ def nudge_onto_board(image: np.ndarray, h: np.ndarray) -> np.ndarray:
         for e in range(4):
             if inside[e] < EDGE_BARE and outside[(e + 2) % 4] > EDGE_BEYOND:
                 dx, dy = steps[e]
-                h = h @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+                h = moved_by_squares(h, dx, dy)
                 moved = True
                 break
         if not moved:

@@ -69,6 +69,12 @@ def place_a1(upright: np.ndarray, a1: str) -> np.ndarray:
     return np.roll(np.asarray(upright).reshape(4, 2), -k, axis=0)
 
 
+def moved_by_squares(h: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    """Grid ``h`` moved ``dx`` squares along its rows and ``dy`` along its files: the
+    grid a whole square (or more) off that a lattice fits as well as the right one."""
+    return h @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+
+
 def grid_with_a1(h: np.ndarray, a1: str) -> np.ndarray:
     """Board homography ``h`` relabelled so that a1 is the named image corner."""
     return homography_from_corners(place_a1(upright_order(corners_of(h)), a1))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.vision.geometry import moved_by_squares
 from controller.vision.sampling import make_layout, smoothed, warp_to_canvas
 from controller.vision.square_model import CLASSES, SquareModel, patch_index, patches
 
@@ -77,7 +78,7 @@ def settle_whole_squares(image: np.ndarray, h: np.ndarray, disc_height: float,
     for _ in range(2):
         best = None
         for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            moved = h @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+            moved = moved_by_squares(h, dx, dy)
             there = not_squares(image, moved, disc_height, model)
             if there is not None and there < here - BETTER_BY and (
                     best is None or there < best[0]):

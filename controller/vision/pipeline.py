@@ -19,6 +19,7 @@ from controller.vision.grid import refine_on_grid
 from controller.vision.grid_check import settle_whole_squares
 from controller.vision.reader import CORNER_FELT, SquareReader
 from controller.vision.reading import Reading
+from controller.vision.sampling import make_layout
 from controller.vision.setup import CameraSetup
 from controller.vision.square_model import default_model
 
@@ -188,18 +189,17 @@ def setup_on_grid(image: np.ndarray, h: np.ndarray, model: ColourModel | None = 
                   score: float = 0.0) -> CameraSetup:
     """The set-up for grid ``h``, its colours estimated from the image: what a
     grid chosen on other evidence than the finder's needs to be read with."""
-    model = model or ColourModel()
     size = (image.shape[1], image.shape[0])
-    dh = DISC_HEIGHT
-    # the set-up's estimates need only what the rules measure
-    reader = SquareReader(h, size, model, dh, learned=False)
-    model = fit_felt(reader, image)
-    reader = SquareReader(h, size, model, dh, layout=reader.layout, learned=False)
-    model = estimate_balance(reader, image)
-    reader = SquareReader(h, size, model, dh, layout=reader.layout, learned=False)
-    model = tune_colours(reader, image)
-    setup = CameraSetup(size, h, dh, model, score)
-    setup.disc_bias = estimate_disc_bias(setup.reader(learned=False), image)
+    layout = make_layout(h, size, DISC_HEIGHT)
+
+    def rules(m: ColourModel) -> SquareReader:  # the estimates need only what rules measure
+        return SquareReader(h, size, m, DISC_HEIGHT, layout=layout, learned=False)
+
+    model = fit_felt(rules(model or ColourModel()), image)
+    model = estimate_balance(rules(model), image)
+    model = tune_colours(rules(model), image)
+    setup = CameraSetup(size, h, DISC_HEIGHT, model, score)
+    setup.disc_bias = estimate_disc_bias(rules(model), image)
     return setup
 
 

@@ -24,12 +24,10 @@ class CameraSetup:
     grid_score: float = 0.0
     disc_bias: tuple[float, float] = (0.0, 0.0)  # systematic offset of discs (squares)
 
-    def reader(self, learned: bool = True) -> SquareReader:
-        """A reader for this set-up; ``learned=False`` reads by the rules alone (the
-        set-up's own estimates need only what the rules measure)."""
+    def reader(self) -> SquareReader:
         return SquareReader(
             self.homography, self.image_size, self.model, self.disc_height,
-            disc_bias=self.disc_bias, learned=learned,
+            disc_bias=self.disc_bias,
         )
 
     def to_dict(self) -> dict[str, object]:
