@@ -121,3 +121,25 @@ def test_the_white_discs_tint_needs_enough_plain_discs():
     tops[:5] = 250  # clipped: no measure of their tint, unless every one is
     assert white_tint(tint, grey, tops, plain) is None
     assert white_tint(tint, grey, tops, plain, clipped_too=True) is not None
+
+
+@pytest.mark.parametrize("offset", [-0.2, 0.0])
+def test_a_band_of_light_over_a_corner_square_between_shadows_reads_felt(offset):
+    # blinds: the corner square's felt lit, its neighbours in shade; its own felt
+    # corners, not only the darker ones round it, say how bright felt is there
+    from controller.vision.evaluation import aligned_grid
+    from controller.vision.startfit import START_BOARD
+    from controller.vision.startsearch import fit_on_start
+
+    r = render(START_BOARD, SCENE, seed=5)
+    cx, cy = r.square_centre(63)
+    d = np.array([cx, cy]) - r.corners.mean(axis=0)
+    d /= np.linalg.norm(d)
+    px = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 8
+    ys, xs = np.mgrid[0:r.image.shape[0], 0:r.image.shape[1]]
+    along = ((xs - cx) * d[0] + (ys - cy) * d[1]) / px
+    lit = (along > offset) & (along < offset + 0.8)
+    image = (r.image * np.where(lit, 1.0, 0.45)[..., None]).astype(np.uint8)
+    fit = fit_on_start(image, lambda h: aligned_grid(h, r.corners))
+    assert fit.mismatches == []
+    assert fit.reading.board[63] == "-"

@@ -100,7 +100,9 @@ def not_too_bright(lay: Layout, felt: np.ndarray, grey: np.ndarray, white_log: f
     cnt = cf.sum(axis=1).astype(np.float64)
     level = np.where(cnt > 0, (grey[lay.corners] * cf).sum(axis=1) / np.maximum(cnt, 1), 0.0)
     own = level[cnt > 0]
-    level = neighbourhood_mean(level, cnt)
+    # a square's own felt corners, where it has them, under a shadow's or a lamp's
+    # edge that leaves its neighbours darker
+    level = np.fmax(neighbourhood_mean(level, cnt), np.where(cnt > 0, level, np.nan))
     if np.isnan(level).all():
         return felt
     # where discs spill into the corners (blur, a wide disc) and pass for felt there,
