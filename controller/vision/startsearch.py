@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from controller.vision.finder import BoardNotFound, board_grids
+from controller.vision.finder import BoardNotFound, _squares_doubt, board_grids
 from controller.vision.pipeline import found_grid, setup_on_grid
 from controller.vision.startfit import StartFit, fit_start_position
 
@@ -26,6 +26,9 @@ MAX_TRIES = 12
 #: A grid must read nearly every square to be taken at once: one whose squares
 #: mostly read ``?`` contradicts nothing, but shows no start position either.
 MAX_UNREAD = 8
+#: The learned model's doubt of a grid's squares (see :mod:`controller.vision.grid_check`)
+#: under which a grid with more squares unread is still the board's.
+CONFIRMED = 0.2
 
 #: Turns a found grid so that its a1 is the user's.
 Orient = Callable[[np.ndarray], np.ndarray]
@@ -36,10 +39,13 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None) -> StartFit:
 
     ``orient`` None: the start position decides which way round the board is (up
     to half a turn). Raises :class:`BoardNotFound` only when no grid reads the start
-    position and the finder found no board; when grids were found but none reads it,
-    the finder's is returned, its contradictions telling the user what is wrong.
+    position and the finder found no board. When no grid reads it on nearly every
+    square, the finder's grid is kept if it contradicts nothing; else a grid that
+    contradicts nothing and whose squares the learned model confirms; else the
+    finder's, its contradictions telling the user what is wrong.
     """
     first: StartFit | None = None
+    tried: list[StartFit] = []
     try:
         h, _ = found_grid(image)
     except BoardNotFound as exc:
@@ -48,13 +54,37 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None) -> StartFit:
         first = _fit(image, h, orient)
         if _shows_start(first):
             return first
+        tried.append(first)
     for h in board_grids(image)[:MAX_TRIES]:
         fit = _fit(image, h, orient)
         if _shows_start(fit):
             return fit
+        tried.append(fit)
+    if first is not None and not first.mismatches:
+        return first
+    confirmed = _recognised_start(image, tried)
+    if confirmed is not None:
+        return confirmed
     if first is None:
         raise missing
     return first
+
+
+def _recognised_start(image: np.ndarray, tried: list[StartFit]) -> StartFit | None:
+    """The grid whose squares the learned model recognises best, among those that
+    contradict the start position nowhere but leave more than ``MAX_UNREAD``
+    squares unread (a lamp's reflection over a quarter of the board): the squares
+    it does read, each a disc or felt centred in its square, confirm it when the
+    model doubts them little, which a grid a fraction of a square off, or taking
+    in the frame, does not earn. None when no grid is confirmed so."""
+    best: tuple[float, StartFit] | None = None
+    for fit in tried:
+        if fit.mismatches:
+            continue
+        doubt = _squares_doubt(image, fit.setup.homography, cut_off=True)
+        if doubt is not None and doubt < CONFIRMED and (best is None or doubt < best[0]):
+            best = (doubt, fit)
+    return None if best is None else best[1]
 
 
 def _shows_start(fit: StartFit) -> bool:
