@@ -11,8 +11,8 @@ from calibration.camera import calibrate_image
 from controller.vision.cv import cv2
 from controller.vision.evaluation import align_to_truth
 from controller.vision.finder import BoardNotFound
-from controller.vision.geometry import apply_homography
-from controller.vision.pipeline import auto_setup
+from controller.vision.geometry import apply_homography, homography_from_corners
+from controller.vision.pipeline import auto_setup, setup_on_grid
 from controller.vision.startfit import START_BOARD, fit_start_position
 from controller.vision.synth import Rendered, Scene, render
 
@@ -146,3 +146,49 @@ def test_black_discs_brighter_than_a_dark_felt_still_fit_the_levels():
         assert fit.mismatches == [] and fit.setup.model.fitted, seed
         assert fit.unmeasured == [] and fit.setup.model.black_log > 0.3  # above the felt
         assert [fit.reading.board[i] for i in (27, 28, 35, 36)] == ["O", "X", "X", "O"]
+
+
+def test_black_discs_a_dull_glossy_felt_passes_for_felt_are_told_apart_from_it():
+    # a greyish glossy felt whose sheen lifts the black discs' tops into its colour
+    # test: the black discs are far less saturated than the felt all the same
+    scene = Scene(tilt_deg=30, rotation_deg=-20, board_style="glossy", frame_style="black",
+                  felt_grey=0.5, sheen=0.5, warmth=0.47, cast=(0.9, 1.11, 0.96),
+                  noise=0.02, blur=0.6)
+    r = render(START_BOARD, scene, seed=1)
+    fit = _fit(r, r.image)
+    assert fit.mismatches == []
+    assert [fit.reading.board[i] for i in (27, 28, 35, 36)] == ["O", "X", "X", "O"]
+
+
+def _fit_on_truth(r: Rendered, image: np.ndarray) -> object:
+    """The fit on the true grid, its colours estimated from ``image`` itself."""
+    setup = setup_on_grid(image, homography_from_corners(r.corners))
+    return fit_start_position(setup, image, a1_fixed=True)
+
+
+def _white_band(r: Rendered, a: np.ndarray, b: np.ndarray, width: float,
+                blur: float = 0.3) -> np.ndarray:
+    """A clipped reflection along the line from ``a`` to ``b``, ``width`` squares wide,
+    its edge ``blur`` squares soft."""
+    side = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 8
+    img = r.image.copy()
+    cv2.line(img, tuple(int(v) for v in a), tuple(int(v) for v in b), (255, 255, 255),
+             int(width * side))
+    return cv2.GaussianBlur(img, (0, 0), blur * side)
+
+
+def test_a_reflection_washing_an_edge_white_is_not_taken_for_the_frame():
+    r = render(START_BOARD, Scene(tilt_deg=20, rotation_deg=6, light=0.45, noise=0.02,
+                                  blur=0.8, table="dark"), seed=3)
+    fit = _fit_on_truth(r, _white_band(r, r.corners[3], r.corners[2], 2.0))  # along a8-h8
+    assert [fit.reading.reasons[i] for i in range(56, 64)] == ["glare"] * 8
+    assert fit.mismatches == []
+
+
+def test_a_disc_read_on_the_edge_next_to_a_reflection_is_named_not_refused():
+    r = render(START_BOARD, Scene(tilt_deg=20, rotation_deg=6, light=0.7, noise=0.02,
+                                  blur=0.8, table="dark"), seed=3)
+    # a hard-edged reflection over f8-h8 ends on c8 like a white disc there
+    fit = _fit_on_truth(r, _white_band(r, _centre(r, 58), _centre(r, 63), 1.2, blur=0.15))
+    assert fit.reading.board[58] == "O" and fit.reading.reasons[59] == "glare"
+    assert fit.mismatches == [] and fit.stray == [58]

@@ -12,13 +12,14 @@ import numpy as np
 
 from controller.vision.cv import cv2
 from controller.vision.reader import CORNER_FELT, SquareReader
-from controller.vision.reading import Reading
+from controller.vision.reading import GLARE, Reading
 from controller.vision.sampling import CELL, MARGIN
 
 EDGES = {"a1-h1": range(0, 8), "h1-h8": range(7, 64, 8), "a8-h8": range(56, 64),
          "a1-a8": range(0, 64, 8)}
 EDGE_OFF_BOARD = 6  # squares of one edge without felt in their corners: not the board
 WASHED_TINT = 6.0  # green excess (grey levels) of corners that are felt under glare
+GLARE_OVER_FELT = 3.0  # ... or brightness, to the felt's, of corners under a reflection
 PAST_EDGE_FELT = 0.35  # felt share just outside an edge that says the board goes on there
 PAST_EDGE_CLEAR = 0.15  # ... when just outside another edge it is below this
 PAST_EDGE_DEPTH = (0.25, 0.4, 0.55, 0.7)  # squares past an edge where that felt is looked for
@@ -35,10 +36,15 @@ def edges_off_board(r: Reading, reader: SquareReader, canvas: np.ndarray) -> lis
     a scale, and the middle squares of the start position alone cannot show it.
     Squares partly outside the picture show nothing either way, and corners still
     tinted green are felt that a lamp's reflection washes out (a table or a frame
-    is not green): neither counts.
+    is not green), as are squares the reader found a reflection on whose corners
+    are three times as bright as the felt (a light frame in the same light is
+    not): none of them counts.
     """
     px = canvas.reshape(-1, 3)[reader.layout.corners].astype(np.float32).mean(axis=1)
     washed = px[:, 1] - np.maximum(px[:, 0], px[:, 2]) > WASHED_TINT
+    if r.reasons:  # a reflection: brighter than anything in the felt's light but white
+        glare = np.array([why == GLARE for why in r.reasons])
+        washed |= glare & (px.mean(axis=1) >= GLARE_OVER_FELT * float(np.nanmedian(r.felt_grey)))
     out: list[int] = []
     for edge in EDGES.values():
         bare = [i for i in edge if r.felt_corners[i] < CORNER_FELT

@@ -23,6 +23,7 @@ from controller.vision.cv import cv2
 from controller.vision.geometry import corners_of, homography_from_corners
 from controller.vision.reader import SquareReader
 from controller.vision.reading import GLARE, Reading
+from controller.vision.sampling import smoothed
 from controller.vision.setup import CameraSetup
 from controller.vision.startedges import EDGES, edges_off_board, felt_past_edges
 
@@ -36,8 +37,9 @@ BLACK_AGREE = 0.7  # log units: two black discs further apart than this, one is 
 MAX_BLACK = 0.3  # a black disc measured brighter than this (log to felt) is under glare
 MIN_WHITE = 0.2  # a white disc is brighter than the felt (log units)
 MIN_LEVEL_GAP = 0.6  # log units between the levels for them to be trusted at all
-WHITE_AS_FELT = 0.3  # felt share of a white start disc's top from which it reads as felt
-SAT_MARGIN = 12  # saturation levels that must part white discs from the felt
+DISC_AS_FELT = 0.3  # felt share of a start disc's top from which it reads as felt
+SAT_MARGIN = 12  # saturation levels that must part the start discs from the felt
+FELT_SAT_QUANTILE = 0.1  # of the empty squares' corners: the felt's (lines and blur below)
 STRAY_MAX = 2  # empty squares read as discs, away from the middle, that glare may explain
 
 
@@ -79,7 +81,7 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
             reader = setup.reader()
             canvas = reader.warp(image)
             r = reader.read_canvas(canvas)
-    model = _white_apart_from_felt(reader, canvas)
+    model = _discs_apart_from_felt(reader, canvas)
     model = _start_balance(_with(reader, model), canvas)
     if model is not setup.model:
         setup = replace(setup, model=model)
@@ -136,31 +138,34 @@ def _disc_levels(
     return out
 
 
-def _white_apart_from_felt(reader: SquareReader, canvas: np.ndarray) -> ColourModel:
-    """A felt saturation floor that leaves the white start discs out of the felt.
+def _discs_apart_from_felt(reader: SquareReader, canvas: np.ndarray) -> ColourModel:
+    """A felt saturation floor that leaves the start discs out of the felt.
 
-    Under a green or yellow cast a white disc takes on the felt's hue, and a dull
-    felt lowers the saturation floor to where such a disc passes for felt: it then
-    reads empty. The white start discs and the corners of the sixty empty squares
-    show both, and a floor between them parts them when their saturations do not
-    overlap; otherwise the model is kept.
+    Under a green or yellow cast a white disc takes on the felt's hue, and in a dim
+    room or under green light a black disc's top is a dark green; a dull felt
+    lowers the saturation floor to where such a disc passes for felt: it then reads
+    empty. Neither is as saturated as the felt itself. The four start discs and the
+    corners of the sixty empty squares show both, and a floor between them parts
+    them when their saturations do not overlap; otherwise the model is kept.
     """
     model = reader.model
+    canvas = smoothed(canvas)  # as the reader sees it: noise alone spreads the tails
     felt, _, _ = model.masks(canvas)
     lay = reader.layout
-    if max(float(felt[lay.top[i]].mean()) for i in WHITE_START) < WHITE_AS_FELT:
+    starts = (*WHITE_START, *BLACK_START)
+    if max(float(felt[lay.top[i]].mean()) for i in starts) < DISC_AS_FELT:
         return model
     sat = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)[..., 1].ravel()
-    white = max(float(np.quantile(sat[lay.top[i]], 0.9)) for i in WHITE_START)
+    discs = max(float(np.quantile(sat[lay.top[i]], 0.9)) for i in starts)
     empties = [i for i in range(64) if START_BOARD[i] == "-" and not lay.outside[i]]
     corner_px = lay.corners[empties].ravel()
     on_felt = corner_px[felt[corner_px]]
     if not len(on_felt) or len(on_felt) < 0.5 * len(corner_px):  # none: all outside
         return model
-    floor = float(np.quantile(sat[on_felt], 0.05))
-    if floor - white < 2 * SAT_MARGIN:
+    floor = float(np.quantile(sat[on_felt], FELT_SAT_QUANTILE))
+    if floor - discs < 2 * SAT_MARGIN:
         return model
-    return replace(model, sat_min=max(model.sat_min, 0.5 * (floor + white)))
+    return replace(model, sat_min=max(model.sat_min, 0.5 * (floor + discs)))
 
 
 def _start_balance(reader: SquareReader, canvas: np.ndarray) -> ColourModel:
@@ -278,13 +283,27 @@ def _contradictions(r: Reading) -> tuple[list[int], list[int]]:
     board's outer ring, can mean a grid off by a square or colours the wrong way
     round. One or two empty squares inside the board read as discs, while the start
     discs read right where they are seen, cannot: a grid off by a square would move
-    the start discs too. They are a lamp's pool or reflection there, and named to
-    the user instead of refusing a set-up whose grid and colours are right.
+    the start discs too. Nor can one or two on the ring right next to a square a
+    lamp's reflection hides: a grid taking in the frame shows it along a whole
+    edge. They are a lamp's pool or reflection there, and named to the user instead
+    of refusing a set-up whose grid and colours are right.
     """
     wrong = [i for i in range(64) if r.board[i] not in (START_BOARD[i], "?")]
     starts = (*WHITE_START, *BLACK_START)
     right = sum(r.board[i] == START_BOARD[i] for i in starts)
-    inner = [i for i in wrong if i not in starts and 0 < i % 8 < 7 and 0 < i // 8 < 7]
+    glare = _next_to_glare(r)
+    inner = [i for i in wrong if i not in starts
+             and (0 < i % 8 < 7 and 0 < i // 8 < 7 or glare[i])]
     if right >= 2 and len(inner) == len(wrong) and len(inner) <= STRAY_MAX:
         return [], inner
     return wrong, []
+
+
+def _next_to_glare(r: Reading) -> np.ndarray:
+    """(64,) bools: squares with a neighbour (diagonals too) read as glare."""
+    if not r.reasons:
+        return np.zeros(64, bool)
+    g = np.pad(np.array([why == GLARE for why in r.reasons]).reshape(8, 8), 1)
+    near = sum(g[dy:dy + 8, dx:dx + 8] for dy in range(3) for dx in range(3)
+               if (dy, dx) != (1, 1))
+    return np.asarray(near, bool).ravel()
