@@ -15,8 +15,14 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision.geometry import moved_by_squares
-from controller.vision.sampling import make_layout, smoothed, warp_to_canvas
-from controller.vision.square_model import CLASSES, SquareModel, patch_index, patches
+from controller.vision.sampling import Layout, make_layout, smoothed, warp_to_canvas
+from controller.vision.square_model import (
+    CLASSES,
+    INPUT,
+    SquareModel,
+    patch_index,
+    patches,
+)
 
 OTHER = CLASSES.index("other")
 #: How much less "not a square" a neighbouring grid must look, as a share of the
@@ -52,18 +58,30 @@ def square_doubts(image: np.ndarray, h: np.ndarray, disc_height: float,
                   cut_off_doubted: bool = True) -> np.ndarray | None:
     """Per square of ``squares``, the probability that it is not a square of the
     board (see :func:`not_squares`)."""
-    size = (image.shape[1], image.shape[0])
-    layout = make_layout(h, size, disc_height)
-    outside = layout.outside[squares]
-    if outside.any() and not cut_off_doubted:
+    layout = make_layout(h, (image.shape[1], image.shape[0]), disc_height)
+    if layout.outside[squares].any() and not cut_off_doubted:
         return None
-    doubts = np.ones(len(squares))
-    inside = squares[~outside]
-    if len(inside):
-        canvas = smoothed(warp_to_canvas(image, layout))  # as the reader sees it
-        p = model.probabilities(patches(canvas, patch_index(layout), inside))
-        doubts[~outside] = p[:, OTHER]
-    return doubts
+    p = _probabilities(image, layout, model, squares)
+    return np.where(np.isnan(p[:, OTHER]), 1.0, p[:, OTHER])
+
+
+def _probabilities(image: np.ndarray, layout: Layout, model: SquareModel,
+                   squares: np.ndarray) -> np.ndarray:
+    x, inside = square_inputs(image, layout, squares)
+    p = np.full((len(squares), len(CLASSES)), np.nan)
+    p[inside] = model.probabilities(x)
+    return p
+
+
+def square_inputs(image: np.ndarray, layout: Layout,
+                  squares: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The model's inputs for those of ``squares`` wholly inside the picture, and
+    which those are: for a caller that asks about several grids in one go."""
+    inside = ~layout.outside[squares]
+    if not inside.any():
+        return np.zeros((0, 3, INPUT, INPUT), np.float32), inside
+    canvas = smoothed(warp_to_canvas(image, layout))  # as the reader sees it
+    return patches(canvas, patch_index(layout), squares[inside]), inside
 
 
 def settle_whole_squares(image: np.ndarray, h: np.ndarray, disc_height: float,

@@ -8,7 +8,10 @@ squares, with felt stopping at all four edges. A grid that reads exactly that is
 the board (a grid a square or more off moves the discs; one too large or too small
 sees the felt end inside it or go on past it), so when the finder's choice does not
 read it, or the finder chose none, every other grid the cues offered is tried, the
-learned model's least doubted first.
+learned model's least doubted first. When none reads it, a grid whose squares the
+model confirms is taken though a reflection hides many of them; failing that, the
+grids most like the start position are moved onto it (see
+:mod:`controller.vision.startrefine`).
 """
 
 from __future__ import annotations
@@ -17,9 +20,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from controller.vision.finder import BoardNotFound, _squares_doubt, board_grids
-from controller.vision.pipeline import found_grid, setup_on_grid
+from controller.vision.finder import BoardNotFound, _seen, board_grids
+from controller.vision.geometry import corners_of
+from controller.vision.grid_check import ALL_SQUARES, not_squares
+from controller.vision.pipeline import DISC_HEIGHT, found_grid, setup_on_grid
+from controller.vision.square_model import SquareModel, default_model
 from controller.vision.startfit import StartFit, fit_start_position
+from controller.vision.startrefine import settle_on_start, start_likelihood
 
 #: Grids tried after the finder's own choice; each costs a start fit (tens of ms).
 MAX_TRIES = 12
@@ -29,6 +36,10 @@ MAX_UNREAD = 8
 #: The learned model's doubt of a grid's squares (see :mod:`controller.vision.grid_check`)
 #: under which a grid with more squares unread is still the board's.
 CONFIRMED = 0.2
+#: Grids moved onto the start position when no other reads it (seconds each).
+SETTLE_TRIES = 2
+#: ... ranked by their likeness to it, less this for each square that contradicts it
+MISMATCH_COST = 0.05
 
 #: Turns a found grid so that its a1 is the user's.
 Orient = Callable[[np.ndarray], np.ndarray]
@@ -41,7 +52,8 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None) -> StartFit:
     to half a turn). Raises :class:`BoardNotFound` only when no grid reads the start
     position and the finder found no board. When no grid reads it on nearly every
     square, the finder's grid is kept if it contradicts nothing; else a grid that
-    contradicts nothing and whose squares the learned model confirms; else the
+    contradicts nothing and whose squares the learned model confirms, among those
+    tried and then among the likeliest moved onto the start position; else the
     finder's, its contradictions telling the user what is wrong.
     """
     first: StartFit | None = None
@@ -62,15 +74,19 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None) -> StartFit:
         tried.append(fit)
     if first is not None and not first.mismatches:
         return first
-    confirmed = _recognised_start(image, tried)
-    if confirmed is not None:
-        return confirmed
+    model = default_model()
+    if model is not None:
+        confirmed = (_recognised_start(image, tried, model)
+                     or _settled(image, tried, orient, model))
+        if confirmed is not None:
+            return confirmed
     if first is None:
         raise missing
     return first
 
 
-def _recognised_start(image: np.ndarray, tried: list[StartFit]) -> StartFit | None:
+def _recognised_start(image: np.ndarray, tried: list[StartFit],
+                      model: SquareModel) -> StartFit | None:
     """The grid whose squares the learned model recognises best, among those that
     contradict the start position nowhere but leave more than ``MAX_UNREAD``
     squares unread (a lamp's reflection over a quarter of the board): the squares
@@ -81,10 +97,29 @@ def _recognised_start(image: np.ndarray, tried: list[StartFit]) -> StartFit | No
     for fit in tried:
         if fit.mismatches:
             continue
-        doubt = _squares_doubt(image, fit.setup.homography, cut_off=True)
+        doubt = not_squares(image, fit.setup.homography, DISC_HEIGHT, model, ALL_SQUARES, True)
         if doubt is not None and doubt < CONFIRMED and (best is None or doubt < best[0]):
             best = (doubt, fit)
     return None if best is None else best[1]
+
+
+def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
+             model: SquareModel) -> StartFit | None:
+    """A grid the tried ones lead to when moved onto the start position (see
+    :mod:`controller.vision.startrefine`), tried from the ``SETTLE_TRIES`` (each
+    once) most like it and contradicting it least, and taken as any other:
+    reading the start position on nearly every square, or contradicting it
+    nowhere with squares the model confirms."""
+    seen: list[np.ndarray] = []
+    fits = [fit for fit in tried if not _seen(corners_of(fit.setup.homography), seen)]
+    likeness = [start_likelihood(image, fit.setup.homography, model, DISC_HEIGHT)
+                - MISMATCH_COST * len(fit.mismatches) for fit in fits]
+    for k in np.argsort(likeness)[::-1][:SETTLE_TRIES]:
+        h = settle_on_start(image, fits[k].setup.homography, model, DISC_HEIGHT)
+        fit = _fit(image, h, orient)
+        if _shows_start(fit) or _recognised_start(image, [fit], model) is not None:
+            return fit
+    return None
 
 
 def _shows_start(fit: StartFit) -> bool:

@@ -1,0 +1,66 @@
+"""Pulling a near-miss grid onto the start position with the learned square model:
+the last resort of a calibration that no offered grid reads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from controller.vision import startsearch
+from controller.vision.evaluation import aligned_grid, corner_error
+from controller.vision.finder import BoardNotFound
+from controller.vision.geometry import homography_from_corners, moved_by_squares
+from controller.vision.pipeline import DISC_HEIGHT
+from controller.vision.square_model import default_model
+from controller.vision.startfit import START_BOARD
+from controller.vision.startrefine import start_likelihood
+from controller.vision.synth import Rendered, Scene, render
+
+SCENE = Scene(tilt_deg=20, rotation_deg=-8, light=0.9, view_from_deg=200)
+
+
+@pytest.fixture(scope="module")
+def start() -> Rendered:
+    return render(START_BOARD, SCENE, seed=11)
+
+
+def _with_glare(r: Rendered, square: int) -> np.ndarray:
+    """A lamp's reflection clipping a dozen squares round ``square``."""
+    px = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 8
+    cx, cy = r.square_centre(square)
+    ys, xs = np.mgrid[0:r.image.shape[0], 0:r.image.shape[1]]
+    g = np.clip(2.5 * np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (1.6 * px) ** 2), 0, 1)
+    out = r.image.astype(np.float32)
+    out += (255 - out) * g[..., None]
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _scaled(r: Rendered, f: float) -> np.ndarray:
+    """The grid grown (or shrunk) about the board's middle: an outline that took in
+    the frame, or stopped short of the board's edge."""
+    middle = r.corners.mean(axis=0)
+    return homography_from_corners(middle + (r.corners - middle) * f)
+
+
+def test_the_board_looks_more_like_the_start_position_than_grids_off_it(start):
+    model = default_model()
+    image = _with_glare(start, 9)
+    on = start_likelihood(image, start.homography, model, DISC_HEIGHT)
+    for off in (moved_by_squares(start.homography, 1, 0),
+                moved_by_squares(start.homography, 0.5, -0.5),
+                _scaled(start, 1.15), _scaled(start, 0.88)):
+        assert start_likelihood(image, off, model, DISC_HEIGHT) < on - 0.5
+
+
+def test_a_grid_taking_in_the_frame_is_moved_onto_the_board(start, monkeypatch):
+    image = _with_glare(start, 9)
+    big = _scaled(start, 1.15)
+    monkeypatch.setattr(startsearch, "found_grid", _not_found)
+    monkeypatch.setattr(startsearch, "board_grids", lambda image: [big])
+    fit = startsearch.fit_on_start(image, lambda h: aligned_grid(h, start.corners))
+    assert corner_error(fit.setup, start.corners) < 0.3
+    assert fit.mismatches == []
+
+
+def _not_found(image: np.ndarray) -> tuple[np.ndarray, float]:
+    raise BoardNotFound("no board in the image")
