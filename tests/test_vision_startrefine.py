@@ -64,3 +64,15 @@ def test_a_grid_taking_in_the_frame_is_moved_onto_the_board(start, monkeypatch):
 
 def _not_found(image: np.ndarray) -> tuple[np.ndarray, float]:
     raise BoardNotFound("no board in the image")
+
+
+def test_a_wrong_start_disc_on_a_plainly_found_board_is_refused_without_moving_grids(
+        monkeypatch):
+    board = START_BOARD[:27] + "X" + START_BOARD[28:]  # d4 black: not the start position
+    r = render(board, SCENE, seed=11)
+    moved: list[np.ndarray] = []
+    monkeypatch.setattr(startsearch, "settle_on_start",
+                        lambda image, h, *args: moved.append(h) or h)
+    fit = startsearch.fit_on_start(r.image, lambda h: aligned_grid(h, r.corners))
+    assert fit.mismatches == [27]
+    assert moved == []

@@ -25,7 +25,7 @@ from controller.vision.geometry import corners_of
 from controller.vision.grid_check import ALL_SQUARES, not_squares
 from controller.vision.pipeline import DISC_HEIGHT, found_grid, setup_on_grid
 from controller.vision.square_model import SquareModel, default_model
-from controller.vision.startfit import StartFit, fit_start_position
+from controller.vision.startfit import BLACK_START, WHITE_START, StartFit, fit_start_position
 from controller.vision.startrefine import settle_on_start, start_likelihood
 
 #: Grids tried after the finder's own choice; each costs a start fit (tens of ms).
@@ -40,6 +40,8 @@ CONFIRMED = 0.2
 SETTLE_TRIES = 2
 #: ... ranked by their likeness to it, less this for each square that contradicts it
 MISMATCH_COST = 0.05
+
+STARTS = (*WHITE_START, *BLACK_START)
 
 #: Turns a found grid so that its a1 is the user's.
 Orient = Callable[[np.ndarray], np.ndarray]
@@ -76,8 +78,14 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None) -> StartFit:
         return first
     model = default_model()
     if model is not None:
-        confirmed = (_recognised_start(image, tried, model)
-                     or _settled(image, tried, orient, model))
+        confirmed = _recognised_start(image, tried, model)
+        # only the start discs contradicting it on a grid whose squares the model
+        # recognises, it is the position that is wrong, not the grid: moving grids
+        # would only keep the user waiting
+        on_board = (first is not None and set(first.mismatches) <= set(STARTS)
+                    and _doubt(image, first, model) < CONFIRMED)
+        if confirmed is None and not on_board:
+            confirmed = _settled(image, tried, orient, model)
         if confirmed is not None:
             return confirmed
     if first is None:
@@ -97,10 +105,17 @@ def _recognised_start(image: np.ndarray, tried: list[StartFit],
     for fit in tried:
         if fit.mismatches:
             continue
-        doubt = not_squares(image, fit.setup.homography, DISC_HEIGHT, model, ALL_SQUARES, True)
-        if doubt is not None and doubt < CONFIRMED and (best is None or doubt < best[0]):
+        doubt = _doubt(image, fit, model)
+        if doubt < CONFIRMED and (best is None or doubt < best[0]):
             best = (doubt, fit)
     return None if best is None else best[1]
+
+
+def _doubt(image: np.ndarray, fit: StartFit, model: SquareModel) -> float:
+    """How much the model doubts that the fit's grid's squares are the board's
+    (squares outside the picture wholly)."""
+    doubt = not_squares(image, fit.setup.homography, DISC_HEIGHT, model, ALL_SQUARES, True)
+    return 1.0 if doubt is None else doubt
 
 
 def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
