@@ -14,7 +14,7 @@ from controller.squares import square_name
 from controller.vision.cv import cv2
 from controller.vision.finder import green_mask_hsv
 from controller.vision.geometry import corners_of, upright_order
-from controller.vision.startfit import StartFit
+from controller.vision.startfit import START_DISCS, StartFit
 
 UNREAD_ADVICE = 8  # unread squares at calibration from which the user is told what to change
 DARK = 30  # grey level (of 255) below which a picture is too dark to read discs well
@@ -159,7 +159,7 @@ def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
         if why == "occluded" and (felt < DARK_FELT or hint):
             continue  # in the dark, felt that cannot be told is no hand
         if len(squares) >= 2 or (squares and any(
-                square_name(i) in squares for i in (27, 28, 35, 36))):
+                square_name(i) in squares for i in START_DISCS)):
             names = ", ".join(squares[:8]) + (" ..." if len(squares) > 8 else "")
             out.append(advice.format(names))
     if not any("reflection" in line for line in out):

@@ -229,7 +229,7 @@ class _Search:
 
     def _tried_on(self, quads: list[np.ndarray]) -> Iterator[_Candidate]:
         for quad in quads:
-            if not _seen(quad, self._tried):
+            if not seen_before(quad, self._tried):
                 self.cands.append(_candidate(self.image, quad))
                 yield self.cands[-1]
 
@@ -251,7 +251,7 @@ def board_grids(image: np.ndarray) -> list[np.ndarray]:
     order = sorted(range(len(grids)), key=lambda k: 1.0 if doubts[k] is None else doubts[k])
     grids = [grids[k] for k in order]
     offered: list[np.ndarray] = []  # a candidate's outline is often its fitted grid:
-    return [h for h in grids if not _seen(corners_of(h), offered)]  # try it once
+    return [h for h in grids if not seen_before(corners_of(h), offered)]  # try it once
 
 
 def _taken_on_sight(image: np.ndarray, cand: _Candidate) -> bool:
@@ -359,7 +359,7 @@ def _lattice_quads(image: np.ndarray) -> list[np.ndarray]:
     return [upright_order(q) / scale for q in lattice_quads(small, roi)]
 
 
-def _seen(quad: np.ndarray, tried: list[np.ndarray]) -> bool:
+def seen_before(quad: np.ndarray, tried: list[np.ndarray]) -> bool:
     """Whether an outline like ``quad`` was tried already (else it is noted)."""
     cell = float(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1).min()) / 8
     if any(np.abs(quad - q).max() < SAME_QUAD * cell for q in tried):

@@ -29,6 +29,7 @@ from controller.vision.startedges import EDGES, edges_off_board, felt_past_edges
 
 WHITE_START = (27, 36)  # d4, e5
 BLACK_START = (28, 35)  # e4, d5
+START_DISCS = (*WHITE_START, *BLACK_START)
 CLIPPED = 245  # a pixel this bright in every channel is clipped: glare on a black disc
 WHITE_QUANTILE = 0.4  # of a white disc top's grey levels (as the reader measures them)
 MIN_CLEAR = 0.5  # share of a black disc's top that must be unclipped to be measured
@@ -88,7 +89,7 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
         reader = setup.reader()
         r = reader.read_canvas(canvas)
     levels = _start_levels(reader, canvas, r)
-    unmeasured = [i for i in (*WHITE_START, *BLACK_START) if i not in levels.used]
+    unmeasured = [i for i in START_DISCS if i not in levels.used]
     setup = replace(setup, model=levels.apply(setup.model))
     reader = setup.reader()
     r = reader.read_canvas(canvas)
@@ -126,7 +127,7 @@ def _disc_levels(
     felt, grey, _ = reader.model.masks(canvas)
     low = canvas.reshape(-1, 3).min(axis=1)
     out = np.full(64, np.nan)
-    for i in (*WHITE_START, *BLACK_START):
+    for i in START_DISCS:
         idx = reader.layout.top[i]
         keep = low[idx] < CLIPPED if clipped_out else np.ones(len(idx), bool)
         if keep.mean() < MIN_CLEAR:
@@ -152,11 +153,10 @@ def _discs_apart_from_felt(reader: SquareReader, canvas: np.ndarray) -> ColourMo
     canvas = smoothed(canvas)  # as the reader sees it: noise alone spreads the tails
     felt, _, _ = model.masks(canvas)
     lay = reader.layout
-    starts = (*WHITE_START, *BLACK_START)
-    if max(float(felt[lay.top[i]].mean()) for i in starts) < DISC_AS_FELT:
+    if max(float(felt[lay.top[i]].mean()) for i in START_DISCS) < DISC_AS_FELT:
         return model
     sat = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)[..., 1].ravel()
-    discs = max(float(np.quantile(sat[lay.top[i]], 0.9)) for i in starts)
+    discs = max(float(np.quantile(sat[lay.top[i]], 0.9)) for i in START_DISCS)
     empties = [i for i in range(64) if START_BOARD[i] == "-" and not lay.outside[i]]
     corner_px = lay.corners[empties].ravel()
     on_felt = corner_px[felt[corner_px]]
@@ -226,7 +226,7 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
     black_own = _disc_levels(reader, canvas, r, WHITE_QUANTILE, clipped_out=True)
     white_own = _disc_levels(reader, canvas, r, WHITE_QUANTILE, clipped_out=False)
     glare = r.glare if r.glare is not None else np.zeros(64, bool)
-    seen = {i: r.foreign[i] <= FOREIGN_SQUARE for i in (*WHITE_START, *BLACK_START)}
+    seen = {i: r.foreign[i] <= FOREIGN_SQUARE for i in START_DISCS}
     white_seen = {}  # the white discs' levels, before the black ones set their floor
     for i in WHITE_START:
         v = r.log_ratio[i] if np.isfinite(r.log_ratio[i]) else white_own[i]
@@ -289,10 +289,9 @@ def _contradictions(r: Reading) -> tuple[list[int], list[int]]:
     of refusing a set-up whose grid and colours are right.
     """
     wrong = [i for i in range(64) if r.board[i] not in (START_BOARD[i], "?")]
-    starts = (*WHITE_START, *BLACK_START)
-    right = sum(r.board[i] == START_BOARD[i] for i in starts)
+    right = sum(r.board[i] == START_BOARD[i] for i in START_DISCS)
     glare = _next_to_glare(r)
-    inner = [i for i in wrong if i not in starts
+    inner = [i for i in wrong if i not in START_DISCS
              and (0 < i % 8 < 7 and 0 < i // 8 < 7 or glare[i])]
     if right >= 2 and len(inner) == len(wrong) and len(inner) <= STRAY_MAX:
         return [], inner

@@ -20,12 +20,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from controller.vision.finder import BoardNotFound, _seen, board_grids
+from controller.vision.finder import BoardNotFound, board_grids, seen_before
 from controller.vision.geometry import corners_of
 from controller.vision.grid_check import ALL_SQUARES, not_squares
 from controller.vision.pipeline import DISC_HEIGHT, found_grid, setup_on_grid
 from controller.vision.square_model import SquareModel, default_model
-from controller.vision.startfit import BLACK_START, WHITE_START, StartFit, fit_start_position
+from controller.vision.startfit import START_DISCS, StartFit, fit_start_position
 from controller.vision.startrefine import settle_on_start, start_likelihood
 
 #: Grids tried after the finder's own choice; each costs a start fit (tens of ms).
@@ -40,8 +40,6 @@ CONFIRMED = 0.2
 SETTLE_TRIES = 2
 #: ... ranked by their likeness to it, less this for each square that contradicts it
 MISMATCH_COST = 0.05
-
-STARTS = (*WHITE_START, *BLACK_START)
 
 #: Turns a found grid so that its a1 is the user's.
 Orient = Callable[[np.ndarray], np.ndarray]
@@ -82,7 +80,7 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None) -> StartFit:
         # only the start discs contradicting it on a grid whose squares the model
         # recognises, it is the position that is wrong, not the grid: moving grids
         # would only keep the user waiting
-        on_board = (first is not None and set(first.mismatches) <= set(STARTS)
+        on_board = (first is not None and set(first.mismatches) <= set(START_DISCS)
                     and _doubt(image, first, model) < CONFIRMED)
         if confirmed is None and not on_board:
             confirmed = _settled(image, tried, orient, model)
@@ -126,7 +124,7 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     reading the start position on nearly every square, or contradicting it
     nowhere with squares the model confirms."""
     seen: list[np.ndarray] = []
-    fits = [fit for fit in tried if not _seen(corners_of(fit.setup.homography), seen)]
+    fits = [fit for fit in tried if not seen_before(corners_of(fit.setup.homography), seen)]
     likeness = [start_likelihood(image, fit.setup.homography, model, DISC_HEIGHT)
                 - MISMATCH_COST * len(fit.mismatches) for fit in fits]
     for k in np.argsort(likeness)[::-1][:SETTLE_TRIES]:
