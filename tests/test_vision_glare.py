@@ -1,7 +1,6 @@
 """A lamp's reflection on rendered boards: `?` only where it truly hides a square.
 
-The reflections are painted onto a clean render the way the renderer paints its
-own glare (screen blending towards white), at a chosen place and strength, so each
+The reflections are painted onto a clean render (see ``reflections.py``), so each
 test knows exactly what lies under the spot.
 """
 
@@ -9,29 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reflections import reflection_over
 
 from controller.vision.evaluation import align_to_truth, calibrate_on_start
 from controller.vision.glare import washed_felt, white_tint
 from controller.vision.pipeline import auto_setup
-from controller.vision.synth import Rendered, Scene, render
+from controller.vision.synth import Scene, render
 
 DISCS = {10: "O", 11: "O", 12: "X", 18: "O", 19: "X", 20: "O", 21: "X", 26: "O", 27: "O",
          28: "X", 29: "X", 35: "X", 36: "O", 37: "X", 42: "X", 43: "O", 45: "O"}
 BOARD = "".join(DISCS.get(i, "-") for i in range(64))
 SCENE = Scene(tilt_deg=20, rotation_deg=4, noise=0.01, blur=0.5)
-
-
-def _spot(r: Rendered, square: int, sigma: float, peak: float) -> np.ndarray:
-    """The render with a reflection centred on ``square``; ``sigma`` in squares."""
-    px = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 8
-    cx, cy = r.square_centre(square)
-    h, w = r.image.shape[:2]
-    ys, xs = np.mgrid[0:h, 0:w]
-    d2 = ((xs - cx) ** 2 + (ys - cy) ** 2) / (sigma * px) ** 2
-    g = np.clip(peak * np.exp(-d2), 0, 1)[..., None]
-    out = r.image.astype(np.float32)
-    out += (255 - out) * g
-    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +34,7 @@ def _wrong(board: str) -> list[tuple[int, str, str]]:
 
 def test_a_white_disc_under_a_partial_reflection_reads_white(calibrated):
     reader, r = calibrated
-    reading = reader.read(_spot(r, 27, sigma=0.6, peak=0.7))
+    reading = reader.read(reflection_over(r, 27, sigma=0.6, peak=0.7))
     assert reading.board[27] == "O"
     assert _wrong(reading.board) == []
 
@@ -55,14 +42,14 @@ def test_a_white_disc_under_a_partial_reflection_reads_white(calibrated):
 def test_a_black_disc_under_a_small_reflection_is_never_read_white(calibrated):
     reader, r = calibrated
     for sigma, peak in ((0.5, 0.5), (0.6, 0.7), (0.8, 0.9)):
-        reading = reader.read(_spot(r, 28, sigma=sigma, peak=peak))
+        reading = reader.read(reflection_over(r, 28, sigma=sigma, peak=peak))
         assert reading.board[28] in "X?", (sigma, peak)
         assert _wrong(reading.board) == [], (sigma, peak)
 
 
 def test_squares_the_reflection_clips_entirely_read_glare(calibrated):
     reader, r = calibrated
-    reading = reader.read(_spot(r, 28, sigma=1.5, peak=2.5))
+    reading = reader.read(reflection_over(r, 28, sigma=1.5, peak=2.5))
     for sq in (27, 28, 35, 36):
         assert reading.board[sq] == "?" and reading.reasons[sq] == "glare"
     assert _wrong(reading.board) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reflections import reflection_over
 
 from controller.vision import startsearch
 from controller.vision.evaluation import aligned_grid, corner_error
@@ -24,17 +25,6 @@ def start() -> Rendered:
     return render(START_BOARD, SCENE, seed=11)
 
 
-def _with_glare(r: Rendered, square: int) -> np.ndarray:
-    """A lamp's reflection clipping a dozen squares round ``square``."""
-    px = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 8
-    cx, cy = r.square_centre(square)
-    ys, xs = np.mgrid[0:r.image.shape[0], 0:r.image.shape[1]]
-    g = np.clip(2.5 * np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (1.6 * px) ** 2), 0, 1)
-    out = r.image.astype(np.float32)
-    out += (255 - out) * g[..., None]
-    return np.clip(out, 0, 255).astype(np.uint8)
-
-
 def _scaled(r: Rendered, f: float) -> np.ndarray:
     """The grid grown (or shrunk) about the board's middle: an outline that took in
     the frame, or stopped short of the board's edge."""
@@ -44,7 +34,7 @@ def _scaled(r: Rendered, f: float) -> np.ndarray:
 
 def test_the_board_looks_more_like_the_start_position_than_grids_off_it(start):
     model = default_model()
-    image = _with_glare(start, 9)
+    image = reflection_over(start, 9, sigma=1.6, peak=2.5)
     on = start_likelihood(image, start.homography, model, DISC_HEIGHT)
     for off in (moved_by_squares(start.homography, 1, 0),
                 moved_by_squares(start.homography, 0.5, -0.5),
@@ -53,7 +43,7 @@ def test_the_board_looks_more_like_the_start_position_than_grids_off_it(start):
 
 
 def test_a_grid_taking_in_the_frame_is_moved_onto_the_board(start, monkeypatch):
-    image = _with_glare(start, 9)
+    image = reflection_over(start, 9, sigma=1.6, peak=2.5)
     big = _scaled(start, 1.15)
     monkeypatch.setattr(startsearch, "found_grid", _not_found)
     monkeypatch.setattr(startsearch, "board_grids", lambda image: [big])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reflections import reflection_over
 
 from calibration.camera import calibrate_image
 from controller.vision import startsearch
@@ -102,24 +103,13 @@ def test_a_finder_grid_that_reads_nothing_gives_way_to_one_that_reads_the_start(
     assert corner_error(fit.setup, start.corners) < 0.25
 
 
-def _glare_over(r: Rendered, square: int) -> np.ndarray:
-    """The render with a lamp's reflection clipping a dozen squares round ``square``."""
-    px = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 8
-    cx, cy = r.square_centre(square)
-    ys, xs = np.mgrid[0:r.image.shape[0], 0:r.image.shape[1]]
-    g = np.clip(2.5 * np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (1.6 * px) ** 2), 0, 1)
-    out = r.image.astype(np.float32)
-    out += (255 - out) * g[..., None]
-    return np.clip(out, 0, 255).astype(np.uint8)
-
-
 def _grids_offered(monkeypatch: pytest.MonkeyPatch, grids: list[np.ndarray]) -> None:
     monkeypatch.setattr(startsearch, "board_grids", lambda image: grids)
 
 
 def test_a_grid_with_a_reflection_over_many_squares_is_taken_when_its_squares_are_recognised(
         start, monkeypatch):
-    image = _glare_over(start, 9)
+    image = reflection_over(start, 9, sigma=1.6, peak=2.5)
     one_off = moved_by_squares(start.homography, 1, 0)
     half_off = moved_by_squares(start.homography, 0.5, 0)
     _finder_says(monkeypatch, None)
@@ -131,7 +121,7 @@ def test_a_grid_with_a_reflection_over_many_squares_is_taken_when_its_squares_ar
 
 
 def test_grids_that_contradict_the_start_or_are_doubted_are_never_taken(start, monkeypatch):
-    image = _glare_over(start, 9)
+    image = reflection_over(start, 9, sigma=1.6, peak=2.5)
     _finder_says(monkeypatch, None)
     monkeypatch.setattr(startsearch, "SETTLE_TRIES", 0)  # not moved onto the board either
     _grids_offered(monkeypatch, [moved_by_squares(start.homography, 1, 0),

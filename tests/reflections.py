@@ -1,0 +1,23 @@
+"""A lamp's reflection painted onto a render, the way the renderer paints its own
+glare (screen blending towards white), at a chosen square and strength, so that a
+test knows exactly what lies under the spot."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.vision.synth import Rendered
+
+
+def reflection_over(r: Rendered, square: int, sigma: float, peak: float) -> np.ndarray:
+    """The render with a reflection centred on ``square``; ``sigma`` in squares,
+    ``peak`` above 1 clips its middle to white."""
+    px = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 8
+    cx, cy = r.square_centre(square)
+    h, w = r.image.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w]
+    d2 = ((xs - cx) ** 2 + (ys - cy) ** 2) / (sigma * px) ** 2
+    g = np.clip(peak * np.exp(-d2), 0, 1)[..., None]
+    out = r.image.astype(np.float32)
+    out += (255 - out) * g
+    return np.clip(out, 0, 255).astype(np.uint8)
