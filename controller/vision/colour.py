@@ -163,9 +163,25 @@ class ColourModel:
         can take the felt's hue and enough saturation, and would otherwise lift the
         level the felt next to them is held to.
         """
+        return self.felt_and_level(hsv, robust)[0]
+
+    def felt_held_to(self, hsv: np.ndarray, local: np.ndarray) -> np.ndarray:
+        """Felt pixels of another view of the same picture (the unsmoothed warp of a
+        smoothed one), held to the felt's brightness ``local`` found on that: the
+        level is a coarse average, which smoothing does not change, and finding it
+        costs as much again as the rest."""
+        return (self._felt_coloured(hsv) > 0) & (hsv[..., 2] >= self.felt_floor * local)
+
+    def _felt_coloured(self, hsv: np.ndarray) -> np.ndarray:
         lo = np.array([self.hue_lo, self.sat_min, self.val_min])
         hi = np.array([self.hue_hi, 255, 255])
-        raw = cv2.inRange(hsv, lo, hi)
+        return cv2.inRange(hsv, lo, hi)
+
+    def felt_and_level(self, hsv: np.ndarray,
+                       robust: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`felt`, and the felt's brightness nearby that it held the pixels to
+        (per pixel, float32)."""
+        raw = self._felt_coloured(hsv)
         v = hsv[..., 2]
         full = raw
         sample = v[::2, ::2][raw[::2, ::2] > 0] if robust else v[:0, 0]
@@ -181,12 +197,19 @@ class ColourModel:
         local = level.astype(np.float32) * 255.0 / np.maximum(weight, 1.0)
         local = cv2.blur(local, (3, 3))
         local = cv2.resize(local, (w, h), interpolation=cv2.INTER_LINEAR)
-        return (full > 0) & (v >= self.felt_floor * local)
+        return (full > 0) & (v >= self.felt_floor * local), local
 
     def masks(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Flat arrays: felt mask, grey level, foreign-colour mask."""
+        return self.masks_and_level(bgr)[:3]
+
+    def masks_and_level(
+        self, bgr: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`masks`, and the felt's brightness nearby (see :meth:`felt_held_to`)."""
         hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
-        felt = self.felt(hsv, robust=True).ravel()
+        felt2d, local = self.felt_and_level(hsv, robust=True)
+        felt = felt2d.ravel()
         gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY).ravel()
         # skin and coloured cloth: saturated, reasonably lit, not felt-coloured, judged
         # after the camera's colour cast is taken out (a white disc under a warm lamp)
@@ -204,7 +227,7 @@ class ColourModel:
             hsv, np.array([self.hue_lo - 5, 0, 0]), np.array([self.hue_hi + 5, 255, 255])
         ).ravel() > 0
         foreign = coloured & ~near & ~felt
-        return felt, gray, foreign
+        return felt, gray, foreign, local
 
 
 BALANCE_GAIN = (0.6, 1.6)  # gains beyond these are not a cast but something else

@@ -152,7 +152,7 @@ class SquareReader:
         lay, model = self.layout, self.model
         sharp = canvas
         canvas = smoothed(canvas)
-        felt, grey, foreign = model.masks(canvas)
+        felt, grey, foreign, felt_level = model.masks_and_level(canvas)
         felt = not_too_bright(lay, felt, grey, model.white_log)
         flat = canvas.reshape(-1, 3)
         lead = green_lead(flat)
@@ -191,8 +191,10 @@ class SquareReader:
         )
         # reported: the plain felt in the corners of the picture as taken, which drops
         # when the grid slips onto lines and discs (a bumped camera)
-        hsv = cv2.cvtColor(sharp, cv2.COLOR_BGR2HSV)
-        reading = replace(reading, felt_corners=model.felt(hsv).ravel()[lay.corners].mean(axis=1))
+        at = lay.corners.ravel()  # only those pixels are looked at
+        hsv = cv2.cvtColor(sharp.reshape(-1, 1, 3)[at], cv2.COLOR_BGR2HSV)
+        seen = model.felt_held_to(hsv, felt_level.reshape(-1, 1)[at]).reshape(lay.corners.shape)
+        reading = replace(reading, felt_corners=seen.mean(axis=1))
         # corners that are not felt because a lamp's reflection washes them out
         washed_out = (grey[lay.corners] > RING_BRIGHT * felt_grey[:, None]).mean(axis=1) > 0.5
         why = np.array(reading.reasons)
