@@ -25,6 +25,7 @@ from controller.vision.reader import SquareReader
 from controller.vision.reading import GLARE, Reading
 from controller.vision.sampling import smoothed
 from controller.vision.setup import CameraSetup
+from controller.vision.squarestats import neighbourhood_mean
 from controller.vision.startedges import EDGES, edges_off_board, felt_past_edges
 
 WHITE_START = (27, 36)  # d4, e5
@@ -299,10 +300,9 @@ def _contradictions(r: Reading) -> tuple[list[int], list[int]]:
 
 
 def _next_to_glare(r: Reading) -> np.ndarray:
-    """(64,) bools: squares with a neighbour (diagonals too) read as glare."""
+    """(64,) bools: squares with a neighbour (diagonals too) read as glare (or read
+    as glare themselves, which never makes them a contradiction)."""
     if not r.reasons:
         return np.zeros(64, bool)
-    g = np.pad(np.array([why == GLARE for why in r.reasons]).reshape(8, 8), 1)
-    near = sum(g[dy:dy + 8, dx:dx + 8] for dy in range(3) for dx in range(3)
-               if (dy, dx) != (1, 1))
-    return np.asarray(near, bool).ravel()
+    glare = np.array([why == GLARE for why in r.reasons], dtype=np.float64)
+    return neighbourhood_mean(glare, np.ones(64)) > 0
