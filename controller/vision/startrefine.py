@@ -10,9 +10,9 @@ right grid the 64 squares look like the start position and the squares just past
 its edges (frame, table) look like no square at all. A pattern search moves the
 grid's corners to where that is most so, starting from the candidate.
 
-It is slow next to the finder (a few hundred looks through the model, 16 ms
-each, a few seconds in all), which is why calibration runs it only on a picture
-it would otherwise refuse.
+It is slow next to the finder (a couple of hundred looks through the model,
+about 12 ms each: 2-3 s in all), which is why calibration runs it only on a
+picture it would otherwise refuse.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 from controller.position import START_BOARD
 from controller.vision.geometry import corners_of, homography_from_corners, moved_by_squares
 from controller.vision.grid_check import ALL_SQUARES, square_inputs
-from controller.vision.sampling import make_layout
+from controller.vision.sampling import make_layout, seen_through
 from controller.vision.square_model import CLASSES, SquareModel
 
 #: Corner moves tried, in squares, coarse to fine.
@@ -52,8 +52,7 @@ def start_likelihood(image: np.ndarray, h: np.ndarray, model: SquareModel,
     size = (image.shape[1], image.shape[0])
     layout = make_layout(h, size, disc_height)
     parts = [square_inputs(image, layout, ALL_SQUARES)]
-    parts += [square_inputs(image, make_layout(moved_by_squares(h, dx, dy), size, disc_height,
-                                               pose=layout.pose), edge)
+    parts += [square_inputs(image, seen_through(layout, moved_by_squares(h, dx, dy), size), edge)
               for (dx, dy), edge in _PAST_EDGES]
     seen = model.probabilities(np.concatenate([x for x, _ in parts]))
     p = np.full((64 + 4 * 8, len(CLASSES)), np.nan)
