@@ -176,8 +176,7 @@ def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
     cands = search.cands
     if not cands:
         raise search.reason or BoardNotFound("no board in the image")
-    for _ in search.rescaled():
-        pass
+    search.try_rescaled()
     fitting = [c for c in cands if c.fits]
     if fitting:
         chosen, doubt = _best_fitting(image, fitting)
@@ -201,7 +200,7 @@ class _Search:
     """The outlines one image offers, in the order the cues give them, each tried
     once: the felt's outline by hue, then by chroma, then (unless a fitting felt
     outline has clear edges) windows of the grid lattice; and, on request, the
-    strongest of those grown and shrunk."""
+    strongest of those grown and shrunk (``cands`` holds every one tried)."""
 
     def __init__(self, image: np.ndarray) -> None:
         self.image = image
@@ -220,18 +219,33 @@ class _Search:
         if not any(c.fits and c.edge >= CLEAR_FELT for c in self.cands):
             yield from self._tried_on(_lattice_quads(self.image))
 
-    def rescaled(self) -> Iterator[_Candidate]:
+    def try_rescaled(self) -> None:
         """Guesses, for a glare or a shadow that cut the felt's outline short or
         merged it with the frame: ranked with the rest, never taken on sight."""
         best = max(self.cands, key=lambda c: c.strength)
         centre = best.start.mean(axis=0)
-        yield from self._tried_on([centre + (best.start - centre) * f for f in RESCALE])
+        for f in RESCALE:
+            self._try(centre + (best.start - centre) * f)
+
+    def try_everything(self) -> None:
+        """Every outline the cues offer and, when there are any, the guesses."""
+        for _ in self.outlines():  # each is tried as it is offered
+            pass
+        if self.cands:
+            self.try_rescaled()
 
     def _tried_on(self, quads: list[np.ndarray]) -> Iterator[_Candidate]:
         for quad in quads:
-            if not seen_before(quad, self._tried):
-                self.cands.append(_candidate(self.image, quad))
-                yield self.cands[-1]
+            cand = self._try(quad)
+            if cand is not None:
+                yield cand
+
+    def _try(self, quad: np.ndarray) -> _Candidate | None:
+        """The candidate for ``quad``, or None when an outline like it was tried."""
+        if seen_before(quad, self._tried):
+            return None
+        self.cands.append(_candidate(self.image, quad))
+        return self.cands[-1]
 
 
 def board_grids(image: np.ndarray) -> list[np.ndarray]:
@@ -239,12 +253,9 @@ def board_grids(image: np.ndarray) -> list[np.ndarray]:
     (all of them when it is not there): for a caller that can tell the right one
     by what it knows stands on the board, such as the start position."""
     search = _Search(image)
-    for _ in search.outlines():
-        pass
+    search.try_everything()
     if not search.cands:
         return []
-    for _ in search.rescaled():
-        pass
     grids = [h for c in sorted(search.cands, key=lambda c: -c.rank)
              for h in (c.fit.homography, homography_from_corners(c.start))]
     doubts = [_squares_doubt(image, h, cut_off=True) for h in grids]  # None: no model

@@ -19,7 +19,6 @@ from controller.vision.grid import refine_on_grid
 from controller.vision.grid_check import settle_whole_squares
 from controller.vision.reader import CORNER_FELT, SquareReader
 from controller.vision.reading import Reading
-from controller.vision.sampling import make_layout
 from controller.vision.setup import CameraSetup
 from controller.vision.square_model import default_model
 
@@ -190,16 +189,13 @@ def setup_on_grid(image: np.ndarray, h: np.ndarray, model: ColourModel | None = 
     """The set-up for grid ``h``, its colours estimated from the image: what a
     grid chosen on other evidence than the finder's needs to be read with."""
     size = (image.shape[1], image.shape[0])
-    layout = make_layout(h, size, DISC_HEIGHT)
-
-    def rules(m: ColourModel) -> SquareReader:  # the estimates need only what rules measure
-        return SquareReader(h, size, m, DISC_HEIGHT, layout=layout, learned=False)
-
-    model = fit_felt(rules(model or ColourModel()), image)
-    model = estimate_balance(rules(model), image)
-    model = tune_colours(rules(model), image)
+    # the estimates need only what the rules measure
+    rules = SquareReader(h, size, model or ColourModel(), DISC_HEIGHT, learned=False)
+    model = fit_felt(rules, image)
+    model = estimate_balance(rules.with_model(model), image)
+    model = tune_colours(rules.with_model(model), image)
     setup = CameraSetup(size, h, DISC_HEIGHT, model, score)
-    setup.disc_bias = estimate_disc_bias(rules(model), image)
+    setup.disc_bias = estimate_disc_bias(rules.with_model(model), image)
     return setup
 
 

@@ -117,6 +117,15 @@ class SquareReader:
         self.square_model: SquareModel | None = default_model() if learned else None
         self._patches = patch_index(self.layout)
 
+    def with_model(self, model: ColourModel) -> SquareReader:
+        """This reader's geometry (layout, disc bias, learned model or none) with
+        another colour model: what a set-up's estimates step through, without
+        laying the squares out again."""
+        return SquareReader(self.homography, self.image_size, model, self.layout.disc_height,
+                            layout=self.layout,
+                            disc_bias=(float(self.disc_bias[0]), float(self.disc_bias[1])),
+                            learned=self.square_model is not None)
+
     def warp(self, image: np.ndarray) -> np.ndarray:
         return warp_to_canvas(image, self.layout)
 

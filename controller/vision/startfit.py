@@ -84,15 +84,15 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
             canvas = reader.warp(image)
             r = reader.read_canvas(canvas)
     model = _discs_apart_from_felt(reader, canvas)
-    model = _start_balance(_with(reader, model), canvas)
+    model = _start_balance(reader.with_model(model), canvas)
     if model is not setup.model:
         setup = replace(setup, model=model)
-        reader = setup.reader()
+        reader = reader.with_model(model)
         r = reader.read_canvas(canvas)
     levels = _start_levels(reader, canvas, r)
     unmeasured = [i for i in START_DISCS if i not in levels.used]
     setup = replace(setup, model=levels.apply(setup.model))
-    reader = setup.reader()
+    reader = reader.with_model(setup.model)
     r = reader.read_canvas(canvas)
     r = _lit_black_unknown(r, levels.lit)
     mismatches, stray = _contradictions(r)
@@ -103,13 +103,6 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     )
     unknown = [i for i in range(64) if r.board[i] == "?"]
     return StartFit(setup, r, mismatches, unknown, short, stray, unmeasured)
-
-
-def _with(reader: SquareReader, model: ColourModel) -> SquareReader:
-    """The same reader geometry with another colour model (no new layout)."""
-    return SquareReader(reader.homography, reader.image_size, model,
-                        reader.layout.disc_height, layout=reader.layout,
-                        disc_bias=(float(reader.disc_bias[0]), float(reader.disc_bias[1])))
 
 
 def _disc_levels(
