@@ -66,3 +66,20 @@ def test_a_wrong_start_disc_on_a_plainly_found_board_is_refused_without_moving_g
     fit = startsearch.fit_on_start(r.image, lambda h: aligned_grid(h, r.corners))
     assert fit.mismatches == [27]
     assert moved == []
+
+
+@pytest.mark.parametrize("guessing", [True, False])
+def test_a_board_no_cue_outlines_is_found_from_the_felt_outlines_guesses(
+        start, monkeypatch, guessing):
+    # a reflection washes out the a1 corner, and no cue offers a grid at all
+    image = reflection_over(start, 0, sigma=1.5, peak=3.0)
+    monkeypatch.setattr(startsearch, "found_grid", _not_found)
+    monkeypatch.setattr(startsearch, "board_grids", lambda image: [])
+    if not guessing:  # the premise: without the guesses there is nothing to go on
+        monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
+        with pytest.raises(BoardNotFound):
+            startsearch.fit_on_start(image, lambda h: aligned_grid(h, start.corners))
+        return
+    fit = startsearch.fit_on_start(image, lambda h: aligned_grid(h, start.corners))
+    assert corner_error(fit.setup, start.corners) < 0.3
+    assert fit.mismatches == []

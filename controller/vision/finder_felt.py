@@ -9,6 +9,8 @@ candidates are judged).
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from controller.errors import KaeshiError
@@ -18,6 +20,7 @@ from controller.vision.geometry import upright_order
 WORK_SIZE = 800  # longest side of the working copy used for the coarse search
 MIN_AREA = 0.008  # share of the image a playing area covers at the least
 MIN_CHROMA = 0.05  # green's excess over red and blue, relative to green, of any felt
+GUESS_RUNS = 6  # a felt outline's longest straight runs combined into guessed outlines
 
 
 class BoardNotFound(KaeshiError):
@@ -152,14 +155,26 @@ def _quad_from_hull(hull: np.ndarray) -> np.ndarray:
     """
     sides = _hull_sides(hull)
     if len(sides) < 4:
-        rect = cv2.minAreaRect(hull)
-        return cv2.boxPoints(rect).astype(np.float64)
+        return _box(hull)
     lengths = np.array([np.linalg.norm(b - a) for a, b in sides])
     keep = sorted(np.argsort(-lengths)[:4])
+    quad = _quad_on(hull, [sides[k] for k in keep])
+    # a corner far outside the felt's outline means two sides were not the board's
+    if quad is None or cv2.contourArea(quad.astype(np.float32)) > 1.6 * cv2.contourArea(hull):
+        return _box(hull)
+    return quad
+
+
+def _box(hull: np.ndarray) -> np.ndarray:
+    return cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+
+
+def _quad_on(hull: np.ndarray, sides: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray | None:
+    """The quadrilateral of lines fitted along four of the hull's straight runs
+    (in the hull's order), or None when two of them are parallel."""
     pts = _densify(hull.reshape(-1, 2).astype(np.float64))
     lines = []
-    for k in keep:
-        p, q = sides[k]
+    for p, q in sides:
         d = q - p
         length = np.linalg.norm(d)
         u = d / length
@@ -176,16 +191,9 @@ def _quad_from_hull(hull: np.ndarray) -> np.ndarray:
     for i in range(4):
         x = np.cross(lines[i - 1], lines[i])
         if abs(x[2]) < 1e-9:
-            rect = cv2.minAreaRect(hull)
-            return cv2.boxPoints(rect).astype(np.float64)
+            return None
         out.append(x[:2] / x[2])
-    quad = np.array(out)
-    # a corner far outside the felt's outline means two sides were not the board's
-    hull_area = cv2.contourArea(hull)
-    if cv2.contourArea(quad.astype(np.float32)) > 1.6 * hull_area:
-        rect = cv2.minAreaRect(hull)
-        return cv2.boxPoints(rect).astype(np.float64)
-    return quad
+    return np.array(out)
 
 
 def _densify(poly: np.ndarray, step: float = 2.0) -> np.ndarray:
@@ -205,6 +213,51 @@ def coarse_quads(image: np.ndarray, cue: str = "hue") -> list[np.ndarray]:
     saturation) or ``chroma`` (green's share over red and blue, for felts too dark
     or grey for the first).
     """
+    hulls, scale, least = _felt_hulls(image, cue)
+    quads = []
+    for hull in hulls:
+        q = _quad_from_hull(hull)
+        if cv2.contourArea(q.astype(np.float32)) >= least:
+            quads.append(upright_order(q) / scale)
+    if not quads:
+        raise BoardNotFound("the green area found is too small to be a board")
+    return quads
+
+
+def outline_guesses(image: np.ndarray) -> list[np.ndarray]:
+    """Outlines made of any four of the ``GUESS_RUNS`` longest straight runs of each
+    felt region's outline (both cues), upright-ordered, image pixels.
+
+    A lamp's reflection that washes out a corner of the felt leaves a straight cut
+    across it that can be longer than a side the frame's shadow shortened, and
+    then the four longest runs are not the board's four sides; one of these
+    combinations is. They are many (tens) and mostly wrong, so only a caller that
+    can tell the board's by what it shows (calibration, by the start position)
+    asks for them. No region: no guesses.
+    """
+    guesses = []
+    for cue in ("hue", "chroma"):
+        try:
+            hulls, scale, least = _felt_hulls(image, cue)
+        except BoardNotFound:
+            continue
+        for hull in hulls:
+            sides = _hull_sides(hull)
+            lengths = np.array([np.linalg.norm(b - a) for a, b in sides])
+            longest = sorted(np.argsort(-lengths)[:GUESS_RUNS])
+            for four in itertools.combinations(longest, 4):
+                q = _quad_on(hull, [sides[k] for k in four])
+                if q is None or not cv2.isContourConvex(q.astype(np.float32)):
+                    continue
+                area = cv2.contourArea(q.astype(np.float32))
+                if least <= area <= 1.6 * cv2.contourArea(hull):
+                    guesses.append(upright_order(q) / scale)
+    return guesses
+
+
+def _felt_hulls(image: np.ndarray, cue: str) -> tuple[list[np.ndarray], float, float]:
+    """Convex hulls of the felt regions ``cue`` finds in the working copy, the
+    working copy's scale, and the least area (working pixels) of a playing area."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 32:
         raise BoardNotFound("the image is empty or too small to hold a board")
     scale = WORK_SIZE / max(image.shape[:2])
@@ -213,22 +266,15 @@ def coarse_quads(image: np.ndarray, cue: str = "hue") -> list[np.ndarray]:
         small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     else:
         scale = 1.0
-    quads = []
     if cue == "hue":
         regions = _green_regions(small)
     else:
         regions = _chroma_regions(small, cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
+    hulls = []
     for region in regions:
         contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        contour = max(contours, key=cv2.contourArea)
-        hull = cv2.convexHull(contour)
-        q = _quad_from_hull(hull)
-        if cv2.contourArea(q.astype(np.float32)) < MIN_AREA * small.shape[0] * small.shape[1]:
-            continue
-        quads.append(upright_order(q) / scale)
-    if not quads:
-        raise BoardNotFound("the green area found is too small to be a board")
-    return quads
+        hulls.append(cv2.convexHull(max(contours, key=cv2.contourArea)))
+    return hulls, scale, MIN_AREA * small.shape[0] * small.shape[1]
 
 
 def coarse_quad(image: np.ndarray) -> np.ndarray:

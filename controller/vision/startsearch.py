@@ -21,7 +21,8 @@ from collections.abc import Callable
 import numpy as np
 
 from controller.vision.finder import BoardNotFound, board_grids, seen_before
-from controller.vision.geometry import corners_of
+from controller.vision.finder_felt import outline_guesses
+from controller.vision.geometry import corners_of, homography_from_corners
 from controller.vision.grid_check import ALL_SQUARES, not_squares
 from controller.vision.pipeline import DISC_HEIGHT, found_grid, setup_on_grid
 from controller.vision.square_model import SquareModel, default_model
@@ -118,17 +119,21 @@ def _doubt(image: np.ndarray, fit: StartFit, model: SquareModel) -> float:
 
 def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
              model: SquareModel) -> StartFit | None:
-    """A grid the tried ones lead to when moved onto the start position (see
-    :mod:`controller.vision.startrefine`), tried from the ``SETTLE_TRIES`` (each
-    once) most like it and contradicting it least, and taken as any other:
-    reading the start position on nearly every square, or contradicting it
-    nowhere with squares the model confirms."""
+    """A grid the tried ones, or the felt outline's guesses (see
+    :func:`controller.vision.finder_felt.outline_guesses`), lead to when moved onto
+    the start position (see :mod:`controller.vision.startrefine`), tried from the
+    ``SETTLE_TRIES`` (each once) most like it and contradicting it least, and taken
+    as any other: reading the start position on nearly every square, or
+    contradicting it nowhere with squares the model confirms."""
     seen: list[np.ndarray] = []
-    fits = [fit for fit in tried if not seen_before(corners_of(fit.setup.homography), seen)]
-    likeness = [start_likelihood(image, fit.setup.homography, model, DISC_HEIGHT)
-                - MISMATCH_COST * len(fit.mismatches) for fit in fits]
+    grids = [(fit.setup.homography, len(fit.mismatches)) for fit in tried
+             if not seen_before(corners_of(fit.setup.homography), seen)]
+    grids += [(homography_from_corners(q), 0) for q in outline_guesses(image)
+              if not seen_before(q, seen)]
+    likeness = [start_likelihood(image, h, model, DISC_HEIGHT) - MISMATCH_COST * wrong
+                for h, wrong in grids]
     for k in np.argsort(likeness)[::-1][:SETTLE_TRIES]:
-        h = settle_on_start(image, fits[k].setup.homography, model, DISC_HEIGHT)
+        h = settle_on_start(image, grids[k][0], model, DISC_HEIGHT)
         fit = _fit(image, h, orient)
         if _shows_start(fit) or _recognised_start(image, [fit], model) is not None:
             return fit

@@ -1,0 +1,46 @@
+"""The felt's outline when a lamp's reflection washes out one of its corners: the
+cut across the corner can be a longer straight run than the side it shortened,
+so the four longest runs are not the board's sides, but one of the guessed
+combinations of runs is."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.vision.cv import cv2
+from controller.vision.finder_felt import coarse_quads, outline_guesses
+from controller.vision.geometry import upright_order
+
+# a board seen in perspective: its far side is half its near side
+BOARD = np.array([[200, 100], [440, 100], [560, 420], [80, 420]], np.float64)
+SQUARE = 240 / 8  # the far side's squares, the smallest
+
+
+def _felt_with_glare_on_a_corner() -> np.ndarray:
+    image = np.full((480, 640, 3), (150, 170, 190), np.uint8)  # a beige table
+    frame = BOARD + np.array([[-14, -12], [14, -12], [18, 12], [-18, 12]])
+    cv2.fillPoly(image, [frame.astype(np.int32)], (30, 30, 30))
+    cv2.fillPoly(image, [BOARD.astype(np.int32)], (40, 120, 30))
+    # the reflection, clipped white in its middle, over the far left corner
+    cv2.circle(image, (200, 100), 120, (250, 250, 250), -1)
+    return image
+
+
+def _off(quad: np.ndarray) -> float:
+    """Farthest corner from the board's, in the far side's squares."""
+    return float(np.linalg.norm(upright_order(quad) - BOARD, axis=1).max()) / SQUARE
+
+
+def test_the_four_longest_runs_miss_a_corner_a_reflection_washed_out():
+    # the premise: the outline's own quad cuts the corner (else this tests nothing)
+    assert min(_off(q) for q in coarse_quads(_felt_with_glare_on_a_corner())) > 1.5
+
+
+def test_a_guess_from_the_outline_runs_restores_the_washed_out_corner():
+    guesses = outline_guesses(_felt_with_glare_on_a_corner())
+    assert min(_off(q) for q in guesses) < 0.2
+    assert len(guesses) <= 30  # a few combinations, not every pair of points
+
+
+def test_no_felt_no_guesses():
+    assert outline_guesses(np.full((480, 640, 3), (150, 170, 190), np.uint8)) == []
