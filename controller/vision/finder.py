@@ -370,10 +370,11 @@ def _lattice_quads(image: np.ndarray) -> list[np.ndarray]:
     return [upright_order(q) / scale for q in lattice_quads(small, roi)]
 
 
-def seen_before(quad: np.ndarray, tried: list[np.ndarray]) -> bool:
-    """Whether an outline like ``quad`` was tried already (else it is noted)."""
+def seen_before(quad: np.ndarray, tried: list[np.ndarray], within: float = SAME_QUAD) -> bool:
+    """Whether an outline with every corner ``within`` squares of ``quad``'s was
+    tried already (else it is noted)."""
     cell = float(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1).min()) / 8
-    if any(np.abs(quad - q).max() < SAME_QUAD * cell for q in tried):
+    if any(np.abs(quad - q).max() < within * cell for q in tried):
         return True
     tried.append(quad)
     return False

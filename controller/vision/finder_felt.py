@@ -21,6 +21,7 @@ WORK_SIZE = 800  # longest side of the working copy used for the coarse search
 MIN_AREA = 0.008  # share of the image a playing area covers at the least
 MIN_CHROMA = 0.05  # green's excess over red and blue, relative to green, of any felt
 GUESS_RUNS = 6  # a felt outline's longest straight runs combined into guessed outlines
+PUSHED = (1.3, 1.6, 2.0)  # a guessed outline's side pushed out, times the sides beside it
 
 
 class BoardNotFound(KaeshiError):
@@ -225,15 +226,18 @@ def coarse_quads(image: np.ndarray, cue: str = "hue") -> list[np.ndarray]:
 
 
 def outline_guesses(image: np.ndarray) -> list[np.ndarray]:
-    """Outlines made of any four of the ``GUESS_RUNS`` longest straight runs of each
-    felt region's outline (both cues), upright-ordered, image pixels.
+    """Guessed outlines of a board whose felt a lamp's reflection partly washes out
+    (both cues), upright-ordered, image pixels.
 
-    A lamp's reflection that washes out a corner of the felt leaves a straight cut
-    across it that can be longer than a side the frame's shadow shortened, and
-    then the four longest runs are not the board's four sides; one of these
-    combinations is. They are many (tens) and mostly wrong, so only a caller that
-    can tell the board's by what it shows (calibration, by the start position)
-    asks for them. No region: no guesses.
+    A reflection over a corner leaves a straight cut across it that can outrun a
+    side the frame's shadow shortened, and then the four longest runs of the
+    felt's outline are not the board's four sides: any four of the
+    ``GUESS_RUNS`` longest are guessed. A reflection right across the board hides
+    the felt beyond a straight cut that the outline takes for a side: each outline
+    is guessed with one side pushed out by each of ``PUSHED``. They are many (tens
+    to a hundred) and mostly wrong, so only a caller that can tell the board's by
+    what it shows (calibration, by the start position) asks for them. No felt: no
+    guesses.
     """
     guesses = []
     for cue in ("hue", "chroma"):
@@ -242,17 +246,38 @@ def outline_guesses(image: np.ndarray) -> list[np.ndarray]:
         except BoardNotFound:
             continue
         for hull in hulls:
-            sides = _hull_sides(hull)
-            lengths = np.array([np.linalg.norm(b - a) for a, b in sides])
-            longest = sorted(np.argsort(-lengths)[:GUESS_RUNS])
-            for four in itertools.combinations(longest, 4):
-                q = _quad_on(hull, [sides[k] for k in four])
-                if q is None or not cv2.isContourConvex(q.astype(np.float32)):
-                    continue
-                area = cv2.contourArea(q.astype(np.float32))
-                if least <= area <= 1.6 * cv2.contourArea(hull):
-                    guesses.append(upright_order(q) / scale)
+            quads = _run_combinations(hull)
+            quads += _pushed_out(_quad_from_hull(hull))
+            guesses += [upright_order(q) / scale for q in quads
+                        if cv2.isContourConvex(q.astype(np.float32))
+                        and cv2.contourArea(q.astype(np.float32)) >= least]
     return guesses
+
+
+def _run_combinations(hull: np.ndarray) -> list[np.ndarray]:
+    """Quadrilaterals on any four of the hull's ``GUESS_RUNS`` longest straight runs
+    that stay near the felt (a corner far outside it joins runs of two regions)."""
+    sides = _hull_sides(hull)
+    lengths = np.array([np.linalg.norm(b - a) for a, b in sides])
+    longest = sorted(np.argsort(-lengths)[:GUESS_RUNS])
+    quads = [_quad_on(hull, [sides[k] for k in four])
+             for four in itertools.combinations(longest, 4)]
+    return [q for q in quads if q is not None
+            and cv2.contourArea(q.astype(np.float32)) <= 1.6 * cv2.contourArea(hull)]
+
+
+def _pushed_out(quad: np.ndarray) -> list[np.ndarray]:
+    """``quad`` with each side in turn pushed out along the two sides beside it, to
+    ``PUSHED`` times their length."""
+    out = []
+    for k in range(4):
+        before, a, b, after = (k - 1) % 4, k, (k + 1) % 4, (k + 2) % 4
+        for f in PUSHED:
+            q = quad.copy()
+            q[a] = quad[before] + f * (quad[a] - quad[before])
+            q[b] = quad[after] + f * (quad[b] - quad[after])
+            out.append(q)
+    return out
 
 
 def _felt_hulls(image: np.ndarray, cue: str) -> tuple[list[np.ndarray], float, float]:

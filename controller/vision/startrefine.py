@@ -62,16 +62,17 @@ def start_likelihood(image: np.ndarray, h: np.ndarray, model: SquareModel,
 
 
 def settle_on_start(image: np.ndarray, h: np.ndarray, model: SquareModel,
-                    disc_height: float, max_looks: int = MAX_LOOKS) -> np.ndarray:
+                    disc_height: float, max_looks: int = MAX_LOOKS,
+                    steps: tuple[float, ...] = STEPS) -> np.ndarray:
     """Grid ``h`` with its corners moved to where :func:`start_likelihood` is
     highest nearby: a pattern search over moving the whole grid, scaling it about
     its middle and moving one corner, taking the best of all those moves each time
     (the first better one leads off along a ridge the model sees in the frame or a
-    reflection), with ever smaller steps."""
+    reflection), with ever smaller ``steps`` (squares)."""
     corners = corners_of(h)
     best = start_likelihood(image, h, model, disc_height)
     looks = 1
-    for step in STEPS:
+    for step in steps:
         while looks < max_looks:
             moves = _moves(corners, step)[: max_looks - looks]
             values = [start_likelihood(image, homography_from_corners(m), model, disc_height)

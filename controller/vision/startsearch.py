@@ -23,6 +23,7 @@ import numpy as np
 from controller.vision.finder import BoardNotFound, board_grids, seen_before
 from controller.vision.finder_felt import outline_guesses
 from controller.vision.geometry import corners_of, homography_from_corners
+from controller.vision.grid import refine_on_grid
 from controller.vision.grid_check import ALL_SQUARES, not_squares
 from controller.vision.pipeline import DISC_HEIGHT, found_grid, setup_on_grid
 from controller.vision.square_model import SquareModel, default_model
@@ -37,7 +38,14 @@ MAX_UNREAD = 8
 #: The learned model's doubt of a grid's squares (see :mod:`controller.vision.grid_check`)
 #: under which a grid with more squares unread is still the board's.
 CONFIRMED = 0.2
-#: Grids moved onto the start position when no other reads it (seconds each).
+#: Grids moved coarsely onto the start position when no other reads it ...
+SHORT_TRIES = 6
+#: ... each with at most this many looks through the model, in steps of a quarter square
+SHORT_LOOKS = 40
+COARSE = (0.25,)
+#: ... at least this many squares apart at some corner
+APART = 1.0
+#: Of those, moved all the way (seconds each).
 SETTLE_TRIES = 2
 #: ... ranked by their likeness to it, less this for each square that contradicts it
 MISMATCH_COST = 0.05
@@ -121,10 +129,14 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
              model: SquareModel) -> StartFit | None:
     """A grid the tried ones, or the felt outline's guesses (see
     :func:`controller.vision.finder_felt.outline_guesses`), lead to when moved onto
-    the start position (see :mod:`controller.vision.startrefine`), tried from the
-    ``SETTLE_TRIES`` (each once) most like it and contradicting it least, and taken
-    as any other: reading the start position on nearly every square, or
-    contradicting it nowhere with squares the model confirms."""
+    the start position (see :mod:`controller.vision.startrefine`), taken as any
+    other (see :func:`_taken`), and then on the printed lines if they show.
+
+    Before it is moved, a grid a square off at one corner looks hardly more like
+    the start position than one four squares off; moved a little, it looks far
+    more. So the ``SHORT_TRIES`` most like it (contradicting it least), a square
+    apart, are moved coarsely first, and the ``SETTLE_TRIES`` most like it then are
+    moved all the way."""
     seen: list[np.ndarray] = []
     grids = [(fit.setup.homography, len(fit.mismatches)) for fit in tried
              if not seen_before(corners_of(fit.setup.homography), seen)]
@@ -132,12 +144,26 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
               if not seen_before(q, seen)]
     likeness = [start_likelihood(image, h, model, DISC_HEIGHT) - MISMATCH_COST * wrong
                 for h, wrong in grids]
+    apart: list[np.ndarray] = []
+    starts = [grids[k][0] for k in np.argsort(likeness)[::-1]
+              if not seen_before(corners_of(grids[k][0]), apart, APART)][:SHORT_TRIES]
+    moved = [settle_on_start(image, h, model, DISC_HEIGHT, SHORT_LOOKS, COARSE) for h in starts]
+    likeness = [start_likelihood(image, h, model, DISC_HEIGHT) for h in moved]
     for k in np.argsort(likeness)[::-1][:SETTLE_TRIES]:
-        h = settle_on_start(image, grids[k][0], model, DISC_HEIGHT)
+        h = settle_on_start(image, moved[k], model, DISC_HEIGHT)
         fit = _fit(image, h, orient)
-        if _shows_start(fit) or _recognised_start(image, [fit], model) is not None:
-            return fit
+        if _taken(image, fit, model):
+            # the model's look puts a grid within reach of the printed lines, which
+            # place it more exactly where they show
+            on_lines = _fit(image, refine_on_grid(image, h)[0], orient)
+            return on_lines if _taken(image, on_lines, model) else fit
     return None
+
+
+def _taken(image: np.ndarray, fit: StartFit, model: SquareModel) -> bool:
+    """A moved grid is taken as any other: reading the start position on nearly
+    every square, or contradicting it nowhere with squares the model confirms."""
+    return _shows_start(fit) or _recognised_start(image, [fit], model) is not None
 
 
 def _shows_start(fit: StartFit) -> bool:
