@@ -46,7 +46,7 @@ COARSE = (0.25,)
 #: ... at least this many squares apart at some corner
 APART = 1.0
 #: Of those, moved all the way (seconds each).
-SETTLE_TRIES = 2
+SETTLE_TRIES = 1
 #: ... ranked by their likeness to it, less this for each square that contradicts it
 MISMATCH_COST = 0.05
 
