@@ -10,7 +10,8 @@ sees the felt end inside it or go on past it), so when the finder's choice does 
 read it, or the finder chose none, every other grid the cues offered is tried, the
 learned model's least doubted first. When none reads it, a grid whose squares the
 model confirms is taken though a reflection hides many of them; failing that, the
-grids most like the start position are moved onto it (see
+grids most like the start position, among those and the felt outline's guesses at
+a board a reflection cut short, are moved onto it (see
 :mod:`controller.vision.startrefine`).
 """
 
