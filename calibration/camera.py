@@ -23,7 +23,7 @@ from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import a1_place, grid_with_a1
 from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
-from controller.vision.startfit import StartFit, fit_start_position
+from controller.vision.startfit import START_DISCS, StartFit, fit_start_position, next_to_glare
 from controller.vision.startsearch import fit_on_start
 
 FORMAT = "kaeshi-camera-calibration"
@@ -128,6 +128,14 @@ def calibrate_image(
             warnings.append(
                 f"{_names(extra)} read as a disc where the start position has none: take "
                 "any disc off, or move the lamp if its light falls there"
+            )
+        lit = next_to_glare(fit.reading)
+        missing = [i for i in fit.mismatches if i in START_DISCS and fit.reading.board[i] == "-"]
+        if missing and len(missing) == len(fit.mismatches) and lit[missing].all():
+            warnings.append(  # a reflection's halo can pale a black disc to the felt's shade
+                f"{_names(missing)} read empty next to a lamp's reflection, though the start "
+                "position has a disc there: if the disc is there, move the lamp off it and "
+                "calibrate again"
             )
     if fit.short_edges:
         warnings.append(

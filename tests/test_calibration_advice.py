@@ -4,6 +4,7 @@ shows, named, and no cause it does not show."""
 from __future__ import annotations
 
 import numpy as np
+from reflections import reflection_over
 
 from calibration.advice import picture_hint
 from calibration.camera import calibrate_image
@@ -64,3 +65,15 @@ def test_a_disc_where_the_start_has_none_is_named_with_what_to_do():
     assert any(w.startswith("calibration refused: 1 square does not") for w in result.warnings)
     assert any(w.startswith("h8 read as a disc where the start position has none")
                for w in result.warnings), result.warnings
+
+
+def test_a_start_disc_read_empty_beside_a_reflection_is_blamed_on_the_lamp_too():
+    board = START_BOARD[:28] + "-" + START_BOARD[29:]  # e4 reads empty: no disc there
+    r = render(board, Scene(tilt_deg=10), seed=4)
+    hint = "e4 read empty next to a lamp's reflection"
+    beside = calibrate_image(reflection_over(r, 20, sigma=0.6, peak=3.0), corners=r.corners)
+    assert beside.fit.mismatches == [28]
+    assert any(w.startswith(hint) for w in beside.warnings), beside.warnings
+    plain = calibrate_image(r.image, corners=r.corners)  # no lamp: nothing to blame it on
+    assert plain.fit.mismatches == [28]
+    assert not any(w.startswith(hint) for w in plain.warnings)

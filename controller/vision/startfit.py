@@ -284,7 +284,7 @@ def _contradictions(r: Reading) -> tuple[list[int], list[int]]:
     """
     wrong = [i for i in range(64) if r.board[i] not in (START_BOARD[i], "?")]
     right = sum(r.board[i] == START_BOARD[i] for i in START_DISCS)
-    glare = _next_to_glare(r)
+    glare = next_to_glare(r)
     inner = [i for i in wrong if i not in START_DISCS
              and (0 < i % 8 < 7 and 0 < i // 8 < 7 or glare[i])]
     if right >= 2 and len(inner) == len(wrong) and len(inner) <= STRAY_MAX:
@@ -292,7 +292,7 @@ def _contradictions(r: Reading) -> tuple[list[int], list[int]]:
     return wrong, []
 
 
-def _next_to_glare(r: Reading) -> np.ndarray:
+def next_to_glare(r: Reading) -> np.ndarray:
     """(64,) bools: squares with a neighbour (diagonals too) read as glare (or read
     as glare themselves, which never makes them a contradiction)."""
     if not r.reasons:
