@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from reflections import reflection_over
+from reflections import band_over, reflection_over
 
 from controller.vision import startsearch
-from controller.vision.cv import cv2
 from controller.vision.evaluation import aligned_grid, corner_error
 from controller.vision.finder import BoardNotFound
-from controller.vision.geometry import (
-    apply_homography,
-    homography_from_corners,
-    moved_by_squares,
-)
+from controller.vision.geometry import homography_from_corners, moved_by_squares
 from controller.vision.pipeline import DISC_HEIGHT
 from controller.vision.square_model import default_model
 from controller.vision.startfit import START_BOARD
@@ -73,22 +68,10 @@ def test_a_wrong_start_disc_on_a_plainly_found_board_is_refused_without_moving_g
     assert moved == []
 
 
-def _band_of_light(r: Rendered, first_row: float, last_row: float) -> np.ndarray:
-    """A reflection right across the board (and the table either side) from one
-    row to another: the felt's outline stops at a straight cut there."""
-    band = np.array([[-3, first_row], [11, first_row], [11, last_row], [-3, last_row]], float)
-    mask = np.zeros(r.image.shape[:2], np.float32)
-    cv2.fillPoly(mask, [apply_homography(r.homography, band).astype(np.int32)], 1.0)
-    mask = cv2.GaussianBlur(mask, (0, 0), 3)[..., None]
-    out = r.image.astype(np.float32)
-    out += (255 - out) * mask
-    return out.astype(np.uint8)
-
-
 @pytest.mark.parametrize("guessing", [True, False])
 def test_a_board_a_band_of_light_cuts_short_is_found_from_the_felt_outlines_guesses(
         start, monkeypatch, guessing):
-    image = _band_of_light(start, -0.5, 2.5)
+    image = band_over(start, -0.5, 2.5)
     monkeypatch.setattr(startsearch, "found_grid", _not_found)
     if not guessing:  # the premise: no grid the cues offer leads to the board
         monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
