@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -104,14 +105,17 @@ def calibrate_image(
     corners: np.ndarray | None = None,
     a1: str | None = None,
     source: str = "",
+    searching: Callable[[str], None] | None = None,
 ) -> CalibrationResult:
-    """Calibrate from one image of the board set up at the start position."""
+    """Calibrate from one image of the board set up at the start position;
+    ``searching`` hears when a hard picture makes the board search slow."""
     fixed = corners is not None or a1 is not None
     try:
         if corners is not None:  # the user's grid is theirs: nothing else is tried
             fit = fit_start_position(auto_setup(image, corners=corners), image, a1_fixed=True)
         else:
-            fit = fit_on_start(image, None if a1 is None else partial(grid_with_a1, a1=a1))
+            fit = fit_on_start(image, None if a1 is None else partial(grid_with_a1, a1=a1),
+                               searching)
     except BoardNotFound as exc:
         hint = picture_hint(image)
         raise BoardNotFound(f"{exc}{'; ' + hint if hint else ''}") from None

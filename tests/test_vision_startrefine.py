@@ -78,6 +78,8 @@ def test_a_board_a_band_of_light_cuts_short_is_found_from_the_felt_outlines_gues
         with pytest.raises(BoardNotFound):
             startsearch.fit_on_start(image, lambda h: aligned_grid(h, start.corners))
         return
-    fit = startsearch.fit_on_start(image, lambda h: aligned_grid(h, start.corners))
+    said: list[str] = []
+    fit = startsearch.fit_on_start(image, lambda h: aligned_grid(h, start.corners), said.append)
     assert corner_error(fit.setup, start.corners) < 0.25
     assert fit.mismatches == []
+    assert said == [startsearch.SEARCHING]  # the user hears why it takes seconds

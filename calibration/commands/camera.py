@@ -94,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         image = grab_frame(args.camera, args.picamera)
         source = "Pi camera" if args.picamera else f"camera {args.camera or 0}"
-    result = calibrate_image(image, corners=corners, a1=args.a1, source=source)
+    result = calibrate_image(image, corners=corners, a1=args.a1, source=source,
+                             searching=lambda note: print(f"note: {note}", file=sys.stderr))
     save_calibration(args.out, result.calibration)
     picture = args.picture or args.out.with_suffix(".png")
     fit = result.fit

@@ -51,11 +51,16 @@ SETTLE_TRIES = 1
 #: ... ranked by their likeness to it, less this for each square that contradicts it
 MISMATCH_COST = 0.05
 
+#: What a caller hears before grids are moved onto the start position.
+SEARCHING = ("no grid the picture offers reads the start position at once: moving the "
+             "likeliest onto it, which takes several seconds (longer on a Raspberry Pi)")
+
 #: Turns a found grid so that its a1 is the user's.
 Orient = Callable[[np.ndarray], np.ndarray]
 
 
-def fit_on_start(image: np.ndarray, orient: Orient | None = None) -> StartFit:
+def fit_on_start(image: np.ndarray, orient: Orient | None = None,
+                 searching: Callable[[str], None] | None = None) -> StartFit:
     """The calibration fit on the start position shown in ``image``.
 
     ``orient`` None: the start position decides which way round the board is (up
@@ -64,7 +69,9 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None) -> StartFit:
     square, the finder's grid is kept if it contradicts nothing; else a grid that
     contradicts nothing and whose squares the learned model confirms, among those
     tried and then among the likeliest moved onto the start position; else the
-    finder's, its contradictions telling the user what is wrong.
+    finder's, its contradictions telling the user what is wrong. ``searching`` is
+    told, once, when grids are to be moved: seconds where the rest takes a tenth,
+    which a user waiting at a camera should hear about.
     """
     first: StartFit | None = None
     tried: list[StartFit] = []
@@ -93,6 +100,8 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None) -> StartFit:
         on_board = (first is not None and set(first.mismatches) <= set(START_DISCS)
                     and _doubt(image, first, model) < CONFIRMED)
         if confirmed is None and not on_board:
+            if searching is not None:
+                searching(SEARCHING)
             confirmed = _settled(image, tried, orient, model)
         if confirmed is not None:
             return confirmed
