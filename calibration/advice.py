@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from controller.squares import square_name
-from controller.vision.cv import cv2
+from controller.vision.cv import components, cv2
 from controller.vision.finder import green_mask_hsv
 from controller.vision.geometry import corners_of, upright_order
 from controller.vision.startfit import START_DISCS, StartFit
@@ -77,7 +77,7 @@ def _small(image: np.ndarray) -> np.ndarray | None:
 
 def _largest(mask: np.ndarray) -> np.ndarray:
     """The largest felt-coloured area of ``mask`` (empty if there is none)."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    n, labels, stats, _ = components(mask)
     if n <= 1:
         return np.zeros(mask.shape, bool)
     return labels == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
@@ -110,7 +110,7 @@ def _reflection_hint(small: np.ndarray, felt: np.ndarray, green: np.ndarray) -> 
     h, w = felt.shape
     dx, dy = (xs.max() - xs.min()) // 2 + 1, (ys.max() - ys.min()) // 2 + 1
     bright = (small.min(axis=2) >= REFLECTION_GREY).astype(np.uint8)
-    n, labels, stats, centres = cv2.connectedComponentsWithStats(bright, connectivity=8)
+    n, labels, stats, centres = components(bright)
     for k in range(1, n):
         (x, y, cw, ch, area), (cx, cy) = stats[k], centres[k]
         clear = x > 0 and y > 0 and x + cw < w and y + ch < h

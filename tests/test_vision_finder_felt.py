@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from controller.vision.cv import cv2
+from controller.vision.cv import components, cv2
 from controller.vision.finder_felt import coarse_quads, outline_guesses
 from controller.vision.geometry import upright_order
 
@@ -58,3 +58,14 @@ def test_a_side_pushed_out_guesses_felt_a_band_of_light_hides():
     image = _felt_under_a_band_of_light()
     assert min(_off(q) for q in coarse_quads(image)) > 2.0  # the premise
     assert min(_off(q) for q in outline_guesses(image)) < 1.0
+
+
+def test_felt_regions_are_labelled_whatever_their_number():
+    mask = np.zeros((800, 800), np.uint8)
+    mask[::3, ::3] = 1  # 71,289 specks: more than 16-bit labels hold
+    n, labels, stats, _ = components(mask)
+    assert n == 1 + 71_289 and labels.max() == 71_289
+    mask[:] = 0
+    mask[100:200, 300:500] = 1
+    n, labels, stats, _ = components(mask)
+    assert n == 2 and stats[1, cv2.CC_STAT_AREA] == 100 * 200

@@ -26,7 +26,18 @@ try:  # camera probing warnings would drown the messages Kaeshi prints itself
 except AttributeError:  # pragma: no cover - very old OpenCV
     pass
 
-__all__ = ["cv2", "decode_image", "encode_png", "read_image", "write_image"]
+__all__ = ["components", "cv2", "decode_image", "encode_png", "read_image", "write_image"]
+
+
+def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """``cv2.connectedComponentsWithStats`` of a uint8 mask, 8-connected: count,
+    labels, stats, centroids. Labels are 16-bit when they fit, which OpenCV finds
+    two to three times as fast (the board finder labels a felt mask five times
+    per picture); a mask of more specks than that is labelled again with 32 bits."""
+    try:
+        return cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=cv2.CV_16U)
+    except cv2.error:  # more than 65535 components
+        return cv2.connectedComponentsWithStats(mask, connectivity=8)
 
 
 class ImageError(KaeshiError):

@@ -14,7 +14,7 @@ import itertools
 import numpy as np
 
 from controller.errors import KaeshiError
-from controller.vision.cv import cv2
+from controller.vision.cv import components, cv2
 from controller.vision.geometry import upright_order
 
 WORK_SIZE = 800  # longest side of the working copy used for the coarse search
@@ -35,7 +35,7 @@ def green_mask_hsv(hsv: np.ndarray) -> np.ndarray:
 
 
 def _largest_component(mask: np.ndarray) -> tuple[np.ndarray, int]:
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    n, labels, stats, _ = components(mask)
     if n <= 1:
         return np.zeros_like(mask), 0
     areas = stats[1:, cv2.CC_STAT_AREA]

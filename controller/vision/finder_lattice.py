@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision.colour import ColourModel
-from controller.vision.cv import cv2
+from controller.vision.cv import components, cv2
 
 CANVAS = 480  # side of the rectified working canvas, pixels
 FAMILY_SPREAD = np.radians(28)  # lines of one family lie within this angle of its strongest
@@ -175,7 +175,7 @@ ROI_GROW = 0.35  # the felt's hull is grown by this share of its size: glare or 
 def region_of_interest(small: np.ndarray, loose: np.ndarray) -> np.ndarray | None:
     """Where to look for the lattice: around the larger pieces of green (``loose``,
     0/1), grown, since glare or rows of discs can leave much of the board unseen."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(loose, connectivity=8)
+    n, labels, stats, _ = components(loose)
     if n <= 1:
         return None
     areas = stats[1:, cv2.CC_STAT_AREA]
