@@ -13,7 +13,7 @@ from controller.vision.evaluation import align_to_truth, corner_error, random_po
 from controller.vision.finder import BoardNotFound, find_board, green_mask_hsv
 from controller.vision.finder_lattice import lattice_quads, region_of_interest
 from controller.vision.geometry import upright_order
-from controller.vision.grid import _median
+from controller.vision.grid import _median, byte_median
 from controller.vision.setup import CameraSetup
 from controller.vision.synth import Scene, render
 
@@ -90,3 +90,11 @@ def test_the_fast_median_is_the_median():
     for n in (1, 2, 5, 8, 101):
         x = rng.normal(size=n)
         assert _median(x) == np.median(x)
+
+
+def test_the_counted_median_of_bytes_is_the_median():
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 3, 8, 101, 60_000):
+        for spread in (256, 3):  # all levels, and a few levels many times over
+            x = rng.integers(0, spread, n).astype(np.uint8) + np.uint8(100 * (spread == 3))
+            assert byte_median(x) == np.median(x)

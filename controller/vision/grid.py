@@ -47,7 +47,7 @@ def line_evidence(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                               np.ones((1, k), np.uint8))
     dark_h = cv2.morphologyEx(cv2.blur(v, (along, 1)), cv2.MORPH_BLACKHAT,
                               np.ones((k, 1), np.uint8))
-    level = float(np.median(v[felt])) if felt.any() else 60.0
+    level = byte_median(v[felt]) if felt.any() else 60.0
     thr = max(3.0, 0.15 * level)
     both_x = np.zeros_like(felt)
     both_y = np.zeros_like(felt)
@@ -68,7 +68,7 @@ def _noisiness(v: np.ndarray, felt: np.ndarray) -> float:
     if on.sum() < 100:
         return 1.0
     noise = float(np.median(np.abs(f - cv2.blur(f, (3, 1)))[on]))
-    level = max(float(np.median(f[on])), 1.0)
+    level = max(byte_median(v[rows][on]), 1.0)
     return float(np.clip(noise / level / NOISE_REF, 1.0, MAX_ALONG / ALONG))
 
 
@@ -131,6 +131,16 @@ def _strongest_stripe(p: np.ndarray, t: np.ndarray, e: float) -> np.ndarray:
     k, j = np.unravel_index(int(np.argmax(votes)), votes.shape)
     best = lo + j + 1.5
     return np.abs(off[k] - best) <= STRIPE + 1.0
+
+
+def byte_median(x: np.ndarray) -> float:
+    """np.median of 8-bit values (at least one), counted rather than sorted: five
+    times as fast on the tens of thousands of felt pixels a warp holds."""
+    below = np.cumsum(np.bincount(x, minlength=256))
+    n = len(x)
+    lo = int(np.searchsorted(below, (n - 1) // 2, side="right"))
+    hi = int(np.searchsorted(below, n // 2, side="right"))
+    return 0.5 * (lo + hi)
 
 
 def _median(x: np.ndarray) -> float:
