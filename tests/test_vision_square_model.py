@@ -147,7 +147,7 @@ def test_patches_take_the_felt_as_their_zero():
 def test_the_finder_trusts_squares_it_recognises_and_no_grid_off_them():
     """A full board on a dark felt whose lines the discs hide: the model's doubt is
     low on the board's own grid, and high half a square off or on the table."""
-    from controller.vision.finder import LEARNED_DOUBT, _squares_doubt
+    from controller.vision.finder import LEARNED_DOUBT, squares_doubt
 
     rng = np.random.default_rng(12)
     board = "".join(rng.choice(["X", "O"], 64))
@@ -155,11 +155,11 @@ def test_the_finder_trusts_squares_it_recognises_and_no_grid_off_them():
                   line_light=0.5, board_fraction=0.45, offset=(-0.3, 0.0))
     r = render(board, scene, seed=12)
     h = homography_from_corners(r.corners)
-    assert _squares_doubt(r.image, h) < LEARNED_DOUBT
+    assert squares_doubt(r.image, h) < LEARNED_DOUBT
     half = np.array([[0.5, 0.5], [8.5, 0.5], [8.5, 8.5], [0.5, 8.5]])
-    assert _squares_doubt(r.image, h @ homography_from_corners(half)) > LEARNED_DOUBT
+    assert squares_doubt(r.image, h @ homography_from_corners(half)) > LEARNED_DOUBT
     table = r.corners - r.corners.mean(axis=0) + np.array([470.0, 240.0])
-    assert _squares_doubt(r.image, homography_from_corners(table)) > LEARNED_DOUBT
+    assert squares_doubt(r.image, homography_from_corners(table)) > LEARNED_DOUBT
 
 
 @needs_model

@@ -258,7 +258,7 @@ def board_grids(image: np.ndarray) -> list[np.ndarray]:
         return []
     grids = [h for c in sorted(search.cands, key=lambda c: -c.rank)
              for h in (c.fit.homography, homography_from_corners(c.start))]
-    doubts = [_squares_doubt(image, h, cut_off=True) for h in grids]  # None: no model
+    doubts = [squares_doubt(image, h, cut_off=True) for h in grids]  # None: no model
     order = sorted(range(len(grids)), key=lambda k: 1.0 if doubts[k] is None else doubts[k])
     grids = [grids[k] for k in order]
     offered: list[np.ndarray] = []  # a candidate's outline is often its fitted grid:
@@ -271,11 +271,11 @@ def _taken_on_sight(image: np.ndarray, cand: _Candidate) -> bool:
     printed lines, and a striped shade or a green table adds more."""
     if not cand.sure:
         return False
-    doubt = _squares_doubt(image, cand.fit.homography, cut_off=True)
+    doubt = squares_doubt(image, cand.fit.homography, cut_off=True)
     return doubt is None or doubt < LEARNED_DOUBT
 
 
-def _squares_doubt(image: np.ndarray, h: np.ndarray, cut_off: bool = False) -> float | None:
+def squares_doubt(image: np.ndarray, h: np.ndarray, cut_off: bool = False) -> float | None:
     """How much the learned square model doubts that grid ``h``'s 64 squares are
     squares of a board (see :mod:`controller.vision.grid_check`); None without the
     model or for a grid the picture's edge cuts, unless ``cut_off`` says to count
@@ -297,7 +297,7 @@ def _recognised(image: np.ndarray, cands: list[_Candidate]) -> tuple[float, Boar
     best: tuple[float, BoardFit] | None = None
     for c in sorted(cands, key=lambda c: -c.strength)[:LEARNED_TRIES]:
         for h in _placements(image, c):
-            doubt = _squares_doubt(image, h)
+            doubt = squares_doubt(image, h)
             if doubt is not None and doubt < LEARNED_DOUBT and (best is None or doubt < best[0]):
                 best = (doubt, BoardFit(corners_of(h), h, c.fit.score))
     return best
@@ -347,7 +347,7 @@ def _checked(image: np.ndarray, chosen: _Candidate, cands: list[_Candidate],
     off at one corner still lies mostly on printed lines). ``doubt``: the chosen
     grid's, when already worked out."""
     if doubt is None:
-        doubt = _squares_doubt(image, chosen.fit.homography, cut_off=True)
+        doubt = squares_doubt(image, chosen.fit.homography, cut_off=True)
     if doubt is None or doubt < LEARNED_DOUBT:
         return chosen.fit
     other = _recognised(image, [c for c in cands if c is not chosen])

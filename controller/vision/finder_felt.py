@@ -22,6 +22,7 @@ MIN_AREA = 0.008  # share of the image a playing area covers at the least
 MIN_CHROMA = 0.05  # green's excess over red and blue, relative to green, of any felt
 GUESS_RUNS = 6  # a felt outline's longest straight runs combined into guessed outlines
 PUSHED = (1.3, 1.6, 2.0)  # a guessed outline's side pushed out, times the sides beside it
+OVER_FELT = 1.6  # area of an outline, to the felt's hull, beyond which it is no board's
 
 
 class BoardNotFound(KaeshiError):
@@ -157,13 +158,22 @@ def _quad_from_hull(hull: np.ndarray) -> np.ndarray:
     sides = _hull_sides(hull)
     if len(sides) < 4:
         return _box(hull)
-    lengths = np.array([np.linalg.norm(b - a) for a, b in sides])
-    keep = sorted(np.argsort(-lengths)[:4])
-    quad = _quad_on(hull, [sides[k] for k in keep])
-    # a corner far outside the felt's outline means two sides were not the board's
-    if quad is None or cv2.contourArea(quad.astype(np.float32)) > 1.6 * cv2.contourArea(hull):
+    quad = _quad_on(hull, [sides[k] for k in _longest(sides, 4)])
+    if quad is None or not _near_felt(quad, hull):
         return _box(hull)
     return quad
+
+
+def _longest(sides: list[tuple[np.ndarray, np.ndarray]], n: int) -> list[int]:
+    """The ``n`` longest of the hull's straight runs, in the hull's order."""
+    lengths = np.array([np.linalg.norm(b - a) for a, b in sides])
+    return sorted(np.argsort(-lengths)[:n])
+
+
+def _near_felt(quad: np.ndarray, hull: np.ndarray) -> bool:
+    """No corner of ``quad`` far outside the felt's outline (else two of its sides
+    were not the board's, or joined runs of two regions)."""
+    return cv2.contourArea(quad.astype(np.float32)) <= OVER_FELT * cv2.contourArea(hull)
 
 
 def _box(hull: np.ndarray) -> np.ndarray:
@@ -258,12 +268,9 @@ def _run_combinations(hull: np.ndarray) -> list[np.ndarray]:
     """Quadrilaterals on any four of the hull's ``GUESS_RUNS`` longest straight runs
     that stay near the felt (a corner far outside it joins runs of two regions)."""
     sides = _hull_sides(hull)
-    lengths = np.array([np.linalg.norm(b - a) for a, b in sides])
-    longest = sorted(np.argsort(-lengths)[:GUESS_RUNS])
     quads = [_quad_on(hull, [sides[k] for k in four])
-             for four in itertools.combinations(longest, 4)]
-    return [q for q in quads if q is not None
-            and cv2.contourArea(q.astype(np.float32)) <= 1.6 * cv2.contourArea(hull)]
+             for four in itertools.combinations(_longest(sides, GUESS_RUNS), 4)]
+    return [q for q in quads if q is not None and _near_felt(q, hull)]
 
 
 def _pushed_out(quad: np.ndarray) -> list[np.ndarray]:

@@ -41,3 +41,7 @@ class Reading:
     @property
     def rows(self) -> list[str]:
         return [self.board[r * 8 : r * 8 + 8] for r in range(8)]
+
+    def unknown_for(self, reason: str) -> np.ndarray:
+        """(64,) bools: the squares that read ``?`` for ``reason`` (one of REASONS)."""
+        return np.array([why == reason for why in self.reasons or ("",) * 64])

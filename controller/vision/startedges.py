@@ -42,8 +42,8 @@ def edges_off_board(r: Reading, reader: SquareReader, canvas: np.ndarray) -> lis
     """
     px = canvas.reshape(-1, 3)[reader.layout.corners].astype(np.float32).mean(axis=1)
     washed = px[:, 1] - np.maximum(px[:, 0], px[:, 2]) > WASHED_TINT
-    if r.reasons:  # a reflection: brighter than anything in the felt's light but white
-        glare = np.array([why == GLARE for why in r.reasons])
+    glare = r.unknown_for(GLARE)
+    if glare.any():  # a reflection: brighter than anything in the felt's light but white
         washed |= glare & (px.mean(axis=1) >= GLARE_OVER_FELT * float(np.nanmedian(r.felt_grey)))
     out: list[int] = []
     for edge in EDGES.values():

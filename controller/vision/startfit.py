@@ -295,7 +295,4 @@ def _contradictions(r: Reading) -> tuple[list[int], list[int]]:
 def next_to_glare(r: Reading) -> np.ndarray:
     """(64,) bools: squares with a neighbour (diagonals too) read as glare (or read
     as glare themselves, which never makes them a contradiction)."""
-    if not r.reasons:
-        return np.zeros(64, bool)
-    glare = np.array([why == GLARE for why in r.reasons], dtype=np.float64)
-    return neighbourhood_mean(glare, np.ones(64)) > 0
+    return neighbourhood_mean(r.unknown_for(GLARE).astype(np.float64), np.ones(64)) > 0

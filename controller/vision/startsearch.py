@@ -21,11 +21,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from controller.vision.finder import BoardNotFound, board_grids, seen_before
+from controller.vision.finder import BoardNotFound, board_grids, seen_before, squares_doubt
 from controller.vision.finder_felt import outline_guesses
 from controller.vision.geometry import corners_of, homography_from_corners
 from controller.vision.grid import refine_on_grid
-from controller.vision.grid_check import ALL_SQUARES, not_squares
 from controller.vision.pipeline import DISC_HEIGHT, found_grid, setup_on_grid
 from controller.vision.square_model import SquareModel, default_model
 from controller.vision.startfit import START_DISCS, StartFit, fit_start_position
@@ -93,12 +92,12 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
         return first
     model = default_model()
     if model is not None:
-        confirmed = _recognised_start(image, tried, model)
+        confirmed = _recognised_start(image, tried)
         # only the start discs contradicting it on a grid whose squares the model
         # recognises, it is the position that is wrong, not the grid: moving grids
         # would only keep the user waiting
         on_board = (first is not None and set(first.mismatches) <= set(START_DISCS)
-                    and _doubt(image, first, model) < CONFIRMED)
+                    and _doubt(image, first) < CONFIRMED)
         if confirmed is None and not on_board:
             if searching is not None:
                 searching(SEARCHING)
@@ -110,8 +109,7 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     return first
 
 
-def _recognised_start(image: np.ndarray, tried: list[StartFit],
-                      model: SquareModel) -> StartFit | None:
+def _recognised_start(image: np.ndarray, tried: list[StartFit]) -> StartFit | None:
     """The grid whose squares the learned model recognises best, among those that
     contradict the start position nowhere but leave more than ``MAX_UNREAD``
     squares unread (a lamp's reflection over a quarter of the board): the squares
@@ -122,16 +120,16 @@ def _recognised_start(image: np.ndarray, tried: list[StartFit],
     for fit in tried:
         if fit.mismatches:
             continue
-        doubt = _doubt(image, fit, model)
+        doubt = _doubt(image, fit)
         if doubt < CONFIRMED and (best is None or doubt < best[0]):
             best = (doubt, fit)
     return None if best is None else best[1]
 
 
-def _doubt(image: np.ndarray, fit: StartFit, model: SquareModel) -> float:
+def _doubt(image: np.ndarray, fit: StartFit) -> float:
     """How much the model doubts that the fit's grid's squares are the board's
     (squares outside the picture wholly)."""
-    doubt = not_squares(image, fit.setup.homography, DISC_HEIGHT, model, ALL_SQUARES, True)
+    doubt = squares_doubt(image, fit.setup.homography, cut_off=True)
     return 1.0 if doubt is None else doubt
 
 
@@ -162,18 +160,18 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     for k in np.argsort(likeness)[::-1][:SETTLE_TRIES]:
         h = settle_on_start(image, moved[k], model, DISC_HEIGHT)
         fit = _fit(image, h, orient)
-        if _taken(image, fit, model):
+        if _taken(image, fit):
             # the model's look puts a grid within reach of the printed lines, which
             # place it more exactly where they show
             on_lines = _fit(image, refine_on_grid(image, h)[0], orient)
-            return on_lines if _taken(image, on_lines, model) else fit
+            return on_lines if _taken(image, on_lines) else fit
     return None
 
 
-def _taken(image: np.ndarray, fit: StartFit, model: SquareModel) -> bool:
+def _taken(image: np.ndarray, fit: StartFit) -> bool:
     """A moved grid is taken as any other: reading the start position on nearly
     every square, or contradicting it nowhere with squares the model confirms."""
-    return _shows_start(fit) or _recognised_start(image, [fit], model) is not None
+    return _shows_start(fit) or _recognised_start(image, [fit]) is not None
 
 
 def _shows_start(fit: StartFit) -> bool:
