@@ -3,14 +3,16 @@ the last resort of a calibration that no offered grid reads."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from reflections import band_over, reflection_over
 
 from controller.vision import startsearch
 from controller.vision.evaluation import aligned_grid, corner_error
-from controller.vision.finder import BoardNotFound
-from controller.vision.geometry import homography_from_corners, moved_by_squares
+from controller.vision.finder import BoardNotFound, lattice_outlines
+from controller.vision.geometry import corners_of, homography_from_corners, moved_by_squares
 from controller.vision.pipeline import DISC_HEIGHT
 from controller.vision.square_model import default_model
 from controller.vision.startfit import START_BOARD
@@ -83,3 +85,38 @@ def test_a_board_a_band_of_light_cuts_short_is_found_from_the_felt_outlines_gues
     assert corner_error(fit.setup, start.corners) < 0.25
     assert fit.mismatches == []
     assert said == [startsearch.SEARCHING]  # the user hears why it takes seconds
+
+
+@pytest.fixture(scope="module")
+def dim_start() -> Rendered:
+    return render(START_BOARD, replace(SCENE, light=0.4, noise=0.05, blur=1.2), seed=11)
+
+
+@pytest.mark.parametrize("doubling", [True, False])
+def test_a_lattice_read_at_half_its_spacing_is_found_from_the_doubled_guesses(
+        dim_start, monkeypatch, doubling):
+    # a reflection over the first four rows of a dim board leaves three of the seven
+    # inner row lines: lines half a square apart, every other one through the
+    # squares' middles, outscore them
+    image = band_over(dim_start, -0.5, 3.5)
+    off = [_off_by(homography_from_corners(q), dim_start) for q in lattice_outlines(image)]
+    assert min(off) > 1.0  # the premise: the lattice's own outlines miss the board
+    monkeypatch.setattr(startsearch, "found_grid", _not_found)
+    monkeypatch.setattr(startsearch, "board_grids", lambda image: [])
+    monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
+    if not doubling:
+        monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
+    orient = lambda h: aligned_grid(h, dim_start.corners)  # noqa: E731
+    if not doubling:
+        with pytest.raises(BoardNotFound):
+            startsearch.fit_on_start(image, orient)
+        return
+    fit = startsearch.fit_on_start(image, orient)
+    assert corner_error(fit.setup, dim_start.corners) < 0.25
+    assert fit.mismatches == []
+
+
+def _off_by(h: np.ndarray, r: Rendered) -> float:
+    """Largest corner distance, in squares, from the render's board."""
+    cell = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 8
+    return float(np.abs(corners_of(h) - r.corners).max()) / cell

@@ -217,7 +217,7 @@ class _Search:
                 continue
             yield from self._tried_on(quads)
         if not any(c.fits and c.edge >= CLEAR_FELT for c in self.cands):
-            yield from self._tried_on(_lattice_quads(self.image))
+            yield from self._tried_on(lattice_outlines(self.image))
 
     def try_rescaled(self) -> None:
         """Guesses, for a glare or a shadow that cut the felt's outline short or
@@ -354,9 +354,13 @@ def _checked(image: np.ndarray, chosen: _Candidate, cands: list[_Candidate],
     return other[1] if other is not None and other[0] < doubt - LEARNED_MARGIN else chosen.fit
 
 
-def _lattice_quads(image: np.ndarray) -> list[np.ndarray]:
+def lattice_outlines(image: np.ndarray, doubled: bool = False) -> list[np.ndarray]:
     """Outlines from the grid lattice itself, for when the felt's outline is broken
-    (see :mod:`controller.vision.finder_lattice`); upright-ordered, image pixels."""
+    (see :mod:`controller.vision.finder_lattice`); upright-ordered, image pixels.
+
+    ``doubled``: those with one family's spacing taken twice as wide instead, too
+    many to judge without knowing what the board shows, but a calibration on the
+    start position can rank them by how like it they read."""
     from controller.vision.finder_lattice import lattice_quads, region_of_interest
 
     scale = min(1.0, WORK_SIZE / max(image.shape[:2]))
@@ -367,7 +371,7 @@ def _lattice_quads(image: np.ndarray) -> list[np.ndarray]:
     roi = region_of_interest(small, loose)
     if roi is None:
         return []
-    return [upright_order(q) / scale for q in lattice_quads(small, roi)]
+    return [upright_order(q) / scale for q in lattice_quads(small, roi, doubled)]
 
 
 def seen_before(quad: np.ndarray, tried: list[np.ndarray], within: float = SAME_QUAD) -> bool:

@@ -249,13 +249,15 @@ def _vanishing_points(lines: np.ndarray, length: np.ndarray, families: tuple[np.
     return vps
 
 
-def lattice_quads(small: np.ndarray, roi: np.ndarray) -> list[np.ndarray]:
+def lattice_quads(small: np.ndarray, roi: np.ndarray, doubled: bool = False) -> list[np.ndarray]:
     """Board outlines (corners in ``small``'s pixels, a1 h1 h8 a8 in lattice order)
     from the grid lines seen inside the polygon ``roi``.
 
     Straight segments (the edges of the printed lines, and of the felt between
     discs) give each family's vanishing point; segments are found on a smoothed
-    copy, so that a dim, noisy picture's speckle makes none.
+    copy, so that a dim, noisy picture's speckle makes none. ``doubled``: the
+    outlines with one family's spacing taken twice as wide instead (see
+    :func:`_doubled`).
     """
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     mask = np.zeros(gray.shape, np.uint8)
@@ -276,10 +278,11 @@ def lattice_quads(small: np.ndarray, roi: np.ndarray) -> list[np.ndarray]:
     rect = _rectifier(vps[0], vps[1], outline)
     if rect is None:
         return []
-    return _windows(small, mask, rect)
+    return _windows(small, mask, rect, doubled)
 
 
-def _windows(small: np.ndarray, mask: np.ndarray, rect: np.ndarray) -> list[np.ndarray]:
+def _windows(small: np.ndarray, mask: np.ndarray, rect: np.ndarray,
+             doubled: bool = False) -> list[np.ndarray]:
     """The lattice's spacing and phase on the rectified canvas, and the 8 x 8
     windows of it that best hold the board."""
     size = (CANVAS, CANVAS)
@@ -296,17 +299,29 @@ def _windows(small: np.ndarray, mask: np.ndarray, rect: np.ndarray) -> list[np.n
     py = _period(prof_y, (int(rows[0]), int(rows[-1])))
     if px is None or py is None:
         return []
-    (p, ph), (q, qh) = px, py
+    spacings = [(px, py)]
+    if doubled:
+        spacings = [(wide, py) for wide in _doubled(px)] + [(px, wide) for wide in _doubled(py)]
     inv = np.linalg.inv(rect)
     out = []
-    for _, i0, j0 in _board_windows(felt, dark_v, dark_h, p, ph, q, qh):
-        x0, y0 = ph + i0 * p, qh + j0 * q
-        x1, y1 = x0 + 8 * p, y0 + 8 * q
-        c = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
-        quad = cv2.perspectiveTransform(c.reshape(-1, 1, 2), inv).reshape(-1, 2)
-        if np.isfinite(quad).all():
-            out.append(quad)
+    for (p, ph), (q, qh) in spacings:
+        for _, i0, j0 in _board_windows(felt, dark_v, dark_h, p, ph, q, qh):
+            x0, y0 = ph + i0 * p, qh + j0 * q
+            x1, y1 = x0 + 8 * p, y0 + 8 * q
+            c = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
+            quad = cv2.perspectiveTransform(c.reshape(-1, 1, 2), inv).reshape(-1, 2)
+            if np.isfinite(quad).all():
+                out.append(quad)
     return out
+
+
+def _doubled(spacing: tuple[float, float]) -> list[tuple[float, float]]:
+    """The lattice twice as wide, on either of the lines: when a reflection or the
+    dark hides half the board's lines, lines half a square apart (every other one
+    a square's middle, which stands out of nothing) can outscore the true spacing
+    over the seven lines the comb judges."""
+    p, first = spacing
+    return [(2 * p, first), (2 * p, first + p)]
 
 
 def _maps(canvas: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

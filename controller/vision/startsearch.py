@@ -11,8 +11,8 @@ read it, or the finder chose none, every other grid the cues offered is tried, t
 learned model's least doubted first. When none reads it, a grid whose squares the
 model confirms is taken though a reflection hides many of them; failing that, the
 grids most like the start position, among those and the felt outline's guesses at
-a board a reflection cut short, are moved onto it (see
-:mod:`controller.vision.startrefine`).
+a board a reflection cut short and the lattice's at its spacing taken twice as
+wide, are moved onto it (see :mod:`controller.vision.startrefine`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from controller.vision.finder import BoardNotFound, board_grids, seen_before, squares_doubt
+from controller.vision.finder import (
+    BoardNotFound,
+    board_grids,
+    lattice_outlines,
+    seen_before,
+    squares_doubt,
+)
 from controller.vision.finder_felt import outline_guesses
 from controller.vision.geometry import corners_of, homography_from_corners
 from controller.vision.grid import refine_on_grid
@@ -135,8 +141,9 @@ def _doubt(image: np.ndarray, fit: StartFit) -> float:
 
 def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
              model: SquareModel) -> StartFit | None:
-    """A grid the tried ones, or the felt outline's guesses (see
-    :func:`controller.vision.finder_felt.outline_guesses`), lead to when moved onto
+    """A grid the tried ones, or the felt outline's and the lattice's guesses (see
+    :func:`controller.vision.finder_felt.outline_guesses` and
+    :func:`controller.vision.finder.lattice_outlines`), lead to when moved onto
     the start position (see :mod:`controller.vision.startrefine`), taken as any
     other (see :func:`_taken`), and then on the printed lines if they show.
 
@@ -148,8 +155,8 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     seen: list[np.ndarray] = []
     grids = [(fit.setup.homography, len(fit.mismatches)) for fit in tried
              if not seen_before(corners_of(fit.setup.homography), seen)]
-    grids += [(homography_from_corners(q), 0) for q in outline_guesses(image)
-              if not seen_before(q, seen)]
+    guesses = outline_guesses(image) + lattice_outlines(image, doubled=True)
+    grids += [(homography_from_corners(q), 0) for q in guesses if not seen_before(q, seen)]
     likeness = [start_likelihood(image, h, model, DISC_HEIGHT) - MISMATCH_COST * wrong
                 for h, wrong in grids]
     apart: list[np.ndarray] = []
