@@ -3,6 +3,8 @@ forgives, and what it says when it cannot see the board."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,8 @@ from controller.vision.evaluation import align_to_truth
 from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import apply_homography, homography_from_corners
 from controller.vision.pipeline import auto_setup, setup_on_grid
-from controller.vision.startfit import START_BOARD, fit_start_position
+from controller.vision.reading import GLARE
+from controller.vision.startfit import START_BOARD, _paled_unknown, fit_start_position
 from controller.vision.synth import Rendered, Scene, render
 
 SCENE = Scene(tilt_deg=22, rotation_deg=6, light=0.8, view_from_deg=30)
@@ -192,3 +195,26 @@ def test_a_disc_read_on_the_edge_next_to_a_reflection_is_named_not_refused():
     fit = _fit_on_truth(r, _white_band(r, _centre(r, 58), _centre(r, 63), 1.2, blur=0.15))
     assert fit.reading.board[58] == "O" and fit.reading.reasons[59] == "glare"
     assert fit.mismatches == [] and fit.stray == [58]
+
+
+@pytest.mark.parametrize(("disc", "lamp"), [(True, True), (False, True), (True, False)])
+def test_a_start_disc_read_empty_beside_a_reflection_is_left_unread_if_the_model_sees_it(
+        start, disc, lamp):
+    # the rules' misreading is staged: the halo that pales a black disc to a dark
+    # felt's shade for them comes from the renderer's lamps, and a painted one
+    # does not fool them
+    board = START_BOARD if disc else START_BOARD[:28] + "-" + START_BOARD[29:]
+    r = start if disc else render(board, SCENE, seed=5)
+    reader = align_to_truth(auto_setup(start.image), start.corners).reader()
+    canvas = reader.warp(r.image)
+    read = reader.read_canvas(canvas)
+    staged, why = list(read.board), list(read.reasons)
+    staged[28] = "-"  # e4 read empty ...
+    if lamp:
+        staged[20], why[20] = "?", GLARE  # ... beside e3 under a reflection
+    out = _paled_unknown(replace(read, board="".join(staged), reasons=tuple(why)), reader,
+                         canvas)
+    if disc and lamp:
+        assert (out.board[28], out.reasons[28]) == ("?", GLARE)
+    else:  # no disc there, or no lamp to pale it: the rules' reading stands
+        assert out.board[28] == "-"

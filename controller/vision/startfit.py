@@ -25,6 +25,7 @@ from controller.vision.reader import SquareReader
 from controller.vision.reading import GLARE, Reading
 from controller.vision.sampling import smoothed
 from controller.vision.setup import CameraSetup
+from controller.vision.square_model import CLASSES, patch_index, patches
 from controller.vision.squarestats import neighbourhood_mean
 from controller.vision.startedges import EDGES, edges_off_board, felt_past_edges
 
@@ -95,6 +96,7 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     reader = reader.with_model(setup.model)
     r = reader.read_canvas(canvas)
     r = _lit_black_unknown(r, levels.lit)
+    r = _paled_unknown(r, reader, canvas)
     mismatches, stray = _contradictions(r)
     short = felt_past_edges(reader, canvas)
     mismatches = sorted(
@@ -259,12 +261,42 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
 def _lit_black_unknown(r: Reading, lit: tuple[int, ...]) -> Reading:
     """Black start discs that a lamp's reflection lights up as white read ``?``
     (glare): what covers them is known, and it is no contradiction."""
-    fix = [i for i in lit if r.board[i] in "Oo"]
-    if not fix:
+    return _unread_for_glare(r, [i for i in lit if r.board[i] in "Oo"])
+
+
+def _paled_unknown(r: Reading, reader: SquareReader, canvas: np.ndarray) -> Reading:
+    """A start disc read empty beside a lamp's reflection, while the other three read
+    right, reads ``?`` (glare) if the learned model sees the start's own disc there.
+
+    A reflection's halo pales a black disc to the felt's shade for the reader's
+    rules, which measure a top's brightness against the felt next to it; the model
+    sees the whole square, the disc's rim and shadow too. Its likeliest reading is
+    enough to doubt the rules' here (the square is only left unread), not to name
+    the disc. Where no disc lies, the model sees felt, and the square still refuses
+    the calibration. One disc only: a grid a fraction of a square off also leaves
+    the rules measuring felt beside discs the model sees, on more than one.
+    """
+    model = reader.square_model
+    glare = next_to_glare(r)
+    squares = np.array([i for i in START_DISCS if r.board[i] == "-" and glare[i]
+                        and not reader.layout.outside[i]], int)
+    right = sum(r.board[i] == START_BOARD[i] for i in START_DISCS)
+    if model is None or len(squares) != 1 or right != len(START_DISCS) - 1:
+        return r
+    p = model.probabilities(patches(smoothed(canvas), patch_index(reader.layout), squares),
+                            flips=True)
+    likeliest = [CLASSES[k] for k in p.argmax(axis=1)]
+    return _unread_for_glare(
+        r, [int(i) for i, seen in zip(squares, likeliest, strict=True) if seen == START_BOARD[i]])
+
+
+def _unread_for_glare(r: Reading, squares: list[int]) -> Reading:
+    """``r`` with ``squares`` read ``?`` for a lamp's reflection."""
+    if not squares:
         return r
     board, conf = list(r.board), r.confidence.copy()
     why = list(r.reasons) if r.reasons else [""] * 64
-    for i in fix:
+    for i in squares:
         board[i], conf[i], why[i] = "?", 0.0, GLARE
     return replace(r, board="".join(board), confidence=conf, reasons=tuple(why))
 
