@@ -12,7 +12,12 @@ from reflections import band_over, reflection_over
 from controller.vision import startsearch
 from controller.vision.evaluation import aligned_grid, corner_error
 from controller.vision.finder import BoardNotFound, lattice_outlines
-from controller.vision.geometry import corners_of, homography_from_corners, moved_by_squares
+from controller.vision.geometry import (
+    apply_homography,
+    corners_of,
+    homography_from_corners,
+    moved_by_squares,
+)
 from controller.vision.pipeline import DISC_HEIGHT
 from controller.vision.square_model import default_model
 from controller.vision.startfit import START_BOARD
@@ -120,3 +125,20 @@ def _off_by(h: np.ndarray, r: Rendered) -> float:
     """Largest corner distance, in squares, from the render's board."""
     cell = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 8
     return float(np.abs(corners_of(h) - r.corners).max()) / cell
+
+
+def test_a_grid_moved_short_of_an_edge_is_put_on_the_printed_lines(start, monkeypatch):
+    # where the model's look leaves the a1-h1 edge a third of a square inside the
+    # board, the felt goes on past it; the printed lines are within reach
+    inside = np.array([[0, 0.35], [8, 0.35], [8, 8], [0, 8]])
+    short = homography_from_corners(apply_homography(start.homography, inside))
+    orient = lambda h: aligned_grid(h, start.corners)  # noqa: E731
+    assert startsearch._fit(start.image, short, orient).short_edges == ["a1-h1"]  # premise
+    monkeypatch.setattr(startsearch, "found_grid", _not_found)
+    monkeypatch.setattr(startsearch, "board_grids", lambda image: [_scaled(start, 1.15)])
+    monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
+    monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
+    monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args: short)
+    fit = startsearch.fit_on_start(start.image, orient)
+    assert corner_error(fit.setup, start.corners) < 0.1
+    assert fit.mismatches == []

@@ -166,12 +166,12 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     likeness = [start_likelihood(image, h, model, DISC_HEIGHT) for h in moved]
     for k in np.argsort(likeness)[::-1][:SETTLE_TRIES]:
         h = settle_on_start(image, moved[k], model, DISC_HEIGHT)
-        fit = _fit(image, h, orient)
-        if _taken(image, fit):
-            # the model's look puts a grid within reach of the printed lines, which
-            # place it more exactly where they show
-            on_lines = _fit(image, refine_on_grid(image, h)[0], orient)
-            return on_lines if _taken(image, on_lines) else fit
+        # the model's look puts a grid within reach of the printed lines, which place
+        # it more exactly where they show: a grid a third of a square off sees the
+        # felt go on past an edge, which the one on the lines does not
+        for fit in (_fit(image, refine_on_grid(image, h)[0], orient), _fit(image, h, orient)):
+            if _taken(image, fit):
+                return fit
     return None
 
 
