@@ -144,8 +144,8 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     """A grid the tried ones, or the felt outline's and the lattice's guesses (see
     :func:`controller.vision.finder_felt.outline_guesses` and
     :func:`controller.vision.finder.lattice_outlines`), lead to when moved onto
-    the start position (see :mod:`controller.vision.startrefine`), taken as any
-    other (see :func:`_taken`), and then on the printed lines if they show.
+    the start position (see :mod:`controller.vision.startrefine`) and put on the
+    printed lines where they show, taken as any other (see :func:`_taken`).
 
     Before it is moved, a grid a square off at one corner looks hardly more like
     the start position than one four squares off; moved a little, it looks far
@@ -169,7 +169,8 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
         # the model's look puts a grid within reach of the printed lines, which place
         # it more exactly where they show: a grid a third of a square off sees the
         # felt go on past an edge, which the one on the lines does not
-        for fit in (_fit(image, refine_on_grid(image, h)[0], orient), _fit(image, h, orient)):
+        for placed in (refine_on_grid(image, h)[0], h):
+            fit = _fit(image, placed, orient)
             if _taken(image, fit):
                 return fit
     return None
