@@ -10,11 +10,10 @@ import pytest
 from reflections import band_over, reflection_over
 
 from controller.vision import startsearch
-from controller.vision.evaluation import aligned_grid, corner_error
+from controller.vision.evaluation import aligned_grid, corner_error, grid_error
 from controller.vision.finder import BoardNotFound, lattice_outlines
 from controller.vision.geometry import (
     apply_homography,
-    corners_of,
     homography_from_corners,
     moved_by_squares,
 )
@@ -104,7 +103,8 @@ def test_a_lattice_read_at_half_its_spacing_is_found_from_the_doubled_guesses(
     # inner row lines: lines half a square apart, every other one through the
     # squares' middles, outscore them
     image = band_over(dim_start, -0.5, 3.5)
-    off = [_off_by(homography_from_corners(q), dim_start) for q in lattice_outlines(image)]
+    off = [grid_error(homography_from_corners(q), dim_start.corners)
+           for q in lattice_outlines(image)]
     assert min(off) > 1.0  # the premise: the lattice's own outlines miss the board
     monkeypatch.setattr(startsearch, "found_grid", _not_found)
     monkeypatch.setattr(startsearch, "board_grids", lambda image: [])
@@ -118,12 +118,6 @@ def test_a_lattice_read_at_half_its_spacing_is_found_from_the_doubled_guesses(
     fit = startsearch.fit_on_start(image, orient)
     assert corner_error(fit.setup, dim_start.corners) < 0.25
     assert fit.mismatches == []
-
-
-def _off_by(h: np.ndarray, r: Rendered) -> float:
-    """Largest corner distance, in squares, from the render's board (a1 on a1)."""
-    cell = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 8
-    return float(np.abs(corners_of(aligned_grid(h, r.corners)) - r.corners).max()) / cell
 
 
 def test_a_grid_moved_short_of_an_edge_is_put_on_the_printed_lines(start, monkeypatch):

@@ -87,10 +87,14 @@ def aligned_grid(h: np.ndarray, truth_corners: np.ndarray) -> np.ndarray:
 
 def corner_error(setup: CameraSetup, truth_corners: np.ndarray) -> float:
     """Largest corner distance from the truth, in squares (after alignment)."""
-    aligned = align_to_truth(setup, truth_corners)
+    return grid_error(setup.homography, truth_corners)
+
+
+def grid_error(h: np.ndarray, truth_corners: np.ndarray) -> float:
+    """:func:`corner_error` of a bare grid: for outlines no set-up was made on."""
     t = np.asarray(truth_corners, dtype=np.float64)
     cell = float(np.linalg.norm(t[1] - t[0])) / 8
-    return float(np.abs(corners_of(aligned.homography) - t).max()) / cell
+    return float(np.abs(corners_of(aligned_grid(h, t)) - t).max()) / cell
 
 
 def calibrate_on_start(scene: object, seed: int) -> tuple[CameraSetup, bool]:

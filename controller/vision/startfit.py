@@ -278,16 +278,14 @@ def _paled_unknown(r: Reading, reader: SquareReader, canvas: np.ndarray) -> Read
     """
     model = reader.square_model
     glare = next_to_glare(r)
-    squares = np.array([i for i in START_DISCS if r.board[i] == "-" and glare[i]
-                        and not reader.layout.outside[i]], int)
+    paled = [i for i in START_DISCS if r.board[i] == "-" and glare[i]
+             and not reader.layout.outside[i]]
     right = sum(r.board[i] == START_BOARD[i] for i in START_DISCS)
-    if model is None or len(squares) != 1 or right != len(START_DISCS) - 1:
+    if model is None or len(paled) != 1 or right != len(START_DISCS) - 1:
         return r
-    p = model.probabilities(patches(smoothed(canvas), patch_index(reader.layout), squares),
-                            flips=True)
-    likeliest = [CLASSES[k] for k in p.argmax(axis=1)]
-    return _unread_for_glare(
-        r, [int(i) for i, seen in zip(squares, likeliest, strict=True) if seen == START_BOARD[i]])
+    x = patches(smoothed(canvas), patch_index(reader.layout), np.array(paled))
+    seen = CLASSES[int(model.probabilities(x, flips=True)[0].argmax())]
+    return _unread_for_glare(r, paled) if seen == START_BOARD[paled[0]] else r
 
 
 def _unread_for_glare(r: Reading, squares: list[int]) -> Reading:
