@@ -309,14 +309,17 @@ def _contradictions(r: Reading) -> tuple[list[int], list[int]]:
     discs read right where they are seen, cannot: a grid off by a square would move
     the start discs too. Nor can one or two on the ring right next to a square a
     lamp's reflection hides: a grid taking in the frame shows it along a whole
-    edge. They are a lamp's pool or reflection there, and named to the user instead
-    of refusing a set-up whose grid and colours are right.
+    edge. Nor, when all four start discs read right, one or two anywhere on the
+    ring: a grid stretched over a strip of frame wide enough to read as discs moves
+    the middle squares off the start discs' centres too. They are a
+    lamp's pool or reflection there, or a disc left on the board, and named to the
+    user instead of refusing a set-up whose grid and colours are right.
     """
     wrong = [i for i in range(64) if r.board[i] not in (START_BOARD[i], "?")]
     right = sum(r.board[i] == START_BOARD[i] for i in START_DISCS)
     glare = next_to_glare(r)
     inner = [i for i in wrong if i not in START_DISCS
-             and (0 < i % 8 < 7 and 0 < i // 8 < 7 or glare[i])]
+             and (0 < i % 8 < 7 and 0 < i // 8 < 7 or glare[i] or right == len(START_DISCS))]
     if right >= 2 and len(inner) == len(wrong) and len(inner) <= STRAY_MAX:
         return [], inner
     return wrong, []
