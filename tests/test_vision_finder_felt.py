@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.vision import finder_felt
 from controller.vision.cv import components, cv2
 from controller.vision.finder_felt import coarse_quads, outline_guesses
 from controller.vision.geometry import upright_order
+from controller.vision.synth import START_BOARD, Rendered, Scene, render
 
 # a board seen in perspective: its far side is half its near side
 BOARD = np.array([[200, 100], [440, 100], [560, 420], [80, 420]], np.float64)
@@ -69,3 +71,23 @@ def test_felt_regions_are_labelled_whatever_their_number():
     mask[100:200, 300:500] = 1
     n, labels, stats, _ = components(mask)
     assert n == 2 and stats[1, cv2.CC_STAT_AREA] == 100 * 200
+
+
+# a dim room: the sensor's noise passes or fails single pixels of felt and cloth alike
+DIM = Scene(tilt_deg=30, rotation_deg=-5, light=0.3, light_gradient=0.2, shadow=True,
+            glare=True, noise=0.05, blur=1.6, board_fraction=0.7, table="cloth",
+            vignette=0.35, warmth=-0.4)
+
+
+def _off_board(quad: np.ndarray, r: Rendered) -> float:
+    side = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 8
+    return float(np.linalg.norm(upright_order(quad) - upright_order(r.corners), axis=1).max()
+                 ) / side
+
+
+def test_a_noisy_dim_felt_is_guessed_where_green_pixels_are_dense(monkeypatch):
+    r = render(START_BOARD, DIM, seed=3)
+    with monkeypatch.context() as m:  # the premise: the hue and chroma masks miss it
+        m.setattr(finder_felt, "_dense_regions", lambda small: [])
+        assert min(_off_board(q, r) for q in outline_guesses(r.image)) > 1.5
+    assert min(_off_board(q, r) for q in outline_guesses(r.image)) < 0.5

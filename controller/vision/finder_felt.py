@@ -4,7 +4,9 @@ The felt is found by its hue, or by its green chroma when it is too dark or grey
 for the hue test; the convex hull of each felt region bridges the notches that
 discs on the edge squares cut into its outline, and four lines fitted to the
 hull's sides give a candidate outline (see :mod:`controller.vision.finder` for how
-candidates are judged).
+candidates are judged). In a dim picture the sensor's noise passes or fails single
+pixels of felt and table alike, and the felt only shows as where green pixels are
+dense: the guesses of :func:`outline_guesses` also look there.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ MIN_CHROMA = 0.05  # green's excess over red and blue, relative to green, of any
 GUESS_RUNS = 6  # a felt outline's longest straight runs combined into guessed outlines
 PUSHED = (1.3, 1.6, 2.0)  # a guessed outline's side pushed out, times the sides beside it
 OVER_FELT = 1.6  # area of an outline, to the felt's hull, beyond which it is no board's
+DENSE_WINDOW = 1 / 40  # of the working copy's longest side: where green pixels are counted
 
 
 class BoardNotFound(KaeshiError):
@@ -80,6 +83,30 @@ def _chroma_regions(small: np.ndarray, hsv: np.ndarray) -> list[np.ndarray]:
     cut = max(MIN_CHROMA, _otsu(chroma[on] * 255) / 255)
     for test in (on, chroma >= cut):
         region, area = _largest_component(clean_mask(test.astype(np.uint8)))
+        if area >= MIN_AREA * region.size:
+            out.append(region)
+    return out
+
+
+def _dense_regions(small: np.ndarray) -> list[np.ndarray]:
+    """Felt candidates where pixels passing the hue test, or the chroma test, are
+    denser than around them.
+
+    In a dim room the noise passes many of the table's pixels and fails many of the
+    felt's, in specks a few pixels wide that opening the mask cannot part (it
+    erodes both alike), but counted over a window wider than the specks, as wide as
+    a small board's square, the felt stands out. The window rounds the region's
+    corners, which the lines fitted to its sides do not follow.
+    """
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    k = max(5, int(max(small.shape[:2]) * DENSE_WINDOW)) | 1
+    out = []
+    for on in (green_mask_hsv(hsv) > 0, green_chroma(small) >= MIN_CHROMA):
+        if on.sum() < MIN_AREA * on.size:
+            continue  # too few green pixels for a playing area, however dense
+        dense = cv2.blur(on.astype(np.float32), (k, k))
+        cut = _otsu(dense * 255) / 255
+        region, area = _largest_component((dense >= cut).astype(np.uint8))
         if area >= MIN_AREA * region.size:
             out.append(region)
     return out
@@ -244,13 +271,14 @@ def outline_guesses(image: np.ndarray) -> list[np.ndarray]:
     felt's outline are not the board's four sides: any four of the
     ``GUESS_RUNS`` longest are guessed. A reflection right across the board hides
     the felt beyond a straight cut that the outline takes for a side: each outline
-    is guessed with one side pushed out by each of ``PUSHED``. They are many (tens
-    to a hundred) and mostly wrong, so only a caller that can tell the board's by
-    what it shows (calibration, by the start position) asks for them. No felt: no
-    guesses.
+    is guessed with one side pushed out by each of ``PUSHED``. The felt of a dim,
+    noisy picture is looked for where green pixels are dense, too. They are many
+    (tens to a hundred) and mostly wrong, so only a caller that can tell the
+    board's by what it shows (calibration, by the start position) asks for them.
+    No felt: no guesses.
     """
     guesses = []
-    for cue in ("hue", "chroma"):
+    for cue in ("hue", "chroma", "dense"):
         try:
             hulls, scale, least = _felt_hulls(image, cue)
         except BoardNotFound:
@@ -300,8 +328,10 @@ def _felt_hulls(image: np.ndarray, cue: str) -> tuple[list[np.ndarray], float, f
         scale = 1.0
     if cue == "hue":
         regions = _green_regions(small)
-    else:
+    elif cue == "chroma":
         regions = _chroma_regions(small, cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
+    else:
+        regions = _dense_regions(small)
     hulls = []
     for region in regions:
         contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
