@@ -311,9 +311,9 @@ def _contradictions(r: Reading) -> tuple[list[int], list[int]]:
     lamp's reflection hides: a grid taking in the frame shows it along a whole
     edge. Nor, when all four start discs read right, one or two anywhere on the
     ring: a grid stretched over a strip of frame wide enough to read as discs moves
-    the middle squares off the start discs' centres too. They are a
-    lamp's pool or reflection there, or a disc left on the board, and named to the
-    user instead of refusing a set-up whose grid and colours are right.
+    the middle squares off the start discs' centres too. They are a lamp's pool or
+    reflection there, or a disc left on the board, and named to the user instead of
+    refusing a set-up whose grid and colours are right.
     """
     wrong = [i for i in range(64) if r.board[i] not in (START_BOARD[i], "?")]
     right = sum(r.board[i] == START_BOARD[i] for i in START_DISCS)
