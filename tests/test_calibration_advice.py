@@ -57,13 +57,15 @@ def test_a_rendered_lamp_reflection_is_named(tmp_path):
     assert len(named) >= 3 and plain == []
 
 
-def test_a_disc_where_the_start_has_none_is_named_with_what_to_do():
-    board = START_BOARD[:63] + "O"  # a white disc left on h8
+def test_discs_where_the_start_has_none_are_named_with_what_to_do():
+    # discs left on three squares of the edge: one or two the calibration would name
+    # and keep (see test_vision_calibration), three it refuses
+    board = "X" + START_BOARD[1:7] + "O" + START_BOARD[8:63] + "O"  # a1, h1, h8
     r = render(board, Scene(tilt_deg=10), seed=4)
     result = calibrate_image(r.image, corners=r.corners)
     assert not result.calibration.start_position_ok
-    assert any(w.startswith("calibration refused: 1 square does not") for w in result.warnings)
-    assert any(w.startswith("h8 read as a disc where the start position has none")
+    assert any(w.startswith("calibration refused: 3 squares do not") for w in result.warnings)
+    assert any(w.startswith("a1, h1, h8 read as a disc where the start position has none")
                for w in result.warnings), result.warnings
 
 
