@@ -169,7 +169,8 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
         # the model's look puts a grid within reach of the printed lines, which place
         # it more exactly where they show: a grid a third of a square off sees the
         # felt go on past an edge, which the one on the lines does not
-        for placed in (refine_on_grid(image, h)[0], h):
+        refit = refine_on_grid(image, h)[0]  # h itself where no lines show
+        for placed in (refit, h) if refit is not h else (h,):
             fit = _fit(image, placed, orient)
             if _taken(image, fit):
                 return fit
