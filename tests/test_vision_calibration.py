@@ -74,27 +74,28 @@ def test_glare_over_all_start_discs_keeps_the_calibration_and_says_where(start):
     assert "d5" in text and "e4" in text and "Move the lamp" in text
 
 
+def _white_disc_on(r: Rendered, image: np.ndarray, square: int) -> np.ndarray:
+    """``image`` (drawn as ``r``) with a white disc painted on ``square``."""
+    side = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 8
+    img = image.copy()
+    x, y = np.round(_centre(r, square)).astype(int)
+    cv2.circle(img, (int(x), int(y)), int(0.4 * side), (235, 235, 235), -1, cv2.LINE_AA)
+    return img
+
+
 @pytest.mark.parametrize(("square", "name"), [(42, "c6"), (16, "a3"), (63, "h8")])
 def test_an_empty_square_read_as_a_disc_is_named_not_refused(start, square, name):
     # on the outer ring too, with all four start discs right: a grid taking in the
     # frame would have moved them
-    side = float(np.linalg.norm(start.corners[1] - start.corners[0])) / 8
-    img = start.image.copy()
-    x, y = np.round(_centre(start, square)).astype(int)
-    cv2.circle(img, (int(x), int(y)), int(0.4 * side), (235, 235, 235), -1, cv2.LINE_AA)
-    result = calibrate_image(img, corners=start.corners)
+    result = calibrate_image(_white_disc_on(start, start.image, square), corners=start.corners)
     assert result.fit.mismatches == [] and result.fit.stray == [square]
     assert any(f"{name} read as a disc" in w for w in result.warnings)
 
 
 def test_a_disc_on_the_edge_refuses_when_a_start_disc_reads_wrong(start):
     board = START_BOARD[:27] + "X" + START_BOARD[28:]  # d4 black: not the start position
-    r = render(board, SCENE, seed=5)
-    side = float(np.linalg.norm(start.corners[1] - start.corners[0])) / 8
-    img = r.image.copy()
-    x, y = np.round(_centre(start, 16)).astype(int)  # a3
-    cv2.circle(img, (int(x), int(y)), int(0.4 * side), (235, 235, 235), -1, cv2.LINE_AA)
-    result = calibrate_image(img, corners=start.corners)
+    image = _white_disc_on(start, render(board, SCENE, seed=5).image, 16)  # and one on a3
+    result = calibrate_image(image, corners=start.corners)
     assert {16, 27} <= set(result.fit.mismatches) and result.fit.stray == []
 
 
