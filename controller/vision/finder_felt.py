@@ -73,7 +73,7 @@ def green_chroma(small: np.ndarray) -> np.ndarray:
     return np.clip((g - np.maximum(r, b)) / (g + 8.0), 0, 1)
 
 
-def _chroma_regions(small: np.ndarray, hsv: np.ndarray) -> list[np.ndarray]:
+def _chroma_regions(small: np.ndarray) -> list[np.ndarray]:
     """Felt candidates from the green-chroma cue, split where the image says."""
     chroma = green_chroma(small)
     on = chroma >= MIN_CHROMA
@@ -82,8 +82,8 @@ def _chroma_regions(small: np.ndarray, hsv: np.ndarray) -> list[np.ndarray]:
         return out
     cut = max(MIN_CHROMA, _otsu(chroma[on] * 255) / 255)
     for test in (on, chroma >= cut):
-        region, area = _largest_component(clean_mask(test.astype(np.uint8)))
-        if area >= MIN_AREA * region.size:
+        region = _playing_area(clean_mask(test.astype(np.uint8)))
+        if region is not None:
             out.append(region)
     return out
 
@@ -105,11 +105,16 @@ def _dense_regions(small: np.ndarray) -> list[np.ndarray]:
         if on.sum() < MIN_AREA * on.size:
             continue  # too few green pixels for a playing area, however dense
         dense = cv2.blur(on.astype(np.float32), (k, k))
-        cut = _otsu(dense * 255) / 255
-        region, area = _largest_component((dense >= cut).astype(np.uint8))
-        if area >= MIN_AREA * region.size:
+        region = _playing_area((dense >= _otsu(dense * 255) / 255).astype(np.uint8))
+        if region is not None:
             out.append(region)
     return out
+
+
+def _playing_area(mask: np.ndarray) -> np.ndarray | None:
+    """The mask's largest region, when it is large enough to be a playing area."""
+    region, area = _largest_component(mask)
+    return region if area >= MIN_AREA * region.size else None
 
 
 def _green_regions(small: np.ndarray) -> list[np.ndarray]:
@@ -329,7 +334,7 @@ def _felt_hulls(image: np.ndarray, cue: str) -> tuple[list[np.ndarray], float, f
     if cue == "hue":
         regions = _green_regions(small)
     elif cue == "chroma":
-        regions = _chroma_regions(small, cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
+        regions = _chroma_regions(small)
     else:
         regions = _dense_regions(small)
     hulls = []
