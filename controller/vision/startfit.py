@@ -280,8 +280,7 @@ def _paled_unknown(r: Reading, reader: SquareReader, canvas: np.ndarray) -> Read
     glare = next_to_glare(r)
     paled = [i for i in START_DISCS if r.board[i] == "-" and glare[i]
              and not reader.layout.outside[i]]
-    right = sum(r.board[i] == START_BOARD[i] for i in START_DISCS)
-    if model is None or len(paled) != 1 or right != len(START_DISCS) - 1:
+    if model is None or len(paled) != 1 or _start_discs_right(r) != len(START_DISCS) - 1:
         return r
     x = patches(smoothed(canvas), patch_index(reader.layout), np.array(paled))
     seen = CLASSES[int(model.probabilities(x, flips=True)[0].argmax())]
@@ -316,13 +315,18 @@ def _contradictions(r: Reading) -> tuple[list[int], list[int]]:
     refusing a set-up whose grid and colours are right.
     """
     wrong = [i for i in range(64) if r.board[i] not in (START_BOARD[i], "?")]
-    right = sum(r.board[i] == START_BOARD[i] for i in START_DISCS)
+    right = _start_discs_right(r)
     glare = next_to_glare(r)
     inner = [i for i in wrong if i not in START_DISCS
              and (0 < i % 8 < 7 and 0 < i // 8 < 7 or glare[i] or right == len(START_DISCS))]
     if right >= 2 and len(inner) == len(wrong) and len(inner) <= STRAY_MAX:
         return [], inner
     return wrong, []
+
+
+def _start_discs_right(r: Reading) -> int:
+    """How many of the four start discs read as the start position has them."""
+    return sum(r.board[i] == START_BOARD[i] for i in START_DISCS)
 
 
 def next_to_glare(r: Reading) -> np.ndarray:
