@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.position import START_BOARD
 from controller.vision.cv import cv2
-from controller.vision.evaluation import align_to_truth, corner_error, random_position
+from controller.vision.evaluation import (
+    align_to_truth,
+    corner_error,
+    grid_error,
+    random_position,
+)
 from controller.vision.finder import BoardNotFound, find_board, green_mask_hsv
-from controller.vision.finder_lattice import lattice_quads, region_of_interest
-from controller.vision.geometry import upright_order
+from controller.vision.finder_lattice import DIRECTIONS, lattice_quads, region_of_interest
+from controller.vision.geometry import homography_from_corners, upright_order
 from controller.vision.grid import _median, byte_median
 from controller.vision.setup import CameraSetup
-from controller.vision.synth import Scene, render
+from controller.vision.synth import Rendered, Scene, render
 
 # A lamp's reflection over half a board in a dim room: the felt shows only in pieces
 # around the glare and the discs, and its outline is not the board's.
@@ -76,6 +82,39 @@ def test_the_lattice_alone_outlines_the_board_without_the_felts_outline():
         for q in quads
     ]
     assert errors and min(errors) < 0.6  # close enough for the grid fit to take over
+
+
+def _on_striped_cloth(r: Rendered, degrees: float) -> np.ndarray:
+    """``r``'s picture with a cloth of long dark stripes round the board."""
+    h, w = r.image.shape[:2]
+    along = np.array([np.cos(np.radians(degrees)), np.sin(np.radians(degrees))])
+    across = np.array([-along[1], along[0]])
+    stripes = r.image.copy()
+    for k in range(-12, 13):
+        c = np.array([w / 2, h / 2]) + across * k * 28
+        ends = [tuple(int(v) for v in c + s * 900 * along) for s in (-1, 1)]
+        cv2.line(stripes, ends[0], ends[1], (30, 30, 30), 5, cv2.LINE_AA)
+    board = np.zeros((h, w), np.uint8)
+    middle = r.corners.mean(axis=0)
+    cv2.fillConvexPoly(board, (middle + (r.corners - middle) * 1.05).astype(np.int32), 1)
+    return np.where(board[..., None] > 0, r.image, stripes)
+
+
+def test_a_striped_cloth_outweighing_a_grid_direction_leaves_the_lattice_to_a_later_pair():
+    # stripes 30 degrees off the grid's upright lines: the strongest direction, and
+    # too near the upright lines to pair with them, so the strongest pair is the
+    # stripes and the level lines; the grid's own pair comes after it
+    r = render(START_BOARD, Scene(frame_style="none", table="cloth", tilt_deg=10), seed=3)
+    image = _on_striped_cloth(r, 120)
+    roi = region_of_interest(image, green_mask_hsv(cv2.cvtColor(image, cv2.COLOR_BGR2HSV)))
+    assert roi is not None
+
+    def off(pairs: int) -> list[float]:
+        return [grid_error(homography_from_corners(upright_order(q)), r.corners)
+                for q in lattice_quads(image, roi, pairs=pairs)]
+
+    assert min(off(1), default=np.inf) > 2.0  # the premise: the strongest pair misses
+    assert min(off(DIRECTIONS)) < 0.25
 
 
 def test_the_lattice_finds_nothing_on_a_plain_table():

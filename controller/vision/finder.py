@@ -28,6 +28,7 @@ from controller.vision.finder_felt import (
     green_chroma,
     green_mask_hsv,
 )
+from controller.vision.finder_lattice import DIRECTIONS
 from controller.vision.geometry import corners_of, homography_from_corners, upright_order
 from controller.vision.grid_check import ALL_SQUARES, not_squares, square_doubts
 from controller.vision.square_model import default_model
@@ -208,7 +209,9 @@ class _Search:
         self.reason: BoardNotFound | None = None
         self._tried: list[np.ndarray] = []
 
-    def outlines(self) -> Iterator[_Candidate]:
+    def outlines(self, pairs: int = 1) -> Iterator[_Candidate]:
+        """``pairs``: the lattices of that many pairs of line directions (see
+        :func:`lattice_outlines`)."""
         for cue in ("hue", "chroma"):
             try:
                 quads = coarse_quads(self.image, cue)
@@ -217,7 +220,7 @@ class _Search:
                 continue
             yield from self._tried_on(quads)
         if not any(c.fits and c.edge >= CLEAR_FELT for c in self.cands):
-            yield from self._tried_on(lattice_outlines(self.image))
+            yield from self._tried_on(lattice_outlines(self.image, pairs=pairs))
 
     def try_rescaled(self) -> None:
         """Guesses, for a glare or a shadow that cut the felt's outline short or
@@ -228,8 +231,11 @@ class _Search:
             self._try(centre + (best.start - centre) * f)
 
     def try_everything(self) -> None:
-        """Every outline the cues offer and, when there are any, the guesses."""
-        for _ in self.outlines():  # each is tried as it is offered
+        """Every outline the cues offer and, when there are any, the guesses; the
+        lattices of every strong pair of line directions, not only the strongest
+        pair's (a striped table's stripes can outweigh a grid direction): too many
+        to judge without knowing what the board shows."""
+        for _ in self.outlines(pairs=DIRECTIONS):  # each is tried as it is offered
             pass
         if self.cands:
             self.try_rescaled()
@@ -354,13 +360,16 @@ def _checked(image: np.ndarray, chosen: _Candidate, cands: list[_Candidate],
     return other[1] if other is not None and other[0] < doubt - LEARNED_MARGIN else chosen.fit
 
 
-def lattice_outlines(image: np.ndarray, doubled: bool = False) -> list[np.ndarray]:
+def lattice_outlines(image: np.ndarray, doubled: bool = False,
+                     pairs: int = 1) -> list[np.ndarray]:
     """Outlines from the grid lattice itself, for when the felt's outline is broken
     (see :mod:`controller.vision.finder_lattice`); upright-ordered, image pixels.
 
     ``doubled``: those with one family's spacing taken twice as wide instead, too
     many to judge without knowing what the board shows, but a calibration on the
-    start position can rank them by how like it they read."""
+    start position can rank them by how like it they read. ``pairs``: from up to
+    that many pairs of strong line directions, the strongest pair's first (see
+    :func:`controller.vision.finder_lattice.lattice_quads`)."""
     from controller.vision.finder_lattice import lattice_quads, region_of_interest
 
     scale = min(1.0, WORK_SIZE / max(image.shape[:2]))
@@ -371,7 +380,7 @@ def lattice_outlines(image: np.ndarray, doubled: bool = False) -> list[np.ndarra
     roi = region_of_interest(small, loose)
     if roi is None:
         return []
-    return [upright_order(q) / scale for q in lattice_quads(small, roi, doubled)]
+    return [upright_order(q) / scale for q in lattice_quads(small, roi, doubled, pairs)]
 
 
 def seen_before(quad: np.ndarray, tried: list[np.ndarray], within: float = SAME_QUAD) -> bool:

@@ -25,6 +25,7 @@ FAMILY_APART = np.radians(35)  # the two families' strongest lines are at least 
 VP_TOLERANCE = np.sin(np.radians(2.0))  # a line passes this close to its family's vanishing point
 MIN_FAMILY = 4  # lines a family needs to pin its vanishing point
 WINDOWS = 3  # board windows handed on per lattice
+DIRECTIONS = 3  # strong line directions whose pairs may be the grid's two families
 
 
 def _residual(lines: np.ndarray, v: np.ndarray, centre: np.ndarray) -> np.ndarray:
@@ -72,26 +73,46 @@ def _vanishing_point(lines: np.ndarray, weight: np.ndarray,
     return v, inl
 
 
-def _families(angle: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Indices of the two line families: the two strongest directions (by summed
-    segment length) far enough apart, each with the segments near it."""
-    def gap(a: np.ndarray, b: float) -> np.ndarray:
-        d = np.abs(a - b) % np.pi
-        return np.minimum(d, np.pi - d)
+def _gap(a: np.ndarray | float, b: float) -> np.ndarray:
+    """Angle between directions (0..pi) ``a`` and ``b``, at most a right angle."""
+    d = np.abs(np.asarray(a) - b) % np.pi
+    return np.minimum(d, np.pi - d)
 
+
+def _family_pairs(angle: np.ndarray, weight: np.ndarray,
+                  most: int = 1) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Indices of up to ``most`` pairs of line families, each the segments near one
+    of two directions far enough apart: first the strongest direction (by summed
+    segment length) with the strongest one apart from it; then pairs of the other
+    strong directions. A striped table cloth or the long edges of a reflection can
+    outweigh one of the grid's directions (and lie too near the other for a pair
+    with it), and the grid's own two families are then a later pair."""
     bins = 90
     hist = np.bincount((angle / np.pi * bins).astype(int) % bins, weight, bins)
     hist = np.convolve(np.concatenate([hist[-2:], hist, hist[:2]]), np.ones(5), "valid")
-    first = (int(np.argmax(hist)) + 0.5) * np.pi / bins
     centres = (np.arange(bins) + 0.5) * np.pi / bins
-    hist2 = np.where(gap(centres, first) >= FAMILY_APART, hist, -1)
-    second = (int(np.argmax(hist2)) + 0.5) * np.pi / bins
-    ga, gb = gap(angle, first), gap(angle, second)
-    fa = np.nonzero((ga < FAMILY_SPREAD) & (ga < gb))[0]
-    fb = np.nonzero((gb < FAMILY_SPREAD) & (gb <= ga))[0]
-    if len(fa) < MIN_FAMILY or len(fb) < MIN_FAMILY:
-        return None
-    return fa, fb
+    first = float(centres[int(np.argmax(hist))])
+    second = float(centres[int(np.argmax(np.where(_gap(centres, first) >= FAMILY_APART,
+                                                  hist, -1)))])
+    peaks = [first]
+    left = hist.copy()
+    while len(peaks) < DIRECTIONS:
+        left = np.where(_gap(centres, peaks[-1]) < FAMILY_SPREAD, -1, left)
+        if left.max() <= 0:
+            break
+        peaks.append(float(centres[int(np.argmax(left))]))
+    strength = dict(zip(centres.tolist(), hist.tolist(), strict=True))
+    others = sorted(((a, b) for k, a in enumerate(peaks) for b in peaks[k + 1:]
+                     if _gap(a, b) >= FAMILY_APART and {a, b} != {first, second}),
+                    key=lambda ab: -(strength[ab[0]] + strength[ab[1]]))
+    out = []
+    for a, b in [(first, second), *others][:most]:
+        ga, gb = _gap(angle, a), _gap(angle, b)
+        fa = np.nonzero((ga < FAMILY_SPREAD) & (ga < gb))[0]
+        fb = np.nonzero((gb < FAMILY_SPREAD) & (gb <= ga))[0]
+        if len(fa) >= MIN_FAMILY and len(fb) >= MIN_FAMILY:
+            out.append((fa, fb))
+    return out
 
 
 def _rectifier(va: np.ndarray, vb: np.ndarray, roi: np.ndarray) -> np.ndarray | None:
@@ -249,7 +270,8 @@ def _vanishing_points(lines: np.ndarray, length: np.ndarray, families: tuple[np.
     return vps
 
 
-def lattice_quads(small: np.ndarray, roi: np.ndarray, doubled: bool = False) -> list[np.ndarray]:
+def lattice_quads(small: np.ndarray, roi: np.ndarray, doubled: bool = False,
+                  pairs: int = 1) -> list[np.ndarray]:
     """Board outlines (corners in ``small``'s pixels, a1 h1 h8 a8 in lattice order)
     from the grid lines seen inside the polygon ``roi``.
 
@@ -257,7 +279,8 @@ def lattice_quads(small: np.ndarray, roi: np.ndarray, doubled: bool = False) -> 
     discs) give each family's vanishing point; segments are found on a smoothed
     copy, so that a dim, noisy picture's speckle makes none. ``doubled``: the
     outlines with one family's spacing taken twice as wide instead (see
-    :func:`_doubled`).
+    :func:`_doubled`). ``pairs``: the lattices of up to that many pairs of line
+    directions (see :func:`_family_pairs`), the strongest pair's first.
     """
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     mask = np.zeros(gray.shape, np.uint8)
@@ -267,18 +290,15 @@ def lattice_quads(small: np.ndarray, roi: np.ndarray, doubled: bool = False) -> 
     if found is None:
         return []
     lines, angle, length = found
-    fam = _families(angle, length)
-    if fam is None:
-        return []
     centre = roi.reshape(-1, 2).mean(axis=0)
-    vps = _vanishing_points(lines, length, fam, centre)
-    if vps is None:
-        return []
     outline = roi.reshape(-1, 2).astype(np.float64)
-    rect = _rectifier(vps[0], vps[1], outline)
-    if rect is None:
-        return []
-    return _windows(small, mask, rect, doubled)
+    out: list[np.ndarray] = []
+    for fam in _family_pairs(angle, length, pairs):
+        vps = _vanishing_points(lines, length, fam, centre)
+        rect = None if vps is None else _rectifier(vps[0], vps[1], outline)
+        if rect is not None:
+            out += _windows(small, mask, rect, doubled)
+    return out
 
 
 def _windows(small: np.ndarray, mask: np.ndarray, rect: np.ndarray,
