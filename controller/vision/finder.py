@@ -210,8 +210,8 @@ class _Search:
         self._tried: list[np.ndarray] = []
 
     def outlines(self, pairs: int = 1) -> Iterator[_Candidate]:
-        """``pairs``: the lattices of that many pairs of line directions (see
-        :func:`lattice_outlines`)."""
+        """``pairs``: the lattices of up to that many pairs of line directions
+        (see :func:`lattice_outlines`)."""
         for cue in ("hue", "chroma"):
             try:
                 quads = coarse_quads(self.image, cue)
