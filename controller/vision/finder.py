@@ -28,7 +28,7 @@ from controller.vision.finder_felt import (
     green_chroma,
     green_mask_hsv,
 )
-from controller.vision.finder_lattice import DIRECTIONS
+from controller.vision.finder_lattice import DIRECTIONS, lattice_quads, region_of_interest
 from controller.vision.geometry import corners_of, homography_from_corners, upright_order
 from controller.vision.grid_check import ALL_SQUARES, not_squares, square_doubts
 from controller.vision.square_model import default_model
@@ -370,8 +370,6 @@ def lattice_outlines(image: np.ndarray, doubled: bool = False,
     start position can rank them by how like it they read. ``pairs``: from up to
     that many pairs of strong line directions, the strongest pair's first (see
     :func:`controller.vision.finder_lattice.lattice_quads`)."""
-    from controller.vision.finder_lattice import lattice_quads, region_of_interest
-
     scale = min(1.0, WORK_SIZE / max(image.shape[:2]))
     small = image
     if scale < 1:
