@@ -13,10 +13,19 @@ from calibration.camera import calibrate_image
 from controller.vision.cv import cv2
 from controller.vision.evaluation import align_to_truth
 from controller.vision.finder import BoardNotFound
-from controller.vision.geometry import apply_homography, homography_from_corners
+from controller.vision.geometry import (
+    apply_homography,
+    homography_from_corners,
+    moved_by_squares,
+)
 from controller.vision.pipeline import auto_setup, setup_on_grid
-from controller.vision.reading import GLARE
-from controller.vision.startfit import START_BOARD, _paled_unknown, fit_start_position
+from controller.vision.reading import AMBIGUOUS, GLARE
+from controller.vision.startfit import (
+    START_BOARD,
+    _model_overruled,
+    _paled_unknown,
+    fit_start_position,
+)
 from controller.vision.synth import Rendered, Scene, render
 
 SCENE = Scene(tilt_deg=22, rotation_deg=6, light=0.8, view_from_deg=30)
@@ -233,3 +242,46 @@ def test_a_start_disc_read_empty_beside_a_reflection_is_left_unread_if_the_model
         assert (out.board[28], out.reasons[28]) == ("?", GLARE)
     else:  # no disc there, or no lamp to pale it: the rules' reading stands
         assert out.board[28] == "-"
+
+
+#: Misreadings staged on the rules' reading: a shade band's edge read as discs on
+#: c6 and (shifted) a1, and e4's black disc read as felt.
+_MISREAD = {42: "X", 0: "x", 28: "-"}
+
+
+def _staged(image: np.ndarray, h: np.ndarray) -> tuple[object, object, np.ndarray]:
+    """The reader on grid ``h`` of ``image``, its canvas, and its reading of it with
+    the ``_MISREAD`` squares read so."""
+    reader = setup_on_grid(image, h).reader()
+    canvas = reader.warp(image)
+    read = reader.read_canvas(canvas)
+    staged = list(read.board)
+    for i, c in _MISREAD.items():
+        staged[i] = c
+    return replace(read, board="".join(staged)), reader, canvas
+
+
+def test_squares_read_against_the_start_where_the_model_sees_it_are_left_unread(start):
+    # the misreadings are staged: what fools the rules (a shadow's edge, a
+    # reflection's halo) is the renderer's lighting, which painting does not copy
+    read, reader, canvas = _staged(start.image, homography_from_corners(start.corners))
+    out = _model_overruled(read, reader, canvas)
+    assert [(out.board[i], out.reasons[i]) for i in _MISREAD] == [("?", AMBIGUOUS)] * 3
+    assert [out.board[i] for i in range(64) if i not in _MISREAD] == [
+        read.board[i] for i in range(64) if i not in _MISREAD]
+
+
+def test_a_disc_the_model_sees_too_still_contradicts_the_start(start):
+    image = _white_disc_on(start, start.image, 42)  # a disc truly left on c6
+    read, reader, canvas = _staged(image, homography_from_corners(start.corners))
+    out = _model_overruled(read, reader, canvas)
+    assert out.board[42] == "X" and out.board[0] == "?" and out.board[28] == "?"
+
+
+@pytest.mark.parametrize("shift", [(1, 0), (0, -1), (1, 1)])
+def test_a_grid_a_square_off_is_still_refused(start, shift):
+    # the model takes most of its squares for the board's (one edge lies on the
+    # frame), but sees the start discs moved off the middle squares
+    h = moved_by_squares(homography_from_corners(start.corners), *shift)
+    fit = fit_start_position(setup_on_grid(start.image, h), start.image, a1_fixed=True)
+    assert set(fit.mismatches) & {27, 28, 35, 36}

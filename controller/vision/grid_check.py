@@ -32,6 +32,9 @@ BETTER_BY = 4 / 28
 #: Doubt under which the found grid's ring is plainly on the board: a grid a square
 #: off has a whole edge of 8 of the 28 ring squares on the frame or the table.
 PLAINLY_ON = 0.15
+#: The model's doubt of a grid's 64 squares (those outside the picture wholly
+#: doubted) under which calibration takes the grid for the board's.
+CONFIRMED = 0.2
 ALL_SQUARES = np.arange(64)
 #: The squares of the board's outer ring: a grid a square off differs from the right
 #: one there (one edge on the frame, the other short of it), not in the middle.

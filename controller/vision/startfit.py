@@ -21,8 +21,9 @@ from controller.position import START_BOARD
 from controller.vision.colour import ColourModel, balanced_on
 from controller.vision.cv import cv2
 from controller.vision.geometry import corners_of, homography_from_corners
+from controller.vision.grid_check import CONFIRMED
 from controller.vision.reader import SquareReader
-from controller.vision.reading import GLARE, Reading
+from controller.vision.reading import AMBIGUOUS, GLARE, Reading
 from controller.vision.sampling import smoothed
 from controller.vision.setup import CameraSetup
 from controller.vision.square_model import CLASSES, patch_index, patches
@@ -97,6 +98,7 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     r = reader.read_canvas(canvas)
     r = _lit_black_unknown(r, levels.lit)
     r = _paled_unknown(r, reader, canvas)
+    r = _model_overruled(r, reader, canvas)
     mismatches, stray = _contradictions(r)
     short = felt_past_edges(reader, canvas)
     mismatches = sorted(
@@ -287,14 +289,48 @@ def _paled_unknown(r: Reading, reader: SquareReader, canvas: np.ndarray) -> Read
     return _unread_for_glare(r, paled) if seen == START_BOARD[paled[0]] else r
 
 
+def _model_overruled(r: Reading, reader: SquareReader, canvas: np.ndarray) -> Reading:
+    """Squares the rules read against the start position, where the learned model
+    sees what the start position holds, read ``?`` (ambiguous) on a grid whose
+    squares the model confirms.
+
+    The rules judge a square by its disc top's brightness to the felt beside it: a
+    shadow's edge or a dark band across empty felt passes for a disc, and a disc
+    in a reflection's halo for felt. The model sees the whole square, rim and
+    shadow too, and was trained to call a patch off the board's squares "other":
+    where it takes nearly every square of the grid for one of the board's, the
+    grid is not a square or a fraction off, so a square it sees as the start
+    position has it is a misreading, not a contradiction. It leaves the square
+    unread rather than naming it; the rest of the start position, the ring and
+    the edges still decide.
+    """
+    model = reader.square_model
+    wrong = [i for i in range(64) if r.board[i] not in (START_BOARD[i], "?")]
+    if model is None or not wrong:
+        return r
+    lay = reader.layout
+    inside = np.flatnonzero(~lay.outside)
+    p = model.probabilities(patches(smoothed(canvas), patch_index(lay), inside), flips=True)
+    doubt = (float(p[:, CLASSES.index("other")].sum()) + 64 - len(inside)) / 64
+    if doubt >= CONFIRMED:
+        return r
+    seen = {int(i): CLASSES[int(k)] for i, k in zip(inside, p.argmax(axis=1), strict=True)}
+    return _unread(r, [i for i in wrong if seen.get(i) == START_BOARD[i]], AMBIGUOUS)
+
+
 def _unread_for_glare(r: Reading, squares: list[int]) -> Reading:
     """``r`` with ``squares`` read ``?`` for a lamp's reflection."""
+    return _unread(r, squares, GLARE)
+
+
+def _unread(r: Reading, squares: list[int], reason: str) -> Reading:
+    """``r`` with ``squares`` read ``?`` for ``reason``."""
     if not squares:
         return r
     board, conf = list(r.board), r.confidence.copy()
     why = list(r.reasons) if r.reasons else [""] * 64
     for i in squares:
-        board[i], conf[i], why[i] = "?", 0.0, GLARE
+        board[i], conf[i], why[i] = "?", 0.0, reason
     return replace(r, board="".join(board), confidence=conf, reasons=tuple(why))
 
 

@@ -31,6 +31,7 @@ from controller.vision.finder import (
 from controller.vision.finder_felt import outline_guesses
 from controller.vision.geometry import corners_of, homography_from_corners
 from controller.vision.grid import refine_on_grid
+from controller.vision.grid_check import CONFIRMED
 from controller.vision.pipeline import DISC_HEIGHT, found_grid, setup_on_grid
 from controller.vision.square_model import SquareModel, default_model
 from controller.vision.startfit import START_DISCS, StartFit, fit_start_position
@@ -41,9 +42,6 @@ MAX_TRIES = 12
 #: A grid must read nearly every square to be taken at once: one whose squares
 #: mostly read ``?`` contradicts nothing, but shows no start position either.
 MAX_UNREAD = 8
-#: The learned model's doubt of a grid's squares (see :mod:`controller.vision.grid_check`)
-#: under which a grid with more squares unread is still the board's.
-CONFIRMED = 0.2
 #: Grids moved coarsely onto the start position when no other reads it ...
 SHORT_TRIES = 6
 #: ... each with at most this many looks through the model, in steps of a quarter square
