@@ -166,10 +166,18 @@ def calibrate_image(
             "(a disc left there, or a lamp's light or reflection): the grid and colours "
             "fit, but clear the square or move the lamp, or it may misread in play"
         )
-    if fit.unknown:
+    if fit.overruled:
         warnings.append(
-            f"{len(fit.unknown)} square{'s' if len(fit.unknown) > 1 else ''} could not be "
-            f"read ({_names(fit.unknown)}): glare, a shadow or something over the board; "
+            f"{_names(fit.overruled)} read against the start position by brightness, "
+            "though the square looks as the start position has it (a shadow's edge or a "
+            "reflection's halo): left unread, and the grid and colours kept, but even out "
+            "the light there or it may misread in play"
+        )
+    unread = [i for i in fit.unknown if i not in fit.overruled]
+    if unread:
+        warnings.append(
+            f"{len(unread)} square{'s' if len(unread) > 1 else ''} could not be "
+            f"read ({_names(unread)}): glare, a shadow or something over the board; "
             "they will read as ? while that lasts"
         )
     if (fit.mismatches or not fit.setup.model.fitted or len(fit.unknown) >= UNREAD_ADVICE

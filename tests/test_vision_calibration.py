@@ -10,6 +10,7 @@ import pytest
 
 from calibration.advice import picture_hint
 from calibration.camera import calibrate_image
+from controller.squares import square_name
 from controller.vision.cv import cv2
 from controller.vision.evaluation import align_to_truth
 from controller.vision.finder import BoardNotFound
@@ -19,9 +20,10 @@ from controller.vision.geometry import (
     moved_by_squares,
 )
 from controller.vision.pipeline import auto_setup, setup_on_grid
-from controller.vision.reading import AMBIGUOUS, GLARE
+from controller.vision.reading import GLARE
 from controller.vision.startfit import (
     START_BOARD,
+    STRAY_MAX,
     _model_overruled,
     _paled_unknown,
     fit_start_position,
@@ -265,17 +267,13 @@ def test_squares_read_against_the_start_where_the_model_sees_it_are_left_unread(
     # the misreadings are staged: what fools the rules (a shadow's edge, a
     # reflection's halo) is the renderer's lighting, which painting does not copy
     read, reader, canvas = _staged(start.image, homography_from_corners(start.corners))
-    out = _model_overruled(read, reader, canvas)
-    assert [(out.board[i], out.reasons[i]) for i in _MISREAD] == [("?", AMBIGUOUS)] * 3
-    assert [out.board[i] for i in range(64) if i not in _MISREAD] == [
-        read.board[i] for i in range(64) if i not in _MISREAD]
+    assert sorted(_model_overruled(read, reader, canvas)) == sorted(_MISREAD)
 
 
 def test_a_disc_the_model_sees_too_still_contradicts_the_start(start):
     image = _white_disc_on(start, start.image, 42)  # a disc truly left on c6
     read, reader, canvas = _staged(image, homography_from_corners(start.corners))
-    out = _model_overruled(read, reader, canvas)
-    assert out.board[42] == "X" and out.board[0] == "?" and out.board[28] == "?"
+    assert sorted(_model_overruled(read, reader, canvas)) == [0, 28]
 
 
 @pytest.mark.parametrize("shift", [(1, 0), (0, -1), (1, 1)])
@@ -285,3 +283,23 @@ def test_a_grid_a_square_off_is_still_refused(start, shift):
     h = moved_by_squares(homography_from_corners(start.corners), *shift)
     fit = fit_start_position(setup_on_grid(start.image, h), start.image, a1_fixed=True)
     assert set(fit.mismatches) & {27, 28, 35, 36}
+
+
+def test_a_glossy_board_in_shade_whose_empty_squares_read_as_discs_calibrates():
+    # the renderer's shade and sheen on a dark glossy board make the rules read
+    # discs on more empty squares than strays allow; the model sees felt there
+    scene = Scene(tilt_deg=14, rotation_deg=-20, board_style="glossy", frame_style="wood",
+                  light=0.63, light_gradient=0.33, noise=0.008, blur=1.6, jpeg_quality=60,
+                  board_fraction=0.58, view_from_deg=127, distance=8.4, offset=(0.48, 0.49),
+                  jitter=0.08, table="dark", vignette=0.43, warmth=0.51, line_weight=1.4,
+                  line_light=0.0, felt_tone=0.86, felt_grey=0.39, lens=0.0024,
+                  cast=(1.08, 0.91, 0.88), sheen=0.29)
+    r = render(START_BOARD, scene, seed=150123)
+    result = calibrate_image(r.image, corners=r.corners)
+    fit = result.fit
+    assert len(fit.overruled) > STRAY_MAX and {START_BOARD[i] for i in fit.overruled} == {"-"}
+    assert fit.mismatches == [] and result.calibration.start_position_ok
+    said = [w for w in result.warnings if "read against the start position" in w]
+    assert said and all(square_name(i) in said[0] for i in fit.overruled)
+    assert not any("could not be read" in w and square_name(fit.overruled[0]) in w
+                   for w in result.warnings)

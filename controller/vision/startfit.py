@@ -61,6 +61,9 @@ class StartFit:
     stray: list[int] = field(default_factory=list)
     #: start discs left out of the levels (under glare, or hidden)
     unmeasured: list[int] = field(default_factory=list)
+    #: squares the rules read against the start position where the learned model
+    #: sees it (a shadow's edge, a reflection's halo): left unread, and named
+    overruled: list[int] = field(default_factory=list)
 
 
 def turn(h: np.ndarray, quarter_turns: int) -> np.ndarray:
@@ -98,7 +101,8 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     r = reader.read_canvas(canvas)
     r = _lit_black_unknown(r, levels.lit)
     r = _paled_unknown(r, reader, canvas)
-    r = _model_overruled(r, reader, canvas)
+    overruled = _model_overruled(r, reader, canvas)
+    r = _unread(r, overruled, AMBIGUOUS)
     mismatches, stray = _contradictions(r)
     short = felt_past_edges(reader, canvas)
     mismatches = sorted(
@@ -106,7 +110,7 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
         | {i for name in short for i in EDGES[name]}
     )
     unknown = [i for i in range(64) if r.board[i] == "?"]
-    return StartFit(setup, r, mismatches, unknown, short, stray, unmeasured)
+    return StartFit(setup, r, mismatches, unknown, short, stray, unmeasured, overruled)
 
 
 def _disc_levels(
@@ -289,10 +293,10 @@ def _paled_unknown(r: Reading, reader: SquareReader, canvas: np.ndarray) -> Read
     return _unread_for_glare(r, paled) if seen == START_BOARD[paled[0]] else r
 
 
-def _model_overruled(r: Reading, reader: SquareReader, canvas: np.ndarray) -> Reading:
-    """Squares the rules read against the start position, where the learned model
-    sees what the start position holds, read ``?`` (ambiguous) on a grid whose
-    squares the model confirms.
+def _model_overruled(r: Reading, reader: SquareReader, canvas: np.ndarray) -> list[int]:
+    """Squares the rules read against the start position where the learned model
+    sees what the start position holds, on a grid whose squares the model
+    confirms: they are left unread (ambiguous) instead of contradicting it.
 
     The rules judge a square by its disc top's brightness to the felt beside it: a
     shadow's edge or a dark band across empty felt passes for a disc, and a disc
@@ -307,15 +311,15 @@ def _model_overruled(r: Reading, reader: SquareReader, canvas: np.ndarray) -> Re
     model = reader.square_model
     wrong = [i for i in range(64) if r.board[i] not in (START_BOARD[i], "?")]
     if model is None or not wrong:
-        return r
+        return []
     lay = reader.layout
     inside = np.flatnonzero(~lay.outside)
     p = model.probabilities(patches(smoothed(canvas), patch_index(lay), inside), flips=True)
     doubt = (float(p[:, CLASSES.index("other")].sum()) + 64 - len(inside)) / 64
     if doubt >= CONFIRMED:
-        return r
+        return []
     seen = {int(i): CLASSES[int(k)] for i, k in zip(inside, p.argmax(axis=1), strict=True)}
-    return _unread(r, [i for i in wrong if seen.get(i) == START_BOARD[i]], AMBIGUOUS)
+    return [i for i in wrong if seen.get(i) == START_BOARD[i]]
 
 
 def _unread_for_glare(r: Reading, squares: list[int]) -> Reading:
