@@ -166,6 +166,13 @@ def calibrate_image(
             "(a disc left there, or a lamp's light or reflection): the grid and colours "
             "fit, but clear the square or move the lamp, or it may misread in play"
         )
+    if fit.off_centre:
+        warnings.append(
+            f"{_names(fit.off_centre)} "
+            + ("stands off its square's centre" if len(fit.off_centre) == 1
+               else "stand off their squares' centres")
+            + ": taken as the start position, but centre the discs as you would in play"
+        )
     if fit.overruled:
         warnings.append(
             f"{_names(fit.overruled)} read against the start position by brightness, "

@@ -64,6 +64,8 @@ class StartFit:
     #: squares the rules read against the start position where the learned model
     #: sees it (a shadow's edge, a reflection's halo): left unread, and named
     overruled: list[int] = field(default_factory=list)
+    #: start discs of the right colour placed a little off their squares' centres
+    off_centre: list[int] = field(default_factory=list)
 
 
 def turn(h: np.ndarray, quarter_turns: int) -> np.ndarray:
@@ -101,16 +103,18 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     r = reader.read_canvas(canvas)
     r = _lit_black_unknown(r, levels.lit)
     r = _paled_unknown(r, reader, canvas)
-    overruled = _model_overruled(r, reader, canvas)
+    off_centre = _off_centre(r)
+    overruled = _model_overruled(r, reader, canvas, off_centre)
     r = _unread(r, overruled, AMBIGUOUS)
-    mismatches, stray = _contradictions(r)
+    mismatches, stray = _contradictions(r, off_centre)
     short = felt_past_edges(reader, canvas)
     mismatches = sorted(
         set(mismatches) | set(edges_off_board(r, reader, canvas))
         | {i for name in short for i in EDGES[name]}
     )
     unknown = [i for i in range(64) if r.board[i] == "?"]
-    return StartFit(setup, r, mismatches, unknown, short, stray, unmeasured, overruled)
+    return StartFit(setup, r, mismatches, unknown, short, stray, unmeasured, overruled,
+                    off_centre)
 
 
 def _disc_levels(
@@ -293,7 +297,8 @@ def _paled_unknown(r: Reading, reader: SquareReader, canvas: np.ndarray) -> Read
     return _unread_for_glare(r, paled) if seen == START_BOARD[paled[0]] else r
 
 
-def _model_overruled(r: Reading, reader: SquareReader, canvas: np.ndarray) -> list[int]:
+def _model_overruled(r: Reading, reader: SquareReader, canvas: np.ndarray,
+                     excused: list[int]) -> list[int]:
     """Squares the rules read against the start position where the learned model
     sees what the start position holds, on a grid whose squares the model
     confirms: they are left unread (ambiguous) instead of contradicting it.
@@ -309,7 +314,7 @@ def _model_overruled(r: Reading, reader: SquareReader, canvas: np.ndarray) -> li
     the edges still decide.
     """
     model = reader.square_model
-    wrong = [i for i in range(64) if r.board[i] not in (START_BOARD[i], "?")]
+    wrong = _against_start(r, excused)
     if model is None or not wrong:
         return []
     lay = reader.layout
@@ -338,7 +343,7 @@ def _unread(r: Reading, squares: list[int], reason: str) -> Reading:
     return replace(r, board="".join(board), confidence=conf, reasons=tuple(why))
 
 
-def _contradictions(r: Reading) -> tuple[list[int], list[int]]:
+def _contradictions(r: Reading, off_centre: list[int]) -> tuple[list[int], list[int]]:
     """Squares read definitely as something the start position does not hold:
     (those that refuse the calibration, strays that do not).
 
@@ -352,16 +357,33 @@ def _contradictions(r: Reading) -> tuple[list[int], list[int]]:
     ring: a grid stretched over a strip of frame wide enough to read as discs moves
     the middle squares off the start discs' centres too. They are a lamp's pool or
     reflection there, or a disc left on the board, and named to the user instead of
-    refusing a set-up whose grid and colours are right.
+    refusing a set-up whose grid and colours are right. Start discs ``off_centre``
+    read right.
     """
-    wrong = [i for i in range(64) if r.board[i] not in (START_BOARD[i], "?")]
-    right = _start_discs_right(r)
+    wrong = _against_start(r, off_centre)
+    right = _start_discs_right(r) + len(off_centre)
     glare = next_to_glare(r)
     inner = [i for i in wrong if i not in START_DISCS
              and (0 < i % 8 < 7 and 0 < i // 8 < 7 or glare[i] or right == len(START_DISCS))]
     if right >= 2 and len(inner) == len(wrong) and len(inner) <= STRAY_MAX:
         return [], inner
     return wrong, []
+
+
+def _against_start(r: Reading, excused: list[int]) -> list[int]:
+    """Squares read as something the start position does not hold, but for
+    ``excused`` ones and those unread."""
+    return [i for i in range(64)
+            if r.board[i] not in (START_BOARD[i], "?") and i not in excused]
+
+
+def _off_centre(r: Reading) -> list[int]:
+    """Start discs read in their own colour but off their squares' centres, while
+    at least two read centred: discs put down by hand a little aside. A grid a
+    third of a square off would move all four alike."""
+    if _start_discs_right(r) < 2:
+        return []
+    return [i for i in START_DISCS if r.board[i] == START_BOARD[i].lower()]
 
 
 def _start_discs_right(r: Reading) -> int:
