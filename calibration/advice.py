@@ -14,7 +14,8 @@ from controller.squares import square_name
 from controller.vision.cv import components, cv2
 from controller.vision.finder import green_mask_hsv
 from controller.vision.geometry import corners_of, upright_order
-from controller.vision.startfit import START_DISCS, StartFit
+from controller.vision.startfit import StartFit
+from controller.vision.startreading import START_DISCS
 
 UNREAD_ADVICE = 8  # unread squares at calibration from which the user is told what to change
 DARK = 30  # grey level (of 255) below which a picture is too dark to read discs well

@@ -24,7 +24,8 @@ from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import a1_place, grid_with_a1
 from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
-from controller.vision.startfit import START_DISCS, StartFit, fit_start_position, next_to_glare
+from controller.vision.startfit import StartFit, fit_start_position
+from controller.vision.startreading import START_DISCS, next_to_glare
 from controller.vision.startsearch import fit_on_start
 
 FORMAT = "kaeshi-camera-calibration"

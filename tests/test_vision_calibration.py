@@ -15,19 +15,20 @@ from controller.vision.cv import cv2
 from controller.vision.evaluation import align_to_truth
 from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import (
+    BOARD_CORNERS,
     apply_homography,
     homography_from_corners,
     moved_by_squares,
 )
 from controller.vision.pipeline import auto_setup, setup_on_grid
 from controller.vision.reading import GLARE
-from controller.vision.startfit import (
-    START_BOARD,
+from controller.vision.startfit import START_BOARD, fit_start_position
+from controller.vision.startreading import (
     STRAY_MAX,
-    _model_overruled,
-    _off_centre,
-    _paled_unknown,
-    fit_start_position,
+    model_overruled,
+    model_view,
+    off_centre,
+    paled_unknown,
 )
 from controller.vision.synth import Rendered, Scene, render
 
@@ -239,7 +240,7 @@ def test_a_start_disc_read_empty_beside_a_reflection_is_left_unread_if_the_model
     staged[28] = "-"  # e4 read empty ...
     if lamp:
         staged[20], why[20] = "?", GLARE  # ... beside e3 under a reflection
-    out = _paled_unknown(replace(read, board="".join(staged), reasons=tuple(why)), reader,
+    out = paled_unknown(replace(read, board="".join(staged), reasons=tuple(why)), reader,
                          canvas)
     if disc and lamp:
         assert (out.board[28], out.reasons[28]) == ("?", GLARE)
@@ -268,13 +269,13 @@ def test_squares_read_against_the_start_where_the_model_sees_it_are_left_unread(
     # the misreadings are staged: what fools the rules (a shadow's edge, a
     # reflection's halo) is the renderer's lighting, which painting does not copy
     read, reader, canvas = _staged(start.image, homography_from_corners(start.corners))
-    assert sorted(_model_overruled(read, reader, canvas, [])) == sorted(_MISREAD)
+    assert sorted(model_overruled(read, model_view(reader, canvas), [])) == sorted(_MISREAD)
 
 
 def test_a_disc_the_model_sees_too_still_contradicts_the_start(start):
     image = _white_disc_on(start, start.image, 42)  # a disc truly left on c6
     read, reader, canvas = _staged(image, homography_from_corners(start.corners))
-    assert sorted(_model_overruled(read, reader, canvas, [])) == [0, 28]
+    assert sorted(model_overruled(read, model_view(reader, canvas), [])) == [0, 28]
 
 
 @pytest.mark.parametrize("shift", [(1, 0), (0, -1), (1, 1)])
@@ -319,9 +320,19 @@ def test_start_discs_put_down_off_centre_are_taken_and_named(shifted):
                for w in result.warnings)
 
 
+def test_a_start_disc_off_centre_on_a_grid_a_square_off_at_a_corner_still_refuses():
+    # three start discs read centred on it, but the model doubts its squares
+    board = "".join(c.lower() if i == 35 else c for i, c in enumerate(START_BOARD))
+    r = render(board, SCENE, seed=5, shifts={35: (0.4, 0.0)})
+    leaning = BOARD_CORNERS.astype(float) - [[1.0, 1.0], [0, 0], [0, 0], [0, 0]]  # a1 out
+    h = homography_from_corners(apply_homography(r.homography, leaning))
+    fit = fit_start_position(setup_on_grid(r.image, h), r.image, a1_fixed=True)
+    assert fit.reading.board[35] == "x" and 35 in fit.mismatches and fit.off_centre == []
+
+
 def test_all_start_discs_read_off_centre_still_refuse(start):
     # as a grid a third of a square off reads them: nothing tells it from a wrong grid
     reader = setup_on_grid(start.image, homography_from_corners(start.corners)).reader()
     read = reader.read_canvas(reader.warp(start.image))
     board = "".join(c.lower() if i in (27, 28, 35, 36) else c for i, c in enumerate(read.board))
-    assert _off_centre(replace(read, board=board)) == []
+    assert off_centre(replace(read, board=board)) == []

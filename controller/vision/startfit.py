@@ -23,16 +23,24 @@ from controller.vision.cv import cv2
 from controller.vision.geometry import corners_of, homography_from_corners
 from controller.vision.grid_check import CONFIRMED
 from controller.vision.reader import SquareReader
-from controller.vision.reading import AMBIGUOUS, GLARE, Reading
+from controller.vision.reading import AMBIGUOUS, Reading
 from controller.vision.sampling import smoothed
 from controller.vision.setup import CameraSetup
-from controller.vision.square_model import CLASSES, patch_index, patches
-from controller.vision.squarestats import neighbourhood_mean
 from controller.vision.startedges import EDGES, edges_off_board, felt_past_edges
+from controller.vision.startreading import (
+    BLACK_START,
+    START_DISCS,
+    WHITE_START,
+    against_start,
+    contradictions,
+    lit_black_unknown,
+    model_overruled,
+    model_view,
+    off_centre,
+    paled_unknown,
+    unread,
+)
 
-WHITE_START = (27, 36)  # d4, e5
-BLACK_START = (28, 35)  # e4, d5
-START_DISCS = (*WHITE_START, *BLACK_START)
 CLIPPED = 245  # a pixel this bright in every channel is clipped: glare on a black disc
 WHITE_QUANTILE = 0.4  # of a white disc top's grey levels (as the reader measures them)
 MIN_CLEAR = 0.5  # share of a black disc's top that must be unclipped to be measured
@@ -44,7 +52,6 @@ MIN_LEVEL_GAP = 0.6  # log units between the levels for them to be trusted at al
 DISC_AS_FELT = 0.3  # felt share of a start disc's top from which it reads as felt
 SAT_MARGIN = 12  # saturation levels that must part the start discs from the felt
 FELT_SAT_QUANTILE = 0.1  # of the empty squares' corners: the felt's (lines and blur below)
-STRAY_MAX = 2  # empty squares read as discs, away from the middle, that glare may explain
 
 
 @dataclass(frozen=True)
@@ -101,12 +108,14 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     setup = replace(setup, model=levels.apply(setup.model))
     reader = reader.with_model(setup.model)
     r = reader.read_canvas(canvas)
-    r = _lit_black_unknown(r, levels.lit)
-    r = _paled_unknown(r, reader, canvas)
-    off_centre = _off_centre(r)
-    overruled = _model_overruled(r, reader, canvas, off_centre)
-    r = _unread(r, overruled, AMBIGUOUS)
-    mismatches, stray = _contradictions(r, off_centre)
+    r = lit_black_unknown(r, levels.lit)
+    r = paled_unknown(r, reader, canvas)
+    view = model_view(reader, canvas) if against_start(r, []) else None
+    confirmed = view is not None and view.doubt < CONFIRMED
+    shifted = off_centre(r) if confirmed else []
+    overruled = model_overruled(r, view, shifted) if confirmed else []
+    r = unread(r, overruled, AMBIGUOUS)
+    mismatches, stray = contradictions(r, shifted)
     short = felt_past_edges(reader, canvas)
     mismatches = sorted(
         set(mismatches) | set(edges_off_board(r, reader, canvas))
@@ -114,7 +123,7 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     )
     unknown = [i for i in range(64) if r.board[i] == "?"]
     return StartFit(setup, r, mismatches, unknown, short, stray, unmeasured, overruled,
-                    off_centre)
+                    shifted)
 
 
 def _disc_levels(
@@ -268,130 +277,3 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
     )
 
 
-def _lit_black_unknown(r: Reading, lit: tuple[int, ...]) -> Reading:
-    """Black start discs that a lamp's reflection lights up as white read ``?``
-    (glare): what covers them is known, and it is no contradiction."""
-    return _unread_for_glare(r, [i for i in lit if r.board[i] in "Oo"])
-
-
-def _paled_unknown(r: Reading, reader: SquareReader, canvas: np.ndarray) -> Reading:
-    """A start disc read empty beside a lamp's reflection, while the other three read
-    right, reads ``?`` (glare) if the learned model sees the start's own disc there.
-
-    A reflection's halo pales a black disc to the felt's shade for the reader's
-    rules, which measure a top's brightness against the felt next to it; the model
-    sees the whole square, the disc's rim and shadow too. Its likeliest reading is
-    enough to doubt the rules' here (the square is only left unread), not to name
-    the disc. Where no disc lies, the model sees felt, and the square still refuses
-    the calibration. One disc only: a grid a fraction of a square off also leaves
-    the rules measuring felt beside discs the model sees, on more than one.
-    """
-    model = reader.square_model
-    glare = next_to_glare(r)
-    paled = [i for i in START_DISCS if r.board[i] == "-" and glare[i]
-             and not reader.layout.outside[i]]
-    if model is None or len(paled) != 1 or _start_discs_right(r) != len(START_DISCS) - 1:
-        return r
-    x = patches(smoothed(canvas), patch_index(reader.layout), np.array(paled))
-    seen = CLASSES[int(model.probabilities(x, flips=True)[0].argmax())]
-    return _unread_for_glare(r, paled) if seen == START_BOARD[paled[0]] else r
-
-
-def _model_overruled(r: Reading, reader: SquareReader, canvas: np.ndarray,
-                     excused: list[int]) -> list[int]:
-    """Squares the rules read against the start position where the learned model
-    sees what the start position holds, on a grid whose squares the model
-    confirms: they are left unread (ambiguous) instead of contradicting it.
-
-    The rules judge a square by its disc top's brightness to the felt beside it: a
-    shadow's edge or a dark band across empty felt passes for a disc, and a disc
-    in a reflection's halo for felt. The model sees the whole square, rim and
-    shadow too, and was trained to call a patch off the board's squares "other":
-    where it takes nearly every square of the grid for one of the board's, the
-    grid is not a square or a fraction off, so a square it sees as the start
-    position has it is a misreading, not a contradiction. It leaves the square
-    unread rather than naming it; the rest of the start position, the ring and
-    the edges still decide.
-    """
-    model = reader.square_model
-    wrong = _against_start(r, excused)
-    if model is None or not wrong:
-        return []
-    lay = reader.layout
-    inside = np.flatnonzero(~lay.outside)
-    p = model.probabilities(patches(smoothed(canvas), patch_index(lay), inside), flips=True)
-    doubt = (float(p[:, CLASSES.index("other")].sum()) + 64 - len(inside)) / 64
-    if doubt >= CONFIRMED:
-        return []
-    seen = {int(i): CLASSES[int(k)] for i, k in zip(inside, p.argmax(axis=1), strict=True)}
-    return [i for i in wrong if seen.get(i) == START_BOARD[i]]
-
-
-def _unread_for_glare(r: Reading, squares: list[int]) -> Reading:
-    """``r`` with ``squares`` read ``?`` for a lamp's reflection."""
-    return _unread(r, squares, GLARE)
-
-
-def _unread(r: Reading, squares: list[int], reason: str) -> Reading:
-    """``r`` with ``squares`` read ``?`` for ``reason``."""
-    if not squares:
-        return r
-    board, conf = list(r.board), r.confidence.copy()
-    why = list(r.reasons) if r.reasons else [""] * 64
-    for i in squares:
-        board[i], conf[i], why[i] = "?", 0.0, reason
-    return replace(r, board="".join(board), confidence=conf, reasons=tuple(why))
-
-
-def _contradictions(r: Reading, off_centre: list[int]) -> tuple[list[int], list[int]]:
-    """Squares read definitely as something the start position does not hold:
-    (those that refuse the calibration, strays that do not).
-
-    A start disc read as the other colour or as empty, or a disc read on the
-    board's outer ring, can mean a grid off by a square or colours the wrong way
-    round. One or two empty squares inside the board read as discs, while the start
-    discs read right where they are seen, cannot: a grid off by a square would move
-    the start discs too. Nor can one or two on the ring right next to a square a
-    lamp's reflection hides: a grid taking in the frame shows it along a whole
-    edge. Nor, when all four start discs read right, one or two anywhere on the
-    ring: a grid stretched over a strip of frame wide enough to read as discs moves
-    the middle squares off the start discs' centres too. They are a lamp's pool or
-    reflection there, or a disc left on the board, and named to the user instead of
-    refusing a set-up whose grid and colours are right. Start discs ``off_centre``
-    read right.
-    """
-    wrong = _against_start(r, off_centre)
-    right = _start_discs_right(r) + len(off_centre)
-    glare = next_to_glare(r)
-    inner = [i for i in wrong if i not in START_DISCS
-             and (0 < i % 8 < 7 and 0 < i // 8 < 7 or glare[i] or right == len(START_DISCS))]
-    if right >= 2 and len(inner) == len(wrong) and len(inner) <= STRAY_MAX:
-        return [], inner
-    return wrong, []
-
-
-def _against_start(r: Reading, excused: list[int]) -> list[int]:
-    """Squares read as something the start position does not hold, but for
-    ``excused`` ones and those unread."""
-    return [i for i in range(64)
-            if r.board[i] not in (START_BOARD[i], "?") and i not in excused]
-
-
-def _off_centre(r: Reading) -> list[int]:
-    """Start discs read in their own colour but off their squares' centres, while
-    at least two read centred: discs put down by hand a little aside. A grid a
-    third of a square off would move all four alike."""
-    if _start_discs_right(r) < 2:
-        return []
-    return [i for i in START_DISCS if r.board[i] == START_BOARD[i].lower()]
-
-
-def _start_discs_right(r: Reading) -> int:
-    """How many of the four start discs read as the start position has them."""
-    return sum(r.board[i] == START_BOARD[i] for i in START_DISCS)
-
-
-def next_to_glare(r: Reading) -> np.ndarray:
-    """(64,) bools: squares with a neighbour (diagonals too) read as glare (or read
-    as glare themselves, which never makes them a contradiction)."""
-    return neighbourhood_mean(r.unknown_for(GLARE).astype(np.float64), np.ones(64)) > 0

@@ -34,7 +34,8 @@ from controller.vision.grid import refine_on_grid
 from controller.vision.grid_check import CONFIRMED
 from controller.vision.pipeline import DISC_HEIGHT, found_grid, setup_on_grid
 from controller.vision.square_model import SquareModel, default_model
-from controller.vision.startfit import START_DISCS, StartFit, fit_start_position
+from controller.vision.startfit import StartFit, fit_start_position
+from controller.vision.startreading import START_DISCS
 from controller.vision.startrefine import settle_on_start, start_likelihood
 
 #: Grids tried after the finder's own choice; each costs a start fit (tens of ms).

@@ -1,0 +1,172 @@
+"""Judging a reading of the start position: what contradicts it, and what a
+lamp, a shadow or a hand-placed disc explains.
+
+A grid a square or more off, or colours the wrong way round, moves or swaps the
+start discs and puts discs or frame on the board's ring; a lamp's reflection, a
+shadow's edge or a disc put down a little aside does neither. The checks here tell
+the two apart on one reading, with the learned square model's look at the squares
+as a second opinion where the rules' brightness test is known to be fooled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from controller.position import START_BOARD
+from controller.vision.reader import SquareReader
+from controller.vision.reading import GLARE, Reading
+from controller.vision.sampling import smoothed
+from controller.vision.square_model import CLASSES, patch_index, patches
+from controller.vision.squarestats import neighbourhood_mean
+
+WHITE_START = (27, 36)  # d4, e5
+BLACK_START = (28, 35)  # e4, d5
+START_DISCS = (*WHITE_START, *BLACK_START)
+STRAY_MAX = 2  # empty squares read as discs, away from the middle, that glare may explain
+
+
+def lit_black_unknown(r: Reading, lit: tuple[int, ...]) -> Reading:
+    """Black start discs that a lamp's reflection lights up as white read ``?``
+    (glare): what covers them is known, and it is no contradiction."""
+    return _unread_for_glare(r, [i for i in lit if r.board[i] in "Oo"])
+
+
+def paled_unknown(r: Reading, reader: SquareReader, canvas: np.ndarray) -> Reading:
+    """A start disc read empty beside a lamp's reflection, while the other three read
+    right, reads ``?`` (glare) if the learned model sees the start's own disc there.
+
+    A reflection's halo pales a black disc to the felt's shade for the reader's
+    rules, which measure a top's brightness against the felt next to it; the model
+    sees the whole square, the disc's rim and shadow too. Its likeliest reading is
+    enough to doubt the rules' here (the square is only left unread), not to name
+    the disc. Where no disc lies, the model sees felt, and the square still refuses
+    the calibration. One disc only: a grid a fraction of a square off also leaves
+    the rules measuring felt beside discs the model sees, on more than one.
+    """
+    model = reader.square_model
+    glare = next_to_glare(r)
+    paled = [i for i in START_DISCS if r.board[i] == "-" and glare[i]
+             and not reader.layout.outside[i]]
+    if model is None or len(paled) != 1 or start_discs_right(r) != len(START_DISCS) - 1:
+        return r
+    x = patches(smoothed(canvas), patch_index(reader.layout), np.array(paled))
+    seen = CLASSES[int(model.probabilities(x, flips=True)[0].argmax())]
+    return _unread_for_glare(r, paled) if seen == START_BOARD[paled[0]] else r
+
+
+@dataclass(frozen=True)
+class ModelView:
+    """What the learned square model sees on a grid."""
+
+    #: mean probability that a square is not one of the board's (wholly, for a
+    #: square outside the picture)
+    doubt: float
+    #: the likeliest class of each square inside the picture
+    seen: dict[int, str]
+
+
+def model_view(reader: SquareReader, canvas: np.ndarray) -> ModelView | None:
+    """The model's look at the grid's 64 squares (None without the model): asked
+    only when some square contradicts the start position."""
+    model = reader.square_model
+    if model is None:
+        return None
+    inside = np.flatnonzero(~reader.layout.outside)
+    p = model.probabilities(patches(smoothed(canvas), patch_index(reader.layout), inside),
+                            flips=True)
+    doubt = (float(p[:, CLASSES.index("other")].sum()) + 64 - len(inside)) / 64
+    seen = {int(i): CLASSES[int(k)] for i, k in zip(inside, p.argmax(axis=1), strict=True)}
+    return ModelView(doubt, seen)
+
+
+def model_overruled(r: Reading, view: ModelView, excused: list[int]) -> list[int]:
+    """Squares the rules read against the start position where the learned model
+    sees what the start position holds, on a grid whose squares the model
+    confirms (the caller's check): they are left unread (ambiguous) instead of
+    contradicting it.
+
+    The rules judge a square by its disc top's brightness to the felt beside it: a
+    shadow's edge or a dark band across empty felt passes for a disc, and a disc
+    in a reflection's halo for felt. The model sees the whole square, rim and
+    shadow too, and was trained to call a patch off the board's squares "other":
+    where it takes nearly every square of the grid for one of the board's, the
+    grid is not a fraction of a square off, so a square it sees as the start
+    position has it is a misreading, not a contradiction (a grid a whole square off
+    still sees the start discs moved). It leaves the square unread rather than
+    naming it; the rest of the start position, the ring and the edges still decide.
+    """
+    return [i for i in against_start(r, excused) if view.seen.get(i) == START_BOARD[i]]
+
+
+def _unread_for_glare(r: Reading, squares: list[int]) -> Reading:
+    """``r`` with ``squares`` read ``?`` for a lamp's reflection."""
+    return unread(r, squares, GLARE)
+
+
+def unread(r: Reading, squares: list[int], reason: str) -> Reading:
+    """``r`` with ``squares`` read ``?`` for ``reason``."""
+    if not squares:
+        return r
+    board, conf = list(r.board), r.confidence.copy()
+    why = list(r.reasons) if r.reasons else [""] * 64
+    for i in squares:
+        board[i], conf[i], why[i] = "?", 0.0, reason
+    return replace(r, board="".join(board), confidence=conf, reasons=tuple(why))
+
+
+def contradictions(r: Reading, off_centre: list[int]) -> tuple[list[int], list[int]]:
+    """Squares read definitely as something the start position does not hold:
+    (those that refuse the calibration, strays that do not).
+
+    A start disc read as the other colour or as empty, or a disc read on the
+    board's outer ring, can mean a grid off by a square or colours the wrong way
+    round. One or two empty squares inside the board read as discs, while the start
+    discs read right where they are seen, cannot: a grid off by a square would move
+    the start discs too. Nor can one or two on the ring right next to a square a
+    lamp's reflection hides: a grid taking in the frame shows it along a whole
+    edge. Nor, when all four start discs read right, one or two anywhere on the
+    ring: a grid stretched over a strip of frame wide enough to read as discs moves
+    the middle squares off the start discs' centres too. They are a lamp's pool or
+    reflection there, or a disc left on the board, and named to the user instead of
+    refusing a set-up whose grid and colours are right. Start discs ``off_centre``
+    read right.
+    """
+    wrong = against_start(r, off_centre)
+    right = start_discs_right(r) + len(off_centre)
+    glare = next_to_glare(r)
+    inner = [i for i in wrong if i not in START_DISCS
+             and (0 < i % 8 < 7 and 0 < i // 8 < 7 or glare[i] or right == len(START_DISCS))]
+    if right >= 2 and len(inner) == len(wrong) and len(inner) <= STRAY_MAX:
+        return [], inner
+    return wrong, []
+
+
+def against_start(r: Reading, excused: list[int]) -> list[int]:
+    """Squares read as something the start position does not hold, but for
+    ``excused`` ones and those unread."""
+    return [i for i in range(64)
+            if r.board[i] not in (START_BOARD[i], "?") and i not in excused]
+
+
+def off_centre(r: Reading) -> list[int]:
+    """Start discs read in their own colour but off their squares' centres, while
+    at least two read centred, on a grid whose squares the model confirms (the
+    caller's check): discs put down by hand a little aside. A grid a third of a
+    square off would move all four alike; one leaning a square off at a corner
+    can leave two centred, and the model doubts its squares."""
+    if start_discs_right(r) < 2:
+        return []
+    return [i for i in START_DISCS if r.board[i] == START_BOARD[i].lower()]
+
+
+def start_discs_right(r: Reading) -> int:
+    """How many of the four start discs read as the start position has them."""
+    return sum(r.board[i] == START_BOARD[i] for i in START_DISCS)
+
+
+def next_to_glare(r: Reading) -> np.ndarray:
+    """(64,) bools: squares with a neighbour (diagonals too) read as glare (or read
+    as glare themselves, which never makes them a contradiction)."""
+    return neighbourhood_mean(r.unknown_for(GLARE).astype(np.float64), np.ones(64)) > 0
