@@ -240,8 +240,8 @@ def test_a_start_disc_read_empty_beside_a_reflection_is_left_unread_if_the_model
     staged[28] = "-"  # e4 read empty ...
     if lamp:
         staged[20], why[20] = "?", GLARE  # ... beside e3 under a reflection
-    out = paled_unknown(replace(read, board="".join(staged), reasons=tuple(why)), reader,
-                         canvas)
+    out = paled_unknown(replace(read, board="".join(staged), reasons=tuple(why)),
+                        model_view(reader, canvas))
     if disc and lamp:
         assert (out.board[28], out.reasons[28]) == ("?", GLARE)
     else:  # no disc there, or no lamp to pale it: the rules' reading stands

@@ -109,8 +109,8 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     reader = reader.with_model(setup.model)
     r = reader.read_canvas(canvas)
     r = lit_black_unknown(r, levels.lit)
-    r = paled_unknown(r, reader, canvas)
     view = model_view(reader, canvas) if against_start(r, []) else None
+    r = paled_unknown(r, view)
     confirmed = view is not None and view.doubt < CONFIRMED
     shifted = off_centre(r) if confirmed else []
     overruled = model_overruled(r, view, shifted) if confirmed else []

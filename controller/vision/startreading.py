@@ -33,9 +33,10 @@ def lit_black_unknown(r: Reading, lit: tuple[int, ...]) -> Reading:
     return _unread_for_glare(r, [i for i in lit if r.board[i] in "Oo"])
 
 
-def paled_unknown(r: Reading, reader: SquareReader, canvas: np.ndarray) -> Reading:
+def paled_unknown(r: Reading, view: ModelView | None) -> Reading:
     """A start disc read empty beside a lamp's reflection, while the other three read
-    right, reads ``?`` (glare) if the learned model sees the start's own disc there.
+    right, reads ``?`` (glare) if the learned model (``view``) sees the start's own
+    disc there.
 
     A reflection's halo pales a black disc to the felt's shade for the reader's
     rules, which measure a top's brightness against the felt next to it; the model
@@ -43,17 +44,17 @@ def paled_unknown(r: Reading, reader: SquareReader, canvas: np.ndarray) -> Readi
     enough to doubt the rules' here (the square is only left unread), not to name
     the disc. Where no disc lies, the model sees felt, and the square still refuses
     the calibration. One disc only: a grid a fraction of a square off also leaves
-    the rules measuring felt beside discs the model sees, on more than one.
+    the rules measuring felt beside discs the model sees, on more than one. (Unlike
+    :func:`model_overruled`, this asks nothing of the grid's other squares: the
+    three start discs read right hold it.)
     """
-    model = reader.square_model
-    glare = next_to_glare(r)
-    paled = [i for i in START_DISCS if r.board[i] == "-" and glare[i]
-             and not reader.layout.outside[i]]
-    if model is None or len(paled) != 1 or start_discs_right(r) != len(START_DISCS) - 1:
+    if view is None:
         return r
-    x = patches(smoothed(canvas), patch_index(reader.layout), np.array(paled))
-    seen = CLASSES[int(model.probabilities(x, flips=True)[0].argmax())]
-    return _unread_for_glare(r, paled) if seen == START_BOARD[paled[0]] else r
+    glare = next_to_glare(r)
+    paled = [i for i in START_DISCS if r.board[i] == "-" and glare[i] and i in view.seen]
+    if len(paled) != 1 or start_discs_right(r) != len(START_DISCS) - 1:
+        return r
+    return _unread_for_glare(r, paled) if view.seen[paled[0]] == START_BOARD[paled[0]] else r
 
 
 @dataclass(frozen=True)
