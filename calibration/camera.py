@@ -176,10 +176,10 @@ def calibrate_image(
         )
     if fit.overruled:
         warnings.append(
-            f"{_names(fit.overruled)} read against the start position by brightness, "
-            "though the square looks as the start position has it (a shadow's edge or a "
-            "reflection's halo): left unread, and the grid and colours kept, but even out "
-            "the light there or it may misread in play"
+            f"{_names(fit.overruled)} read as a disc by brightness, though the square "
+            "looks empty to the learned model (a shadow's edge or a lamp's pool there): "
+            "left unread, and the grid and colours kept, but even out the light there or "
+            "it may misread in play"
         )
     unread = [i for i in fit.unknown if i not in fit.overruled]
     if unread:

@@ -68,8 +68,8 @@ class StartFit:
     stray: list[int] = field(default_factory=list)
     #: start discs left out of the levels (under glare, or hidden)
     unmeasured: list[int] = field(default_factory=list)
-    #: squares the rules read against the start position where the learned model
-    #: sees it (a shadow's edge, a reflection's halo): left unread, and named
+    #: empty squares the rules read as discs where the learned model sees felt (a
+    #: shadow's edge, a lamp's pool): left unread, and named
     overruled: list[int] = field(default_factory=list)
     #: start discs of the right colour placed a little off their squares' centres
     off_centre: list[int] = field(default_factory=list)
@@ -113,7 +113,7 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     r = paled_unknown(r, view)
     confirmed = view is not None and view.doubt < CONFIRMED
     shifted = off_centre(r) if confirmed else []
-    overruled = model_overruled(r, view, shifted) if confirmed else []
+    overruled = model_overruled(r, view) if confirmed else []
     r = unread(r, overruled, AMBIGUOUS)
     mismatches, stray = contradictions(r, shifted)
     short = felt_past_edges(reader, canvas)

@@ -82,23 +82,22 @@ def model_view(reader: SquareReader, canvas: np.ndarray) -> ModelView | None:
     return ModelView(doubt, seen)
 
 
-def model_overruled(r: Reading, view: ModelView, excused: list[int]) -> list[int]:
-    """Squares the rules read against the start position where the learned model
-    sees what the start position holds, on a grid whose squares the model
-    confirms (the caller's check): they are left unread (ambiguous) instead of
-    contradicting it.
+def model_overruled(r: Reading, view: ModelView) -> list[int]:
+    """Empty squares of the start position the rules read as discs where the
+    learned model sees felt, on a grid whose squares the model confirms (the
+    caller's check): they are left unread (ambiguous) instead of contradicting it.
 
     The rules judge a square by its disc top's brightness to the felt beside it: a
-    shadow's edge or a dark band across empty felt passes for a disc, and a disc
-    in a reflection's halo for felt. The model sees the whole square, rim and
-    shadow too, and was trained to call a patch off the board's squares "other":
-    where it takes nearly every square of the grid for one of the board's, the
-    grid is not a fraction of a square off, so a square it sees as the start
-    position has it is a misreading, not a contradiction (a grid a whole square off
-    still sees the start discs moved). It leaves the square unread rather than
-    naming it; the rest of the start position, the ring and the edges still decide.
+    shadow's edge, a dark band or a lamp's pool across empty felt passes for a
+    disc. The model sees the whole square, and was trained to call a patch off the
+    board's squares "other": where it takes nearly every square of the grid for one
+    of the board's and sees felt on this one, no disc lies there (a grid a whole
+    square off still sees the start discs moved). Start discs are left to
+    :func:`paled_unknown`: on a grid a fraction of a square off the rules measure
+    felt beside a start disc the model still sees whole, and the model's doubt of
+    such a grid can fall just under its bound.
     """
-    return [i for i in against_start(r, excused) if view.seen.get(i) == START_BOARD[i]]
+    return [i for i in against_start(r, []) if START_BOARD[i] == "-" and view.seen.get(i) == "-"]
 
 
 def _unread_for_glare(r: Reading, squares: list[int]) -> Reading:
