@@ -275,5 +275,3 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
         used=tuple(sorted((*blacks, *whites))),
         lit=tuple(sorted(lit)),
     )
-
-
