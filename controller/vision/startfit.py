@@ -73,6 +73,9 @@ class StartFit:
     overruled: list[int] = field(default_factory=list)
     #: start discs of the right colour placed a little off their squares' centres
     off_centre: list[int] = field(default_factory=list)
+    #: the learned model's doubt of a grid taken though it doubts its squares (no
+    #: other grid read the start position): None for any other
+    doubt: float | None = None
 
 
 def turn(h: np.ndarray, quarter_turns: int) -> np.ndarray:

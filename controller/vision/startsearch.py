@@ -12,12 +12,17 @@ learned model's least doubted first. When none reads it, a grid whose squares th
 model confirms is taken though a reflection hides many of them; failing that, the
 grids most like the start position, among those and the felt outline's guesses at
 a board a reflection cut short and the lattice's at its spacing taken twice as
-wide, are moved onto it (see :mod:`controller.vision.startrefine`).
+wide, are moved onto it (see :mod:`controller.vision.startrefine`). A grid that
+reads the start position is not always the board's either: round a small board
+under a lamp, the table can read as sixty empty squares and the board, all glare,
+as four unread ones. The model sees the table's squares are no board's, so such a
+grid is taken only when the search finds none the model confirms.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -55,9 +60,16 @@ SETTLE_TRIES = 1
 #: ... ranked by their likeness to it, less this for each square that contradicts it
 MISMATCH_COST = 0.05
 
+#: The model's doubt over which a grid reading the start position is not taken at
+#: once: grids taken on the board's squares stay under 0.35 on the project's own
+#: hard renders (240 sampled), and a third of those taken half a square off or
+#: more exceed it.
+DOUBTED = 0.4
+
 #: What a caller hears before grids are moved onto the start position.
-SEARCHING = ("no grid the picture offers reads the start position at once: moving the "
-             "likeliest onto it, which takes several seconds (longer on a Raspberry Pi)")
+SEARCHING = ("no grid the picture offers reads the start position at once on squares the "
+             "learned model takes for the board's: moving the likeliest onto it, which "
+             "takes several seconds (longer on a Raspberry Pi)")
 
 #: Turns a found grid so that its a1 is the user's.
 Orient = Callable[[np.ndarray], np.ndarray]
@@ -69,7 +81,10 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
 
     ``orient`` None: the start position decides which way round the board is (up
     to half a turn). Raises :class:`BoardNotFound` only when no grid reads the start
-    position and the finder found no board. When no grid reads it on nearly every
+    position and the finder found no board. A grid that reads it on nearly every
+    square is taken at once unless the learned model doubts its squares are the
+    board's (``DOUBTED``); such a grid is kept, its ``doubt`` set, only when the
+    search below finds none the model confirms. When no grid reads it on nearly every
     square, the finder's grid is kept if it contradicts nothing; else a grid that
     contradicts nothing and whose squares the learned model confirms, among those
     tried and then among the likeliest moved onto the start position; else the
@@ -79,6 +94,8 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     """
     first: StartFit | None = None
     tried: list[StartFit] = []
+    # reads the start position, on squares the learned model doubts are the board's
+    doubted: StartFit | None = None
     try:
         h, _ = found_grid(image)
     except BoardNotFound as exc:
@@ -86,14 +103,18 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     else:
         first = _fit(image, h, orient)
         if _shows_start(first):
-            return first
+            if not _doubted(image, first):
+                return first
+            doubted = first
         tried.append(first)
     for h in board_grids(image)[:MAX_TRIES]:
         fit = _fit(image, h, orient)
         if _shows_start(fit):
-            return fit
+            if not _doubted(image, fit):
+                return fit
+            doubted = doubted or fit
         tried.append(fit)
-    if first is not None and not first.mismatches:
+    if doubted is None and first is not None and not first.mismatches:
         return first
     model = default_model()
     if model is not None:
@@ -109,6 +130,8 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
             confirmed = _settled(image, tried, orient, model)
         if confirmed is not None:
             return confirmed
+    if doubted is not None:
+        return replace(doubted, doubt=_doubt(image, doubted))
     if first is None:
         raise missing
     return first
@@ -129,6 +152,13 @@ def _recognised_start(image: np.ndarray, tried: list[StartFit]) -> StartFit | No
         if doubt < CONFIRMED and (best is None or doubt < best[0]):
             best = (doubt, fit)
     return None if best is None else best[1]
+
+
+def _doubted(image: np.ndarray, fit: StartFit) -> bool:
+    """The learned model doubts most of the grid's squares are the board's: read as
+    the start position, they may be the table round a small board under a lamp,
+    its felt levels fitted on the table's colour."""
+    return default_model() is not None and _doubt(image, fit) > DOUBTED
 
 
 def _doubt(image: np.ndarray, fit: StartFit) -> float:
