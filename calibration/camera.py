@@ -184,10 +184,11 @@ def calibrate_image(
     if fit.doubt is not None:
         warnings.append(
             f"the start position reads on the grid found, but the learned model doubts "
-            f"that its squares are the board's (doubt {fit.doubt:.2f}; a grid it takes is "
-            "under 0.2) and no other grid reads it: the grid may take in the table round "
-            "the board. Look at the calibration picture; if the grid is off, move the lamp "
-            "off the board or give its corners with --corners, and calibrate again"
+            f"that its squares are the board's (doubt {fit.doubt:.2f} of 1, where the "
+            "board's own squares stay under 0.4) and no other grid reads it: the grid may "
+            "take in the table round the board. Look at the calibration picture; if the "
+            "grid is off, move the lamp off the board or give its corners with --corners, "
+            "and calibrate again"
         )
     unread = [i for i in fit.unknown if i not in fit.overruled]
     if unread:

@@ -103,16 +103,18 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     else:
         first = _fit(image, h, orient)
         if _shows_start(first):
-            if not _doubted(image, first):
+            doubt = _doubt_over_bound(image, first)
+            if doubt is None:
                 return first
-            doubted = first
+            doubted = replace(first, doubt=doubt)
         tried.append(first)
     for h in board_grids(image)[:MAX_TRIES]:
         fit = _fit(image, h, orient)
         if _shows_start(fit):
-            if not _doubted(image, fit):
+            doubt = _doubt_over_bound(image, fit)
+            if doubt is None:
                 return fit
-            doubted = doubted or fit
+            doubted = doubted or replace(fit, doubt=doubt)
         tried.append(fit)
     if doubted is None and first is not None and not first.mismatches:
         return first
@@ -131,7 +133,7 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
         if confirmed is not None:
             return confirmed
     if doubted is not None:
-        return replace(doubted, doubt=_doubt(image, doubted))
+        return doubted
     if first is None:
         raise missing
     return first
@@ -154,11 +156,15 @@ def _recognised_start(image: np.ndarray, tried: list[StartFit]) -> StartFit | No
     return None if best is None else best[1]
 
 
-def _doubted(image: np.ndarray, fit: StartFit) -> bool:
-    """The learned model doubts most of the grid's squares are the board's: read as
-    the start position, they may be the table round a small board under a lamp,
-    its felt levels fitted on the table's colour."""
-    return default_model() is not None and _doubt(image, fit) > DOUBTED
+def _doubt_over_bound(image: np.ndarray, fit: StartFit) -> float | None:
+    """The learned model's doubt that the grid's squares are the board's, where it
+    exceeds ``DOUBTED`` (None under it, or without the model): read as the start
+    position, they may be the table round a small board under a lamp, its felt
+    levels fitted on the table's colour."""
+    if default_model() is None:
+        return None
+    doubt = _doubt(image, fit)
+    return doubt if doubt > DOUBTED else None
 
 
 def _doubt(image: np.ndarray, fit: StartFit) -> float:
