@@ -73,8 +73,8 @@ class StartFit:
     overruled: list[int] = field(default_factory=list)
     #: start discs of the right colour placed a little off their squares' centres
     off_centre: list[int] = field(default_factory=list)
-    #: the learned model's doubt of a grid taken though it doubts its squares (no
-    #: other grid read the start position): None for any other
+    #: the learned model's doubt of a grid kept though it doubts its squares (the
+    #: search found no grid it confirms): None for any other
     doubt: float | None = None
 
 
