@@ -3,6 +3,7 @@ the last resort of a calibration that no offered grid reads."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import numpy as np
@@ -15,8 +16,7 @@ from controller.vision.evaluation import (
     aligned_grid,
     corner_error,
     grid_error,
-    random_position,
-    shifts_with_room,
+    own_scenes,
 )
 from controller.vision.finder import BoardNotFound, lattice_outlines
 from controller.vision.geometry import (
@@ -28,7 +28,7 @@ from controller.vision.pipeline import DISC_HEIGHT
 from controller.vision.square_model import default_model
 from controller.vision.startfit import START_BOARD
 from controller.vision.startrefine import start_likelihood
-from controller.vision.synth import Rendered, Scene, random_scene, render
+from controller.vision.synth import Rendered, Scene, render
 
 SCENE = Scene(tilt_deg=20, rotation_deg=-8, light=0.9, view_from_deg=200)
 
@@ -147,11 +147,8 @@ def test_a_grid_moved_short_of_an_edge_is_put_on_the_printed_lines(start, monkey
 def _own_hard_start(seed: int, number: int) -> Rendered:
     """The start position in scene ``number`` of the project's own hard set ``seed``,
     drawn as the benchmark draws it."""
-    rng = np.random.default_rng(seed)
-    for _ in range(number + 1):
-        scene = random_scene(rng, hard=True, hand=False)
-        shifts_with_room(random_position(rng, shifted=0.05), rng)
-    return render(START_BOARD, scene, seed=seed * 10_000 + number)
+    own = next(itertools.islice(own_scenes(seed, hard=True), number, None))
+    return render(START_BOARD, own.scene, seed=own.render_seed)
 
 
 def test_a_start_reading_grid_the_model_doubts_is_not_taken_at_once(monkeypatch):

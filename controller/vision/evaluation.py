@@ -8,9 +8,12 @@ hidden are not scored.
 
 from __future__ import annotations
 
+import itertools
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -20,6 +23,9 @@ from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
 from controller.vision.startfit import START_BOARD, StartFit
 from controller.vision.startsearch import fit_on_start
+
+if TYPE_CHECKING:
+    from controller.vision.synth import Scene
 
 #: Distance of the shifted discs this suite renders, in squares. The reader reports a
 #: disc as shifted from 0.4 of a square (0.29-0.4 reads '?'); real players leave
@@ -330,6 +336,29 @@ def evaluate_folder(folder: str | Path, limit: int | None = None) -> EndToEnd:
     return tally
 
 
+class OwnScene(NamedTuple):
+    """One scene of an own set: the renderer's seed for it, the scene, the position
+    shown and its discs' shifts."""
+
+    render_seed: int
+    scene: Scene
+    board: str
+    shifts: dict[int, tuple[float, float]]
+
+
+def own_scenes(seed: int, hard: bool, hand: bool = False,
+               **scene: object) -> Iterator[OwnScene]:
+    """The scenes of the project's own set ``seed``, in order, drawn the one way the
+    benchmark and the tests that name a scene of it both rely on."""
+    from controller.vision.synth import random_scene
+
+    rng = np.random.default_rng(seed)
+    for i in itertools.count():
+        sc = random_scene(rng, hard=hard, hand=hand, **scene)
+        board = random_position(rng, shifted=0.05)
+        yield OwnScene(seed * 10_000 + i, sc, board, shifts_with_room(board, rng))
+
+
 def evaluate_rendered(
     n: int, seed: int, hard: bool, hand: bool = False, calibrated: bool = False,
     **scene: object,
@@ -342,21 +371,18 @@ def evaluate_rendered(
     is counted, and the scene is then read with the set-up it gave all the same.
     """
     from controller.vision.finder import BoardNotFound
-    from controller.vision.synth import random_scene, render
+    from controller.vision.synth import render
 
-    rng = np.random.default_rng(seed)
     tally = EndToEnd()
-    for i in range(n):
-        sc = random_scene(rng, hard=hard, hand=hand, **scene)
-        board = random_position(rng, shifted=0.05)
-        shifts = shifts_with_room(board, rng)
-        r = render(board, sc, seed=seed * 10_000 + i, shifts=shifts)
+    for i, own in zip(range(n), own_scenes(seed, hard, hand, **scene), strict=False):
+        sc = own.scene
+        r = render(own.board, sc, seed=own.render_seed, shifts=own.shifts)
         name = f"{seed}/{i}"
         t0 = time.process_time()
         try:
             if calibrated:
                 tally.calibrated += 1
-                fit = start_fit(sc, seed * 10_000 + i)
+                fit = start_fit(sc, own.render_seed)
                 if fit is None:
                     tally.refused += 1
                     raise BoardNotFound("calibration found no board")
