@@ -26,7 +26,7 @@ from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
 from controller.vision.startfit import StartFit, fit_start_position
 from controller.vision.startreading import START_DISCS, next_to_glare
-from controller.vision.startsearch import fit_on_start
+from controller.vision.startsearch import DOUBTED, fit_on_start
 
 FORMAT = "kaeshi-camera-calibration"
 VERSION = 1
@@ -185,7 +185,7 @@ def calibrate_image(
         warnings.append(
             f"the start position reads on the grid found, but the learned model doubts "
             f"that its squares are the board's (doubt {fit.doubt:.2f} of 1, where the "
-            "board's own squares stay under 0.4) and no other grid reads it: the grid may "
+            f"board's own squares stay under {DOUBTED}) and no other grid reads it: the grid may "
             "take in the table round the board. Look at the calibration picture; if the "
             "grid is off, move the lamp off the board or give its corners with --corners, "
             "and calibrate again"
