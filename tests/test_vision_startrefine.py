@@ -172,3 +172,39 @@ def test_a_doubted_grid_no_other_betters_is_kept_and_the_user_told():
     assert result.calibration.start_position_ok
     assert any("the learned model doubts that its squares are the board's" in w
                for w in result.warnings)
+
+
+def _placings(monkeypatch) -> list[bool]:
+    """Whether each grid the search tries to place is taken, in order."""
+    placed = startsearch._placed
+    taken: list[bool] = []
+
+    def recorded(image, h, orient):
+        fit = placed(image, h, orient)
+        taken.append(fit is not None)
+        return fit
+
+    monkeypatch.setattr(startsearch, "_placed", recorded)
+    return taken
+
+
+@pytest.mark.parametrize(("seed", "number", "placings"), [
+    # the likeliest, moved all the way, strays; moved coarsely, it reads it
+    (17, 34, [False, True]),
+    # the likeliest reads it neither way; the next, moved coarsely, reads it (and
+    # moved all the way, does not)
+    (13, 131, [False, False, True, False]),
+    # a dark board under a lamp: no grid moved reads it, the felt outline's guess
+    # as it is does
+    (19, 132, [False] * (1 + startsearch.SHORT_TRIES) + [True]),
+])
+def test_the_search_takes_what_reads_the_start_position_where_it_used_to_refuse(
+        monkeypatch, seed, number, placings):
+    r = _own_hard_start(seed, number)
+    taken = _placings(monkeypatch)
+    said: list[str] = []
+    fit = startsearch.fit_on_start(r.image, None, said.append)
+    assert said == [startsearch.SEARCHING]  # no grid offered was taken at once
+    assert corner_error(fit.setup, r.corners) < 0.5
+    assert fit.mismatches == []
+    assert taken == placings  # only the first placing taken counted before

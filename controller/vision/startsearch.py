@@ -186,29 +186,60 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     the start position than one four squares off; moved a little, it looks far
     more. So the ``SHORT_TRIES`` most like it (contradicting it least), a square
     apart, are moved coarsely first, and the ``SETTLE_TRIES`` most like it then are
-    moved all the way."""
+    moved all the way. When none of those is taken, each grid moved coarsely is
+    fitted in turn, likeliest first (one taken is moved all the way too, unless it
+    was above, and that one kept if it is taken as well); failing that, each guess
+    among the six as it is, unmoved: in a dark room the felt outline's guess can be
+    the board itself. A grid the search takes is thus the same as before these
+    were tried; they only take a grid where it would have refused."""
     seen: list[np.ndarray] = []
     grids = [(fit.setup.homography, len(fit.mismatches)) for fit in tried
              if not seen_before(corners_of(fit.setup.homography), seen)]
     guesses = outline_guesses(image) + lattice_outlines(image, doubled=True)
+    fitted = len(grids)
     grids += [(homography_from_corners(q), 0) for q in guesses if not seen_before(q, seen)]
     likeness = [start_likelihood(image, h, model, DISC_HEIGHT) - MISMATCH_COST * wrong
                 for h, wrong in grids]
     apart: list[np.ndarray] = []
-    starts = [grids[k][0] for k in np.argsort(likeness)[::-1]
+    picked = [k for k in np.argsort(likeness)[::-1]
               if not seen_before(corners_of(grids[k][0]), apart, APART)][:SHORT_TRIES]
+    starts = [grids[k][0] for k in picked]
     moved = [settle_on_start(image, h, model, DISC_HEIGHT, SHORT_LOOKS, COARSE) for h in starts]
     likeness = [start_likelihood(image, h, model, DISC_HEIGHT) for h in moved]
-    for k in np.argsort(likeness)[::-1][:SETTLE_TRIES]:
-        h = settle_on_start(image, moved[k], model, DISC_HEIGHT)
-        # the model's look puts a grid within reach of the printed lines, which place
-        # it more exactly where they show: a grid a third of a square off sees the
-        # felt go on past an edge, which the one on the lines does not
-        refit = refine_on_grid(image, h)[0]  # h itself where no lines show
-        for placed in (refit, h) if refit is not h else (h,):
-            fit = _fit(image, placed, orient)
-            if _taken(image, fit):
-                return fit
+    order = [int(k) for k in np.argsort(likeness)[::-1]]
+    for k in order[:SETTLE_TRIES]:
+        fit = _placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT), orient)
+        if fit is not None:
+            return fit
+    # the finer steps can follow a ridge the model sees in a reflection or the frame
+    # away from where the coarse ones read the start position, and the likeliest
+    # need not be the board
+    for rank, k in enumerate(order):
+        coarse = _placed(image, moved[k], orient)
+        if coarse is None:
+            continue
+        if rank < SETTLE_TRIES:  # moved all the way above, and not taken
+            return coarse
+        fine = _placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT), orient)
+        return fine or coarse
+    for k in picked:  # a guess no one has fitted may be the board as it is
+        if k >= fitted and (fit := _placed(image, grids[k][0], orient)) is not None:
+            return fit
+    return None
+
+
+def _placed(image: np.ndarray, h: np.ndarray, orient: Orient | None) -> StartFit | None:
+    """Grid ``h``, or the same put on the printed lines where they show, when either
+    is taken (see :func:`_taken`).
+
+    The model's look puts a grid within reach of the printed lines, which place it
+    more exactly where they show: a grid a third of a square off sees the felt go on
+    past an edge, which the one on the lines does not."""
+    refit = refine_on_grid(image, h)[0]  # h itself where no lines show
+    for placed in (refit, h) if refit is not h else (h,):
+        fit = _fit(image, placed, orient)
+        if _taken(image, fit):
+            return fit
     return None
 
 
