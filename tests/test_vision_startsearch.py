@@ -123,7 +123,10 @@ def test_a_grid_with_a_reflection_over_many_squares_is_taken_when_its_squares_ar
 def test_grids_that_contradict_the_start_or_are_doubted_are_never_taken(start, monkeypatch):
     image = reflection_over(start, 9, sigma=1.6, peak=2.5)
     _finder_says(monkeypatch, None)
-    monkeypatch.setattr(startsearch, "SETTLE_TRIES", 0)  # not moved onto the board either
+    # not moved onto the board either, and no guess of the picture's own offered
+    monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args: h)
+    monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
+    monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
     _grids_offered(monkeypatch, [moved_by_squares(start.homography, 1, 0),
                                  moved_by_squares(start.homography, 0.5, 0)])
     with pytest.raises(BoardNotFound):
