@@ -190,8 +190,8 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     fitted in turn, likeliest first (one taken is moved all the way too, unless it
     was above, and that one kept if it is taken as well); failing that, each guess
     among the six as it is, unmoved: in a dark room the felt outline's guess can be
-    the board itself. A grid the search takes is thus the same as before these
-    were tried; they only take a grid where it would have refused."""
+    the board itself. A grid the search took before these were tried is taken
+    the same; they only take one where the search used to find none."""
     seen: list[np.ndarray] = []
     grids = [(fit.setup.homography, len(fit.mismatches)) for fit in tried
              if not seen_before(corners_of(fit.setup.homography), seen)]
