@@ -203,8 +203,8 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     apart: list[np.ndarray] = []
     picked = [k for k in np.argsort(likeness)[::-1]
               if not seen_before(corners_of(grids[k][0]), apart, APART)][:SHORT_TRIES]
-    starts = [grids[k][0] for k in picked]
-    moved = [settle_on_start(image, h, model, DISC_HEIGHT, SHORT_LOOKS, COARSE) for h in starts]
+    moved = [settle_on_start(image, grids[k][0], model, DISC_HEIGHT, SHORT_LOOKS, COARSE)
+             for k in picked]
     likeness = [start_likelihood(image, h, model, DISC_HEIGHT) for h in moved]
     order = [int(k) for k in np.argsort(likeness)[::-1]]
     for k in order[:SETTLE_TRIES]:
@@ -222,8 +222,9 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
             return coarse
         fine = _placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT), orient)
         return fine or coarse
-    for k in picked:  # a guess no one has fitted may be the board as it is
-        if k >= fitted and (fit := _placed(image, grids[k][0], orient)) is not None:
+    for k, h in zip(picked, moved, strict=True):  # a guess may be the board as it is
+        unmoved = np.allclose(corners_of(h), corners_of(grids[k][0]))  # placed above
+        if k >= fitted and not unmoved and (fit := _placed(image, grids[k][0], orient)):
             return fit
     return None
 
