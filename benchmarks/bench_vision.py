@@ -10,7 +10,9 @@ Sets: the independent development renders in ``../shared/data/renders-dev``
 (measured only: nothing is tuned on them), then scenes of the project's own
 renderer. KAESHI_BENCH_VISION_SCENES changes the number of own scenes per set
 (default 160); KAESHI_BENCH_VISION_SEEDS (e.g. "45,46") adds own hard sets drawn
-from other seeds; KAESHI_SHARED points at the shared data.
+from other seeds; KAESHI_BENCH_CALIBRATION_SEEDS (e.g. "81,82") counts calibration
+refusals alone over those own hard sets (a minute or two per set); KAESHI_SHARED
+points at the shared data.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from controller.vision.evaluation import (
     evaluate_rendered,
     random_position,
 )
+from controller.vision.evaluation_calibration import CalibrationTally, evaluate_calibration
 from controller.vision.evaluation_crop import evaluate_cut_off_renders, evaluate_photo_crops
 from controller.vision.synth import Scene, render
 
@@ -75,7 +78,7 @@ def _learned_cost() -> str:
     return "learned square model per call: " + ", ".join(out)
 
 
-def _print(title: str, tally: EndToEnd) -> None:
+def _print(title: str, tally: EndToEnd | CalibrationTally) -> None:
     for line in tally.lines(title):
         print(line, flush=True)
 
@@ -99,6 +102,11 @@ def main() -> None:
         if seed.strip():
             _print(f"own renders (hard), no calibration, scene set {int(seed)}",
                    evaluate_rendered(n // 2, int(seed), hard=True))
+    seeds = [int(s) for s in os.environ.get("KAESHI_BENCH_CALIBRATION_SEEDS", "").split(",")
+             if s.strip()]
+    if seeds:
+        _print(f"own renders (hard), calibration alone, scene sets {', '.join(map(str, seeds))}",
+               evaluate_calibration(n, seeds))
     _print("own renders (clean), no calibration", evaluate_rendered(n // 2, 1, hard=False))
     _print("own renders (clean), board cut off by the picture's edge, no calibration",
            evaluate_cut_off_renders(n // 2, 8))

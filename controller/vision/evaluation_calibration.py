@@ -1,0 +1,99 @@
+"""Calibration alone, over many of the project's own hard start scenes.
+
+The benchmark's calibrated sets go on to read a game after calibrating; this counts
+the calibration itself, over as many own hard sets as asked, the way a user meets
+it: a board not found is a refusal like a start position misread. Beside that
+end-to-end figure it says where the refusals come from, measured on the renderer's
+truth and the picture, never on what the reader saw: a picture darker than
+``DARK`` (where even a person squints), and a scene the renderer drew with a lamp's
+saturated reflection on the board, which can hide start discs from a person too. A
+grid taken more than half a square off the truth is counted too: a calibration
+accepted in the wrong place fails its user later, in play.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from calibration.advice import DARK
+from controller.vision.cv import cv2
+from controller.vision.evaluation import aligned_grid, grid_error, own_scenes
+from controller.vision.finder import BoardNotFound
+from controller.vision.startfit import START_BOARD
+from controller.vision.startsearch import fit_on_start
+
+#: A grid whose corner lies this many squares or more from the truth is misplaced.
+OFF = 0.5
+
+
+@dataclass
+class CalibrationTally:
+    """Calibrations of own start scenes: refused (no board found, or the start
+    position misread) and accepted off the board, split by what the picture shows."""
+
+    scenes: int = 0
+    refused: int = 0
+    not_found: int = 0
+    misplaced: int = 0  # accepted, a corner more than OFF squares from the truth
+    dark: int = 0
+    dark_refused: int = 0
+    glare: int = 0  # the renderer drew a lamp's saturated reflection
+    glare_refused: int = 0
+    both: int = 0  # dark and glare: counted once when neither is taken out
+    both_refused: int = 0
+    refusals: list[str] = field(default_factory=list)
+
+    def add(self, name: str, refused: bool, found: bool, misplaced: bool, dark: bool,
+            glare: bool) -> None:
+        self.scenes += 1
+        self.refused += refused
+        self.not_found += not found
+        self.misplaced += misplaced and not refused
+        self.dark += dark
+        self.dark_refused += dark and refused
+        self.glare += glare
+        self.glare_refused += glare and refused
+        self.both += dark and glare
+        self.both_refused += dark and glare and refused
+        if refused:
+            self.refusals.append(name)
+
+    def lines(self, title: str) -> list[str]:
+        """The end-to-end figure first; the split by cause only beside it."""
+        seen = self.scenes - self.dark - self.glare + self.both
+        seen_refused = self.refused - self.dark_refused - self.glare_refused + self.both_refused
+        return [
+            f"   {title}: calibration refused in {self.refused} of {self.scenes} scenes "
+            f"({_pct(self.refused, self.scenes)}; {self.not_found} of them no board found); "
+            f"accepted more than {OFF} square off: {self.misplaced}",
+            f"     beside it, by what the picture shows: darker than {DARK} of 255 "
+            f"{self.dark_refused} of {self.dark}; a lamp's saturated reflection drawn "
+            f"{self.glare_refused} of {self.glare}; neither {seen_refused} of {seen} "
+            f"({_pct(seen_refused, seen)})",
+            f"     refused: {', '.join(self.refusals) or 'none'}",
+        ]
+
+
+def _pct(n: int, d: int) -> str:
+    return f"{100 * n / max(1, d):.1f}%"
+
+
+def evaluate_calibration(n: int, seeds: list[int]) -> CalibrationTally:
+    """Calibrate on the start position in the first ``n`` scenes of each own hard
+    set in ``seeds``, as the benchmark's calibrated sets draw them."""
+    from controller.vision.synth import render
+
+    tally = CalibrationTally()
+    for seed in seeds:
+        for i, own in zip(range(n), own_scenes(seed, hard=True), strict=False):
+            start = render(START_BOARD, replace(own.scene, hand=False), seed=own.render_seed)
+            try:
+                fit = fit_on_start(start.image, lambda h, s=start: aligned_grid(h, s.corners))
+            except BoardNotFound:
+                fit = None
+            refused = fit is None or bool(fit.mismatches)
+            off = fit is not None and grid_error(fit.setup.homography, start.corners) > OFF
+            dark = float(cv2.cvtColor(start.image, cv2.COLOR_BGR2GRAY).mean()) < DARK
+            glare = bool(own.scene.glare)
+            tally.add(f"{seed}/{i}", refused, fit is not None, off, dark, glare)
+    return tally
