@@ -31,6 +31,10 @@ REFLECTION_GREY = 200
 #: reflection cuts the felt up, so it may lie at the edge of the largest piece)
 REFLECTION_SHARE = 0.02
 RING_FELT = 0.25  # share of felt round the patch: it lies on the board
+#: ... felt there being green to the hue test, or green leading red and blue by this
+#: many grey levels: a dark felt, or one the reflection's halo pales, fails the hue
+#: test, while a table of another colour does not lead with green
+RING_LEAD = 6
 SMALL_WIDTH = 160  # the picture is judged at this width: causes, not details
 
 CORNER_NAMES = ("upper-left", "upper-right", "lower-right", "lower-left")
@@ -112,6 +116,8 @@ def _reflection_hint(small: np.ndarray, felt: np.ndarray, green: np.ndarray) -> 
     dx, dy = (xs.max() - xs.min()) // 2 + 1, (ys.max() - ys.min()) // 2 + 1
     bright = (small.min(axis=2) >= REFLECTION_GREY).astype(np.uint8)
     n, labels, stats, centres = components(bright)
+    channels = small.astype(np.int16)
+    lead = channels[..., 1] - np.maximum(channels[..., 0], channels[..., 2]) >= RING_LEAD
     for k in range(1, n):
         (x, y, cw, ch, area), (cx, cy) = stats[k], centres[k]
         clear = x > 0 and y > 0 and x + cw < w and y + ch < h
@@ -122,7 +128,7 @@ def _reflection_hint(small: np.ndarray, felt: np.ndarray, green: np.ndarray) -> 
         patch = (labels == k).astype(np.uint8)
         reach = 2 * int(np.sqrt(area)) + 1
         ring = (cv2.dilate(patch, np.ones((reach, reach), np.uint8)) > 0) & (patch == 0)
-        if green[ring].mean() >= RING_FELT:
+        if (green[ring] | lead[ring]).mean() >= RING_FELT:
             return ("a lamp's reflection lies on the board: move the lamp or tilt the "
                     "camera so that the reflection leaves the board")
     return ""

@@ -29,6 +29,22 @@ def test_a_reflection_on_the_board_is_named():
     assert "reflection" in picture_hint(img)
 
 
+def test_a_reflection_on_a_dull_felt_the_hue_test_misses_is_named():
+    # the felt's right part in shade, greyish (green leads by 12 grey levels), on a
+    # purple table: round a reflection there the hue test finds no felt, the green
+    # lead does
+    def lamp_over(right_part: tuple[int, int, int]) -> np.ndarray:
+        img = np.full((240, 320, 3), (110, 60, 100), np.uint8)
+        img[20:220, 20:120] = FELT
+        img[20:220, 120:300] = right_part
+        cv2.circle(img, (165, 120), 18, (250, 250, 250), -1)
+        return cv2.GaussianBlur(img, (9, 9), 0)
+
+    assert "reflection" in picture_hint(lamp_over((50, 62, 50)))
+    # a grey table there instead (no green lead): a lamp's pool beside the board
+    assert "reflection" not in picture_hint(lamp_over((62, 62, 62)))
+
+
 def test_a_lamps_pool_on_a_pale_table_or_white_discs_are_no_reflection():
     img = _board_on_table((170, 180, 190))
     cv2.rectangle(img, (0, 0), (60, 239), (235, 235, 235), -1)  # pale table, lit
