@@ -24,7 +24,7 @@ from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import a1_place, grid_with_a1
 from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
-from controller.vision.startfit import StartFit, fit_start_position
+from controller.vision.startfit import START_BOARD, StartFit, fit_start_position
 from controller.vision.startreading import START_DISCS, next_to_glare
 from controller.vision.startsearch import DOUBTED, fit_on_start
 
@@ -181,6 +181,14 @@ def calibrate_image(
             "left unread, and the grid and colours kept, but even out the light there or "
             "it may misread in play"
         )
+    if fit.faint:
+        colour = "black" if START_BOARD[fit.faint[0]] == "X" else "white"
+        warnings.append(
+            f"{_names(fit.faint)} read empty by brightness, though the learned model sees "
+            f"the start position's {colour} disc there: in this light a {colour} disc barely "
+            "stands out from the felt. Left unread, and the grid and colours kept, but light "
+            f"the board better or {colour} discs may read empty in play"
+        )
     if fit.doubt is not None:
         warnings.append(
             f"the start position reads on the grid found, but the learned model doubts "
@@ -190,7 +198,7 @@ def calibrate_image(
             "grid is off, move the lamp off the board or give its corners with --corners, "
             "and calibrate again"
         )
-    unread = [i for i in fit.unknown if i not in fit.overruled]
+    unread = [i for i in fit.unknown if i not in fit.overruled and i not in fit.faint]
     if unread:
         warnings.append(
             f"{len(unread)} square{'s' if len(unread) > 1 else ''} could not be "

@@ -73,6 +73,9 @@ class StartFit:
     overruled: list[int] = field(default_factory=list)
     #: start discs of the right colour placed a little off their squares' centres
     off_centre: list[int] = field(default_factory=list)
+    #: start discs the rules read empty where the learned model, sure of the grid,
+    #: sees the disc (a black disc as dark as a dark felt in a dim room): left unread
+    faint: list[int] = field(default_factory=list)
     #: the learned model's doubt of a grid kept though it doubts its squares (the
     #: search found no grid it confirms): None for any other
     doubt: float | None = None
@@ -113,7 +116,10 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     r = reader.read_canvas(canvas)
     r = lit_black_unknown(r, levels.lit)
     view = model_view(reader, canvas) if against_start(r, []) else None
+    before = r.board
     r = paled_unknown(r, view)
+    faint = [i for i in START_DISCS if before[i] == "-" and r.board[i] == "?"
+             and r.reasons[i] == AMBIGUOUS]
     confirmed = view is not None and view.doubt < CONFIRMED
     shifted = off_centre(r) if confirmed else []
     overruled = model_overruled(r, view) if confirmed else []
@@ -126,7 +132,7 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     )
     unknown = [i for i in range(64) if r.board[i] == "?"]
     return StartFit(setup, r, mismatches, unknown, short, stray, unmeasured, overruled,
-                    shifted)
+                    shifted, faint)
 
 
 def _disc_levels(

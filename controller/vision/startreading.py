@@ -16,7 +16,7 @@ import numpy as np
 
 from controller.position import START_BOARD
 from controller.vision.reader import SquareReader
-from controller.vision.reading import GLARE, Reading
+from controller.vision.reading import AMBIGUOUS, GLARE, Reading
 from controller.vision.sampling import smoothed
 from controller.vision.square_model import CLASSES, patch_index, patches
 from controller.vision.squarestats import neighbourhood_mean
@@ -25,6 +25,10 @@ WHITE_START = (27, 36)  # d4, e5
 BLACK_START = (28, 35)  # e4, d5
 START_DISCS = (*WHITE_START, *BLACK_START)
 STRAY_MAX = 2  # empty squares read as discs, away from the middle, that glare may explain
+#: The model's doubt of a grid under which it alone may leave a start disc the rules
+#: read empty unread, with no reflection beside it to explain the misreading: half
+#: the bound of a confirmed grid, which a grid half a square off can reach
+SURE = 0.1
 
 
 def lit_black_unknown(r: Reading, lit: tuple[int, ...]) -> Reading:
@@ -36,7 +40,9 @@ def lit_black_unknown(r: Reading, lit: tuple[int, ...]) -> Reading:
 def paled_unknown(r: Reading, view: ModelView | None) -> Reading:
     """A start disc read empty beside a lamp's reflection, while the other three read
     right, reads ``?`` (glare) if the learned model (``view``) sees the start's own
-    disc there.
+    disc there; with no reflection beside it, ``?`` (ambiguous) if the model is sure
+    of the grid too (its doubt under ``SURE``): in a dim room a black disc on a dark
+    felt has a top as dark as the felt to the rules, while the model sees its rim.
 
     A reflection's halo pales a black disc to the felt's shade for the reader's
     rules, which measure a top's brightness against the felt next to it; the model
@@ -51,10 +57,15 @@ def paled_unknown(r: Reading, view: ModelView | None) -> Reading:
     if view is None:
         return r
     glare = next_to_glare(r)
-    paled = [i for i in START_DISCS if r.board[i] == "-" and glare[i] and i in view.seen]
+    paled = [i for i in START_DISCS if r.board[i] == "-" and i in view.seen]
     if len(paled) != 1 or start_discs_right(r) != len(START_DISCS) - 1:
         return r
-    return _unread_for_glare(r, paled) if view.seen[paled[0]] == START_BOARD[paled[0]] else r
+    i = paled[0]
+    if view.seen[i] != START_BOARD[i]:
+        return r
+    if glare[i]:
+        return _unread_for_glare(r, paled)
+    return unread(r, paled, AMBIGUOUS) if view.doubt < SURE else r
 
 
 @dataclass(frozen=True)
