@@ -27,7 +27,8 @@ START_DISCS = (*WHITE_START, *BLACK_START)
 STRAY_MAX = 2  # empty squares read as discs, away from the middle, that glare may explain
 #: The model's doubt of a grid under which it alone may leave a start disc the rules
 #: read empty unread, with no reflection beside it to explain the misreading: half
-#: the bound of a confirmed grid, which a grid half a square off can reach
+#: the bound of a confirmed grid, which grids nearly half a square off reach (the
+#: finder's grid of own hard scene 83/90: 0.48 squares off, doubt 0.18)
 SURE = 0.1
 
 
