@@ -31,9 +31,9 @@ def test_a_misplaced_grid_that_was_refused_counts_once_as_refused() -> None:
 
 
 def test_own_start_scenes_calibrate_on_the_board() -> None:
-    """The first three scenes of a hard set no choice of the calibration was made
-    on (a dim room and a white disc clipped by the light among them): each is
-    calibrated within half a square."""
+    """The first three scenes of own hard set 81 (one at an average brightness of 36
+    of 255, one with a white start disc clipped by the light): each is calibrated
+    within half a square, and the tally says so."""
     tally = evaluate_calibration(3, [81])
     assert tally.scenes == 3
     assert tally.refused == 0 and tally.misplaced == 0, tally.lines("81")
