@@ -13,7 +13,7 @@ from calibration.advice import picture_hint
 from calibration.camera import calibrate_image
 from controller.squares import square_name
 from controller.vision.cv import cv2
-from controller.vision.evaluation import align_to_truth, corner_error, own_scenes
+from controller.vision.evaluation import align_to_truth, corner_error, own_scenes, start_picture
 from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import (
     BOARD_CORNERS,
@@ -354,7 +354,7 @@ def test_a_black_start_disc_as_dark_as_a_dark_felt_is_left_unread_and_named():
     # own hard scene 83/1: a dim room, a dark felt; d5's black top is as dark as the
     # felt to the rules, the model sees the disc, and it is sure of the grid
     own = next(itertools.islice(own_scenes(83, hard=True), 1, None))
-    r = render(START_BOARD, replace(own.scene, hand=False), seed=own.render_seed)
+    r = start_picture(own.scene, own.render_seed)
     result = calibrate_image(r.image)
     assert result.calibration.start_position_ok
     assert result.fit.faint == [35] and result.fit.reading.board[35] == "?"

@@ -25,7 +25,7 @@ from controller.vision.startfit import START_BOARD, StartFit
 from controller.vision.startsearch import fit_on_start
 
 if TYPE_CHECKING:
-    from controller.vision.synth import Scene
+    from controller.vision.synth import Rendered, Scene
 
 #: Distance of the shifted discs this suite renders, in squares. The reader reports a
 #: disc as shifted from 0.4 of a square (0.29-0.4 reads '?'); real players leave
@@ -123,10 +123,22 @@ def calibrate_on_start(scene: object, seed: int) -> tuple[CameraSetup, bool]:
 
 def start_fit(scene: object, seed: int) -> StartFit | None:
     """The calibration on the start position in ``scene`` (None: no board found)."""
-    from controller.vision.finder import BoardNotFound
+    return fit_on_picture(start_picture(scene, seed))
+
+
+def start_picture(scene: object, seed: int) -> Rendered:
+    """The start position photographed in ``scene``, as a user sets it up to
+    calibrate: no hand over the board."""
     from controller.vision.synth import render
 
-    start = render(START_BOARD, replace(scene, hand=False), seed=seed)  # type: ignore[type-var]
+    return render(START_BOARD, replace(scene, hand=False), seed=seed)  # type: ignore[type-var]
+
+
+def fit_on_picture(start: Rendered) -> StartFit | None:
+    """The calibration on a rendered start position, a1 where the renderer put it
+    (None: no board found)."""
+    from controller.vision.finder import BoardNotFound
+
     try:
         return fit_on_start(start.image, lambda h: aligned_grid(h, start.corners))
     except BoardNotFound:

@@ -13,14 +13,11 @@ accepted in the wrong place fails its user later, in play.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from calibration.advice import DARK
 from controller.vision.cv import cv2
-from controller.vision.evaluation import aligned_grid, grid_error, own_scenes
-from controller.vision.finder import BoardNotFound
-from controller.vision.startfit import START_BOARD
-from controller.vision.startsearch import fit_on_start
+from controller.vision.evaluation import fit_on_picture, grid_error, own_scenes, start_picture
 
 #: A grid whose corner lies this many squares or more from the truth is misplaced.
 OFF = 0.5
@@ -81,16 +78,11 @@ def _pct(n: int, d: int) -> str:
 def evaluate_calibration(n: int, seeds: list[int]) -> CalibrationTally:
     """Calibrate on the start position in the first ``n`` scenes of each own hard
     set in ``seeds``, as the benchmark's calibrated sets draw them."""
-    from controller.vision.synth import render
-
     tally = CalibrationTally()
     for seed in seeds:
         for i, own in zip(range(n), own_scenes(seed, hard=True), strict=False):
-            start = render(START_BOARD, replace(own.scene, hand=False), seed=own.render_seed)
-            try:
-                fit = fit_on_start(start.image, lambda h, s=start: aligned_grid(h, s.corners))
-            except BoardNotFound:
-                fit = None
+            start = start_picture(own.scene, own.render_seed)
+            fit = fit_on_picture(start)
             refused = fit is None or bool(fit.mismatches)
             off = fit is not None and grid_error(fit.setup.homography, start.corners) > OFF
             dark = float(cv2.cvtColor(start.image, cv2.COLOR_BGR2GRAY).mean()) < DARK
