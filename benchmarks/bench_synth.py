@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from controller.vision.synth import START_BOARD, Scene, random_scene, render
+from controller.synth.picture import START_BOARD, Scene, random_scene, render
 
 
 def _per_image(scenes: list[Scene], boards: list[str]) -> float:

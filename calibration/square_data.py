@@ -1,6 +1,6 @@
 """Training examples for the square network, drawn by the project's own renderer.
 
-Each scene is a random position photographed by :mod:`controller.vision.synth`
+Each scene is a random position photographed by :mod:`controller.synth.picture`
 under random easy, hard and hand-over-the-board conditions; the board is located
 with its true corners disturbed by about as much as the finder misses them, and
 warped to the reader's canvas exactly as :class:`SquareReader` does, so the
@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from controller.synth.picture import random_scene, render
 from controller.vision.evaluation import random_position, shifts_with_room
 from controller.vision.geometry import apply_homography, homography_from_corners
 from controller.vision.pipeline import DISC_HEIGHT
 from controller.vision.sampling import make_layout, smoothed, warp_to_canvas
 from controller.vision.square_model import CLASSES, patch_index, patches
-from controller.vision.synth import random_scene, render
 
 #: Corner error of the located board, as a share of a square (standard deviation):
 #: about what the finder and the grid refinement leave.

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.synth.picture import Rendered
 from controller.vision.cv import cv2
 from controller.vision.geometry import apply_homography
-from controller.vision.synth import Rendered
 
 
 def reflection_over(r: Rendered, square: int, sigma: float, peak: float) -> np.ndarray:

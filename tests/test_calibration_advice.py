@@ -8,9 +8,9 @@ from reflections import reflection_over
 
 from calibration.advice import picture_hint
 from calibration.camera import calibrate_image
+from controller.synth.picture import Scene, render
 from controller.vision.cv import cv2
 from controller.vision.startfit import START_BOARD
-from controller.vision.synth import Scene, render
 
 TABLE = (60, 90, 120)  # a brown table, BGR
 FELT = (40, 140, 40)

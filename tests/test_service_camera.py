@@ -19,8 +19,8 @@ from controller.service.app import Service
 from controller.service.config import defaults
 from controller.service.sources import CameraSource
 from controller.service.states import State
+from controller.synth.picture import Scene, render_observations, write_video
 from controller.vision.setup import CameraSetup
-from controller.vision.synth import Scene, render_observations, write_video
 
 OPENING = ["f5", "d6", "c3"]
 

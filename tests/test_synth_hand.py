@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from controller.synth.hand import MAX_STRAY, square_coverage
+from controller.synth.picture import START_BOARD, Rendered, Scene, render
 from controller.vision.cv import cv2
-from controller.vision.synth import START_BOARD, Rendered, Scene, render
-from controller.vision.synth_hand import MAX_STRAY, square_coverage
 
 RES = 24
 

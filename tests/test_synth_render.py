@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from controller.vision.synth import (
+from controller.synth.picture import (
     DISC_HEIGHT,
     SHIFT_RANGE,
     START_BOARD,
@@ -18,7 +18,7 @@ from controller.vision.synth import (
     random_scene,
     render,
 )
-from controller.vision.synth_textures import BOARD_STYLES, FRAME_STYLES, TABLE_STYLES
+from controller.synth.textures import BOARD_STYLES, FRAME_STYLES, TABLE_STYLES
 
 CLEAN_VIEWS = [
     Scene(),

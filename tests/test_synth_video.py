@@ -6,8 +6,8 @@ import numpy as np
 
 from controller.observation import Observation, board_observation
 from controller.squares import Color
+from controller.synth.picture import START_BOARD, Scene, main, render_observations, write_video
 from controller.vision.cv import cv2
-from controller.vision.synth import START_BOARD, Scene, main, render_observations, write_video
 
 
 def game_log() -> list[Observation]:

@@ -12,6 +12,7 @@ import pytest
 from calibration.advice import picture_hint
 from calibration.camera import calibrate_image
 from controller.squares import square_name
+from controller.synth.picture import Rendered, Scene, render
 from controller.vision.cv import cv2
 from controller.vision.evaluation import align_to_truth, corner_error, own_scenes, start_picture
 from controller.vision.finder import BoardNotFound
@@ -32,7 +33,6 @@ from controller.vision.startreading import (
     off_centre,
     paled_unknown,
 )
-from controller.vision.synth import Rendered, Scene, render
 
 SCENE = Scene(tilt_deg=22, rotation_deg=6, light=0.8, view_from_deg=30)
 

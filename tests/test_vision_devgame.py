@@ -19,8 +19,8 @@ import pytest
 from controller.arbiter import arbitrate
 from controller.events import Event
 from controller.observation import Observation, read_observations
-from controller.vision.gamevideo import watch_game_video
-from controller.vision.replay import calibrate_synthetic, default_scene
+from controller.synth.gamevideo import watch_game_video
+from controller.synth.replay import calibrate_synthetic, default_scene
 
 FPS = 20.0  # a modest webcam; every settled state of the set lasts several frames at it
 

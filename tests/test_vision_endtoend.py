@@ -10,6 +10,7 @@ import pytest
 from calibration.advice import picture_hint, what_to_change
 from calibration.camera import calibrate_image
 from controller import cli
+from controller.synth.picture import Scene, render
 from controller.vision.cv import write_image
 from controller.vision.evaluation import (
     EndToEnd,
@@ -21,7 +22,6 @@ from controller.vision.finder import BoardNotFound, find_board
 from controller.vision.geometry import moved_by_squares
 from controller.vision.pipeline import auto_setup, two_clusters
 from controller.vision.startfit import START_BOARD, fit_start_position
-from controller.vision.synth import Scene, render
 
 BOARD = "-" * 19 + "XXO" + "-" * 5 + "OXX" + "-" * 5 + "XOOO" + "-" * 4 + "XO" + "-" * 19
 

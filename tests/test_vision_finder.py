@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from controller.position import START_BOARD
+from controller.synth.picture import Rendered, Scene, render
 from controller.vision.cv import cv2
 from controller.vision.evaluation import (
     align_to_truth,
@@ -21,7 +22,6 @@ from controller.vision.finder_lattice import DIRECTIONS, lattice_quads, region_o
 from controller.vision.geometry import homography_from_corners, upright_order
 from controller.vision.grid import _median, byte_median
 from controller.vision.setup import CameraSetup
-from controller.vision.synth import Rendered, Scene, render
 
 # A lamp's reflection over half a board in a dim room: the felt shows only in pieces
 # around the glare and the discs, and its outline is not the board's.

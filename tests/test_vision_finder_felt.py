@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.synth.picture import START_BOARD, Rendered, Scene, render
 from controller.vision import finder_felt
 from controller.vision.cv import components, cv2
 from controller.vision.evaluation import grid_error
 from controller.vision.finder_felt import coarse_quads, outline_guesses
 from controller.vision.geometry import homography_from_corners, upright_order
-from controller.vision.synth import START_BOARD, Rendered, Scene, render
 
 # a board seen in perspective: its far side is half its near side
 BOARD = np.array([[200, 100], [440, 100], [560, 420], [80, 420]], np.float64)

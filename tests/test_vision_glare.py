@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from reflections import reflection_over
 
+from controller.synth.picture import Scene, render
 from controller.vision.evaluation import align_to_truth, calibrate_on_start
 from controller.vision.glare import washed_felt, white_tint
 from controller.vision.pipeline import auto_setup
-from controller.vision.synth import Scene, render
 
 DISCS = {10: "O", 11: "O", 12: "X", 18: "O", 19: "X", 20: "O", 21: "X", 26: "O", 27: "O",
          28: "X", 29: "X", 35: "X", 36: "O", 37: "X", 42: "X", 43: "O", 45: "O"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from controller.synth.picture import Scene, render
 from controller.vision.disc_lattice import refine_on_discs
 from controller.vision.evaluation import align_to_truth
 from controller.vision.finder import BoardFit, _Candidate, _taken_on_sight
@@ -14,7 +15,6 @@ from controller.vision.grid import refine_on_grid
 from controller.vision.grid_check import not_squares, square_doubts
 from controller.vision.pipeline import DISC_HEIGHT, auto_setup
 from controller.vision.square_model import default_model
-from controller.vision.synth import Scene, render
 
 # rows of discs across the far half of a steeply seen board: their dark lower rims
 # are stripes with felt beside them, right next to the far grid lines

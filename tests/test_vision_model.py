@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import numpy as np
 
+from controller.synth.picture import Scene, render
 from controller.vision.colour import ColourModel
 from controller.vision.evaluation import align_to_truth, random_position
 from controller.vision.geometry import homography_from_corners
 from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
 from controller.vision.startfit import START_BOARD, fit_start_position
-from controller.vision.synth import Scene, render
 
 
 def test_levels_move_a_step_toward_the_discs_seen():

@@ -11,6 +11,7 @@ import pytest
 from reflections import band_over, reflection_over
 
 from calibration.camera import calibrate_image
+from controller.synth.picture import Rendered, Scene, render
 from controller.vision import startsearch
 from controller.vision.evaluation import (
     aligned_grid,
@@ -28,7 +29,6 @@ from controller.vision.pipeline import DISC_HEIGHT
 from controller.vision.square_model import default_model
 from controller.vision.startfit import START_BOARD
 from controller.vision.startrefine import start_likelihood
-from controller.vision.synth import Rendered, Scene, render
 
 SCENE = Scene(tilt_deg=20, rotation_deg=-8, light=0.9, view_from_deg=200)
 

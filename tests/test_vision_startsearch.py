@@ -8,12 +8,12 @@ import pytest
 from reflections import reflection_over
 
 from calibration.camera import calibrate_image
+from controller.synth.picture import Rendered, Scene, render
 from controller.vision import startsearch
 from controller.vision.evaluation import aligned_grid, corner_error
 from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import homography_from_corners, moved_by_squares
 from controller.vision.startfit import START_BOARD
-from controller.vision.synth import Rendered, Scene, render
 
 SCENE = Scene(tilt_deg=20, rotation_deg=-8, light=0.9, view_from_deg=200)
 

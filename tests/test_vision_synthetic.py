@@ -10,6 +10,7 @@ import pytest
 
 from controller import cli
 from controller.symmetry import transform_board_string
+from controller.synth.picture import Scene, random_scene, render
 from controller.vision.cv import ImageError, decode_image, write_image
 from controller.vision.evaluation import (
     Tally,
@@ -23,7 +24,6 @@ from controller.vision.finder import BoardNotFound, find_board
 from controller.vision.pipeline import auto_setup, recognize
 from controller.vision.reader import SHIFT_DOUBT, SHIFT_THRESHOLD, SquareReader
 from controller.vision.startfit import START_BOARD, fit_start_position
-from controller.vision.synth import Scene, random_scene, render
 
 
 def test_clean_renders_are_read_without_error():

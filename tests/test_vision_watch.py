@@ -14,12 +14,12 @@ from controller import cli
 from controller.observation import Observation, read_observations, write_observations
 from controller.records import load_games
 from controller.simulator import SimOptions, simulate_game
+from controller.synth.picture import render, render_observations
+from controller.synth.replay import calibrate_synthetic, default_scene, observations_via_camera
 from controller.vision.capture import CaptureError, Frame, FrameSource
 from controller.vision.cv import write_image
 from controller.vision.reading import Reading
-from controller.vision.replay import calibrate_synthetic, default_scene, observations_via_camera
 from controller.vision.startfit import START_BOARD
-from controller.vision.synth import render, render_observations
 from controller.vision.watcher import BoardWatcher
 from controller.vision.watchloop import WatchOptions, watch
 
@@ -194,8 +194,8 @@ def test_bad_corners_are_refused(corners, tmp_path, capsys):
 
 def test_a_bumped_camera_is_refitted_without_a_false_move():
     from controller.position import Position
+    from controller.synth.picture import Scene
     from controller.vision.evaluation import calibrate_on_start
-    from controller.vision.synth import Scene
 
     scene = Scene(tilt_deg=20, rotation_deg=3, view_from_deg=30)
     setup, ok = calibrate_on_start(scene, 5)
@@ -240,8 +240,8 @@ def _never_false(seen: list[tuple[int, str]], before: str, after: str, change: i
 
 
 def test_a_lamp_switched_on_and_a_passing_cloud_are_followed_without_a_false_move():
+    from controller.synth.picture import Scene
     from controller.vision.evaluation import calibrate_on_start
-    from controller.vision.synth import Scene
 
     scene = Scene(tilt_deg=20, rotation_deg=4, view_from_deg=10, light=0.8)
     setup, ok = calibrate_on_start(scene, 6)
@@ -265,8 +265,8 @@ def test_a_lamp_switched_on_and_a_passing_cloud_are_followed_without_a_false_mov
 
 
 def test_unreadable_frames_are_skipped_not_judged():
+    from controller.synth.picture import Scene
     from controller.vision.evaluation import calibrate_on_start
-    from controller.vision.synth import Scene
 
     scene = Scene(tilt_deg=15, rotation_deg=-3, view_from_deg=200)
     setup, ok = calibrate_on_start(scene, 7)

@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 VIA = {
     "pure": None,
     "hall": ("controller.hall.replay", "observations_via_hall"),
-    "camera": ("controller.vision.replay", "observations_via_camera"),
+    "camera": ("controller.synth.replay", "observations_via_camera"),
 }
 
 

@@ -25,7 +25,7 @@ from controller.vision.startfit import START_BOARD, StartFit
 from controller.vision.startsearch import fit_on_start
 
 if TYPE_CHECKING:
-    from controller.vision.synth import Rendered, Scene
+    from controller.synth.picture import Rendered, Scene
 
 #: Distance of the shifted discs this suite renders, in squares. The reader reports a
 #: disc as shifted from 0.4 of a square (0.29-0.4 reads '?'); real players leave
@@ -129,7 +129,7 @@ def start_fit(scene: object, seed: int) -> StartFit | None:
 def start_picture(scene: object, seed: int) -> Rendered:
     """The start position photographed in ``scene``, as a user sets it up to
     calibrate: no hand over the board."""
-    from controller.vision.synth import render
+    from controller.synth.picture import render
 
     return render(START_BOARD, replace(scene, hand=False), seed=seed)  # type: ignore[type-var]
 
@@ -362,7 +362,7 @@ def own_scenes(seed: int, hard: bool, hand: bool = False,
                **scene: object) -> Iterator[OwnScene]:
     """The scenes of the project's own set ``seed``, in order, drawn the one way the
     benchmark and the tests that name a scene of it both rely on."""
-    from controller.vision.synth import random_scene
+    from controller.synth.picture import random_scene
 
     rng = np.random.default_rng(seed)
     for i in itertools.count():
@@ -382,8 +382,8 @@ def evaluate_rendered(
     is first photographed in the same scene and calibrated on; a refused calibration
     is counted, and the scene is then read with the set-up it gave all the same.
     """
+    from controller.synth.picture import render
     from controller.vision.finder import BoardNotFound
-    from controller.vision.synth import render
 
     tally = EndToEnd()
     for i, own in zip(range(n), own_scenes(seed, hard, hand, **scene), strict=False):

@@ -1,6 +1,6 @@
 """Synthetic camera images of an Othello board, each with exact ground truth.
 
-The renderer builds a small 3-D scene in board units (see ``synth_camera``): a table,
+The renderer builds a small 3-D scene in board units (see :mod:`controller.synth.camera`): a table,
 the board with its frame and thickness, discs as short two-coloured cylinders, clutter
 beside the board and hands over it, then photographs it with a pinhole camera and
 spoils the picture the way real cameras do (dim and uneven light, shadows, glare,
@@ -30,10 +30,9 @@ from controller.errors import KaeshiError
 from controller.observation import Observation
 from controller.position import START_BOARD
 from controller.squares import OBSERVATION_ALPHABET, validate_board_string
-from controller.vision.cv import cv2
-from controller.vision.synth_board import BOARD_THICKNESS, draw_board, table_top
-from controller.vision.synth_clutter import draw_clutter
-from controller.vision.synth_discs import (
+from controller.synth.board import BOARD_THICKNESS, draw_board, table_top
+from controller.synth.clutter import draw_clutter
+from controller.synth.discs import (
     DISC_HEIGHT,
     DISC_RADIUS,
     SHIFT_RANGE,
@@ -41,14 +40,15 @@ from controller.vision.synth_discs import (
     disc_shadows,
     draw_discs,
 )
-from controller.vision.synth_hand import (
+from controller.synth.hand import (
     SKIN_TONES,
     SLEEVE_COLOURS,
     hand_mask,
     paint_hand,
 )
-from controller.vision.synth_light import apply_bands, apply_lighting, barrel_points, degrade
-from controller.vision.synth_scene import HAND_MODES, Scene, _camera, random_scene
+from controller.synth.light import apply_bands, apply_lighting, barrel_points, degrade
+from controller.synth.scene import HAND_MODES, Scene, _camera, random_scene
+from controller.vision.cv import cv2
 
 __all__ = [
     "DISC_HEIGHT",
@@ -273,8 +273,8 @@ def _parse_board(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m controller.vision.synth``: render one image, or a game video."""
-    ap = argparse.ArgumentParser(prog="python -m controller.vision.synth",
+    """``python -m controller.synth``: render one image, or a game video."""
+    ap = argparse.ArgumentParser(prog="python -m controller.synth",
                                  description="Render synthetic camera images of a board.")
     ap.add_argument("--board", default="start",
                     help="64 characters over -XO?xo (or . for -), a1..h8; default: start position")

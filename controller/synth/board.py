@@ -1,5 +1,5 @@
 """The board in the synthetic renderer: its shadow on the table, its sides and its
-textured face, plus the table top itself (textures come from ``synth_textures``)."""
+textured face, plus the table top itself (textures come from :mod:`controller.synth.textures`)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from controller.synth.camera import Camera
+from controller.synth.textures import board_texture, darken, table_texture
 from controller.vision.cv import cv2
-from controller.vision.synth_camera import Camera
-from controller.vision.synth_textures import board_texture, darken, table_texture
 
 #: How far the board's top stands above the table, in square widths.
 BOARD_THICKNESS = 0.3

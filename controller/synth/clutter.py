@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
+from controller.synth.camera import Camera
+from controller.synth.textures import FRAME_WIDTH, tray_texture
 from controller.vision.cv import cv2
-from controller.vision.synth_camera import Camera
-from controller.vision.synth_textures import FRAME_WIDTH, tray_texture
 
 _SIDES = {  # outward normal, along-edge direction
     "left": (np.array([-1.0, 0.0]), np.array([0.0, 1.0])),

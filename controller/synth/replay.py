@@ -19,7 +19,7 @@ from controller.vision.setup import CameraSetup
 
 def default_scene() -> object:
     """A club room: camera on a stand, leaning 20 degrees, ordinary light."""
-    from controller.vision.synth import Scene
+    from controller.synth.picture import Scene
 
     return Scene(
         width=640, height=480, tilt_deg=20.0, rotation_deg=4.0, view_from_deg=0.0,
@@ -41,7 +41,7 @@ def observations_via_camera(
     observations: Iterable[Observation], scene: object | None = None, seed: int = 0
 ) -> list[Observation]:
     """The log the camera path produces when ``observations`` are played in front of it."""
-    from controller.vision.synth import render_observations
+    from controller.synth.picture import render_observations
 
     observations = list(observations)
     scene = scene or default_scene()

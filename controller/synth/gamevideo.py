@@ -43,7 +43,7 @@ class GameVideo(FrameSource):
         self.fps = fps
 
     def frames(self) -> Iterator[Frame]:
-        from controller.vision.synth import render_observations
+        from controller.synth.picture import render_observations
 
         rendered = render_observations(self.observations, self.scene,  # type: ignore[arg-type]
                                        self.seed)

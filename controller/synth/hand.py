@@ -13,9 +13,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from controller.synth.camera import Camera
+from controller.synth.textures import soft_blur
 from controller.vision.cv import cv2
-from controller.vision.synth_camera import Camera
-from controller.vision.synth_textures import soft_blur
 
 #: Largest fraction of a square's area a hand may cover without the square being hidden.
 MAX_STRAY = 0.10

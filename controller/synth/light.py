@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from controller.synth.camera import Camera
+from controller.synth.textures import soft_blur, unit_noise
 from controller.vision.cv import cv2
-from controller.vision.synth_camera import Camera
-from controller.vision.synth_textures import soft_blur, unit_noise
 
 if TYPE_CHECKING:
-    from controller.vision.synth import Scene
+    from controller.synth.picture import Scene
 
 
 def apply_lighting(canvas: np.ndarray, scene: Scene, rng: np.random.Generator,

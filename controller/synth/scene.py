@@ -8,8 +8,8 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from controller.vision.synth_camera import Camera, make_camera
-from controller.vision.synth_textures import BOARD_STYLES, FRAME_STYLES, TABLE_STYLES
+from controller.synth.camera import Camera, make_camera
+from controller.synth.textures import BOARD_STYLES, FRAME_STYLES, TABLE_STYLES
 
 HAND_MODES = ("exact", "full")
 

@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 
+from controller.synth.camera import Camera
+from controller.synth.textures import darken
 from controller.vision.cv import cv2
-from controller.vision.synth_camera import Camera
-from controller.vision.synth_textures import darken
 
 #: Disc geometry in square widths (a 42 mm square, 35 mm disc, 5 mm thick).
 DISC_RADIUS = 0.41

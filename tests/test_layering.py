@@ -1,0 +1,48 @@
+"""The package boundaries the project's layout promises, checked on the source.
+
+The synthetic renderer is test and demo equipment: a reading module that imported
+it could come to depend on how the pictures it is measured on are drawn, and the
+figures would stop meaning anything for a real camera.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VISION = ROOT / "controller" / "vision"
+#: The measurement harness draws the scenes it scores the reader on.
+HARNESS = {"evaluation.py", "evaluation_calibration.py", "evaluation_crop.py"}
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module ``path`` imports, at the top or inside a function."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_imported_modules_sees_imports_inside_functions(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text("def f():\n    from controller.synth.picture import render\n")
+    assert "controller.synth.picture" in imported_modules(source)
+
+
+def test_no_reading_module_imports_the_synthetic_renderer() -> None:
+    readers = [p for p in sorted(VISION.glob("*.py")) if p.name not in HARNESS]
+    assert len(readers) > 20  # the reader is where this test thinks it is
+    leaks = {p.name: sorted(m for m in imported_modules(p)
+                            if m == "controller.synth" or m.startswith("controller.synth."))
+             for p in readers}
+    assert {name: mods for name, mods in leaks.items() if mods} == {}
+
+
+def test_the_renderer_stands_apart_from_the_reader() -> None:
+    assert not list(VISION.glob("synth*.py"))
+    assert (ROOT / "controller" / "synth" / "picture.py").is_file()
