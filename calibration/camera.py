@@ -189,6 +189,14 @@ def calibrate_image(
             "stands out from the felt. Left unread, and the grid and colours kept, but light "
             f"the board better or {colour} discs may read empty in play"
         )
+    if fit.closed_edges:
+        edges = " and ".join(fit.closed_edges)
+        warnings.append(
+            f"felt seems to go on past the {edges} edge, but the learned model sees no square "
+            "of the board there (a frameless board's green side, or a reflection's halo on "
+            "the frame): the grid kept. Check on the calibration picture that it ends at the "
+            "board's last printed line on that side"
+        )
     if fit.doubt is not None:
         warnings.append(
             f"the start position reads on the grid found, but the learned model doubts "

@@ -24,6 +24,8 @@ from controller.vision.geometry import (
 )
 from controller.vision.pipeline import auto_setup, setup_on_grid
 from controller.vision.reading import AMBIGUOUS, GLARE
+from controller.vision.square_model import default_model
+from controller.vision.startedges import EDGES, closed_by_model
 from controller.vision.startfit import START_BOARD, fit_start_position
 from controller.vision.startreading import (
     STRAY_MAX,
@@ -361,3 +363,38 @@ def test_a_black_start_disc_as_dark_as_a_dark_felt_is_left_unread_and_named():
     assert corner_error(result.fit.setup, r.corners) < 0.5
     assert any(w.startswith("d5 read empty by brightness") and "black discs may read empty"
                in w for w in result.warnings)
+
+
+def test_the_model_closes_an_edge_only_where_no_square_of_the_board_lies_past_it(start):
+    model = default_model()
+    h = homography_from_corners(start.corners)
+    layout = setup_on_grid(start.image, h).reader().layout
+    assert closed_by_model(start.image, h, layout, model, list(EDGES)) == list(EDGES)
+    # the grid a file to the right: past its a1-a8 edge lies the board's a-file
+    moved = moved_by_squares(h, 1, 0)
+    moved_layout = setup_on_grid(start.image, moved).reader().layout
+    assert closed_by_model(start.image, moved, moved_layout, model, ["a1-a8"]) == []
+
+
+def test_a_frameless_boards_green_side_past_an_edge_does_not_refuse_the_grid():
+    # own hard scene 94/108: a frameless green board seen at a slant, its side showing
+    # past the a1-a8 edge as felt; the model, sure of the grid, sees no square there
+    own = next(itertools.islice(own_scenes(94, hard=True), 108, None))
+    r = start_picture(own.scene, own.render_seed)
+    result = calibrate_image(r.image)
+    assert result.calibration.start_position_ok
+    assert result.fit.closed_edges == ["a1-a8"] and result.fit.short_edges == []
+    assert result.fit.mismatches == []
+    assert corner_error(result.fit.setup, r.corners) < 0.2
+    assert any(w.startswith("felt seems to go on past the a1-a8 edge") for w in result.warnings)
+
+
+def test_closing_an_edge_drops_only_that_edges_squares_from_the_contradictions(start):
+    fit = fit_start_position(setup_on_grid(start.image, homography_from_corners(start.corners)),
+                             start.image, a1_fixed=True)
+    assert fit.mismatches == [] and fit.closable == []  # premise: nothing short here
+    short = replace(fit, short_edges=["a1-h1", "a1-a8"], closable=["a1-h1"], contradicting=[27],
+                    mismatches=sorted({27, *EDGES["a1-h1"], *EDGES["a1-a8"]}))
+    closed = short.closed()
+    assert closed.short_edges == ["a1-a8"] and closed.closed_edges == ["a1-h1"]
+    assert closed.mismatches == sorted({27, *EDGES["a1-a8"]}) and closed.closable == []

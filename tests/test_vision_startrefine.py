@@ -133,7 +133,7 @@ def test_a_grid_moved_short_of_an_edge_is_put_on_the_printed_lines(start, monkey
     inside = np.array([[0, 0.35], [8, 0.35], [8, 8], [0, 8]])
     short = homography_from_corners(apply_homography(start.homography, inside))
     orient = lambda h: aligned_grid(h, start.corners)  # noqa: E731
-    assert startsearch._fit(start.image, short, orient).short_edges == ["a1-h1"]  # premise
+    assert startsearch._fit(start.image, short, orient, []).short_edges == ["a1-h1"]  # premise
     monkeypatch.setattr(startsearch, "found_grid", _not_found)
     monkeypatch.setattr(startsearch, "board_grids", lambda image: [_scaled(start, 1.15)])
     monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
@@ -179,8 +179,8 @@ def _placings(monkeypatch) -> list[bool]:
     placed = startsearch._placed
     taken: list[bool] = []
 
-    def recorded(image, h, orient):
-        fit = placed(image, h, orient)
+    def recorded(image, h, orient, made):
+        fit = placed(image, h, orient, made)
         taken.append(fit is not None)
         return fit
 

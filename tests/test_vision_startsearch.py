@@ -91,7 +91,7 @@ def _past_the_picture(r: Rendered) -> np.ndarray:
 
 
 def test_a_grid_hanging_past_the_picture_is_unread_not_an_error(start):
-    fit = startsearch._fit(start.image, _past_the_picture(start), None)
+    fit = startsearch._fit(start.image, _past_the_picture(start), None, [])
     assert len(fit.unknown) >= 60  # a fit that reads next to nothing, not an IndexError
 
 

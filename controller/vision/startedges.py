@@ -11,18 +11,29 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision.cv import cv2
+from controller.vision.geometry import moved_by_squares
+from controller.vision.grid_check import OTHER, square_inputs
 from controller.vision.reader import CORNER_FELT, SquareReader
 from controller.vision.reading import GLARE, Reading
-from controller.vision.sampling import CELL, MARGIN
+from controller.vision.sampling import CELL, MARGIN, Layout, seen_through
+from controller.vision.square_model import SquareModel
 
 EDGES = {"a1-h1": range(0, 8), "h1-h8": range(7, 64, 8), "a8-h8": range(56, 64),
          "a1-a8": range(0, 64, 8)}
+#: The squares just past each edge: the grid moved a square out that way, and the
+#: squares of its edge row there.
+PAST_EDGES = {name: (move, np.array(EDGES[name])) for name, move in
+              (("a1-h1", (0, -1)), ("h1-h8", (1, 0)), ("a8-h8", (0, 1)), ("a1-a8", (-1, 0)))}
 EDGE_OFF_BOARD = 6  # squares of one edge without felt in their corners: not the board
 WASHED_TINT = 6.0  # green excess (grey levels) of corners that are felt under glare
 GLARE_OVER_FELT = 3.0  # ... or brightness, to the felt's, of corners under a reflection
 PAST_EDGE_FELT = 0.35  # felt share just outside an edge that says the board goes on there
 PAST_EDGE_CLEAR = 0.15  # ... when just outside another edge it is below this
 PAST_EDGE_DEPTH = (0.25, 0.4, 0.55, 0.7)  # squares past an edge where that felt is looked for
+#: How surely, on average, the learned model must see the row of squares just past an
+#: edge as no square of the board for felt seen there not to count (see
+#: :func:`closed_by_model`).
+PAST_EDGE_OTHER = 0.9
 LINES_SHOW = 2.0  # the lines' darkness to the squares' between them where they show ...
 LINES_STOP = 0.3  # ... and the share of that contrast past an edge where they stop
 PAST_EDGE_LEVEL = 0.6  # ... as bright as this share of the felt's inside the edge at least
@@ -136,3 +147,33 @@ def _lines_stop_at_edge(grey2d: np.ndarray, edge: int) -> bool:
     inside = np.rint(edge_px - sign * np.array([0.2, 0.3, 0.4, 0.5]) * CELL).astype(int)
     seen_in, seen_out = contrast(inside), contrast(outside)
     return seen_in >= LINES_SHOW and seen_out - 1 < LINES_STOP * (seen_in - 1)
+
+
+def past_edge_inputs(image: np.ndarray, h: np.ndarray, layout: Layout,
+                     edge: str) -> tuple[np.ndarray, np.ndarray]:
+    """The learned model's inputs for the row of squares just past ``edge`` of grid
+    ``h`` (``layout`` its layout), and which of them the picture shows (see
+    :func:`controller.vision.grid_check.square_inputs`)."""
+    move, row = PAST_EDGES[edge]
+    size = (image.shape[1], image.shape[0])
+    return square_inputs(image, seen_through(layout, moved_by_squares(h, *move), size), row)
+
+
+def closed_by_model(image: np.ndarray, h: np.ndarray, layout: Layout, model: SquareModel,
+                    edges: list[str]) -> list[str]:
+    """Those of ``edges`` past which the learned model sees no square of the board.
+
+    Felt seen past an edge says the grid stops short when the board goes on there;
+    a frameless board's green side seen at a slant, or a reflection's halo on a
+    green-grey frame, shows the same colour where no square lies. The model was
+    trained to call a patch off the board's squares "other": a grid that stopped a
+    row short would show it the board's last row there, felt between printed lines.
+    Only a caller sure of the grid itself asks (a grid scaled a row short puts its
+    own squares off the board's, which the model doubts).
+    """
+    closed = []
+    for edge in edges:
+        x, _ = past_edge_inputs(image, h, layout, edge)
+        if len(x) and float(model.probabilities(x)[:, OTHER].mean()) >= PAST_EDGE_OTHER:
+            closed.append(edge)
+    return closed

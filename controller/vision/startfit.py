@@ -26,11 +26,13 @@ from controller.vision.reader import SquareReader
 from controller.vision.reading import AMBIGUOUS, Reading
 from controller.vision.sampling import smoothed
 from controller.vision.setup import CameraSetup
-from controller.vision.startedges import EDGES, edges_off_board, felt_past_edges
+from controller.vision.startedges import EDGES, closed_by_model, edges_off_board, felt_past_edges
 from controller.vision.startreading import (
     BLACK_START,
     START_DISCS,
+    SURE,
     WHITE_START,
+    ModelView,
     against_start,
     contradictions,
     lit_black_unknown,
@@ -79,6 +81,22 @@ class StartFit:
     #: the learned model's doubt of a grid kept though it doubts its squares (the
     #: search found no grid it confirms): None for any other
     doubt: float | None = None
+    #: short edges past which the learned model, sure of the grid, sees no square of
+    #: the board (a frameless board's green side): still contradictions here, since a
+    #: better grid may lie near; see :meth:`closed`
+    closable: list[str] = field(default_factory=list)
+    #: edges that were short and are taken as the board's, by :meth:`closed`
+    closed_edges: list[str] = field(default_factory=list)
+    #: the squares contradicting the start position apart from the short edges'
+    contradicting: list[int] = field(default_factory=list)
+
+    def closed(self) -> StartFit:
+        """The fit with its ``closable`` edges taken as the board's: for a search
+        that found no grid without them."""
+        short = [e for e in self.short_edges if e not in self.closable]
+        mismatches = sorted(set(self.contradicting) | {i for e in short for i in EDGES[e]})
+        return replace(self, short_edges=short, mismatches=mismatches, closable=[],
+                       closed_edges=[*self.closed_edges, *self.closable])
 
 
 def turn(h: np.ndarray, quarter_turns: int) -> np.ndarray:
@@ -126,13 +144,27 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     r = unread(r, overruled, AMBIGUOUS)
     mismatches, stray = contradictions(r, shifted)
     short = felt_past_edges(reader, canvas)
-    mismatches = sorted(
-        set(mismatches) | set(edges_off_board(r, reader, canvas))
-        | {i for name in short for i in EDGES[name]}
-    )
+    contradicting = sorted(set(mismatches) | set(edges_off_board(r, reader, canvas)))
+    mismatches = sorted(set(contradicting) | {i for name in short for i in EDGES[name]})
     unknown = [i for i in range(64) if r.board[i] == "?"]
+    closable = _closable_edges(image, reader, canvas, view, short) if not contradicting else []
     return StartFit(setup, r, mismatches, unknown, short, stray, unmeasured, overruled,
-                    shifted, faint)
+                    shifted, faint, closable=closable, contradicting=contradicting)
+
+
+def _closable_edges(image: np.ndarray, reader: SquareReader, canvas: np.ndarray,
+                    view: ModelView | None, short: list[str]) -> list[str]:
+    """Of the edges past which felt was seen, those the learned model, sure of the
+    grid's own squares (doubt under ``SURE``), sees no square of the board past (see
+    :func:`controller.vision.startedges.closed_by_model`): a frameless board's green
+    side, not more board. Asked only of a grid nothing else contradicts."""
+    model = reader.square_model
+    if not short or model is None:
+        return []
+    view = view if view is not None else model_view(reader, canvas)
+    if view is None or view.doubt >= SURE:
+        return []
+    return closed_by_model(image, reader.homography, reader.layout, model, short)
 
 
 def _disc_levels(

@@ -20,10 +20,11 @@ from __future__ import annotations
 import numpy as np
 
 from controller.position import START_BOARD
-from controller.vision.geometry import corners_of, homography_from_corners, moved_by_squares
+from controller.vision.geometry import corners_of, homography_from_corners
 from controller.vision.grid_check import ALL_SQUARES, square_inputs
-from controller.vision.sampling import make_layout, seen_through
+from controller.vision.sampling import make_layout
 from controller.vision.square_model import CLASSES, SquareModel
+from controller.vision.startedges import PAST_EDGES, past_edge_inputs
 
 #: Corner moves tried, in squares, coarse to fine.
 STEPS = (0.25, 0.12, 0.06)
@@ -40,9 +41,6 @@ FLOOR = float(np.log(0.05))
 _START = np.array([CLASSES.index(c) for c in START_BOARD])
 _TURNED = np.array([CLASSES.index({"X": "O", "O": "X"}.get(c, c)) for c in START_BOARD])
 _OTHER = CLASSES.index("other")
-#: The squares past each edge: the grid moved a square out, and its edge row there.
-_PAST_EDGES = (((-1, 0), np.arange(0, 64, 8)), ((1, 0), np.arange(7, 64, 8)),
-               ((0, -1), np.arange(0, 8)), ((0, 1), np.arange(56, 64)))
 
 
 def start_likelihood(image: np.ndarray, h: np.ndarray, model: SquareModel,
@@ -52,8 +50,7 @@ def start_likelihood(image: np.ndarray, h: np.ndarray, model: SquareModel,
     size = (image.shape[1], image.shape[0])
     layout = make_layout(h, size, disc_height)
     parts = [square_inputs(image, layout, ALL_SQUARES)]
-    parts += [square_inputs(image, seen_through(layout, moved_by_squares(h, dx, dy), size), edge)
-              for (dx, dy), edge in _PAST_EDGES]
+    parts += [past_edge_inputs(image, h, layout, edge) for edge in PAST_EDGES]
     seen = model.probabilities(np.concatenate([x for x, _ in parts]))
     p = np.full((64 + 4 * 8, len(CLASSES)), np.nan)
     p[np.concatenate([inside for _, inside in parts])] = seen

@@ -94,6 +94,7 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     """
     first: StartFit | None = None
     tried: list[StartFit] = []
+    made: list[StartFit] = []  # every fit, moved grids' too: for closing edges last
     # reads the start position, on squares the learned model doubts are the board's
     doubted: StartFit | None = None
     try:
@@ -101,7 +102,7 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     except BoardNotFound as exc:
         missing = exc
     else:
-        first = _fit(image, h, orient)
+        first = _fit(image, h, orient, made)
         if _shows_start(first):
             doubt = _doubt_over_bound(image, first)
             if doubt is None:
@@ -109,7 +110,7 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
             doubted = replace(first, doubt=doubt)
         tried.append(first)
     for h in board_grids(image)[:MAX_TRIES]:
-        fit = _fit(image, h, orient)
+        fit = _fit(image, h, orient, made)
         if _shows_start(fit):
             doubt = _doubt_over_bound(image, fit)
             if doubt is None:
@@ -129,9 +130,12 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
         if confirmed is None and not on_board:
             if searching is not None:
                 searching(SEARCHING)
-            confirmed = _settled(image, tried, orient, model)
+            confirmed = _settled(image, tried, orient, model, made)
         if confirmed is not None:
             return confirmed
+        closed = _closed(image, made)
+        if closed is not None:
+            return closed
     if doubted is not None:
         return doubted
     if first is None:
@@ -175,7 +179,7 @@ def _doubt(image: np.ndarray, fit: StartFit) -> float:
 
 
 def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
-             model: SquareModel) -> StartFit | None:
+             model: SquareModel, made: list[StartFit]) -> StartFit | None:
     """A grid the tried ones, or the felt outline's and the lattice's guesses (see
     :func:`controller.vision.finder_felt.outline_guesses` and
     :func:`controller.vision.finder.lattice_outlines`), lead to when moved onto
@@ -208,28 +212,30 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     likeness = [start_likelihood(image, h, model, DISC_HEIGHT) for h in moved]
     order = [int(k) for k in np.argsort(likeness)[::-1]]
     for k in order[:SETTLE_TRIES]:
-        fit = _placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT), orient)
+        fit = _placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT), orient, made)
         if fit is not None:
             return fit
     # the finer steps can follow a ridge the model sees in a reflection or the frame
     # away from where the coarse ones read the start position, and the likeliest
     # need not be the board
     for rank, k in enumerate(order):
-        coarse = _placed(image, moved[k], orient)
+        coarse = _placed(image, moved[k], orient, made)
         if coarse is None:
             continue
         if rank < SETTLE_TRIES:  # moved all the way above, and not taken
             return coarse
-        fine = _placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT), orient)
+        fine = _placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT), orient,
+                       made)
         return fine or coarse
     for k, h in zip(picked, moved, strict=True):  # a guess may be the board as it is
         unmoved = np.allclose(corners_of(h), corners_of(grids[k][0]))  # placed above
-        if k >= fitted and not unmoved and (fit := _placed(image, grids[k][0], orient)):
+        if k >= fitted and not unmoved and (fit := _placed(image, grids[k][0], orient, made)):
             return fit
     return None
 
 
-def _placed(image: np.ndarray, h: np.ndarray, orient: Orient | None) -> StartFit | None:
+def _placed(image: np.ndarray, h: np.ndarray, orient: Orient | None,
+            made: list[StartFit]) -> StartFit | None:
     """Grid ``h``, or the same put on the printed lines where they show, when either
     is taken (see :func:`_taken`).
 
@@ -238,7 +244,7 @@ def _placed(image: np.ndarray, h: np.ndarray, orient: Orient | None) -> StartFit
     past an edge, which the one on the lines does not."""
     refit = refine_on_grid(image, h)[0]  # h itself where no lines show
     for placed in (refit, h) if refit is not h else (h,):
-        fit = _fit(image, placed, orient)
+        fit = _fit(image, placed, orient, made)
         if _taken(image, fit):
             return fit
     return None
@@ -257,6 +263,22 @@ def _shows_start(fit: StartFit) -> bool:
     return not fit.mismatches and len(fit.unknown) <= MAX_UNREAD
 
 
-def _fit(image: np.ndarray, h: np.ndarray, orient: Orient | None) -> StartFit:
+def _fit(image: np.ndarray, h: np.ndarray, orient: Orient | None,
+         made: list[StartFit]) -> StartFit:
     setup = setup_on_grid(image, orient(h) if orient is not None else h)
-    return fit_start_position(setup, image, a1_fixed=orient is not None)
+    fit = fit_start_position(setup, image, a1_fixed=orient is not None)
+    made.append(fit)
+    return fit
+
+
+def _closed(image: np.ndarray, made: list[StartFit]) -> StartFit | None:
+    """The grid, among all fitted, that would be taken but for felt seen past an
+    edge where the learned model, sure of the grid, sees no square of the board
+    (see :meth:`controller.vision.startfit.StartFit.closed`), the one whose squares
+    the model doubts least.
+
+    Asked only when the search took no grid: a grid a little off can show the same
+    (the model is sure of squares a fifth of a square off), and the search, let
+    run, often finds the one on the printed lines nearby."""
+    taken = [fit for fit in (f.closed() for f in made if f.closable) if _taken(image, fit)]
+    return min(taken, key=lambda fit: _doubt(image, fit), default=None)
