@@ -16,7 +16,9 @@ wide, are moved onto it (see :mod:`controller.vision.startrefine`). A grid that
 reads the start position is not always the board's either: round a small board
 under a lamp, the table can read as sixty empty squares and the board, all glare,
 as four unread ones. The model sees the table's squares are no board's, so such a
-grid is taken only when the search finds none the model confirms.
+grid is taken only when the search finds none the model confirms. Where the search
+finds nothing and calibration would refuse, grids guessed round the four start
+discs themselves (see :mod:`controller.vision.startdiscs`) are tried last.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from controller.vision.grid import refine_on_grid
 from controller.vision.grid_check import CONFIRMED
 from controller.vision.pipeline import DISC_HEIGHT, found_grid, setup_on_grid
 from controller.vision.square_model import SquareModel, default_model
+from controller.vision.startdiscs import disc_guesses
 from controller.vision.startfit import StartFit, fit_start_position
 from controller.vision.startreading import START_DISCS
 from controller.vision.startrefine import settle_on_start, start_likelihood
@@ -131,11 +134,12 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
             if searching is not None:
                 searching(SEARCHING)
             confirmed = _settled(image, tried, orient, model, made)
+        if confirmed is None:
+            confirmed = _closed(image, made)
+        if confirmed is None and doubted is None and not on_board:  # else refused
+            confirmed = _on_start_discs(image, orient, model, made)
         if confirmed is not None:
             return confirmed
-        closed = _closed(image, made)
-        if closed is not None:
-            return closed
     if doubted is not None:
         return doubted
     if first is None:
@@ -234,10 +238,34 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     return None
 
 
+def _on_start_discs(image: np.ndarray, orient: Orient | None, model: SquareModel,
+                    made: list[StartFit]) -> StartFit | None:
+    """A grid guessed round the start discs (see
+    :func:`controller.vision.startdiscs.disc_guesses`) that reads the start position
+    on nearly every square: moved coarsely onto it (the guess follows the felt's
+    edges, which can lie a little past the board's outer lines), as guessed, or, for
+    the likeliest of those moved, moved all the way. Only a grid that reads it so is
+    taken: in the dark pictures these guesses are for, the model confirms grids most
+    of a square off that read the few squares they see as start squares."""
+    moved = []
+    for h in disc_guesses(image):
+        coarse = settle_on_start(image, h, model, DISC_HEIGHT, SHORT_LOOKS, COARSE)
+        for g in (coarse, h):
+            if (fit := _placed(image, g, orient, made, whole=True)) is not None:
+                return fit
+        moved.append(coarse)
+    if not moved:
+        return None
+    likeliest = max(moved, key=lambda g: start_likelihood(image, g, model, DISC_HEIGHT))
+    return _placed(image, settle_on_start(image, likeliest, model, DISC_HEIGHT), orient, made,
+                   whole=True)
+
+
 def _placed(image: np.ndarray, h: np.ndarray, orient: Orient | None,
-            made: list[StartFit]) -> StartFit | None:
+            made: list[StartFit], whole: bool = False) -> StartFit | None:
     """Grid ``h``, or the same put on the printed lines where they show, when either
-    is taken (see :func:`_taken`).
+    is taken (see :func:`_taken`; ``whole``: only when it reads the start position on
+    nearly every square).
 
     The model's look puts a grid within reach of the printed lines, which place it
     more exactly where they show: a grid a third of a square off sees the felt go on
@@ -245,7 +273,7 @@ def _placed(image: np.ndarray, h: np.ndarray, orient: Orient | None,
     refit = refine_on_grid(image, h)[0]  # h itself where no lines show
     for placed in (refit, h) if refit is not h else (h,):
         fit = _fit(image, placed, orient, made)
-        if _taken(image, fit):
+        if _shows_start(fit) if whole else _taken(image, fit):
             return fit
     return None
 

@@ -1,0 +1,64 @@
+"""Calibration's cue from the start discs: a board guessed round the four discs of
+the start position, and none where the picture shows no start discs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from controller.synth.picture import Rendered, Scene, render
+from controller.vision import startsearch
+from controller.vision.evaluation import aligned_grid, corner_error, grid_error
+from controller.vision.finder import BoardNotFound
+from controller.vision.finder_felt import green_chroma
+from controller.vision.geometry import apply_homography, homography_from_corners
+from controller.vision.startdiscs import DISCS, disc_clusters, disc_guesses
+from controller.vision.startfit import START_BOARD
+
+#: An oblique view: an affine map from the discs alone leaves corners a square off.
+SCENE = Scene(tilt_deg=35, rotation_deg=12, light=0.6, view_from_deg=150, distance=10)
+EMPTY = "-" * 64
+
+
+@pytest.fixture(scope="module")
+def start() -> Rendered:
+    return render(START_BOARD, SCENE, seed=5)
+
+
+def test_the_likeliest_cluster_lies_on_the_start_discs(start):
+    clusters = disc_clusters(start.image, green_chroma(start.image))
+    assert clusters
+    truth = homography_from_corners(start.corners)
+    found = apply_homography(np.linalg.inv(truth), apply_homography(clusters[0], DISCS))
+    # each disc found within a third of a square of one of the four disc centres
+    # (the discs' tops stand a little off their squares' centres in an oblique view)
+    near = np.linalg.norm(found[:, None] - DISCS[None], axis=2).min(axis=1)
+    assert near.max() < 0.35
+
+
+def test_the_felt_edges_put_the_guess_nearer_the_board_than_the_discs_alone(start):
+    clusters = disc_clusters(start.image, green_chroma(start.image))
+    guesses = disc_guesses(start.image)
+    assert guesses
+    # this board's felt goes on a little past its outer lines, which the edges follow
+    assert grid_error(guesses[0], start.corners) < 1.0 < grid_error(clusters[0], start.corners)
+
+
+def test_calibration_takes_the_disc_guess_when_nothing_else_offers_a_board(start, monkeypatch):
+    def nothing(image: np.ndarray) -> tuple[np.ndarray, float]:
+        raise BoardNotFound("no board in the image")
+
+    monkeypatch.setattr(startsearch, "found_grid", nothing)
+    monkeypatch.setattr(startsearch, "board_grids", lambda image: [])
+    monkeypatch.setattr(startsearch, "_settled", lambda *args: None)
+    fit = startsearch.fit_on_start(start.image, lambda h: aligned_grid(h, start.corners))
+    assert fit.mismatches == []
+    assert corner_error(fit.setup, start.corners) < 0.25
+
+
+def test_an_empty_board_offers_no_guess_near_a_false_board():
+    empty = render(EMPTY, SCENE, seed=5)
+    for h in disc_guesses(empty.image):
+        # a guess would have to sit on the board to mislead calibration; on the
+        # empty board there are no discs to read, so none may claim its middle
+        assert grid_error(h, empty.corners) > 1.0
