@@ -17,8 +17,10 @@ reads the start position is not always the board's either: round a small board
 under a lamp, the table can read as sixty empty squares and the board, all glare,
 as four unread ones. The model sees the table's squares are no board's, so such a
 grid is taken only when the search finds none the model confirms. Where the search
-finds nothing and calibration would refuse, grids guessed round the four start
-discs themselves (see :mod:`controller.vision.startdiscs`) are tried last.
+finds nothing, two last resorts follow: a grid refused only for felt past an edge
+where the model sees no square of the board (a frameless board's green side; see
+:meth:`controller.vision.startfit.StartFit.closed`), then grids guessed round the
+four start discs themselves (see :mod:`controller.vision.startdiscs`).
 """
 
 from __future__ import annotations
@@ -90,8 +92,11 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     search below finds none the model confirms. When no grid reads it on nearly every
     square, the finder's grid is kept if it contradicts nothing; else a grid that
     contradicts nothing and whose squares the learned model confirms, among those
-    tried and then among the likeliest moved onto the start position; else the
-    finder's, its contradictions telling the user what is wrong. ``searching`` is
+    tried and then among the likeliest moved onto the start position; else one
+    refused only for edges the model closes (:func:`_closed`); else, unless a
+    doubted grid reads it, one guessed round the start discs that reads it on nearly
+    every square; else the doubted grid; else the finder's, its contradictions
+    telling the user what is wrong. ``searching`` is
     told, once, when grids are to be moved: seconds where the rest takes a tenth,
     which a user waiting at a camera should hear about.
     """
