@@ -26,7 +26,7 @@ from controller.vision.pipeline import auto_setup, setup_on_grid
 from controller.vision.reading import AMBIGUOUS, GLARE
 from controller.vision.square_model import default_model
 from controller.vision.startedges import EDGES, closed_by_model
-from controller.vision.startfit import START_BOARD, fit_start_position
+from controller.vision.startfit import START_BOARD, closable_edges, fit_start_position
 from controller.vision.startreading import (
     STRAY_MAX,
     SURE,
@@ -392,9 +392,10 @@ def test_a_frameless_boards_green_side_past_an_edge_does_not_refuse_the_grid():
 def test_closing_an_edge_drops_only_that_edges_squares_from_the_contradictions(start):
     fit = fit_start_position(setup_on_grid(start.image, homography_from_corners(start.corners)),
                              start.image, a1_fixed=True)
-    assert fit.mismatches == [] and fit.closable == []  # premise: nothing short here
-    short = replace(fit, short_edges=["a1-h1", "a1-a8"], closable=["a1-h1"], contradicting=[27],
+    assert fit.mismatches == [] and closable_edges(fit, start.image) == []  # nothing short
+    short = replace(fit, short_edges=["a1-h1", "a1-a8"], contradicting=[27],
                     mismatches=sorted({27, *EDGES["a1-h1"], *EDGES["a1-a8"]}))
-    closed = short.closed()
+    assert closable_edges(short, start.image) == []  # something else contradicts it
+    closed = short.closed(["a1-h1"])
     assert closed.short_edges == ["a1-a8"] and closed.closed_edges == ["a1-h1"]
-    assert closed.mismatches == sorted({27, *EDGES["a1-a8"]}) and closed.closable == []
+    assert closed.mismatches == sorted({27, *EDGES["a1-a8"]})

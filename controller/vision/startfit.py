@@ -32,7 +32,6 @@ from controller.vision.startreading import (
     START_DISCS,
     SURE,
     WHITE_START,
-    ModelView,
     against_start,
     contradictions,
     lit_black_unknown,
@@ -81,22 +80,18 @@ class StartFit:
     #: the learned model's doubt of a grid kept though it doubts its squares (the
     #: search found no grid it confirms): None for any other
     doubt: float | None = None
-    #: short edges past which the learned model, sure of the grid, sees no square of
-    #: the board (a frameless board's green side): still contradictions here, since a
-    #: better grid may lie near; see :meth:`closed`
-    closable: list[str] = field(default_factory=list)
     #: edges that were short and are taken as the board's, by :meth:`closed`
     closed_edges: list[str] = field(default_factory=list)
     #: the squares contradicting the start position apart from the short edges'
     contradicting: list[int] = field(default_factory=list)
 
-    def closed(self) -> StartFit:
-        """The fit with its ``closable`` edges taken as the board's: for a search
-        that found no grid without them."""
-        short = [e for e in self.short_edges if e not in self.closable]
+    def closed(self, edges: list[str]) -> StartFit:
+        """The fit with short ``edges`` taken as the board's (see
+        :func:`closable_edges`): for a search that found no grid without them."""
+        short = [e for e in self.short_edges if e not in edges]
         mismatches = sorted(set(self.contradicting) | {i for e in short for i in EDGES[e]})
-        return replace(self, short_edges=short, mismatches=mismatches, closable=[],
-                       closed_edges=[*self.closed_edges, *self.closable])
+        return replace(self, short_edges=short, mismatches=mismatches,
+                       closed_edges=[*self.closed_edges, *edges])
 
 
 def turn(h: np.ndarray, quarter_turns: int) -> np.ndarray:
@@ -147,24 +142,28 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     contradicting = sorted(set(mismatches) | set(edges_off_board(r, reader, canvas)))
     mismatches = sorted(set(contradicting) | {i for name in short for i in EDGES[name]})
     unknown = [i for i in range(64) if r.board[i] == "?"]
-    closable = _closable_edges(image, reader, canvas, view, short) if not contradicting else []
     return StartFit(setup, r, mismatches, unknown, short, stray, unmeasured, overruled,
-                    shifted, faint, closable=closable, contradicting=contradicting)
+                    shifted, faint, contradicting=contradicting)
 
 
-def _closable_edges(image: np.ndarray, reader: SquareReader, canvas: np.ndarray,
-                    view: ModelView | None, short: list[str]) -> list[str]:
-    """Of the edges past which felt was seen, those the learned model, sure of the
+def closable_edges(fit: StartFit, image: np.ndarray) -> list[str]:
+    """Of the edges past which ``fit`` saw felt, those the learned model, sure of the
     grid's own squares (doubt under ``SURE``), sees no square of the board past (see
     :func:`controller.vision.startedges.closed_by_model`): a frameless board's green
-    side, not more board. Asked only of a grid nothing else contradicts."""
-    model = reader.square_model
-    if not short or model is None:
+    side, not more board. None when anything else contradicts the start position.
+
+    Asked by a search that found no grid, not by every fit: the model's look at the
+    grid's squares and past its edges costs as much as the rest of a fit."""
+    if fit.contradicting or not fit.short_edges:
         return []
-    view = view if view is not None else model_view(reader, canvas)
+    reader = fit.setup.reader()
+    model = reader.square_model
+    if model is None:
+        return []
+    view = model_view(reader, reader.warp(image))
     if view is None or view.doubt >= SURE:
         return []
-    return closed_by_model(image, reader.homography, reader.layout, model, short)
+    return closed_by_model(image, reader.homography, reader.layout, model, fit.short_edges)
 
 
 def _disc_levels(

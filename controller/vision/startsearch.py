@@ -44,7 +44,7 @@ from controller.vision.grid_check import CONFIRMED
 from controller.vision.pipeline import DISC_HEIGHT, found_grid, setup_on_grid
 from controller.vision.square_model import SquareModel, default_model
 from controller.vision.startdiscs import disc_guesses
-from controller.vision.startfit import StartFit, fit_start_position
+from controller.vision.startfit import StartFit, closable_edges, fit_start_position
 from controller.vision.startreading import START_DISCS
 from controller.vision.startrefine import settle_on_start, start_likelihood
 
@@ -313,5 +313,6 @@ def _closed(image: np.ndarray, made: list[StartFit]) -> StartFit | None:
     Asked only when the search took no grid: a grid a little off can show the same
     (the model is sure of squares a fifth of a square off), and the search, let
     run, often finds the one on the printed lines nearby."""
-    taken = [fit for fit in (f.closed() for f in made if f.closable) if _taken(image, fit)]
+    closed = [fit.closed(edges) for fit in made if (edges := closable_edges(fit, image))]
+    taken = [fit for fit in closed if _taken(image, fit)]
     return min(taken, key=lambda fit: _doubt(image, fit), default=None)
