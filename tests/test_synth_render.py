@@ -18,6 +18,7 @@ from controller.synth.picture import (
     random_scene,
     render,
 )
+from controller.synth.scene import RANGES
 from controller.synth.textures import BOARD_STYLES, FRAME_STYLES, TABLE_STYLES
 
 CLEAN_VIEWS = [
@@ -280,6 +281,28 @@ def test_bad_input_is_named():
         render(START_BOARD, Scene(), seed=-1)
     with pytest.raises(ValueError, match="off the board"):
         render(START_BOARD, Scene(), shifts={64: (0.3, 0.0)})
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("light", 0.01, "Scene.light: must be between 0.05 and 3 (got 0.01)"),
+    ("distance", 250.0, "Scene.distance: must be between 3 and 200 square widths (got 250.0)"),
+    ("jitter", 0.2, "Scene.jitter: must be between 0 and 0.1 (larger offsets are shifted discs)"
+                    " (got 0.2)"),
+    ("warmth", -1.5, "Scene.warmth: must be between -1 and 1 (got -1.5)"),
+    ("bands", 0.9, "Scene.bands: must be between 0.0 and 0.7 (got 0.9)"),
+    ("jpeg_quality", 0, "Scene.jpeg_quality: must be 1..100 or None (got 0)"),
+    ("cast", (1.0, 2.0, 1.0), "Scene.cast: must be three gains between 0.5 and 1.5"),
+])
+def test_an_out_of_range_field_is_named_with_its_range_and_value(field, value, message):
+    with pytest.raises(ValueError) as error:
+        Scene(**{field: value})
+    assert str(error.value).startswith(message)
+
+
+def test_every_range_names_a_field_of_the_scene_and_admits_its_default():
+    defaults = Scene()
+    for name, lo, hi, _ in RANGES:
+        assert lo <= getattr(defaults, name) <= hi, name
 
 
 def test_command_line_writes_an_image(tmp_path, capsys):

@@ -14,6 +14,30 @@ from controller.synth.textures import BOARD_STYLES, FRAME_STYLES, TABLE_STYLES
 HAND_MODES = ("exact", "full")
 
 
+#: Each numeric field's allowed range, checked in this order, with what the error
+#: adds after it.
+RANGES: tuple[tuple[str, float, float, str], ...] = (
+    ("tilt_deg", 0, 60, ""),
+    ("light", 0.05, 3, ""),
+    ("light_gradient", 0, 1, ""),
+    ("noise", 0, 0.5, ""),
+    ("blur", 0, 20, ""),
+    ("board_fraction", 0.1, 1.2, ""),
+    ("distance", 3, 200, " square widths"),
+    ("jitter", 0, 0.1, " (larger offsets are shifted discs)"),
+    ("vignette", 0, 1, ""),
+    ("warmth", -1, 1, ""),
+    ("line_weight", 0.2, 3.0, ""),
+    ("line_light", 0.0, 0.8, ""),
+    ("felt_tone", 0.3, 1.6, ""),
+    ("felt_grey", 0.0, 0.7, ""),
+    ("lens", 0.0, 0.15, ""),
+    ("overhang", 0.0, 0.3, ""),
+    ("sheen", 0.0, 0.8, ""),
+    ("bands", 0.0, 0.7, ""),
+)
+
+
 @dataclass(frozen=True)
 class Scene:
     """Everything about how a picture is taken, apart from the position itself.
@@ -63,38 +87,15 @@ class Scene:
 
         if not (16 <= self.width <= 8192 and 16 <= self.height <= 8192):
             raise bad("width", "image size must be 16..8192 pixels on each side")
-        if not 0 <= self.tilt_deg <= 60:
-            raise bad("tilt_deg", "must be between 0 and 60")
         for name, allowed in (("board_style", BOARD_STYLES), ("frame_style", FRAME_STYLES),
                               ("table", TABLE_STYLES), ("hand_mode", HAND_MODES)):
             if getattr(self, name) not in allowed:
                 raise bad(name, f"must be one of {', '.join(allowed)}")
-        if not 0.05 <= self.light <= 3:
-            raise bad("light", "must be between 0.05 and 3")
-        if not 0 <= self.light_gradient <= 1:
-            raise bad("light_gradient", "must be between 0 and 1")
-        if not 0 <= self.noise <= 0.5:
-            raise bad("noise", "must be between 0 and 0.5")
-        if not 0 <= self.blur <= 20:
-            raise bad("blur", "must be between 0 and 20")
         if self.jpeg_quality is not None and not 1 <= self.jpeg_quality <= 100:
             raise bad("jpeg_quality", "must be 1..100 or None")
-        if not 0.1 <= self.board_fraction <= 1.2:
-            raise bad("board_fraction", "must be between 0.1 and 1.2")
-        if not 3 <= self.distance <= 200:
-            raise bad("distance", "must be between 3 and 200 square widths")
-        if not 0 <= self.jitter <= 0.1:
-            raise bad("jitter", "must be between 0 and 0.1 (larger offsets are shifted discs)")
-        if not 0 <= self.vignette <= 1:
-            raise bad("vignette", "must be between 0 and 1")
-        if not -1 <= self.warmth <= 1:
-            raise bad("warmth", "must be between -1 and 1")
-        for name, lo, hi in (("line_weight", 0.2, 3.0), ("line_light", 0.0, 0.8),
-                             ("felt_tone", 0.3, 1.6), ("felt_grey", 0.0, 0.7),
-                             ("lens", 0.0, 0.15), ("overhang", 0.0, 0.3),
-                             ("sheen", 0.0, 0.8), ("bands", 0.0, 0.7)):
+        for name, lo, hi, unit in RANGES:
             if not lo <= getattr(self, name) <= hi:
-                raise bad(name, f"must be between {lo} and {hi}")
+                raise bad(name, f"must be between {lo} and {hi}{unit}")
         if len(self.cast) != 3 or not all(0.5 <= float(c) <= 1.5 for c in self.cast):
             raise bad("cast", "must be three gains between 0.5 and 1.5")
         _camera(self)  # a camera too close for its tilt is refused here, not mid-render
