@@ -3,17 +3,26 @@ the start position, and none where the picture shows no start discs."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 from controller.synth.picture import Rendered, Scene, render
 from controller.vision import startsearch
-from controller.vision.evaluation import aligned_grid, corner_error, grid_error
+from controller.vision.evaluation import (
+    aligned_grid,
+    corner_error,
+    grid_error,
+    own_scenes,
+    start_picture,
+)
 from controller.vision.finder import BoardNotFound
 from controller.vision.finder_felt import green_chroma
 from controller.vision.geometry import apply_homography, homography_from_corners
 from controller.vision.startdiscs import DISCS, disc_clusters, disc_guesses
 from controller.vision.startfit import START_BOARD
+from controller.vision.startreading import SURE, start_discs_right
 
 #: An oblique view: an affine map from the discs alone leaves corners a square off.
 SCENE = Scene(tilt_deg=35, rotation_deg=12, light=0.6, view_from_deg=150, distance=10)
@@ -62,3 +71,40 @@ def test_an_empty_board_offers_no_guess_near_a_false_board():
         # a guess would have to sit on the board to mislead calibration; on the
         # empty board there are no discs to read, so none may claim its middle
         assert grid_error(h, empty.corners) > 1.0
+
+
+@pytest.fixture(scope="module")
+def lamp_over_the_board() -> Rendered:
+    """Own hard scene 102/78: a dim room, a lamp's reflection over a corner of the
+    board, the four start discs plain; more than ``MAX_UNREAD`` squares unread on the
+    board's own grid, and no outline the finder or the lattice offers near it."""
+    own = next(itertools.islice(own_scenes(102, hard=True), 78, None))
+    return start_picture(own.scene, own.render_seed)
+
+
+def _disc_path_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    def nothing(image: np.ndarray) -> tuple[np.ndarray, float]:
+        raise BoardNotFound("no board in the image")
+
+    monkeypatch.setattr(startsearch, "found_grid", nothing)
+    monkeypatch.setattr(startsearch, "board_grids", lambda image: [])
+    monkeypatch.setattr(startsearch, "_settled", lambda *args: None)
+
+
+def test_a_disc_guess_reading_the_four_discs_in_place_is_taken_under_a_reflection(
+        lamp_over_the_board, monkeypatch):
+    _disc_path_only(monkeypatch)
+    start = lamp_over_the_board
+    fit = startsearch.fit_on_start(start.image, lambda h: aligned_grid(h, start.corners))
+    assert fit.mismatches == []
+    assert len(fit.unknown) > startsearch.MAX_UNREAD  # not taken for reading every square
+    assert start_discs_right(fit.reading) == 4
+    assert corner_error(fit.setup, start.corners) < 0.25
+
+
+def test_a_disc_guess_the_model_is_not_sure_of_is_not_taken(lamp_over_the_board, monkeypatch):
+    _disc_path_only(monkeypatch)
+    monkeypatch.setattr(startsearch, "_doubt", lambda image, fit: SURE)
+    start = lamp_over_the_board
+    with pytest.raises(BoardNotFound):
+        startsearch.fit_on_start(start.image, lambda h: aligned_grid(h, start.corners))
