@@ -197,6 +197,13 @@ def calibrate_image(
             "the frame): the grid kept. Check on the calibration picture that it ends at the "
             "board's last printed line on that side"
         )
+    if fit.felt_unseen:
+        warnings.append(
+            f"{_names(fit.felt_unseen)} along the board's edge show no felt in their corners, "
+            "but the learned model sees the board's squares there (a dark felt's edge in shade "
+            "or blur): the grid kept. Check on the calibration picture that it ends at the "
+            "board's last printed line on that side"
+        )
     if fit.doubt is not None:
         warnings.append(
             f"the start position reads on the grid found, but the learned model doubts "

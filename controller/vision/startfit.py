@@ -84,14 +84,22 @@ class StartFit:
     closed_edges: list[str] = field(default_factory=list)
     #: the squares contradicting the start position apart from the short edges'
     contradicting: list[int] = field(default_factory=list)
+    #: squares of an edge that shows no felt in its squares' corners (among
+    #: ``contradicting``): a strip of frame or table inside the grid, or a dark edge
+    bare: list[int] = field(default_factory=list)
+    #: bare squares taken as the board's, by :meth:`closed`
+    felt_unseen: list[int] = field(default_factory=list)
 
-    def closed(self, edges: list[str]) -> StartFit:
-        """The fit with short ``edges`` taken as the board's (see
-        :func:`closable_edges`): for a search that found no grid without them."""
+    def closed(self, edges: list[str], bare: list[int] | None = None) -> StartFit:
+        """The fit with short ``edges`` and ``bare`` squares taken as the board's
+        (see :func:`closable_edges`): for a search that found no grid without them."""
         short = [e for e in self.short_edges if e not in edges]
-        mismatches = sorted(set(self.contradicting) | {i for e in short for i in EDGES[e]})
+        contradicting = sorted(set(self.contradicting) - set(bare or []))
+        mismatches = sorted(set(contradicting) | {i for e in short for i in EDGES[e]})
         return replace(self, short_edges=short, mismatches=mismatches,
-                       closed_edges=[*self.closed_edges, *edges])
+                       contradicting=contradicting, bare=sorted(set(self.bare) - set(bare or [])),
+                       closed_edges=[*self.closed_edges, *edges],
+                       felt_unseen=sorted({*self.felt_unseen, *(bare or [])}))
 
 
 def turn(h: np.ndarray, quarter_turns: int) -> np.ndarray:
@@ -139,31 +147,44 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     r = unread(r, overruled, AMBIGUOUS)
     mismatches, stray = contradictions(r, shifted)
     short = felt_past_edges(reader, canvas)
-    contradicting = sorted(set(mismatches) | set(edges_off_board(r, reader, canvas)))
+    bare = edges_off_board(r, reader, canvas)
+    contradicting = sorted(set(mismatches) | set(bare))
     mismatches = sorted(set(contradicting) | {i for name in short for i in EDGES[name]})
     unknown = [i for i in range(64) if r.board[i] == "?"]
     return StartFit(setup, r, mismatches, unknown, short, stray, unmeasured, overruled,
-                    shifted, faint, contradicting=contradicting)
+                    shifted, faint, contradicting=contradicting, bare=sorted(set(bare)))
 
 
-def closable_edges(fit: StartFit, image: np.ndarray) -> list[str]:
-    """Of the edges past which ``fit`` saw felt, those the learned model, sure of the
-    grid's own squares (doubt under ``SURE``), sees no square of the board past (see
-    :func:`controller.vision.startedges.closed_by_model`): a frameless board's green
-    side, not more board. None when anything else contradicts the start position.
+def closable_edges(fit: StartFit, image: np.ndarray) -> tuple[list[str], list[int]]:
+    """What the learned model, sure of the grid's own squares (doubt under ``SURE``),
+    takes as the board's where the rules saw its edges wrong: of the edges past
+    which ``fit`` saw felt, those it sees no square of the board past (see
+    :func:`controller.vision.startedges.closed_by_model`), a frameless board's green
+    side, not more board; and the bare edge squares (no felt seen in their corners),
+    when it sees every one of them as a board's square, felt or a disc: a dark felt's
+    edge in shade or blur, not a strip of frame. Nothing when anything else
+    contradicts the start position, or some bare square looks like none of the
+    board's.
 
-    Asked by a search that found no grid, not by every fit: the model's look at the
-    grid's squares and past its edges costs as much as the rest of a fit."""
-    if fit.contradicting or not fit.short_edges:
-        return []
+    A grid a row off, taking in a strip of frame, cannot pass: eight squares the
+    model calls no board's are a doubt of at least 0.125 on their own, over
+    ``SURE``. Asked by a search that found no grid, not by every fit: the model's
+    look at the grid's squares and past its edges costs as much as the rest of a fit."""
+    nothing: tuple[list[str], list[int]] = ([], [])
+    if set(fit.contradicting) - set(fit.bare) or not (fit.short_edges or fit.bare):
+        return nothing
     reader = fit.setup.reader()
     model = reader.square_model
     if model is None:
-        return []
+        return nothing
     view = model_view(reader, reader.warp(image))
     if view is None or view.doubt >= SURE:
-        return []
-    return closed_by_model(image, reader.homography, reader.layout, model, fit.short_edges)
+        return nothing
+    if any(view.seen.get(i, "other") == "other" for i in fit.bare):
+        return nothing
+    edges = (closed_by_model(image, reader.homography, reader.layout, model, fit.short_edges)
+             if fit.short_edges else [])
+    return edges, list(fit.bare)
 
 
 def _disc_levels(

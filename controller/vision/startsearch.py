@@ -334,14 +334,19 @@ def _fit(image: np.ndarray, h: np.ndarray, orient: Orient | None,
 
 
 def _closed(image: np.ndarray, made: list[StartFit]) -> StartFit | None:
-    """The grid, among all fitted, that would be taken but for felt seen past an
-    edge where the learned model, sure of the grid, sees no square of the board
-    (see :meth:`controller.vision.startfit.StartFit.closed`), the one whose squares
-    the model doubts least.
+    """The grid, among all fitted, that would be taken but for its edges as the
+    rules see them, felt past one where the learned model, sure of the grid, sees
+    no square of the board, or an edge's squares without felt in their corners where
+    it sees the board's squares (see :func:`controller.vision.startfit.closable_edges`),
+    the one whose squares the model doubts least.
 
     Asked only when the search took no grid: a grid a little off can show the same
     (the model is sure of squares a fifth of a square off), and the search, let
     run, often finds the one on the printed lines nearby."""
-    closed = [fit.closed(edges) for fit in made if (edges := closable_edges(fit, image))]
+    closed = []
+    for fit in made:
+        edges, bare = closable_edges(fit, image)
+        if edges or bare:
+            closed.append(fit.closed(edges, bare))
     taken = [fit for fit in closed if _taken(image, fit)]
     return min(taken, key=lambda fit: _doubt(image, fit), default=None)
