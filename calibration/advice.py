@@ -43,9 +43,37 @@ _CORNER_OF = {frozenset(("top", "left")): "upper-left", frozenset(("top", "right
               frozenset(("bottom", "left")): "lower-left"}
 
 
+#: What to try when no board was found and the picture shows none of the causes
+#: above: in the project's own refused pictures these are small boards in a blurred
+#: or dim picture, whose printed lines and black discs do not stand out.
+NO_CAUSE_SEEN = ("the picture shows no cause the calibration knows (it is neither too dark "
+                 "nor lit by a lamp's reflection on the board): the printed lines are probably "
+                 "too faint or blurred to see. Hold the camera still and focus it on the board, "
+                 "bring it closer or zoom in so that the board fills more of the picture, light "
+                 "the board evenly, or give its corners with --corners")
+
+
 def picture_hint(image: np.ndarray) -> str:
     """What is wrong with a picture in which no board was found, as far as it shows."""
     return "; ".join(h for h in (_light_hint(image), *_picture_causes(image)) if h)
+
+
+#: ... and when the picture shows no felt at all.
+NO_FELT = ("no green felt in view: point the camera at the board (a board of another "
+           "colour needs the colour model edited in the calibration file)")
+
+
+def no_board_advice(image: np.ndarray) -> str:
+    """What to change when no board was found: the causes the picture shows, or
+    where it shows none, what usually helps (a refusal must never leave the user
+    with nothing to try)."""
+    hint = picture_hint(image)
+    if hint:
+        return hint
+    small = _small(image)
+    felt = None if small is None else _largest(green_mask_hsv(cv2.cvtColor(small,
+                                                                         cv2.COLOR_BGR2HSV)))
+    return NO_CAUSE_SEEN if felt is not None and felt.mean() >= SOME_FELT else NO_FELT
 
 
 def _picture_causes(image: np.ndarray, borders: bool = True) -> list[str]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from calibration.advice import UNREAD_ADVICE, picture_hint, too_dim, what_to_change
+from calibration.advice import UNREAD_ADVICE, no_board_advice, too_dim, what_to_change
 from controller.errors import KaeshiError
 from controller.squares import square_name
 from controller.vision.finder import BoardNotFound
@@ -118,8 +118,7 @@ def calibrate_image(
             fit = fit_on_start(image, None if a1 is None else partial(grid_with_a1, a1=a1),
                                searching)
     except BoardNotFound as exc:
-        hint = picture_hint(image)
-        raise BoardNotFound(f"{exc}{'; ' + hint if hint else ''}") from None
+        raise BoardNotFound(f"{exc}; {no_board_advice(image)}") from None
     warnings = []
     if fit.mismatches:
         warnings.append(

@@ -4,12 +4,15 @@ shows, named, and no cause it does not show."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from reflections import reflection_over
 
-from calibration.advice import picture_hint
+from calibration import camera
+from calibration.advice import NO_CAUSE_SEEN, NO_FELT, no_board_advice, picture_hint
 from calibration.camera import calibrate_image
 from controller.synth.picture import Scene, render
 from controller.vision.cv import cv2
+from controller.vision.finder import BoardNotFound
 from controller.vision.startfit import START_BOARD
 
 TABLE = (60, 90, 120)  # a brown table, BGR
@@ -95,3 +98,26 @@ def test_a_start_disc_read_empty_beside_a_reflection_is_blamed_on_the_lamp_too()
     plain = calibrate_image(r.image, corners=r.corners)  # no lamp: nothing to blame it on
     assert plain.fit.mismatches == [28]
     assert not any(w.startswith(hint) for w in plain.warnings)
+
+
+def test_a_board_not_found_with_no_cause_in_sight_still_says_what_to_try():
+    # felt in view, evenly lit, neither dark nor under a reflection nor cut off
+    assert picture_hint(_board_on_table()) == ""
+    assert no_board_advice(_board_on_table()) == NO_CAUSE_SEEN
+    assert "--corners" in NO_CAUSE_SEEN
+    # no felt at all: the camera is pointed elsewhere
+    assert no_board_advice(np.full((240, 320, 3), TABLE, np.uint8)) == NO_FELT
+    # a cause in sight is named instead
+    dark = (_board_on_table() * 0.15).astype(np.uint8)
+    assert "too dark" in no_board_advice(dark)
+
+
+def test_the_calibration_error_carries_the_advice(monkeypatch):
+    def not_found(*args: object) -> None:
+        raise BoardNotFound("a green area was found but no board grid on it")
+
+    monkeypatch.setattr(camera, "fit_on_start", not_found)
+    with pytest.raises(BoardNotFound) as error:
+        calibrate_image(_board_on_table())
+    assert str(error.value) == ("a green area was found but no board grid on it; "
+                                + NO_CAUSE_SEEN)
