@@ -222,7 +222,15 @@ def calibrate_image(
     if (fit.mismatches or not fit.setup.model.fitted or len(fit.unknown) >= UNREAD_ADVICE
             or too_dim(image, fit)):  # one that worked in the dark says so: play is harder
         warnings += what_to_change(image, fit)
-    if not fixed:
+    if not fixed and not fit.mismatches and not _turn_seen(fit):
+        warnings.append(
+            "none of the four start discs could be read, so the picture does not show which "
+            f"way round the board is: a1 was put at the {a1_place(fit.setup.homography)} "
+            "corner of the image, which may be a quarter turn off, and every move would then "
+            "be read on the wrong square. Pass --a1 with the corner where a1 is, or move the "
+            "lamp off the middle of the board and calibrate again"
+        )
+    elif not fixed:
         warnings.append(
             f"a1 was taken to be the {a1_place(fit.setup.homography)} corner of the image "
             "(the start position fixes it only up to half a turn); pass --a1 to choose"
@@ -231,6 +239,14 @@ def calibrate_image(
         setup=fit.setup, source=source, start_position_ok=not fit.mismatches
     )
     return CalibrationResult(cal, fit, warnings)
+
+
+def _turn_seen(fit: StartFit) -> bool:
+    """Whether a start disc read in its colour (centred or not) settles which way
+    round the board is. The start position looks the same turned half a turn but
+    not a quarter: with all four discs unread (a reflection over the middle), the
+    grid can be right and a quarter turn off all the same."""
+    return any(fit.reading.board[i].upper() == START_BOARD[i] for i in START_DISCS)
 
 
 def _names(squares: list[int], most: int = 12) -> str:

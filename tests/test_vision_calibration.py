@@ -9,6 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from calibration import camera
 from calibration.advice import picture_hint
 from calibration.camera import calibrate_image
 from controller.squares import square_name
@@ -28,12 +29,14 @@ from controller.vision.square_model import default_model
 from controller.vision.startedges import EDGES, closed_by_model
 from controller.vision.startfit import START_BOARD, closable_edges, fit_start_position
 from controller.vision.startreading import (
+    START_DISCS,
     STRAY_MAX,
     SURE,
     model_overruled,
     model_view,
     off_centre,
     paled_unknown,
+    unread,
 )
 
 SCENE = Scene(tilt_deg=22, rotation_deg=6, light=0.8, view_from_deg=30)
@@ -435,3 +438,25 @@ def test_calibration_keeps_a_dark_felts_grid_and_names_the_edge_without_felt(
     assert result.fit.mismatches == [] and result.fit.felt_unseen
     assert corner_error(result.fit.setup, r.corners) < 0.25
     assert any("show no felt in their corners" in w for w in result.warnings)
+
+
+def test_a_calibration_reading_none_of_the_start_discs_says_the_turn_is_not_settled(
+        start, monkeypatch):
+    fit = fit_start_position(setup_on_grid(start.image, homography_from_corners(start.corners)),
+                             start.image, a1_fixed=False)
+    assert fit.mismatches == []
+    monkeypatch.setattr(camera, "fit_on_start", lambda *args: fit)
+    plain = calibrate_image(start.image).warnings
+    assert any(w.startswith("a1 was taken to be") for w in plain)
+    assert not any("quarter turn off" in w for w in plain)
+    # a reflection over the middle: the four discs unread, nothing contradicted
+    hidden = replace(fit, reading=unread(fit.reading, list(START_DISCS), GLARE))
+    monkeypatch.setattr(camera, "fit_on_start", lambda *args: hidden)
+    warned = calibrate_image(start.image).warnings
+    assert any("quarter turn off" in w and "--a1" in w for w in warned)
+    assert not any(w.startswith("a1 was taken to be") for w in warned)
+    # the user's --a1 settles it: nothing to warn about
+    monkeypatch.setattr(camera, "fit_start_position", lambda *args, **kw: hidden)
+    monkeypatch.setattr(camera, "fit_on_start", lambda *args: hidden)
+    fixed = calibrate_image(start.image, a1="top-left").warnings
+    assert not any("quarter turn off" in w for w in fixed)
