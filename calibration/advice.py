@@ -71,9 +71,15 @@ def no_board_advice(image: np.ndarray) -> str:
     if hint:
         return hint
     small = _small(image)
-    felt = None if small is None else _largest(green_mask_hsv(cv2.cvtColor(small,
-                                                                         cv2.COLOR_BGR2HSV)))
+    felt = None if small is None else _felt(small)[1]
     return NO_CAUSE_SEEN if felt is not None and felt.mean() >= SOME_FELT else NO_FELT
+
+
+def _felt(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(every felt-green pixel, the largest piece of them) of a picture at
+    ``SMALL_WIDTH``."""
+    green = green_mask_hsv(cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
+    return green, _largest(green)
 
 
 def _picture_causes(image: np.ndarray, borders: bool = True) -> list[str]:
@@ -81,8 +87,7 @@ def _picture_causes(image: np.ndarray, borders: bool = True) -> list[str]:
     small = _small(image)
     if small is None:
         return []
-    green = green_mask_hsv(cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
-    felt = _largest(green)
+    green, felt = _felt(small)
     out = [_reflection_hint(small, felt, green > 0)] if felt.mean() >= SOME_FELT else []
     if borders and felt.mean() >= FELT_AREA:
         out.append(_border_hint(felt))

@@ -17,9 +17,11 @@ reads the start position is not always the board's either: round a small board
 under a lamp, the table can read as sixty empty squares and the board, all glare,
 as four unread ones. The model sees the table's squares are no board's, so such a
 grid is taken only when the search finds none the model confirms. Where the search
-finds nothing, two last resorts follow: a grid refused only for felt past an edge
-where the model sees no square of the board (a frameless board's green side; see
-:meth:`controller.vision.startfit.StartFit.closed`), then grids guessed round the
+finds nothing, two last resorts follow: a grid refused only for its edges as the
+rules see them, felt past one where the model sees no square of the board (a
+frameless board's green side) or an edge without felt where it sees the board's
+squares (a dark felt blurred into a black frame; see
+:func:`controller.vision.startfit.closable_edges`), then grids guessed round the
 four start discs themselves (see :mod:`controller.vision.startdiscs`), taken when
 they read the start position on nearly every square or, under a reflection that
 leaves many unread, its four discs in place on squares the model is sure of.
