@@ -27,6 +27,7 @@ from controller.vision.setup import CameraSetup
 from controller.vision.startfit import START_BOARD, StartFit, fit_start_position
 from controller.vision.startreading import START_DISCS, next_to_glare
 from controller.vision.startsearch import DOUBTED, fit_on_start
+from controller.vision.startturn import BY_MODEL, UNSETTLED, settle_turn
 
 FORMAT = "kaeshi-camera-calibration"
 VERSION = 1
@@ -119,6 +120,9 @@ def calibrate_image(
                                searching)
     except BoardNotFound as exc:
         raise BoardNotFound(f"{exc}; {no_board_advice(image)}") from None
+    settled = None if fixed or fit.mismatches else settle_turn(fit, image)
+    if settled is not None:
+        fit = settled.fit
     warnings = []
     if fit.mismatches:
         warnings.append(
@@ -222,7 +226,15 @@ def calibrate_image(
     if (fit.mismatches or not fit.setup.model.fitted or len(fit.unknown) >= UNREAD_ADVICE
             or too_dim(image, fit)):  # one that worked in the dark says so: play is harder
         warnings += what_to_change(image, fit)
-    if not fixed and not fit.mismatches and not _turn_seen(fit):
+    if settled is not None and settled.by == BY_MODEL:
+        warnings.append(
+            "none of the four start discs could be read by brightness; the learned model "
+            f"sees the start position's disc on {_names(list(settled.seen))}, so a1 was put "
+            f"at the {a1_place(fit.setup.homography)} corner of the image. Check it on the "
+            "calibration picture (a quarter turn off would put every move on the wrong "
+            "square), or pass --a1 with the corner where a1 is"
+        )
+    elif settled is not None and settled.by == UNSETTLED:
         warnings.append(
             "none of the four start discs could be read, so the picture does not show which "
             f"way round the board is: a1 was put at the {a1_place(fit.setup.homography)} "
@@ -239,14 +251,6 @@ def calibrate_image(
         setup=fit.setup, source=source, start_position_ok=not fit.mismatches
     )
     return CalibrationResult(cal, fit, warnings)
-
-
-def _turn_seen(fit: StartFit) -> bool:
-    """Whether a start disc read in its colour (centred or not) settles which way
-    round the board is. The start position looks the same turned half a turn but
-    not a quarter: with all four discs unread (a reflection over the middle), the
-    grid can be right and a quarter turn off all the same."""
-    return any(fit.reading.board[i].upper() == START_BOARD[i] for i in START_DISCS)
 
 
 def _names(squares: list[int], most: int = 12) -> str:

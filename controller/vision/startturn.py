@@ -1,0 +1,88 @@
+"""Which way round the board is, when the start discs' brightness cannot say.
+
+The start position looks the same turned half a turn but not a quarter: the
+diagonal holding the white discs fixes a1 up to half a turn. Calibration decides it
+from the discs' brightness and checks it by reading them; under a lamp's reflection
+over the middle all four can be unread while the grid is kept (it contradicts
+nothing and the learned model confirms its squares), and then nothing has checked
+the quarter turn. The learned model, which sees a disc's rim and shadow as well as
+its top, can still see one disc's colour plainly there. Only a plain sight counts:
+the model's likeliest class alone also names the colour of a reflection.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from controller.position import START_BOARD
+from controller.vision.geometry import apply_homography
+from controller.vision.sampling import smoothed
+from controller.vision.square_model import CLASSES, patch_index, patches
+from controller.vision.startfit import StartFit, fit_start_position, turn
+from controller.vision.startreading import START_DISCS, SURE
+
+#: The model's probability of a disc's colour from which it settles the turn: as
+#: sure as the bound of the other calls the model makes alone (doubt under ``SURE``).
+PLAIN = 1.0 - SURE
+#: Where the discs' own reading settled it, where the model did, and where nothing did.
+BY_DISCS, BY_MODEL, UNSETTLED = "discs", "model", ""
+
+
+@dataclass(frozen=True)
+class Settled:
+    """A fit turned the way the evidence says, and what said so."""
+
+    fit: StartFit
+    by: str
+    #: the start discs whose colour the model saw plainly (when ``by`` is the model)
+    seen: tuple[int, ...] = ()
+
+
+def discs_read(fit: StartFit) -> bool:
+    """Whether a start disc read in its colour (centred or not) settles the turn: a
+    disc read in the other colour would have refused the fit."""
+    return any(fit.reading.board[i].upper() == START_BOARD[i] for i in START_DISCS)
+
+
+def settle_turn(fit: StartFit, image: np.ndarray) -> Settled:
+    """``fit`` (a1 not given by the user, no contradiction) turned a quarter when the
+    learned model plainly sees a start disc in the colour the quarter turn puts there
+    and none in the colour of the fit's own turn; kept when it sees only the latter.
+    Unsettled when it sees neither, or both, or the turned grid contradicts the start
+    position."""
+    if discs_read(fit):
+        return Settled(fit, BY_DISCS)
+    reader = fit.setup.reader()
+    model = reader.square_model
+    if model is None:
+        return Settled(fit, UNSETTLED)
+    inside = [i for i in START_DISCS if not reader.layout.outside[i]]
+    if not inside:
+        return Settled(fit, UNSETTLED)
+    p = model.probabilities(patches(smoothed(reader.warp(image)), patch_index(reader.layout),
+                                    np.array(inside)), flips=True)
+    swap = {"X": "O", "O": "X"}
+    own = [i for i, row in zip(inside, p, strict=True)
+           if row[CLASSES.index(START_BOARD[i])] >= PLAIN]
+    other = [i for i, row in zip(inside, p, strict=True)
+             if row[CLASSES.index(swap[START_BOARD[i]])] >= PLAIN]
+    if own and not other:
+        return Settled(fit, BY_MODEL, tuple(own))
+    if other and not own:
+        turned = fit_start_position(replace(fit.setup, homography=turn(fit.setup.homography, 1)),
+                                    image, a1_fixed=True)
+        if not turned.mismatches:
+            # the same squares, named as the turned board names them
+            seen = [j for j in START_DISCS if _same_square(fit, turned, j, other)]
+            return Settled(turned, BY_MODEL, tuple(seen))
+    return Settled(fit, UNSETTLED)
+
+
+def _same_square(before: StartFit, after: StartFit, j: int, squares: list[int]) -> bool:
+    """Whether ``after``'s square ``j`` is one of ``before``'s ``squares`` (the same
+    patch of board under another labelling)."""
+    seen = apply_homography(after.setup.homography, np.array([[j % 8 + 0.5, j // 8 + 0.5]]))
+    x, y = apply_homography(np.linalg.inv(before.setup.homography), seen)[0]
+    return int(y) * 8 + int(x) in squares
