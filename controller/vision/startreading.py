@@ -78,6 +78,8 @@ class ModelView:
     doubt: float
     #: the likeliest class of each square inside the picture
     seen: dict[int, str]
+    #: each such square's probabilities, in the order of ``CLASSES``
+    probabilities: dict[int, np.ndarray]
 
 
 def model_view(reader: SquareReader, canvas: np.ndarray) -> ModelView | None:
@@ -91,7 +93,7 @@ def model_view(reader: SquareReader, canvas: np.ndarray) -> ModelView | None:
                             flips=True)
     doubt = (float(p[:, CLASSES.index("other")].sum()) + 64 - len(inside)) / 64
     seen = {int(i): CLASSES[int(k)] for i, k in zip(inside, p.argmax(axis=1), strict=True)}
-    return ModelView(doubt, seen)
+    return ModelView(doubt, seen, {int(i): row for i, row in zip(inside, p, strict=True)})
 
 
 def model_overruled(r: Reading, view: ModelView) -> list[int]:

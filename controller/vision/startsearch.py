@@ -164,14 +164,17 @@ def _recognised_start(image: np.ndarray, tried: list[StartFit]) -> StartFit | No
     it does read, each a disc or felt centred in its square, confirm it when the
     model doubts them little, which a grid a fraction of a square off, or taking
     in the frame, does not earn. None when no grid is confirmed so."""
-    best: tuple[float, StartFit] | None = None
-    for fit in tried:
-        if fit.mismatches:
-            continue
-        doubt = _doubt(image, fit)
-        if doubt < CONFIRMED and (best is None or doubt < best[0]):
-            best = (doubt, fit)
-    return None if best is None else best[1]
+    return _least_doubted(image, tried, lambda fit, doubt: doubt < CONFIRMED)
+
+
+def _least_doubted(image: np.ndarray, fits: list[StartFit],
+                   taken: Callable[[StartFit, float], bool]) -> StartFit | None:
+    """Of ``fits`` that contradict the start position nowhere, the one whose squares
+    the learned model doubts least among those ``taken`` (asked with that doubt;
+    the first of equals): each fit's doubt, a look at its 64 squares, measured once."""
+    doubted = [(_doubt(image, fit), fit) for fit in fits if not fit.mismatches]
+    kept = [(doubt, fit) for doubt, fit in doubted if taken(fit, doubt)]
+    return min(kept, key=lambda pair: pair[0])[1] if kept else None
 
 
 def _doubt_over_bound(image: np.ndarray, fit: StartFit) -> float | None:
@@ -276,15 +279,15 @@ def _on_start_discs(image: np.ndarray, orient: Orient | None, model: SquareModel
                   whole=True)
     if fit is not None:
         return fit
-    discs_in_place = [fit for fit in made[start:] if _discs_in_place(image, fit)]
-    return min(discs_in_place, key=lambda fit: _doubt(image, fit), default=None)
+    return _least_doubted(image, made[start:], _discs_in_place)
 
 
-def _discs_in_place(image: np.ndarray, fit: StartFit) -> bool:
-    """A grid guessed round the start discs that contradicts the start position
-    nowhere, reads all four of its discs in their colours and centred on their
-    squares, and whose squares the learned model is sure of (doubt under
-    ``SURE``), though more than ``MAX_UNREAD`` squares are unread.
+def _discs_in_place(fit: StartFit, doubt: float) -> bool:
+    """A grid guessed round the start discs (contradicting the start position
+    nowhere: see :func:`_least_doubted`) that reads all four of its discs in their
+    colours and centred on their squares, and whose squares the learned model is
+    sure of (``doubt`` under ``SURE``), though more than ``MAX_UNREAD`` squares are
+    unread.
 
     Neither half is enough alone. In the dark pictures these guesses are for, the
     model confirms (doubt under ``CONFIRMED``) grids most of a square off that read
@@ -293,8 +296,7 @@ def _discs_in_place(image: np.ndarray, fit: StartFit) -> bool:
     the model sure rather than only confirming, kept every grid taken so on the
     project's own hard renders within half a square of the board: with the model
     only confirming, two of ten were 0.63 and 0.64 squares off."""
-    return (not fit.mismatches and start_discs_right(fit.reading) == len(START_DISCS)
-            and _doubt(image, fit) < SURE)
+    return start_discs_right(fit.reading) == len(START_DISCS) and doubt < SURE
 
 
 def _placed(image: np.ndarray, h: np.ndarray, orient: Orient | None,
@@ -350,5 +352,5 @@ def _closed(image: np.ndarray, made: list[StartFit]) -> StartFit | None:
         edges, bare = closable_edges(fit, image)
         if edges or bare:
             closed.append(fit.closed(edges, bare))
-    taken = [fit for fit in closed if _taken(image, fit)]
-    return min(taken, key=lambda fit: _doubt(image, fit), default=None)
+    return _least_doubted(image, closed,
+                          lambda fit, doubt: _shows_start(fit) or doubt < CONFIRMED)

@@ -18,10 +18,9 @@ import numpy as np
 
 from controller.position import START_BOARD
 from controller.vision.geometry import apply_homography
-from controller.vision.sampling import smoothed
-from controller.vision.square_model import CLASSES, patch_index, patches
+from controller.vision.square_model import CLASSES
 from controller.vision.startfit import StartFit, fit_start_position, turn
-from controller.vision.startreading import START_DISCS, SURE
+from controller.vision.startreading import START_DISCS, SURE, model_view
 
 #: The model's probability of a disc's colour from which it settles the turn: as
 #: sure as the bound of the other calls the model makes alone (doubt under ``SURE``).
@@ -55,19 +54,13 @@ def settle_turn(fit: StartFit, image: np.ndarray) -> Settled:
     if discs_read(fit):
         return Settled(fit, BY_DISCS)
     reader = fit.setup.reader()
-    model = reader.square_model
-    if model is None:
+    view = model_view(reader, reader.warp(image))
+    if view is None:
         return Settled(fit, UNSETTLED)
-    inside = [i for i in START_DISCS if not reader.layout.outside[i]]
-    if not inside:
-        return Settled(fit, UNSETTLED)
-    p = model.probabilities(patches(smoothed(reader.warp(image)), patch_index(reader.layout),
-                                    np.array(inside)), flips=True)
+    seen = {i: view.probabilities[i] for i in START_DISCS if i in view.probabilities}
     swap = {"X": "O", "O": "X"}
-    own = [i for i, row in zip(inside, p, strict=True)
-           if row[CLASSES.index(START_BOARD[i])] >= PLAIN]
-    other = [i for i, row in zip(inside, p, strict=True)
-             if row[CLASSES.index(swap[START_BOARD[i]])] >= PLAIN]
+    own = [i for i, p in seen.items() if p[CLASSES.index(START_BOARD[i])] >= PLAIN]
+    other = [i for i, p in seen.items() if p[CLASSES.index(swap[START_BOARD[i]])] >= PLAIN]
     if own and not other:
         return Settled(fit, BY_MODEL, tuple(own))
     if other and not own:
