@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -61,6 +61,29 @@ def save_calibration(path: str | Path, cal: CameraCalibration) -> None:
         p.write_text(json.dumps(cal.to_dict(), indent=2) + "\n", encoding="utf-8")
     except OSError as exc:
         raise CalibrationError(f"{p}: cannot write calibration ({exc.strerror})") from None
+
+
+def save_settled_turn(path: str | Path, setup: CameraSetup) -> None:
+    """Keep in the calibration (or bare set-up) file at ``path`` the grid on which the
+    game settled which way round the board is (see
+    :mod:`controller.vision.turn_in_play`), so the next game reads the right way round
+    from its first move. Everything else in the file stays as it was; the file is
+    replaced whole, so a power cut leaves the old one or the new one, never half."""
+    p = Path(path)
+    try:
+        d = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CalibrationError(f"{p}: cannot read the set-up to keep the turn in ({exc})") from None
+    if not isinstance(d, dict) or "homography" not in d:
+        raise CalibrationError(f"{p}: not a camera calibration or set-up file")
+    kept = setup.to_dict()
+    d.update({k: kept[k] for k in ("homography", "disc_bias", "turn_unsettled")})
+    part = p.with_name(p.name + ".part")
+    try:
+        part.write_text(json.dumps(d, indent=2) + "\n", encoding="utf-8")
+        part.replace(p)
+    except OSError as exc:
+        raise CalibrationError(f"{p}: cannot keep the settled turn ({exc.strerror})") from None
 
 
 def load_calibration(path: str | Path) -> CameraCalibration:
@@ -238,17 +261,20 @@ def calibrate_image(
         warnings.append(
             "none of the four start discs could be read, so the picture does not show which "
             f"way round the board is: a1 was put at the {a1_place(fit.setup.homography)} "
-            "corner of the image, which may be a quarter turn off, and every move would then "
-            "be read on the wrong square. Pass --a1 with the corner where a1 is, or move the "
-            "lamp off the middle of the board and calibrate again"
+            "corner of the image, which may be a quarter turn off. Watching settles it from "
+            "the game's first moves (and keeps it in this file); until then a board that fits "
+            "only the other way round is held back. Or pass --a1 with the corner where a1 "
+            "is, or move the lamp off the middle of the board and calibrate again"
         )
     elif not fixed:
         warnings.append(
             f"a1 was taken to be the {a1_place(fit.setup.homography)} corner of the image "
             "(the start position fixes it only up to half a turn); pass --a1 to choose"
         )
+    unsettled = settled is not None and settled.by == UNSETTLED
     cal = CameraCalibration(
-        setup=fit.setup, source=source, start_position_ok=not fit.mismatches
+        setup=replace(fit.setup, turn_unsettled=unsettled), source=source,
+        start_position_ok=not fit.mismatches,
     )
     return CalibrationResult(cal, fit, warnings)
 

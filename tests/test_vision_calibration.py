@@ -454,13 +454,16 @@ def test_a_calibration_reading_none_of_the_start_discs_says_what_settled_the_tur
     # model still sees them plainly in this picture
     hidden = replace(fit, reading=unread(fit.reading, list(START_DISCS), GLARE))
     monkeypatch.setattr(camera, "fit_on_start", lambda *args: hidden)
-    by_model = calibrate_image(start.image).warnings
+    settled = calibrate_image(start.image)
+    by_model = settled.warnings
     assert any("the learned model sees the start position's disc on" in w for w in by_model)
     assert not any(w.startswith("a1 was taken to be") for w in by_model)
+    assert not settled.calibration.setup.turn_unsettled
     # nor does the model see them: the turn is not settled, and the user is told so
     monkeypatch.setattr(camera, "settle_turn", lambda fit, image: Settled(fit, UNSETTLED))
-    warned = calibrate_image(start.image).warnings
-    assert any("quarter turn off" in w and "--a1" in w for w in warned)
+    unsettled = calibrate_image(start.image)
+    assert any("quarter turn off" in w and "--a1" in w for w in unsettled.warnings)
+    assert unsettled.calibration.setup.turn_unsettled  # for the game to settle
     # the user's --a1 settles it: nothing to warn about
     monkeypatch.setattr(camera, "fit_start_position", lambda *args, **kw: hidden)
     fixed = calibrate_image(start.image, a1="top-left").warnings

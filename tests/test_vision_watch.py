@@ -285,3 +285,46 @@ def test_unreadable_frames_are_skipped_not_judged():
     _never_false(seen, before, after, 9)
     assert seen[-1][1] == after
     assert w.stats.no_board >= 4
+
+
+def test_a_calibration_a_quarter_turn_off_is_settled_by_the_game_and_kept(
+        data_dir, tmp_path, capsys):
+    """A calibration whose start discs a reflection hid keeps a1 where it guessed,
+    perhaps a quarter turn off; watching settles it from the game's first boards,
+    judges the game the right way round and keeps the turn in the calibration file."""
+    from calibration.camera import CameraCalibration, load_calibration, save_calibration
+    from controller.synth.picture import Scene
+    from controller.vision.evaluation import calibrate_on_start
+    from controller.vision.startfit import turn
+
+    scene = Scene(tilt_deg=20, rotation_deg=3, view_from_deg=30)
+    setup, ok = calibrate_on_start(scene, 5)
+    assert ok
+    cal = tmp_path / "cal.json"
+    off = replace(setup, homography=turn(setup.homography, 3), turn_unsettled=True)
+    save_calibration(cal, CameraCalibration(off, start_position_ok=True))
+    pure = _game_observations(data_dir, 14)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    n = 0
+    for _, rendered in render_observations(pure, scene, seed=5):
+        for _ in range(2):
+            write_image(frames / f"{n:05d}.png", rendered.image)
+            n += 1
+    log = tmp_path / "watch.jsonl"
+    capsys.readouterr()
+    assert cli.main(["watch", "--images", str(frames), "--calibration", str(cal),
+                     "--out", str(log)]) == 0
+    said = capsys.readouterr().err
+    assert "quarter turn" in said and f"kept in {cal}" in said
+    assert _without_time(_arbitrate_text(log.read_text(), capsys)) == _without_time(
+        _events(pure, capsys))
+    kept = load_calibration(cal).setup
+    assert not kept.turn_unsettled
+    assert np.allclose(kept.homography, setup.homography)
+    # the next game reads the right way round from its first board
+    again = tmp_path / "again.jsonl"
+    assert cli.main(["watch", "--images", str(frames), "--calibration", str(cal),
+                     "--out", str(again)]) == 0
+    assert "quarter turn" not in capsys.readouterr().err
+    assert again.read_text() == log.read_text()

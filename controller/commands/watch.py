@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from controller.vision.geometry import A1_PLACES
+
+if TYPE_CHECKING:
+    from controller.vision.setup import CameraSetup
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,6 +45,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def keep_turn(path: str, setup: CameraSetup, log: Callable[[str], None]) -> None:
+    """Save the turn the game settled in the calibration file; a file that cannot be
+    written is reported, and watching goes on with the settled turn."""
+    from calibration.camera import CalibrationError, save_settled_turn
+
+    try:
+        save_settled_turn(path, setup)
+    except CalibrationError as exc:
+        log(f"the settled turn could not be kept: {exc}")
+        return
+    log(f"the settled turn was kept in {path}")
+
+
 def run(args: argparse.Namespace) -> int:
     from calibration.camera import load_calibration
     from controller.vision.capture import open_source
@@ -61,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
                            a1=args.a1)
     out = Path(args.out).open("w", encoding="utf-8") if args.out else sys.stdout
     try:
-        written = watch(source, setup, out, options, log)  # type: ignore[arg-type]
+        written = watch(source, setup, out, options, log,  # type: ignore[arg-type]
+                        turn_settled=lambda kept: keep_turn(args.calibration, kept, log))
     finally:
         if args.out:
             out.close()

@@ -219,6 +219,7 @@ class CameraSource:
         self.camera = camera
         self.fps = fps
         self.setup_path = setup_path
+        self._setup: Any = None  # as loaded from ``setup_path``
         self.keepalive = keepalive
         self._frames: Any = None
         self._closed = False
@@ -250,9 +251,26 @@ class CameraSource:
                 setup = CameraSetup.from_dict(data)
             except (OSError, ValueError) as exc:
                 raise ValueError(f"camera set-up {self.setup_path}: {exc}") from None
+            self._setup = setup
         else:
             setup = auto_setup(image)
-        return BoardWatcher(setup.reader(), stable=self._stable(), keepalive=self.keepalive)
+        return BoardWatcher.on_setup(setup, stable=self._stable(), keepalive=self.keepalive)
+
+    def _keep_turn(self, watcher: Any) -> None:
+        """Keep in the set-up file the quarter turn the game settled (see
+        :mod:`controller.vision.turn_in_play`); a file that cannot be written leaves
+        the game read the settled way, and the next start settles it again."""
+        from calibration.camera import CalibrationError, save_settled_turn
+
+        if not self.setup_path or self._setup is None:
+            return
+        try:
+            save_settled_turn(self.setup_path, watcher.settled_setup(self._setup))
+        except CalibrationError as exc:
+            log.warning("the game settled which way round the board is, but it could not "
+                        "be kept: %s", exc)
+            return
+        log.info("the game settled which way round the board is; kept in %s", self.setup_path)
 
     def _stable(self) -> int:
         """Frames a square must read the same before the watcher reports it.
@@ -273,6 +291,7 @@ class CameraSource:
         self._frames = source
         live = bool(getattr(source, "live", False))
         watcher = None
+        turn_kept = False
         period = 1.0 / self.fps
         last = float("-inf")
         seen = True
@@ -291,10 +310,15 @@ class CameraSource:
                 if watcher is None:
                     watcher = await loop.run_in_executor(None, self._watcher, frame.image)
                 obs = await loop.run_in_executor(None, watcher.feed, frame.t, frame.image)
+                if watcher.turn_settled and not turn_kept:
+                    turn_kept = True
+                    await loop.run_in_executor(None, self._keep_turn, watcher)
                 if watcher.board_seen != seen:
                     seen = watcher.board_seen
                     yield LinkChange(seen, "the board is back in view" if seen
                                      else "the board is not in view")
+                for late in watcher.take_late():  # held while the turn was unsettled
+                    yield Reading(late.board)
                 if obs is not None:
                     yield Reading(obs.board)
                 elif not live:

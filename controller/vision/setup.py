@@ -23,6 +23,9 @@ class CameraSetup:
     model: ColourModel = field(default_factory=ColourModel)
     grid_score: float = 0.0
     disc_bias: tuple[float, float] = (0.0, 0.0)  # systematic offset of discs (squares)
+    #: calibration could not tell which way round the board is up to a quarter turn:
+    #: the game's first boards settle it (see :mod:`controller.vision.turn_in_play`)
+    turn_unsettled: bool = False
 
     def reader(self) -> SquareReader:
         return SquareReader(
@@ -38,6 +41,7 @@ class CameraSetup:
             "colour_model": self.model.to_dict(),
             "grid_score": float(self.grid_score),
             "disc_bias": [float(v) for v in self.disc_bias],
+            "turn_unsettled": self.turn_unsettled,
         }
 
     @classmethod
@@ -52,10 +56,14 @@ class CameraSetup:
             model = ColourModel.from_dict(d.get("colour_model", {}))
             bias = d.get("disc_bias", [0.0, 0.0])
             disc_bias = (float(bias[0]), float(bias[1]))
+            unsettled = d.get("turn_unsettled", False)
+            if not isinstance(unsettled, bool):
+                raise ValueError("camera set-up: turn_unsettled must be true or false, "
+                                 f"not {unsettled!r}")
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"camera set-up: missing or bad field ({exc})") from None
         if w <= 0 or h <= 0:
             raise ValueError("camera set-up: image_size must be positive")
         return cls(
-            (w, h), hom, height, model, float(d.get("grid_score", 0.0)), disc_bias
+            (w, h), hom, height, model, float(d.get("grid_score", 0.0)), disc_bias, unsettled
         )

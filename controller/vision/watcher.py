@@ -13,13 +13,17 @@ pressed, or the video end, a moment after the last disc settles).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from controller.observation import Observation
+from controller.vision.geometry import apply_homography
 from controller.vision.reader import SquareReader
 from controller.vision.reading import Reading
+from controller.vision.setup import CameraSetup
+from controller.vision.startfit import turn
+from controller.vision.turn_in_play import TurnGate, quarter_turn_squares
 
 MOTION_LEVEL = 18.0  # mean absolute grey change (0..255) that marks a square as moving
 REPEATS = 1  # extra lines written for a new board while it holds
@@ -43,7 +47,11 @@ class WatchStats:
 class BoardWatcher:
     """Feeds frames through a :class:`SquareReader` and debounces the readings."""
 
-    def __init__(self, reader: SquareReader, stable: int = 2, keepalive: float | None = None):
+    def __init__(self, reader: SquareReader, stable: int = 2, keepalive: float | None = None,
+                 turn_unsettled: bool = False):
+        """``turn_unsettled``: the calibration could not tell which way round the board
+        is up to a quarter turn; the game's first boards settle it (see
+        :mod:`controller.vision.turn_in_play`), and ``turn_settled`` is then set."""
         if stable < 1:
             raise ValueError("stable must be at least 1 frame")
         self.reader = reader
@@ -58,7 +66,31 @@ class BoardWatcher:
         self.prev_grey: np.ndarray | None = None
         self.board_seen = True
         self.corner_felt: np.ndarray | None = None  # felt in the squares' corners, by quarter
+        self.turn_gate = TurnGate() if turn_unsettled else None
+        self.late: list[Observation] = []  # held by the gate, then released: see take_late
         self.stats = WatchStats()
+
+    @classmethod
+    def on_setup(cls, setup: CameraSetup, stable: int = 2,
+                 keepalive: float | None = None) -> BoardWatcher:
+        """A watcher reading with a saved set-up, its turn unsettled if the set-up's is."""
+        return cls(setup.reader(), stable, keepalive, turn_unsettled=setup.turn_unsettled)
+
+    @property
+    def turn_unsettled(self) -> bool:
+        return self.turn_gate is not None and self.turn_gate.open
+
+    @property
+    def turn_settled(self) -> bool:
+        """The game settled an unsettled turn: the reader's grid is then the one to
+        keep (a caller may save it with the calibration)."""
+        return self.turn_gate is not None and self.turn_gate.settled
+
+    def settled_setup(self, setup: CameraSetup) -> CameraSetup:
+        """``setup`` with the grid the game settled the turn on (see ``turn_settled``)."""
+        bias = self.reader.disc_bias
+        return replace(setup, homography=self.reader.homography.copy(),
+                       disc_bias=(float(bias[0]), float(bias[1])), turn_unsettled=False)
 
     def _motion(self, canvas: np.ndarray) -> np.ndarray:
         lay = self.reader.layout
@@ -208,7 +240,45 @@ class BoardWatcher:
         self.last_line = line
         self.last_t = t
         self.stats.emitted += 1
+        if self.turn_gate is not None and self.turn_gate.open:
+            return self._through_gate(Observation(t, board=line))
         return Observation(t, board=line)
+
+    def _through_gate(self, obs: Observation) -> Observation | None:
+        """``obs`` as the settled turn reads it, or None while the gate holds it."""
+        assert self.turn_gate is not None
+        passage = self.turn_gate.let_through(obs)
+        if passage.turned and passage.line is not None:  # a turn comes with the line
+            self._turn_quarter()
+            self.last_line = passage.line.board
+        if passage.message:
+            self.stats.messages.append(passage.message)
+        self.late += passage.late
+        return passage.line
+
+    def take_late(self) -> list[Observation]:
+        """Boards held back while the turn was unsettled and now released, oldest
+        first: to be written before the board :meth:`feed` returned with them."""
+        late, self.late = self.late, []
+        return late
+
+    def _turn_quarter(self) -> None:
+        """Turn the grid a quarter, relabelling what was seen on each square."""
+        old = self.reader
+        h = turn(old.homography, 1)
+        # the discs' systematic offset, a vector on the board, in the turned labels
+        moved = apply_homography(np.linalg.inv(h) @ old.homography,
+                                 np.array([[4.0, 4.0], [4.0 + old.disc_bias[0],
+                                                        4.0 + old.disc_bias[1]]]))
+        bias = moved[1] - moved[0]
+        self.reader = SquareReader(h, old.image_size, old.model, old.layout.disc_height,
+                                   disc_bias=(float(bias[0]), float(bias[1])))
+        was = quarter_turn_squares()
+        self.candidate = self.candidate[was]
+        self.count = self.count[was]
+        self.reported = self.reported[was]
+        self.prev_grey = None  # the canvas is laid out anew
+        self.corner_felt = None
 
 
 def _quarters(values: np.ndarray) -> np.ndarray:

@@ -37,13 +37,16 @@ def watch(
     log: Callable[[str], None],
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
+    turn_settled: Callable[[CameraSetup], None] | None = None,
 ) -> int:
     """Run until the source ends (files), ``max_frames``, or ``give_up_after``.
 
+    ``turn_settled`` hears, once, the set-up whose quarter turn the game settled (a
+    calibration that could not: see ``CameraSetup.turn_unsettled``), to keep it.
     Returns the number of observation lines written.
     """
-    watcher: BoardWatcher | None = setup and BoardWatcher(
-        setup.reader(), options.stable, options.keepalive
+    watcher: BoardWatcher | None = setup and BoardWatcher.on_setup(
+        setup, options.stable, options.keepalive
     )
     written = 0
     frames = 0
@@ -80,8 +83,12 @@ def watch(
                 obs = watcher.feed(frame.t, frame.image)
                 for msg in watcher.stats.messages[before:]:
                     log(msg)
-                if obs is not None:
-                    out.write(obs.to_json() + "\n")
+                if watcher.turn_settled and setup is not None and setup.turn_unsettled:
+                    setup = watcher.settled_setup(setup)
+                    if turn_settled is not None:
+                        turn_settled(setup)
+                for line in [*watcher.take_late(), *([obs] if obs is not None else [])]:
+                    out.write(line.to_json() + "\n")
                     out.flush()
                     written += 1
                 if options.max_frames is not None and frames >= options.max_frames:
