@@ -124,11 +124,10 @@ def _largest(mask: np.ndarray) -> np.ndarray:
 def _border_hint(felt: np.ndarray) -> str:
     """The felt running into the picture's edges: a corner outside the picture, or,
     when it reaches two opposite edges, surroundings as green as the felt."""
-    edges = {"top": felt[0], "bottom": felt[-1], "left": felt[:, 0], "right": felt[:, -1]}
-    sides = [name for name, line in edges.items() if line.mean() > BORDER_FELT]
+    sides = [side for side in ("top", "bottom", "left", "right") if side in _edges_reached(felt)]
     if not sides:
         return ""
-    if {"top", "bottom"} <= set(sides) or {"left", "right"} <= set(sides):
+    if _across(set(sides)):
         return ("green reaches across the whole picture: if it is the table or the wall "
                 "behind, the board's outline cannot be told from it; put the board on a "
                 "surface of another colour or give its corners with --corners (if it is "
@@ -173,13 +172,13 @@ def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
     Each reason seen gets one sentence: corners of the board outside the picture,
     too little or too much light, a lamp's reflection, something over the board.
     """
-    out = []
-    h, w = image.shape[:2]
-    for name, (x, y) in zip(CORNER_NAMES, upright_order(corners_of(fit.setup.homography)),
-                            strict=True):
-        if not (0 <= x < w and 0 <= y < h):
-            out.append(f"the board's {name} corner is outside the picture: move or turn "
-                       "the camera (or zoom out) so that the whole board shows")
+    small = _small(image)
+    felt = np.zeros((1, 1), bool) if small is None else _felt(small)[1]
+    out = [f"the board's {name} corner is outside the picture: move or turn the camera "
+           "(or zoom out) so that the whole board shows"
+           for name in _corners_outside(image, fit, felt)]
+    if _across(_edges_reached(felt)):  # green all round: the corners cannot be told
+        out.append(_border_hint(felt))
     felt = float(np.median(fit.reading.felt_grey))
     hint = _light_hint(image)
     if hint:
@@ -206,6 +205,37 @@ def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
         # a grid that a reflection threw off reads no glare where the reflection is
         out += _picture_causes(image, borders=False)
     return out
+
+
+def _corners_outside(image: np.ndarray, fit: StartFit, felt: np.ndarray) -> list[str]:
+    """The grid's corners that lie outside the picture, where the ``felt`` (at
+    ``SMALL_WIDTH``) runs into the picture's edge past which the corner lies: a grid
+    refused for a wrong guess can hang past edges the board itself stays clear of,
+    and sending the user to move the camera for those would mislead. None when green
+    runs across the whole picture: the felt cannot tell the board's edges then."""
+    reached = _edges_reached(felt)
+    if _across(reached):
+        return []
+    h, w = image.shape[:2]
+    out = []
+    for name, (x, y) in zip(CORNER_NAMES, upright_order(corners_of(fit.setup.homography)),
+                            strict=True):
+        beyond = {side for side, past in (("left", x < 0), ("right", x >= w), ("top", y < 0),
+                                          ("bottom", y >= h)) if past}
+        if beyond & reached:
+            out.append(name)
+    return out
+
+
+def _across(sides: set[str]) -> bool:
+    """Felt reaching two opposite edges: green surroundings, or a board filling the view."""
+    return {"top", "bottom"} <= sides or {"left", "right"} <= sides
+
+
+def _edges_reached(felt: np.ndarray) -> set[str]:
+    """The picture's edges the felt runs into."""
+    edges = {"top": felt[0], "bottom": felt[-1], "left": felt[:, 0], "right": felt[:, -1]}
+    return {name for name, line in edges.items() if line.mean() > BORDER_FELT}
 
 
 def too_dim(image: np.ndarray, fit: StartFit) -> bool:

@@ -101,6 +101,24 @@ def test_squares_outside_the_picture_say_so_and_calibration_names_the_corner():
     assert "lower-right corner is outside the picture" in advice
 
 
+def test_a_wrong_grid_past_the_picture_does_not_send_the_user_to_move_the_camera():
+    """A refused grid hanging past the picture's edge where the board itself stays
+    clear of it names no corner; green all round says the outline cannot be told."""
+    r = render(START_BOARD, Scene(board_fraction=0.6, offset=(0.5, 0.0)), seed=2)
+    h, w = r.image.shape[:2]
+    corners = np.asarray(r.corners, float)
+    assert corners[:, 0].max() < w - 20  # the board stays clear of the right edge
+    wide = corners.copy()
+    wide[[1, 2], 0] += w  # the grid's right-hand corners past it
+    fit = fit_start_position(auto_setup(r.image, corners=wide), r.image, a1_fixed=True)
+    assert fit.mismatches
+    advice = " ".join(what_to_change(r.image, fit))
+    assert "outside the picture" not in advice
+    green = r.image.copy()
+    green[:] = (40, 140, 40)  # green to every edge: the table as green as the felt
+    assert "green reaches across the whole picture" in " ".join(what_to_change(green, fit))
+
+
 def test_calibration_in_the_dark_says_too_dark():
     dark = render(START_BOARD, Scene(light=0.1, noise=0.01), seed=1).image
     try:
