@@ -13,14 +13,16 @@ def test_the_end_to_end_refusals_come_first_and_the_split_adds_up() -> None:
     tally.add("1/2", refused=True, found=True, misplaced=False, dark=True, glare=True)
     tally.add("1/3", refused=True, found=True, misplaced=False, dark=False, glare=False)
     tally.add("1/4", refused=False, found=True, misplaced=True, dark=False, glare=False)
-    tally.add("1/5", refused=False, found=True, misplaced=False, dark=False, glare=False)
-    first, split, names = tally.lines("own")
+    tally.add("1/5", refused=False, found=True, misplaced=False, dark=False, glare=False,
+              small=True)
+    first, split, sizes, names = tally.lines("own")
     assert "refused in 4 of 6 scenes (66.7%; 1 of them no board found)" in first
     assert "more than 0.5 square off: 1" in first
     # the dark-and-glare scene is taken out once: 3 scenes remain, 1 of them refused
     assert "darker than 30 of 255 2 of 2" in split
     assert "reflection drawn 2 of 2" in split
     assert "neither 1 of 3 (33.3%)" in split
+    assert "width 0 of 1 (0.0%); larger 4 of 5 (80.0%)" in sizes
     assert names.endswith("1/0, 1/1, 1/2, 1/3")
 
 

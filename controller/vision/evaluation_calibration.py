@@ -8,12 +8,16 @@ truth and the picture, never on what the reader saw: a picture darker than
 ``DARK`` (where even a person squints), and a scene the renderer drew with a lamp's
 saturated reflection on the board, which can hide start discs from a person too. A
 grid taken more than half a square off the truth is counted too: a calibration
-accepted in the wrong place fails its user later, in play.
+accepted in the wrong place fails its user later, in play. The board's size is
+counted too: a board under a fifth of the picture's width leaves a square a dozen
+pixels or so, too few for the printed lines and the discs' rims to show in blur.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from calibration.advice import DARK
 from controller.vision.cv import cv2
@@ -21,6 +25,8 @@ from controller.vision.evaluation import fit_on_picture, grid_error, own_scenes,
 
 #: A grid whose corner lies this many squares or more from the truth is misplaced.
 OFF = 0.5
+#: A board whose side (mean of the four) is under this share of the picture's width.
+SMALL_BOARD = 0.2
 
 
 @dataclass
@@ -38,10 +44,12 @@ class CalibrationTally:
     glare_refused: int = 0
     both: int = 0  # dark and glare: counted once when neither is taken out
     both_refused: int = 0
+    small: int = 0  # the board under SMALL_BOARD of the picture's width
+    small_refused: int = 0
     refusals: list[str] = field(default_factory=list)
 
     def add(self, name: str, refused: bool, found: bool, misplaced: bool, dark: bool,
-            glare: bool) -> None:
+            glare: bool, small: bool = False) -> None:
         self.scenes += 1
         self.refused += refused
         self.not_found += not found
@@ -52,6 +60,8 @@ class CalibrationTally:
         self.glare_refused += glare and refused
         self.both += dark and glare
         self.both_refused += dark and glare and refused
+        self.small += small
+        self.small_refused += small and refused
         if refused:
             self.refusals.append(name)
 
@@ -67,6 +77,10 @@ class CalibrationTally:
             f"{self.dark_refused} of {self.dark}; a lamp's saturated reflection drawn "
             f"{self.glare_refused} of {self.glare}; neither {seen_refused} of {seen} "
             f"({_pct(seen_refused, seen)})",
+            f"     beside it, by the board's size: under {SMALL_BOARD:g} of the picture's width "
+            f"{self.small_refused} of {self.small} ({_pct(self.small_refused, self.small)}); "
+            f"larger {self.refused - self.small_refused} of {self.scenes - self.small} "
+            f"({_pct(self.refused - self.small_refused, self.scenes - self.small)})",
             f"     refused: {', '.join(self.refusals) or 'none'}",
         ]
 
@@ -87,5 +101,8 @@ def evaluate_calibration(n: int, seeds: list[int]) -> CalibrationTally:
             off = fit is not None and grid_error(fit.setup.homography, start.corners) > OFF
             dark = float(cv2.cvtColor(start.image, cv2.COLOR_BGR2GRAY).mean()) < DARK
             glare = bool(own.scene.glare)
-            tally.add(f"{seed}/{i}", refused, fit is not None, off, dark, glare)
+            corners = np.asarray(start.corners, dtype=np.float64)
+            side = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).mean())
+            small = side < SMALL_BOARD * start.image.shape[1]
+            tally.add(f"{seed}/{i}", refused, fit is not None, off, dark, glare, small)
     return tally
