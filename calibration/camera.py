@@ -77,7 +77,8 @@ def save_settled_turn(path: str | Path, setup: CameraSetup) -> None:
     if not isinstance(d, dict) or "homography" not in d:
         raise CalibrationError(f"{p}: not a camera calibration or set-up file")
     kept = setup.to_dict()
-    d.update({k: kept[k] for k in ("homography", "disc_bias", "turn_unsettled")})
+    d.update({k: kept[k] for k in ("homography", "disc_bias", "turn_unsettled",
+                                   "doubtful_squares")})  # named as the turned board names them
     part = p.with_name(p.name + ".part")
     try:
         part.write_text(json.dumps(d, indent=2) + "\n", encoding="utf-8")
@@ -204,8 +205,9 @@ def calibrate_image(
         warnings.append(
             f"{_names(fit.overruled)} read as a disc by brightness, though the square "
             "looks empty to the learned model (a shadow's edge or a lamp's pool there): "
-            "left unread, and the grid and colours kept, but even out the light there or "
-            "it may misread in play"
+            "left unread, and the grid and colours kept; in play the learned model has the "
+            "last word there and the square reads ? when it is unsure, so even out the light "
+            "there for a board that reads in full"
         )
     if fit.faint:
         colour = "black" if START_BOARD[fit.faint[0]] == "X" else "white"

@@ -87,6 +87,52 @@ def test_the_reader_only_fills_squares_the_rules_left_unknown():
     assert changed > 0  # hard scenes leave the rules unsure somewhere
 
 
+def _pools(image: np.ndarray, h: np.ndarray, side: float, squares: list[str]) -> np.ndarray:
+    """``image`` with a soft pool of lamp light on each of ``squares`` (empty felt):
+    bright enough at its middle for the rules to take it for a white disc."""
+    from controller.squares import parse_square
+    from controller.vision.geometry import apply_homography
+
+    out = image.copy()
+    for name in squares:
+        i = parse_square(name)
+        x, y = apply_homography(h, np.array([[i % 8 + 0.5, i // 8 + 0.5]]))[0]
+        for radius, weight in ((0.38, 60 / 255), (0.3, 60 / 255), (0.2, 50 / 255)):
+            lit = out.copy()
+            cv2.circle(lit, (int(x), int(y)), int(radius * side), (255, 255, 255), -1)
+            out = cv2.addWeighted(lit, weight, out, 1 - weight, 0)
+    return out
+
+
+def test_squares_doubtful_since_calibration_read_no_phantom_disc_and_keep_real_ones():
+    """Calibration leaves unread an empty square whose felt the rules take for a disc
+    where the model sees felt; the set-up keeps it, and in play the model has the last
+    word there: the pool never reads as a disc, a real disc on such a square still does."""
+    from dataclasses import replace
+
+    from controller.squares import parse_square
+    from controller.vision.startfit import START_BOARD
+
+    r = render(START_BOARD, Scene(), seed=3)
+    setup = auto_setup(r.image, corners=r.corners)
+    side = float(np.linalg.norm(np.subtract(r.corners[1], r.corners[0]))) / 8
+    pooled = _pools(r.image, setup.homography, side, ["c3", "f6", "b7"])
+    c3, f6, d4 = (parse_square(n) for n in ("c3", "f6", "d4"))
+    plain = setup.reader().read(pooled)
+    assert plain.board[c3] in "Oo" and plain.board[f6] in "Oo"  # the phantoms
+    kept = replace(setup, doubtful=(c3, f6, d4))
+    doubting = kept.reader().read(pooled)
+    assert doubting.board[c3] in "-?" and doubting.board[f6] in "-?"
+    assert doubting.board[d4] == "O" == START_BOARD[d4]  # the disc really there
+    assert [doubting.board[i] for i in range(64) if i not in (c3, f6)] == [
+        plain.board[i] for i in range(64) if i not in (c3, f6)]
+    again = type(setup).from_dict(kept.to_dict())  # what the calibration file keeps
+    assert again.doubtful == (c3, f6, d4) and kept.to_dict()["doubtful_squares"] == [
+        "c3", "f6", "d4"]
+    with pytest.raises(ValueError, match="doubtful_squares"):
+        type(setup).from_dict(kept.to_dict() | {"doubtful_squares": ["k9"]})
+
+
 def test_without_its_file_the_reader_works_on_the_rules_alone(monkeypatch, tmp_path):
     monkeypatch.setattr(square_model, "MODEL_FILE", tmp_path / "missing.onnx")
     square_model.default_model.cache_clear()

@@ -36,6 +36,7 @@ from controller.vision.reading import (
     OCCLUDED,
     OUTSIDE,
     Reading,
+    unread,
 )
 from controller.vision.sampling import (
     CELL,
@@ -103,6 +104,7 @@ class SquareReader:
         layout: Layout | None = None,
         disc_bias: tuple[float, float] = (0.0, 0.0),
         learned: bool = True,
+        doubtful: tuple[int, ...] = (),
     ) -> None:
         self.homography = np.asarray(homography, dtype=np.float64)
         self.image_size = (int(image_size[0]), int(image_size[1]))
@@ -116,6 +118,12 @@ class SquareReader:
         # the learned second opinion for squares the rules leave '?' (None: rules only)
         self.square_model: SquareModel | None = default_model() if learned else None
         self._patches = patch_index(self.layout)
+        #: empty squares whose felt the rules took for a disc at calibration, where the
+        #: learned model saw felt (a shadow's edge, a lamp's pool that stays all game):
+        #: a disc the rules read there is left to the model, which names the square
+        #: when it is sure and leaves it ``?`` when not, rather than a phantom disc
+        #: misleading the arbiter every frame
+        self.doubtful = tuple(int(i) for i in doubtful)
 
     def with_model(self, model: ColourModel) -> SquareReader:
         """This reader's geometry (layout, disc bias, learned model or none) with
@@ -124,7 +132,7 @@ class SquareReader:
         return SquareReader(self.homography, self.image_size, model, self.layout.disc_height,
                             layout=self.layout,
                             disc_bias=(float(self.disc_bias[0]), float(self.disc_bias[1])),
-                            learned=self.square_model is not None)
+                            learned=self.square_model is not None, doubtful=self.doubtful)
 
     def warp(self, image: np.ndarray) -> np.ndarray:
         return warp_to_canvas(image, self.layout)
@@ -144,6 +152,9 @@ class SquareReader:
         look = self._first_look(canvas)
         reading = self._judge_greys(look.reading, look.tint)
         reading = self._resolve_uncentred(reading, look.felt, look.grey, look.flat, look.tint_ref)
+        if self.square_model is not None:
+            reading = unread(reading, [i for i in self.doubtful if reading.board[i] in "XOxo"],
+                             AMBIGUOUS)
         return second_opinion(reading, look.smoothed, look.foreign, self.layout, self._patches,
                               self.square_model)
 

@@ -3,7 +3,7 @@ the calibration and the watcher all pass between them, and why a square is ``?``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -45,3 +45,14 @@ class Reading:
     def unknown_for(self, reason: str) -> np.ndarray:
         """(64,) bools: the squares that read ``?`` for ``reason`` (one of REASONS)."""
         return np.array([why == reason for why in self.reasons or ("",) * 64])
+
+
+def unread(r: Reading, squares: list[int], reason: str) -> Reading:
+    """``r`` with ``squares`` read ``?`` for ``reason``."""
+    if not squares:
+        return r
+    board, conf = list(r.board), r.confidence.copy()
+    why = list(r.reasons) if r.reasons else [""] * 64
+    for i in squares:
+        board[i], conf[i], why[i] = "?", 0.0, reason
+    return replace(r, board="".join(board), confidence=conf, reasons=tuple(why))

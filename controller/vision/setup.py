@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from controller.squares import BoardStringError, parse_square, square_name
 from controller.vision.colour import ColourModel
 from controller.vision.reader import SquareReader
 
@@ -26,11 +27,15 @@ class CameraSetup:
     #: calibration could not tell which way round the board is up to a quarter turn:
     #: the game's first boards settle it (see :mod:`controller.vision.turn_in_play`)
     turn_unsettled: bool = False
+    #: empty squares whose felt the rules took for a disc at calibration (a shadow's
+    #: edge, a lamp's pool) where the learned model saw felt: in play the model has
+    #: the last word on them (see ``SquareReader.doubtful``)
+    doubtful: tuple[int, ...] = ()
 
     def reader(self) -> SquareReader:
         return SquareReader(
             self.homography, self.image_size, self.model, self.disc_height,
-            disc_bias=self.disc_bias,
+            disc_bias=self.disc_bias, doubtful=self.doubtful,
         )
 
     def to_dict(self) -> dict[str, object]:
@@ -42,6 +47,7 @@ class CameraSetup:
             "grid_score": float(self.grid_score),
             "disc_bias": [float(v) for v in self.disc_bias],
             "turn_unsettled": self.turn_unsettled,
+            "doubtful_squares": [square_name(i) for i in self.doubtful],
         }
 
     @classmethod
@@ -56,14 +62,18 @@ class CameraSetup:
             model = ColourModel.from_dict(d.get("colour_model", {}))
             bias = d.get("disc_bias", [0.0, 0.0])
             disc_bias = (float(bias[0]), float(bias[1]))
+            doubtful = tuple(parse_square(str(n)) for n in d.get("doubtful_squares", []))
             unsettled = d.get("turn_unsettled", False)
             if not isinstance(unsettled, bool):
                 raise ValueError("camera set-up: turn_unsettled must be true or false, "
                                  f"not {unsettled!r}")
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"camera set-up: missing or bad field ({exc})") from None
+        except BoardStringError as exc:
+            raise ValueError(f"camera set-up: doubtful_squares: {exc}") from None
         if w <= 0 or h <= 0:
             raise ValueError("camera set-up: image_size must be positive")
         return cls(
-            (w, h), hom, height, model, float(d.get("grid_score", 0.0)), disc_bias, unsettled
+            (w, h), hom, height, model, float(d.get("grid_score", 0.0)), disc_bias, unsettled,
+            doubtful,
         )

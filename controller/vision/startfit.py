@@ -114,6 +114,7 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     so unless the user fixed a1 it also settles which way round the board is: the
     diagonal whose discs are brighter holds the white ones.
     """
+    setup = replace(setup, doubtful=())  # this fit finds its own (see the end)
     reader = setup.reader()
     canvas = reader.warp(image)
     r = reader.read_canvas(canvas)
@@ -151,6 +152,7 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     contradicting = sorted(set(mismatches) | set(bare))
     mismatches = sorted(set(contradicting) | {i for name in short for i in EDGES[name]})
     unknown = [i for i in range(64) if r.board[i] == "?"]
+    setup = replace(setup, doubtful=tuple(overruled))  # kept: play reads them alike
     return StartFit(setup, r, mismatches, unknown, short, stray, unmeasured, overruled,
                     shifted, faint, contradicting=contradicting, bare=sorted(set(bare)))
 

@@ -10,13 +10,13 @@ as a second opinion where the rules' brightness test is known to be fooled.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from controller.position import START_BOARD
 from controller.vision.reader import SquareReader
-from controller.vision.reading import AMBIGUOUS, GLARE, Reading
+from controller.vision.reading import AMBIGUOUS, GLARE, Reading, unread
 from controller.vision.sampling import smoothed
 from controller.vision.square_model import CLASSES, patch_index, patches
 from controller.vision.squarestats import neighbourhood_mean
@@ -119,15 +119,6 @@ def _unread_for_glare(r: Reading, squares: list[int]) -> Reading:
     return unread(r, squares, GLARE)
 
 
-def unread(r: Reading, squares: list[int], reason: str) -> Reading:
-    """``r`` with ``squares`` read ``?`` for ``reason``."""
-    if not squares:
-        return r
-    board, conf = list(r.board), r.confidence.copy()
-    why = list(r.reasons) if r.reasons else [""] * 64
-    for i in squares:
-        board[i], conf[i], why[i] = "?", 0.0, reason
-    return replace(r, board="".join(board), confidence=conf, reasons=tuple(why))
 
 
 def contradictions(r: Reading, off_centre: list[int]) -> tuple[list[int], list[int]]:

@@ -90,7 +90,8 @@ class BoardWatcher:
         """``setup`` with the grid the game settled the turn on (see ``turn_settled``)."""
         bias = self.reader.disc_bias
         return replace(setup, homography=self.reader.homography.copy(),
-                       disc_bias=(float(bias[0]), float(bias[1])), turn_unsettled=False)
+                       disc_bias=(float(bias[0]), float(bias[1])), turn_unsettled=False,
+                       doubtful=self.reader.doubtful)
 
     def _motion(self, canvas: np.ndarray) -> np.ndarray:
         lay = self.reader.layout
@@ -186,7 +187,7 @@ class BoardWatcher:
         if float(np.abs(corners - before).max()) < REFIT_MOVED * side:
             return None
         self.reader = SquareReader(h, old.image_size, old.model, old.layout.disc_height,
-                                   disc_bias=tuple(old.disc_bias))
+                                   disc_bias=tuple(old.disc_bias), doubtful=old.doubtful)
         self.count[:] = 0
         self.corner_felt = None
         self.stats.messages.append(
@@ -271,9 +272,11 @@ class BoardWatcher:
                                  np.array([[4.0, 4.0], [4.0 + old.disc_bias[0],
                                                         4.0 + old.disc_bias[1]]]))
         bias = moved[1] - moved[0]
-        self.reader = SquareReader(h, old.image_size, old.model, old.layout.disc_height,
-                                   disc_bias=(float(bias[0]), float(bias[1])))
         was = quarter_turn_squares()
+        doubtful = tuple(i for i in range(64) if was[i] in old.doubtful)  # the same felt
+        self.reader = SquareReader(h, old.image_size, old.model, old.layout.disc_height,
+                                   disc_bias=(float(bias[0]), float(bias[1])),
+                                   doubtful=doubtful)
         self.candidate = self.candidate[was]
         self.count = self.count[was]
         self.reported = self.reported[was]
