@@ -173,12 +173,14 @@ def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
     too little or too much light, a lamp's reflection, something over the board.
     """
     small = _small(image)
-    felt = np.zeros((1, 1), bool) if small is None else _felt(small)[1]
-    out = [f"the board's {name} corner is outside the picture: move or turn the camera "
-           "(or zoom out) so that the whole board shows"
-           for name in _corners_outside(image, fit, felt)]
-    if _across(_edges_reached(felt)):  # green all round: the corners cannot be told
-        out.append(_border_hint(felt))
+    felt_mask = np.zeros((1, 1), bool) if small is None else _felt(small)[1]
+    reached = _edges_reached(felt_mask)
+    if _across(reached):  # green all round: the corners cannot be told
+        out = [_border_hint(felt_mask)]
+    else:
+        out = [f"the board's {name} corner is outside the picture: move or turn the camera "
+               "(or zoom out) so that the whole board shows"
+               for name in _corners_outside(image, fit, reached)]
     felt = float(np.median(fit.reading.felt_grey))
     hint = _light_hint(image)
     if hint:
@@ -207,15 +209,11 @@ def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
     return out
 
 
-def _corners_outside(image: np.ndarray, fit: StartFit, felt: np.ndarray) -> list[str]:
-    """The grid's corners that lie outside the picture, where the ``felt`` (at
-    ``SMALL_WIDTH``) runs into the picture's edge past which the corner lies: a grid
-    refused for a wrong guess can hang past edges the board itself stays clear of,
-    and sending the user to move the camera for those would mislead. None when green
-    runs across the whole picture: the felt cannot tell the board's edges then."""
-    reached = _edges_reached(felt)
-    if _across(reached):
-        return []
+def _corners_outside(image: np.ndarray, fit: StartFit, reached: set[str]) -> list[str]:
+    """The grid's corners that lie outside the picture, where the felt runs into the
+    picture's edge past which the corner lies (``reached``): a grid refused for a
+    wrong guess can hang past edges the board itself stays clear of, and sending the
+    user to move the camera for those would mislead."""
     h, w = image.shape[:2]
     out = []
     for name, (x, y) in zip(CORNER_NAMES, upright_order(corners_of(fit.setup.homography)),

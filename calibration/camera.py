@@ -147,6 +147,7 @@ def calibrate_image(
     settled = None if fixed or fit.mismatches else settle_turn(fit, image)
     if settled is not None:
         fit = settled.fit
+    unsettled = settled is not None and settled.by == UNSETTLED
     warnings = []
     if fit.mismatches:
         warnings.append(
@@ -259,7 +260,7 @@ def calibrate_image(
             "calibration picture (a quarter turn off would put every move on the wrong "
             "square), or pass --a1 with the corner where a1 is"
         )
-    elif settled is not None and settled.by == UNSETTLED:
+    elif unsettled:
         warnings.append(
             "none of the four start discs could be read, so the picture does not show which "
             f"way round the board is: a1 was put at the {a1_place(fit.setup.homography)} "
@@ -273,7 +274,6 @@ def calibrate_image(
             f"a1 was taken to be the {a1_place(fit.setup.homography)} corner of the image "
             "(the start position fixes it only up to half a turn); pass --a1 to choose"
         )
-    unsettled = settled is not None and settled.by == UNSETTLED
     cal = CameraCalibration(
         setup=replace(fit.setup, turn_unsettled=unsettled), source=source,
         start_position_ok=not fit.mismatches,

@@ -134,6 +134,17 @@ class SquareReader:
                             disc_bias=(float(self.disc_bias[0]), float(self.disc_bias[1])),
                             learned=self.square_model is not None, doubtful=self.doubtful)
 
+    def on_grid(self, homography: np.ndarray, disc_bias: tuple[float, float] | None = None,
+                doubtful: tuple[int, ...] | None = None) -> SquareReader:
+        """This reader (colour model, disc height, learned model) laid on another grid:
+        the board or the camera moved, or the grid was turned; the discs' offset and
+        the doubtful squares follow the new labels where given, else stay."""
+        bias = self.disc_bias if disc_bias is None else disc_bias
+        return SquareReader(homography, self.image_size, self.model, self.layout.disc_height,
+                            disc_bias=(float(bias[0]), float(bias[1])),
+                            learned=self.square_model is not None,
+                            doubtful=self.doubtful if doubtful is None else doubtful)
+
     def warp(self, image: np.ndarray) -> np.ndarray:
         return warp_to_canvas(image, self.layout)
 

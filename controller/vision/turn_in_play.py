@@ -97,21 +97,19 @@ def turned_board(board: str) -> str:
     return "".join(board[int(k)] for k in quarter_turn_squares())
 
 
-def _misfits(board: str, reach: int) -> np.ndarray:
-    """For each opening position ``reach`` moves or fewer from the start, the squares
-    read (not ``?``) on which ``board`` differs from it (a disc's colour whether
-    centred or not); inf for those further."""
+def _misfits(board: str) -> np.ndarray:
+    """For each opening position, the squares read (not ``?``) on which ``board``
+    differs from it (a disc's colour whether centred or not)."""
     chars = np.array(list(board.upper()), dtype="<U1")
     known = chars != "?"
-    openings, plies = _openings()
-    wrong = (openings[:, known] != chars[known]).sum(axis=1).astype(float)
-    return np.where(plies <= reach, wrong, np.inf)
+    openings, _ = _openings()
+    return (openings[:, known] != chars[known]).sum(axis=1).astype(float)
 
 
-def contradictions(board: str, reach: int = PLIES) -> int:
-    """Squares on which ``board`` contradicts the opening position, ``reach`` moves or
-    fewer from the start, it is most like."""
-    return int(_misfits(board, reach).min())
+def _within(misfits: np.ndarray, reach: int) -> np.ndarray:
+    """``misfits`` of the positions ``reach`` moves or fewer from the start; inf for
+    those further."""
+    return np.where(_openings()[1] <= reach, misfits, np.inf)
 
 
 def judge_turn(board: str, last_ply: int = PLIES) -> TurnVerdict:
@@ -124,21 +122,22 @@ def judge_turn(board: str, last_ply: int = PLIES) -> TurnVerdict:
     contradicting it (a disc misread for many frames under a reflection), and that
     turn is taken when the other contradicts every opening position on
     ``CONTRADICTIONS`` squares more."""
-    turned = turned_board(board)
+    misfit_here, misfit_there = _misfits(board), _misfits(turned_board(board))
+    anywhere_here, anywhere_there = int(misfit_here.min()), int(misfit_there.min())
     reach = min(last_ply + 1, PLIES)
-    if min(contradictions(board, reach), contradictions(turned, reach)):
+    if min(_within(misfit_here, reach).min(), _within(misfit_there, reach).min()):
         reach = PLIES
-    as_read, other = _misfits(board, reach), _misfits(turned, reach)
+    as_read, other = _within(misfit_here, reach), _within(misfit_there, reach)
     here, there = int(as_read.min()), int(other.min())
     ply = _fewest_plies(as_read) if here <= SLACK else None
-    if ply is not None and contradictions(turned) >= here + CONTRADICTIONS:
+    if ply is not None and anywhere_there >= here + CONTRADICTIONS:
         return TurnVerdict(KEEP, ply=ply)
-    if there <= SLACK and contradictions(board) >= there + CONTRADICTIONS:
+    if there <= SLACK and anywhere_here >= there + CONTRADICTIONS:
         return TurnVerdict(QUARTER, ply=_fewest_plies(other))
     if there <= SLACK and there < here:
         return TurnVerdict(hold=True, other_fits=True)
     discs = sum(c in "XO" for c in board.upper())
-    past = min(contradictions(board), contradictions(turned)) > SLACK and discs > 4 + PLIES
+    past = min(anywhere_here, anywhere_there) > SLACK and discs > 4 + PLIES
     return TurnVerdict(given_up=past, ply=ply, other_fits=there <= SLACK and there <= here)
 
 

@@ -186,8 +186,7 @@ class BoardWatcher:
         side = float(np.linalg.norm(before[1] - before[0])) / 8
         if float(np.abs(corners - before).max()) < REFIT_MOVED * side:
             return None
-        self.reader = SquareReader(h, old.image_size, old.model, old.layout.disc_height,
-                                   disc_bias=tuple(old.disc_bias), doubtful=old.doubtful)
+        self.reader = old.on_grid(h)
         self.count[:] = 0
         self.corner_felt = None
         self.stats.messages.append(
@@ -274,9 +273,7 @@ class BoardWatcher:
         bias = moved[1] - moved[0]
         was = quarter_turn_squares()
         doubtful = tuple(i for i in range(64) if was[i] in old.doubtful)  # the same felt
-        self.reader = SquareReader(h, old.image_size, old.model, old.layout.disc_height,
-                                   disc_bias=(float(bias[0]), float(bias[1])),
-                                   doubtful=doubtful)
+        self.reader = old.on_grid(h, (float(bias[0]), float(bias[1])), doubtful)
         self.candidate = self.candidate[was]
         self.count = self.count[was]
         self.reported = self.reported[was]
