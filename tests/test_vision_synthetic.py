@@ -22,8 +22,8 @@ from controller.vision.evaluation import (
 )
 from controller.vision.finder import BoardNotFound, find_board
 from controller.vision.pipeline import auto_setup, recognize
-from controller.vision.reader import SHIFT_DOUBT, SHIFT_THRESHOLD, SquareReader
 from controller.vision.startfit import START_BOARD, fit_start_position
+from controller.vision.uncentred import SHIFT_DOUBT, SHIFT_THRESHOLD, too_close
 
 
 def test_clean_renders_are_read_without_error():
@@ -145,7 +145,6 @@ def test_a_corrupt_image_gives_a_clear_error(tmp_path, capsys):
 
 
 def test_placed_or_shifted_is_left_open_only_within_the_frames_locating_noise():
-    too_close = SquareReader._too_close
     line = SHIFT_THRESHOLD
     # a frame that puts its placed discs 0.01 off: 0.02 from the line is decided
     assert not too_close(line + 0.02, 0.01) and not too_close(line - 0.02, 0.01)
