@@ -55,6 +55,15 @@ class CameraCalibration:
         }
 
 
+def refused_note(path: str | Path) -> str:
+    """What a game read with a refused calibration (kept with ``--keep-refused``, or
+    written before refusals were kept out) should be told: its grid or colours may
+    be wrong, and nothing in play can tell."""
+    return (f"{path} was refused when it was made (the start position did not read on "
+            "it): squares may read wrong all game. Look at its picture, and calibrate "
+            "again unless the grid and discs there are right")
+
+
 def save_calibration(path: str | Path, cal: CameraCalibration) -> None:
     p = Path(path)
     try:

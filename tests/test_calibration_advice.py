@@ -121,3 +121,41 @@ def test_the_calibration_error_carries_the_advice(monkeypatch):
         calibrate_image(_board_on_table())
     assert str(error.value) == ("a green area was found but no board grid on it; "
                                 + NO_CAUSE_SEEN)
+
+
+def test_a_refused_calibration_keeps_the_old_file_unless_asked(tmp_path, capsys):
+    """A refusal must not replace a good calibration, nor pass for one: the command
+    fails and says so; ``--keep-refused`` writes it marked, and watch then warns."""
+    from calibration.camera import CameraCalibration, load_calibration, save_calibration
+    from controller import cli
+    from controller.vision.cv import write_image
+    from controller.vision.setup import CameraSetup
+
+    board = "X" + START_BOARD[1:7] + "O" + START_BOARD[8:63] + "O"  # discs on a1, h1, h8
+    r = render(board, Scene(tilt_deg=10), seed=4)
+    write_image(tmp_path / "start.png", r.image)
+    corners = [f"{x:.1f},{y:.1f}" for x, y in r.corners]
+    out = tmp_path / "cal.json"
+    good = CameraCalibration(CameraSetup((640, 480), np.eye(3)), start_position_ok=True)
+    save_calibration(out, good)
+    before = out.read_text()
+    args = ["calibrate", "camera", "--image", str(tmp_path / "start.png"), "--corners",
+            *corners, "--out", str(out)]
+    assert cli.main(args) == 1
+    said = capsys.readouterr().err
+    assert f"calibration refused: {out} left as it was" in said and "--corners" in said
+    assert out.read_text() == before and (tmp_path / "cal.png").stat().st_size > 1000
+
+    fresh = tmp_path / "none.json"
+    assert cli.main([*args[:-1], str(fresh)]) == 1
+    assert "not written" in capsys.readouterr().err and not fresh.exists()
+
+    assert cli.main([*args, "--keep-refused"]) == 0
+    assert not load_calibration(out).start_position_ok
+    capsys.readouterr()
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    write_image(frames / "0.png", r.image)
+    cli.main(["watch", "--images", str(frames), "--calibration", str(out),
+              "--out", str(tmp_path / "w.jsonl")])
+    assert f"{out} was refused when it was made" in capsys.readouterr().err

@@ -100,3 +100,18 @@ def test_service_reads_a_game_from_camera_video(tmp_path, monkeypatch, quarter_o
     kept = CameraSetup.from_dict(json.loads(setup_file.read_text()))
     assert not kept.turn_unsettled
     assert np.allclose(kept.homography, renders[0].homography)
+
+
+@pytest.mark.parametrize("ok", [True, False])
+def test_the_service_warns_when_its_calibration_was_refused(tmp_path, caplog, ok):
+    from calibration.camera import CameraCalibration, save_calibration
+
+    path = tmp_path / "camera.json"
+    setup = CameraSetup((400, 300), np.array([[40.0, 0, 20], [0, 30, 15], [0, 0, 1]]))
+    save_calibration(path, CameraCalibration(setup, start_position_ok=ok))
+    source = CameraSource("0", 10, str(path))
+    with caplog.at_level("WARNING", logger="kaeshi.service"):
+        watcher = source._watcher(np.zeros((300, 400, 3), np.uint8))
+    assert np.allclose(watcher.reader.homography, setup.homography)
+    refused = [r for r in caplog.records if "was refused when it was made" in r.message]
+    assert len(refused) == (0 if ok else 1)

@@ -36,6 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="calibration file to write (default camera-calibration.json)")
     p.add_argument("--picture", type=Path, default=None,
                    help="annotated PNG to write (default: --out with .png)")
+    p.add_argument("--keep-refused", action="store_true",
+                   help="write the calibration even when it is refused (marked "
+                   "start_position_ok: false; watch and the service warn when they use "
+                   "it): for a picture that shows the grid right and a disc misread")
     p.set_defaults(func=run)
 
 
@@ -96,9 +100,13 @@ def run(args: argparse.Namespace) -> int:
         source = "Pi camera" if args.picamera else f"camera {args.camera or 0}"
     result = calibrate_image(image, corners=corners, a1=args.a1, source=source,
                              searching=lambda note: print(f"note: {note}", file=sys.stderr))
-    save_calibration(args.out, result.calibration)
-    picture = args.picture or args.out.with_suffix(".png")
     fit = result.fit
+    # a refused calibration must not replace a good one, nor pass for one unnoticed
+    kept = not fit.mismatches or args.keep_refused
+    existed = args.out.exists()
+    if kept:
+        save_calibration(args.out, result.calibration)
+    picture = args.picture or args.out.with_suffix(".png")
     reading = fit.reading
     if fit.mismatches:
         title = f"refused: {len(fit.mismatches)} squares differ from the start position"
@@ -115,5 +123,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {w}", file=sys.stderr)
     for r in range(8):
         print(reading.board[r * 8 : r * 8 + 8])
-    print(f"calibration written to {args.out}; picture in {picture}")
-    return 0
+    if kept:
+        print(f"calibration written to {args.out}; picture in {picture}")
+        return 0
+    print(f"calibration refused: {args.out} "
+          + ("left as it was" if existed else "not written")
+          + f"; picture in {picture}. Do what the warnings say and calibrate again; if the "
+          "outline in the picture is not the board's, give the playing area's corners with "
+          "--corners (or, if only a disc misread, keep it with --keep-refused).",
+          file=sys.stderr)
+    return 1

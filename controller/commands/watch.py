@@ -59,16 +59,20 @@ def keep_turn(path: str, setup: CameraSetup, log: Callable[[str], None]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration.camera import load_calibration
+    from calibration.camera import load_calibration, refused_note
     from controller.vision.capture import open_source
     from controller.vision.watchloop import WatchOptions, watch
 
     if args.stable < 1:
         raise ValueError("--stable must be at least 1")
-    setup = load_calibration(args.calibration).setup if args.calibration else None
+    cal = load_calibration(args.calibration) if args.calibration else None
+    setup = cal.setup if cal is not None else None
 
     def log(msg: str) -> None:
         print(f"kaeshi watch: {msg}", file=sys.stderr, flush=True)
+
+    if cal is not None and not cal.start_position_ok:
+        log(f"warning: {refused_note(args.calibration)}")
 
     def source() -> object:
         return open_source(camera=args.camera, video=args.video, images=args.images,

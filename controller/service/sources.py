@@ -241,6 +241,7 @@ class CameraSource:
         import json
         from pathlib import Path
 
+        from calibration.camera import FORMAT, refused_note
         from controller.vision.pipeline import auto_setup
         from controller.vision.setup import CameraSetup
         from controller.vision.watcher import BoardWatcher
@@ -251,6 +252,9 @@ class CameraSource:
                 setup = CameraSetup.from_dict(data)
             except (OSError, ValueError) as exc:
                 raise ValueError(f"camera set-up {self.setup_path}: {exc}") from None
+            # a bare set-up carries no verdict; a calibration file does
+            if data.get("format") == FORMAT and not data.get("start_position_ok", False):
+                log.warning("%s", refused_note(self.setup_path))
             self._setup = setup
         else:
             setup = auto_setup(image)
