@@ -190,7 +190,7 @@ def _placings(monkeypatch) -> list[bool]:
 
 @pytest.mark.parametrize(("seed", "number", "placings"), [
     # the likeliest, moved all the way, strays; moved coarsely, it reads it
-    (17, 34, [False, True]),
+    (135, 74, [False, True]),
     # the likeliest reads it neither way; the next, moved coarsely, reads it (and
     # moved all the way, does not)
     (13, 131, [False, False, True, False]),

@@ -149,3 +149,26 @@ def test_the_start_discs_beside_a_reflection_place_the_board_when_the_grids_offe
     # taken for its four discs read in place, on squares the model is sure of
     assert len(fit.unknown) > startsearch.MAX_UNREAD and fit.mismatches == []
     assert corner_error(fit.setup, start.corners) < 0.1
+
+
+def test_of_grids_alike_the_one_likest_the_start_position_is_moved(start, monkeypatch):
+    """A guess a fifth of a square from a grid already tried can look far more like
+    the start position; it must stand for the two, not be dropped as the same."""
+    from controller.vision.evaluation import grid_error
+    from controller.vision.geometry import corners_of
+    from controller.vision.square_model import default_model
+
+    tried_grid = moved_by_squares(start.homography, 0.2, 0)
+    made: list = []
+    tried = [startsearch._fit(start.image, tried_grid, _to_truth(start), made)]
+    # the guess: the board's own outline, its corners in the tried grid's order
+    monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [corners_of(
+        aligned_grid(start.homography, corners_of(tried_grid)))])
+    monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
+    monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args: h)
+    monkeypatch.setattr(startsearch, "refine_on_grid", lambda image, h: (h, 0.0))
+    monkeypatch.setattr(startsearch, "start_likelihood",
+                        lambda image, h, *args: -grid_error(h, start.corners))
+    fit = startsearch._settled(start.image, tried, _to_truth(start), default_model(), made)
+    assert fit is not None and fit.mismatches == []
+    assert corner_error(fit.setup, start.corners) < 0.05

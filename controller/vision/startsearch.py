@@ -213,14 +213,14 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     among the six as it is, unmoved: in a dark room the felt outline's guess can be
     the board itself. A grid the search took before these were tried is taken
     the same; they only take one where the search used to find none."""
-    seen: list[np.ndarray] = []
-    grids = [(fit.setup.homography, len(fit.mismatches)) for fit in tried
-             if not seen_before(corners_of(fit.setup.homography), seen)]
+    grids = [(fit.setup.homography, len(fit.mismatches)) for fit in tried]
     guesses = outline_guesses(image) + lattice_outlines(image, doubled=True)
     fitted = len(grids)
-    grids += [(homography_from_corners(q), 0) for q in guesses if not seen_before(q, seen)]
+    grids += [(homography_from_corners(q), 0) for q in guesses]
     likeness = [start_likelihood(image, h, model, DISC_HEIGHT) - MISMATCH_COST * wrong
                 for h, wrong in grids]
+    # of grids alike, the likeliest stands for them all: a guess a fifth of a square
+    # from a tried grid can look far more like the start position than it does
     apart: list[np.ndarray] = []
     picked = [k for k in np.argsort(likeness)[::-1]
               if not seen_before(corners_of(grids[k][0]), apart, APART)][:SHORT_TRIES]
