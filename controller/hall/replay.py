@@ -45,9 +45,13 @@ class ReplayError(KaeshiError):
     """A board of the log never came through the sensor board."""
 
 
-def observations_via_hall(observations: Iterable[Observation], timeout: float = 5.0,
+def observations_via_hall(observations: Iterable[Observation], timeout: float = 30.0,
                           seed: int = 1) -> list[Observation]:
-    """The observations as the Hall driver receives them from the simulated board."""
+    """The observations as the Hall driver receives them from the simulated board.
+
+    ``timeout`` only bounds a failure: a board comes through in a fraction of a second
+    on an idle machine, but a busy one can slow the simulated board many times over.
+    """
     out: list[Observation] = []
     with SimBoard(seed=seed, step_us=REPLAY_STEP_US) as sim:
         with HallBoard(sim.port, rate_hz=REPLAY_RATE_HZ) as board:
