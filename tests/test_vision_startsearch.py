@@ -172,3 +172,15 @@ def test_of_grids_alike_the_one_likest_the_start_position_is_moved(start, monkey
     fit = startsearch._settled(start.image, tried, _to_truth(start), default_model(), made)
     assert fit is not None and fit.mismatches == []
     assert corner_error(fit.setup, start.corners) < 0.05
+
+
+def test_the_likeliest_place_gets_a_second_grid_not_alike_the_first(start):
+    h = start.homography
+    grids = [(h, 0), (moved_by_squares(h, 0.1, 0), 0), (moved_by_squares(h, 2, 0), 0),
+             (moved_by_squares(h, 0, 0.4), 0), (moved_by_squares(h, 0.5, 0.3), 0)]
+    ranked = [0, 1, 2, 3, 4]  # likeliest first
+    # 1 is the first pick's own grid a tenth of a square over; 2 is another place
+    assert startsearch._second_try(grids, ranked, [0, 2]) == [3]
+    assert startsearch._second_try(grids, [0, 1, 2, 4, 3], [0, 2]) == [4]
+    assert startsearch._second_try(grids[:3], ranked[:3], [0, 2]) == []
+    assert startsearch._second_try(grids, ranked, []) == []

@@ -206,11 +206,12 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     Before it is moved, a grid a square off at one corner looks hardly more like
     the start position than one four squares off; moved a little, it looks far
     more. So the ``SHORT_TRIES`` most like it (contradicting it least), a square
-    apart, are moved coarsely first, and the ``SETTLE_TRIES`` most like it then are
-    moved all the way. When none of those is taken, each grid moved coarsely is
-    fitted in turn, likeliest first (one taken is moved all the way too, unless it
-    was above, and that one kept if it is taken as well); failing that, each guess
-    among the six as it is, unmoved: in a dark room the felt outline's guess can be
+    apart, and a second grid at the likeliest place (:func:`_second_try`), are moved
+    coarsely first, and the ``SETTLE_TRIES`` most like it then are moved all the
+    way. When none of those is taken, each grid moved coarsely is fitted in turn,
+    likeliest first (one taken is moved all the way too, unless it was above, and
+    that one kept if it is taken as well); failing that, each guess among those
+    moved, as it is, unmoved: in a dark room the felt outline's guess can be
     the board itself. A grid the search took before these were tried is taken
     the same; they only take one where the search used to find none."""
     grids = [(fit.setup.homography, len(fit.mismatches)) for fit in tried]
@@ -219,11 +220,11 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     grids += [(homography_from_corners(q), 0) for q in guesses]
     likeness = [start_likelihood(image, h, model, DISC_HEIGHT) - MISMATCH_COST * wrong
                 for h, wrong in grids]
-    # of grids alike, the likeliest stands for them all: a guess a fifth of a square
-    # from a tried grid can look far more like the start position than it does
+    ranked = [int(k) for k in np.argsort(likeness)[::-1]]
     apart: list[np.ndarray] = []
-    picked = [k for k in np.argsort(likeness)[::-1]
+    picked = [k for k in ranked
               if not seen_before(corners_of(grids[k][0]), apart, APART)][:SHORT_TRIES]
+    picked[1:1] = _second_try(grids, ranked, picked)
     moved = [settle_on_start(image, grids[k][0], model, DISC_HEIGHT, SHORT_LOOKS, COARSE)
              for k in picked]
     likeness = [start_likelihood(image, h, model, DISC_HEIGHT) for h in moved]
@@ -249,6 +250,28 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
         if k >= fitted and not unmoved and (fit := _placed(image, grids[k][0], orient, made)):
             return fit
     return None
+
+
+def _second_try(grids: list[tuple[np.ndarray, int]], ranked: list[int],
+                picked: list[int]) -> list[int]:
+    """The likeliest place's second grid to move: the likeliest other grid within a
+    square of the first pick but not alike it (a quarter square apart at some
+    corner), if any.
+
+    Unmoved, grids a third of a square off the board and on it look nearly as
+    like the start position, either one a little likelier; and a guess a fifth of a
+    square from a grid already tried can look far likelier than it. Moved, the one
+    on the board reads it and the other may not, so the likeliest place gets both."""
+    if not picked:
+        return []
+    first = corners_of(grids[picked[0]][0])
+    for k in ranked:
+        corners = corners_of(grids[k][0])
+        if k in picked or seen_before(corners, [first]):  # the same grid as the first
+            continue
+        if seen_before(corners, [first], APART):
+            return [k]
+    return []
 
 
 def _on_start_discs(image: np.ndarray, orient: Orient | None, model: SquareModel,
