@@ -55,6 +55,36 @@ class CameraCalibration:
         }
 
 
+def _mismatch_advice(fit: StartFit) -> list[str]:
+    """What to do when every contradiction is of one kind, which no grid fault
+    explains: discs where the start has none, start discs read empty beside a
+    reflection, or start discs read in the other colour."""
+    board, wrong = fit.reading.board, fit.mismatches
+    lit = next_to_glare(fit.reading)
+    extra = [i for i in wrong if START_BOARD[i] == "-" and board[i] in "XOxo"]
+    if extra and len(extra) == len(wrong):  # only discs too many: no grid fault
+        return [f"{_names(extra)} read as a disc where the start position has none: take "
+                "any disc off, or move the lamp if its light falls there"]
+    missing = [i for i in wrong if i in START_DISCS and board[i] == "-"]
+    if missing and len(missing) == len(wrong) and lit[missing].all():
+        # a reflection's halo can pale a black disc to the felt's shade
+        return [f"{_names(missing)} read empty next to a lamp's reflection, though the start "
+                "position has a disc there: if the disc is there, move the lamp off it and "
+                "calibrate again"]
+    swapped = [i for i in wrong if START_BOARD[i] in "XO" and board[i] in "XOxo"]
+    if swapped and len(swapped) == len(wrong):
+        said = ", ".join(f"{square_name(i)} {'black' if board[i] in 'Xx' else 'white'}"
+                         for i in swapped)
+        why = ("a lamp's reflection beside it lights the felt round a disc far more than "
+               "the disc, so a white disc can look dark: move the lamp off the middle of "
+               "the board and calibrate again" if lit[swapped].all() else
+               "if the discs lie that way, turn them over; else light the board evenly "
+               "and calibrate again")
+        return [f"read {said}, the other colour than the start position has there (white "
+                f"d4, e5; black e4, d5): {why}"]
+    return []
+
+
 def refused_note(path: str | Path) -> str:
     """What a game read with a refused calibration (kept with ``--keep-refused``, or
     written before refusals were kept out) should be told: its grid or colours may
@@ -165,20 +195,7 @@ def calibrate_image(
             f"start position ({_names(fit.mismatches)}). Set up the start position (white d4, e5; "
             "black e4, d5), check the picture, and calibrate again."
         )
-        extra = [i for i in fit.mismatches if fit.reading.board[i] in "XOxo"]
-        if extra and len(extra) == len(fit.mismatches):  # only discs too many: no grid fault
-            warnings.append(
-                f"{_names(extra)} read as a disc where the start position has none: take "
-                "any disc off, or move the lamp if its light falls there"
-            )
-        lit = next_to_glare(fit.reading)
-        missing = [i for i in fit.mismatches if i in START_DISCS and fit.reading.board[i] == "-"]
-        if missing and len(missing) == len(fit.mismatches) and lit[missing].all():
-            warnings.append(  # a reflection's halo can pale a black disc to the felt's shade
-                f"{_names(missing)} read empty next to a lamp's reflection, though the start "
-                "position has a disc there: if the disc is there, move the lamp off it and "
-                "calibrate again"
-            )
+        warnings += _mismatch_advice(fit)
     if fit.short_edges:
         warnings.append(
             "the felt goes on past the grid's " + " and ".join(fit.short_edges)

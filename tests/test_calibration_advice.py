@@ -159,3 +159,16 @@ def test_a_refused_calibration_keeps_the_old_file_unless_asked(tmp_path, capsys)
     cli.main(["watch", "--images", str(frames), "--calibration", str(out),
               "--out", str(tmp_path / "w.jsonl")])
     assert f"{out} was refused when it was made" in capsys.readouterr().err
+
+
+def test_a_start_disc_of_the_other_colour_is_named_as_such():
+    # d4 turned black: not a disc too many, as the message used to say
+    d4 = 3 * 8 + 3
+    board = START_BOARD[:d4] + "X" + START_BOARD[d4 + 1:]
+    r = render(board, Scene(tilt_deg=10), seed=4)
+    result = calibrate_image(r.image, corners=r.corners)
+    assert result.fit.mismatches == [d4]
+    assert not any("where the start position has none" in w for w in result.warnings)
+    assert any(w.startswith("read d4 black, the other colour than the start position has "
+                            "there") and "turn them over" in w for w in result.warnings), \
+        result.warnings
