@@ -117,7 +117,7 @@ def test_two_clock_parts_on_one_gpio_line_are_refused_at_the_key_given():
 
 
 def test_clock_wiring_comes_from_the_gpio_section():
-    from controller.service.app import clock_pins
+    from controller.service.outputs import clock_pins
 
     pins = clock_pins(parse_config("[gpio]\nblack_button = 23\nbuzzer = -1\n"))
     assert pins.black_button == 23 and pins.white_button == 27
