@@ -71,7 +71,9 @@ def _mismatch_advice(fit: StartFit) -> list[str]:
         return [f"{_names(missing)} read empty next to a lamp's reflection, though the start "
                 "position has a disc there: if the disc is there, move the lamp off it and "
                 "calibrate again"]
-    swapped = [i for i in wrong if START_BOARD[i] in "XO" and board[i] in "XOxo"]
+    # a start disc off its centre in its own colour can contradict too: not swapped
+    swapped = [i for i in wrong if START_BOARD[i] in "XO" and board[i].upper() in "XO"
+               and board[i].upper() != START_BOARD[i]]
     if swapped and len(swapped) == len(wrong):
         said = ", ".join(f"{square_name(i)} {'black' if board[i] in 'Xx' else 'white'}"
                          for i in swapped)

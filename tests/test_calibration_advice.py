@@ -172,3 +172,12 @@ def test_a_start_disc_of_the_other_colour_is_named_as_such():
     assert any(w.startswith("read d4 black, the other colour than the start position has "
                             "there") and "turn them over" in w for w in result.warnings), \
         result.warnings
+    # the same square read white but off its centre is no disc of the other colour
+    from dataclasses import replace
+
+    from calibration.camera import _mismatch_advice
+
+    fit = result.fit
+    aside = replace(fit, reading=replace(
+        fit.reading, board=fit.reading.board[:d4] + "o" + fit.reading.board[d4 + 1:]))
+    assert not any("the other colour" in w for w in _mismatch_advice(aside))
