@@ -42,7 +42,14 @@ class CameraCalibration:
     setup: CameraSetup
     source: str = ""
     created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-    start_position_ok: bool = False
+    #: None: a bare set-up (``CameraSetup.to_dict``), made without a verdict on it
+    start_position_ok: bool | None = False
+
+    @property
+    def refused(self) -> bool:
+        """Made on a picture whose start position did not read (kept with
+        ``--keep-refused``): worth a warning each time a game is read with it."""
+        return self.start_position_ok is False
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -128,7 +135,10 @@ def save_settled_turn(path: str | Path, setup: CameraSetup) -> None:
         raise CalibrationError(f"{p}: cannot keep the settled turn ({exc.strerror})") from None
 
 
-def load_calibration(path: str | Path) -> CameraCalibration:
+def load_calibration(path: str | Path, bare: bool = False) -> CameraCalibration:
+    """The calibration in ``path``; with ``bare``, a bare set-up file (the
+    service's ``source.camera_setup`` may name one) is read too, as a calibration
+    without a verdict."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -144,14 +154,17 @@ def load_calibration(path: str | Path) -> CameraCalibration:
         raise CalibrationError(
             f"{p}: not a calibration file (line {exc.lineno}: {exc.msg})"
         ) from None
-    if not isinstance(d, dict) or d.get("format") != FORMAT:
+    plain = bare and isinstance(d, dict) and "format" not in d
+    if not plain and (not isinstance(d, dict) or d.get("format") != FORMAT):
         raise CalibrationError(f"{p}: not a camera calibration file")
-    if d.get("version") != VERSION:
+    if not plain and d.get("version") != VERSION:
         raise CalibrationError(f"{p}: calibration version {d.get('version')} is not supported")
     try:
         setup = CameraSetup.from_dict(d)
     except ValueError as exc:
         raise CalibrationError(f"{p}: {exc}") from None
+    if plain:
+        return CameraCalibration(setup=setup, created="", start_position_ok=None)
     return CameraCalibration(
         setup=setup,
         source=str(d.get("source", "")),

@@ -115,3 +115,23 @@ def test_the_service_warns_when_its_calibration_was_refused(tmp_path, caplog, ok
     assert np.allclose(watcher.reader.homography, setup.homography)
     refused = [r for r in caplog.records if "was refused when it was made" in r.message]
     assert len(refused) == (0 if ok else 1)
+
+
+def test_the_service_reads_a_bare_set_up_without_a_warning_and_names_a_broken_file(
+        tmp_path, caplog):
+    from calibration.camera import CalibrationError, load_calibration
+
+    setup = CameraSetup((400, 300), np.array([[40.0, 0, 20], [0, 30, 15], [0, 0, 1]]))
+    bare = tmp_path / "setup.json"
+    bare.write_text(json.dumps(setup.to_dict()))
+    with caplog.at_level("WARNING", logger="kaeshi.service"):
+        watcher = CameraSource("0", 10, str(bare))._watcher(np.zeros((300, 400, 3), np.uint8))
+    assert np.allclose(watcher.reader.homography, setup.homography)
+    assert not [r for r in caplog.records if "refused" in r.message]
+    # only the service takes a bare set-up; watch and recognize want a calibration
+    with pytest.raises(CalibrationError, match="not a camera calibration file"):
+        load_calibration(bare)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"homography": [[1, 0]')
+    with pytest.raises(CalibrationError, match=f"{broken}: not a calibration file"):
+        CameraSource("0", 10, str(broken))._watcher(np.zeros((300, 400, 3), np.uint8))

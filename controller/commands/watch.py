@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     def log(msg: str) -> None:
         print(f"kaeshi watch: {msg}", file=sys.stderr, flush=True)
 
-    if cal is not None and not cal.start_position_ok:
+    if cal is not None and cal.refused:
         log(f"warning: {refused_note(args.calibration)}")
 
     def source() -> object:

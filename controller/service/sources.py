@@ -238,24 +238,15 @@ class CameraSource:
         return frames, frames.frames()
 
     def _watcher(self, image: Any) -> Any:
-        import json
-        from pathlib import Path
-
-        from calibration.camera import FORMAT, refused_note
+        from calibration.camera import load_calibration, refused_note
         from controller.vision.pipeline import auto_setup
-        from controller.vision.setup import CameraSetup
         from controller.vision.watcher import BoardWatcher
 
         if self.setup_path:
-            try:
-                data = json.loads(Path(self.setup_path).read_text(encoding="utf-8"))
-                setup = CameraSetup.from_dict(data)
-            except (OSError, ValueError) as exc:
-                raise ValueError(f"camera set-up {self.setup_path}: {exc}") from None
-            # a bare set-up carries no verdict; a calibration file does
-            if data.get("format") == FORMAT and not data.get("start_position_ok", False):
+            cal = load_calibration(self.setup_path, bare=True)
+            if cal.refused:
                 log.warning("%s", refused_note(self.setup_path))
-            self._setup = setup
+            setup = self._setup = cal.setup
         else:
             setup = auto_setup(image)
         return BoardWatcher.on_setup(setup, stable=self._stable(), keepalive=self.keepalive)
