@@ -26,7 +26,6 @@ import numpy as np
 
 from controller.synth.picture import Scene, render
 from controller.vision.evaluation import (
-    EndToEnd,
     calibrate_on_start,
     evaluate_folder,
     evaluate_rendered,
@@ -34,6 +33,7 @@ from controller.vision.evaluation import (
 )
 from controller.vision.evaluation_calibration import CalibrationTally, evaluate_calibration
 from controller.vision.evaluation_crop import evaluate_cut_off_renders, evaluate_photo_crops
+from controller.vision.scoring import EndToEnd
 
 SHARED = Path(os.environ.get("KAESHI_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 DEV = SHARED / "data" / "renders-dev"

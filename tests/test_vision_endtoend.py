@@ -13,7 +13,6 @@ from controller import cli
 from controller.synth.picture import Scene, render
 from controller.vision.cv import write_image
 from controller.vision.evaluation import (
-    EndToEnd,
     align_to_truth,
     evaluate_folder,
     load_labelled,
@@ -21,6 +20,7 @@ from controller.vision.evaluation import (
 from controller.vision.finder import BoardNotFound, find_board
 from controller.vision.geometry import moved_by_squares
 from controller.vision.pipeline import auto_setup, two_clusters
+from controller.vision.scoring import EndToEnd
 from controller.vision.startfit import START_BOARD, fit_start_position
 
 BOARD = "-" * 19 + "XXO" + "-" * 5 + "OXX" + "-" * 5 + "XOOO" + "-" * 4 + "XO" + "-" * 19

@@ -13,7 +13,6 @@ from controller.symmetry import transform_board_string
 from controller.synth.picture import Scene, random_scene, render
 from controller.vision.cv import ImageError, decode_image, write_image
 from controller.vision.evaluation import (
-    Tally,
     align_to_truth,
     calibrate_on_start,
     corner_error,
@@ -22,6 +21,7 @@ from controller.vision.evaluation import (
 )
 from controller.vision.finder import BoardNotFound, find_board
 from controller.vision.pipeline import auto_setup, recognize
+from controller.vision.scoring import Tally
 from controller.vision.startfit import START_BOARD, fit_start_position
 from controller.vision.uncentred import SHIFT_DOUBT, SHIFT_THRESHOLD, too_close
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from controller.symmetry import square_table
-from controller.vision.evaluation import EndToEnd, reading_reasons
+from controller.vision.evaluation import reading_reasons
+from controller.vision.scoring import EndToEnd
 
 SIDES = ("left", "right", "top", "bottom")
 
