@@ -22,13 +22,13 @@ from controller.events import pass_ as pass_event
 from controller.events import resync as resync_event
 from controller.hub.broadcast import Replay, delayed_table
 from controller.hub.export import game_record
+from controller.hub.journal_events import journal_messages
 from controller.hub.protocol import (
     EventMessage,
     ProtocolError,
     decode_event,
     encode_event,
 )
-from controller.hub.publisher import journal_messages
 from controller.hub.store import HubStore
 from controller.observation import read_observations
 from controller.service.app import Service

@@ -281,7 +281,7 @@ def _table_config(tmp_path, broker_settings, table, **extra):
 
 
 def _journal_events(path, game):
-    from controller.hub.publisher import event_payload
+    from controller.hub.journal_events import event_payload
 
     j = Journal(path)
     out = [event_payload(e.kind, e.t, json.dumps(e.data))

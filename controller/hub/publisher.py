@@ -16,7 +16,6 @@ missing broker, a slow network or a bug here never touches play.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import sqlite3
 import threading
@@ -29,13 +28,12 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from controller.hub.checks import COLORS, POSITION_RE
+from controller.hub.journal_events import PUBLISHED_KINDS, journal_messages
 from controller.hub.mqtt import BrokerSettings, make_client
 from controller.hub.protocol import (
     OFFLINE,
     ONLINE,
     DownlinkCommand,
-    EventMessage,
     ProtocolError,
     TableState,
     Topics,
@@ -47,9 +45,6 @@ from controller.hub.protocol import (
 )
 
 log = logging.getLogger("kaeshi.hub")
-
-#: Journal entry kinds that are published as events.
-PUBLISHED_KINDS = ("event", "clock")
 
 _OUTBOX_SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -365,52 +360,3 @@ class TablePublisher:
             g.next += 1
             self.stats["published"] += 1
         return total
-
-
-def journal_messages(db: sqlite3.Connection, table: int, game: str, from_row: int,
-                     seq: int, limit: int) -> list[EventMessage]:
-    """Up to ``limit`` event messages of ``game``, the first from journal row ``from_row``
-    and numbered ``seq``; each carries the official position journaled in its step.
-
-    A step's ``position`` entry follows its events and clock entry, so it is looked up
-    by step among the rows from ``from_row`` on (a journal older than that entry has
-    none: such messages go without a position).
-    """
-    kinds = ",".join(f"'{k}'" for k in PUBLISHED_KINDS)
-    rows = db.execute(
-        f"SELECT kind, t, wall, data, step FROM entries WHERE game=? AND seq>=? "
-        f"AND kind IN ({kinds}) ORDER BY seq LIMIT ?", (game, from_row, limit),
-    ).fetchall()
-    if not rows:
-        return []
-    positions: dict[int, dict[str, Any]] = {
-        step: json.loads(data) for step, data in db.execute(
-            "SELECT step, data FROM entries WHERE game=? AND seq>=? AND kind='position' "
-            "AND step<=?", (game, from_row, rows[-1][4]))
-    }
-    out = []
-    for n, (kind, t, wall, data, step) in enumerate(rows):
-        board, to_move = _position(positions.get(step))
-        out.append(EventMessage(table, game, seq + n, event_payload(kind, t, data), wall,
-                                board, to_move))
-    return out
-
-
-def _position(pos: dict[str, Any] | None) -> tuple[str | None, str | None]:
-    """A journaled position as the protocol takes it; anything else is left out, since
-    the hub would drop the whole event for it (and wait for it forever)."""
-    if pos is None:
-        return None, None
-    board, to_move = pos.get("board"), pos.get("to_move")
-    if not isinstance(board, str) or not POSITION_RE.match(board) or (
-            to_move is not None and to_move not in COLORS):
-        return None, None
-    return board, to_move
-
-
-def event_payload(kind: str, t: float, data: str) -> dict[str, Any]:
-    """The ``event`` of an event message, from a journal entry (``data`` its JSON)."""
-    d: dict[str, Any] = json.loads(data)
-    if kind == "clock":
-        return {"t": round(t, 6), "event": "clock", **d}
-    return d

@@ -28,8 +28,8 @@ from typing import Any
 
 from controller.errors import KaeshiError
 from controller.hub.broker import PrivateBroker, die_with_parent
+from controller.hub.journal_events import PUBLISHED_KINDS, event_payload
 from controller.hub.proxy import ProxyProcess
-from controller.hub.publisher import PUBLISHED_KINDS, event_payload
 
 GAMES_FILE = Path("games") / "wthor" / "WTH_2001.wtb"
 
