@@ -209,22 +209,3 @@ def test_the_search_takes_what_reads_the_start_position_where_it_used_to_refuse(
     assert corner_error(fit.setup, r.corners) < 0.5
     assert fit.mismatches == []
     assert taken == placings  # only the first placing taken counted before
-
-
-def test_a_board_no_grid_offered_lies_near_is_reached_by_the_longer_strides(monkeypatch):
-    # a black-framed board in a dark room, a lamp's reflection over two start discs:
-    # the grids offered lie too far off for the quarter-square strides, and it was
-    # refused before the longer ones were tried last
-    r = _own_hard_start(95, 139)
-    settle = startsearch.settle_on_start
-    strides: list[tuple[float, ...]] = []
-
-    def recorded(image, h, model, disc_height, *args):
-        strides.append(args[1] if len(args) > 1 else ())
-        return settle(image, h, model, disc_height, *args)
-
-    monkeypatch.setattr(startsearch, "settle_on_start", recorded)
-    fit = startsearch.fit_on_start(r.image)
-    assert startsearch.WIDE in strides  # reached only when all else failed
-    assert fit.mismatches == []
-    assert corner_error(fit.setup, r.corners) < 0.5

@@ -184,36 +184,3 @@ def test_the_likeliest_place_gets_a_second_grid_not_alike_the_first(start):
     assert startsearch._second_try(grids, [0, 1, 2, 4, 3], [0, 2]) == [4]
     assert startsearch._second_try(grids[:3], ranked[:3], [0, 2]) == []
     assert startsearch._second_try(grids, ranked, []) == []
-
-
-def test_when_nothing_else_is_taken_the_likeliest_grids_are_moved_again_in_longer_strides(
-        start, monkeypatch):
-    """The only grid offered lies two squares off: short strides cannot bring it to
-    the board (here: do not move it at all), the longer ones do; and they are tried
-    only once everything else has failed."""
-    from controller.vision.evaluation import grid_error
-    from controller.vision.geometry import corners_of
-
-    far = moved_by_squares(start.homography, 2, 0)
-    _finder_says(monkeypatch, None)
-    _grids_offered(monkeypatch, [far])
-    monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
-    monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
-    monkeypatch.setattr(startsearch, "disc_guesses", lambda image: [])
-    strides: list[tuple[float, ...]] = []
-    wide = startsearch.WIDE
-
-    def settle(image, h, model, disc_height, looks=300, steps=(0.25, 0.12, 0.06)):
-        strides.append(steps)
-        at_far = grid_error(h, corners_of(far)) < 0.1
-        return start.homography if steps == wide and at_far else h
-
-    monkeypatch.setattr(startsearch, "settle_on_start", settle)
-    fit = startsearch.fit_on_start(start.image, _to_truth(start))
-    assert fit.mismatches == [] and corner_error(fit.setup, start.corners) < 0.25
-    assert strides.index(wide) > strides.index(startsearch.COARSE)
-    strides.clear()
-    monkeypatch.setattr(startsearch, "WIDE", (0.3,))  # strides that do not reach it either
-    with pytest.raises(BoardNotFound):
-        startsearch.fit_on_start(start.image, _to_truth(start))
-    assert strides[-2:] == [(0.3,), (0.25, 0.12, 0.06)]  # moved, then the likeliest all the way

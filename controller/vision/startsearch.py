@@ -25,9 +25,6 @@ squares (a dark felt blurred into a black frame; see
 four start discs themselves (see :mod:`controller.vision.startdiscs`), taken when
 they read the start position on nearly every square or, under a reflection that
 leaves many unread, its four discs in place on squares the model is sure of.
-Only then are the likeliest grids moved again in strides of half a square, which
-reach a board one or two squares away but can also carry a grid the short
-strides took off it: kept for last, they cost only pictures that would be refused.
 """
 
 from __future__ import annotations
@@ -69,11 +66,6 @@ COARSE = (0.25,)
 APART = 1.0
 #: Of those, moved all the way (seconds each).
 SETTLE_TRIES = 1
-#: Where nothing at all was taken, the same grids moved again in longer strides: a
-#: quarter square at a time, ``SHORT_LOOKS`` move a grid at most half a square, and
-#: on a hard picture the nearest guess can lie one to two squares off.
-WIDE = (0.5, 0.25)
-WIDE_LOOKS = 80
 #: ... ranked by their likeness to it, less this for each square that contradicts it
 MISMATCH_COST = 0.05
 
@@ -107,9 +99,8 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     tried and then among the likeliest moved onto the start position; else one
     refused only for edges the model closes (:func:`_closed`); else, unless a
     doubted grid reads it, one guessed round the start discs that reads it on nearly
-    every square, or all four discs in place on squares the model is sure of, or
-    one of the likeliest moved again in longer strides (``WIDE``); else the
-    doubted grid; else the finder's, its contradictions
+    every square, or all four discs in place on squares the model is sure of; else
+    the doubted grid; else the finder's, its contradictions
     telling the user what is wrong. ``searching`` is
     told, once, when grids are to be moved: seconds where the rest takes a tenth,
     which a user waiting at a camera should hear about.
@@ -156,8 +147,7 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
         if confirmed is None:
             confirmed = _closed(image, made)
         if confirmed is None and doubted is None and not on_board:  # else refused
-            confirmed = (_on_start_discs(image, orient, model, made)
-                         or _settled(image, tried, orient, model, made, WIDE, WIDE_LOOKS))
+            confirmed = _on_start_discs(image, orient, model, made)
         if confirmed is not None:
             return confirmed
     if doubted is not None:
@@ -206,8 +196,7 @@ def _doubt(image: np.ndarray, fit: StartFit) -> float:
 
 
 def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
-             model: SquareModel, made: list[StartFit],
-             steps: tuple[float, ...] = COARSE, looks: int = SHORT_LOOKS) -> StartFit | None:
+             model: SquareModel, made: list[StartFit]) -> StartFit | None:
     """A grid the tried ones, or the felt outline's and the lattice's guesses (see
     :func:`controller.vision.finder_felt.outline_guesses` and
     :func:`controller.vision.finder.lattice_outlines`), lead to when moved onto
@@ -224,9 +213,7 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     that one kept if it is taken as well); failing that, each guess among those
     moved, as it is, unmoved: in a dark room the felt outline's guess can be
     the board itself. A grid the search took before these were tried is taken
-    the same; they only take one where the search used to find none. ``steps`` and
-    ``looks``: the coarse moves' strides (squares) and looks through the model for
-    each grid, short ones first (``COARSE``), longer ones last (``WIDE``)."""
+    the same; they only take one where the search used to find none."""
     grids = [(fit.setup.homography, len(fit.mismatches)) for fit in tried]
     guesses = outline_guesses(image) + lattice_outlines(image, doubled=True)
     fitted = len(grids)
@@ -238,7 +225,7 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     picked = [k for k in ranked
               if not seen_before(corners_of(grids[k][0]), apart, APART)][:SHORT_TRIES]
     picked[1:1] = _second_try(grids, ranked, picked)
-    moved = [settle_on_start(image, grids[k][0], model, DISC_HEIGHT, looks, steps)
+    moved = [settle_on_start(image, grids[k][0], model, DISC_HEIGHT, SHORT_LOOKS, COARSE)
              for k in picked]
     likeness = [start_likelihood(image, h, model, DISC_HEIGHT) for h in moved]
     order = [int(k) for k in np.argsort(likeness)[::-1]]
