@@ -18,6 +18,9 @@ import numpy as np
 
 @dataclass
 class Tally:
+    """Squares wrong and ``?`` on boards read, with each mistake named: for checks on
+    scenes whose boards are all found, where the end-to-end count adds nothing."""
+
     squares: int = 0
     wrong: int = 0
     unknown: int = 0
