@@ -155,10 +155,12 @@ def load_calibration(path: str | Path, bare: bool = False) -> CameraCalibration:
             f"{p}: not a calibration file (line {exc.lineno}: {exc.msg})"
         ) from None
     plain = bare and isinstance(d, dict) and "format" not in d
-    if not plain and (not isinstance(d, dict) or d.get("format") != FORMAT):
-        raise CalibrationError(f"{p}: not a camera calibration file")
-    if not plain and d.get("version") != VERSION:
-        raise CalibrationError(f"{p}: calibration version {d.get('version')} is not supported")
+    if not plain:
+        if not isinstance(d, dict) or d.get("format") != FORMAT:
+            raise CalibrationError(f"{p}: not a camera calibration file")
+        if d.get("version") != VERSION:
+            raise CalibrationError(
+                f"{p}: calibration version {d.get('version')} is not supported")
     try:
         setup = CameraSetup.from_dict(d)
     except ValueError as exc:
