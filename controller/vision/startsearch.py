@@ -25,6 +25,9 @@ squares (a dark felt blurred into a black frame; see
 four start discs themselves (see :mod:`controller.vision.startdiscs`), taken when
 they read the start position on nearly every square or, under a reflection that
 leaves many unread, its four discs in place on squares the model is sure of.
+Last of all, any grid tried that reads three of the four discs in place, which no
+grid whole squares off can, on squares the model doubts only a little more than
+it confirms.
 """
 
 from __future__ import annotations
@@ -75,6 +78,15 @@ MISMATCH_COST = 0.05
 #: more exceed it.
 DOUBTED = 0.4
 
+#: Start discs read in their colours from which a grid cannot be whole squares off:
+#: a grid moved by whole squares in any direction puts at most two of the four
+#: discs' squares on a disc of the colour they read (see :func:`_discs_placed`) ...
+PLACED_DISCS = 3
+#: ... and the model's doubt under which such a grid is taken, though a reflection
+#: or the dark leaves many squares unread: over ``CONFIRMED``, where the board under
+#: a reflection sits, a grid whole squares off is told apart by the discs instead.
+PLACED_DOUBT = 0.26
+
 #: What a caller hears before grids are moved onto the start position.
 SEARCHING = ("no grid the picture offers reads the start position at once on squares the "
              "learned model takes for the board's: moving the likeliest onto it, which "
@@ -99,7 +111,8 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     tried and then among the likeliest moved onto the start position; else one
     refused only for edges the model closes (:func:`_closed`); else, unless a
     doubted grid reads it, one guessed round the start discs that reads it on nearly
-    every square, or all four discs in place on squares the model is sure of; else
+    every square, or all four discs in place on squares the model is sure of, or
+    any grid tried that reads three discs in place (:func:`_discs_placed`); else
     the doubted grid; else the finder's, its contradictions
     telling the user what is wrong. ``searching`` is
     told, once, when grids are to be moved: seconds where the rest takes a tenth,
@@ -147,7 +160,8 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
         if confirmed is None:
             confirmed = _closed(image, made)
         if confirmed is None and doubted is None and not on_board:  # else refused
-            confirmed = _on_start_discs(image, orient, model, made)
+            confirmed = (_on_start_discs(image, orient, model, made)
+                         or _discs_placed(image, made))
         if confirmed is not None:
             return confirmed
     if doubted is not None:
@@ -320,6 +334,24 @@ def _discs_in_place(fit: StartFit, doubt: float) -> bool:
     project's own hard renders within half a square of the board: with the model
     only confirming, two of ten were 0.63 and 0.64 squares off."""
     return start_discs_right(fit.reading) == len(START_DISCS) and doubt < SURE
+
+
+def _discs_placed(image: np.ndarray, made: list[StartFit]) -> StartFit | None:
+    """Of all grids fitted, the one the model doubts least among those that
+    contradict the start position nowhere, read at least ``PLACED_DISCS`` of its
+    discs in their colours, and whose squares the model doubts under
+    ``PLACED_DOUBT``: the last resort before a refusal.
+
+    Under a lamp's reflection over the middle of the board, the board's own grid
+    leaves too many squares unread to show the start position and the model's doubt
+    rises past ``CONFIRMED``; taken on doubt alone, a grid two squares off the board
+    passed as well. Three discs read in place rule that out: moved by whole squares,
+    a grid's d4, e5, e4 and d5 land on squares of which at most one holds a disc of
+    the colour the start position puts there, or two when the grid is read a
+    quarter turn round (which swaps the discs' colours: the start position fixes
+    the board's turn only so far)."""
+    placed = [fit for fit in made if start_discs_right(fit.reading) >= PLACED_DISCS]
+    return _least_doubted(image, placed, lambda fit, doubt: doubt < PLACED_DOUBT)
 
 
 def _placed(image: np.ndarray, h: np.ndarray, orient: Orient | None,
