@@ -3,6 +3,8 @@ position, the grid that does is found among the others the cues offer."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from reflections import reflection_over
@@ -10,10 +12,13 @@ from reflections import reflection_over
 from calibration.camera import calibrate_image
 from controller.synth.picture import Rendered, Scene, render
 from controller.vision import startsearch
-from controller.vision.evaluation import aligned_grid, corner_error
+from controller.vision.evaluation import aligned_grid, corner_error, own_scenes, start_picture
 from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import homography_from_corners, moved_by_squares
+from controller.vision.grid_check import CONFIRMED
+from controller.vision.pipeline import found_grid, setup_on_grid
 from controller.vision.startfit import START_BOARD
+from controller.vision.startreading import START_DISCS, start_discs_right
 
 SCENE = Scene(tilt_deg=20, rotation_deg=-8, light=0.9, view_from_deg=200)
 
@@ -184,3 +189,37 @@ def test_the_likeliest_place_gets_a_second_grid_not_alike_the_first(start):
     assert startsearch._second_try(grids, [0, 1, 2, 4, 3], [0, 2]) == [4]
     assert startsearch._second_try(grids[:3], ranked[:3], [0, 2]) == []
     assert startsearch._second_try(grids, ranked, []) == []
+
+
+def test_a_wrong_start_disc_on_the_boards_own_grid_is_the_positions_fault():
+    board = START_BOARD[:27] + "X" + START_BOARD[28:]  # d4 black: not the start position
+    r = render(board, SCENE, seed=11)
+    fit = startsearch._fit(r.image, r.homography, _to_truth(r), [])
+    assert fit.mismatches == [27]
+    assert startsearch._on_board(r.image, fit)  # no search: the user hears at once
+
+
+@pytest.fixture(scope="module")
+def cut_short() -> Rendered:
+    """Own hard scene 174/55: a lamp's reflection over the middle of the board, and
+    the finder's grid over its lower half only, which the model confirms."""
+    own = next(itertools.islice(own_scenes(174, hard=True), 55, None))
+    return start_picture(own.scene, own.render_seed)
+
+
+def test_a_grid_cut_short_at_a_reflection_is_not_taken_for_the_board(cut_short):
+    h, _ = found_grid(cut_short.image)
+    assert corner_error(setup_on_grid(cut_short.image, h), cut_short.corners) > 2
+    fit = startsearch._fit(cut_short.image, h, _to_truth(cut_short), [])
+    # what once passed for the board with the wrong discs on it ...
+    assert fit.mismatches and set(fit.mismatches) <= set(START_DISCS)
+    assert startsearch._doubt(cut_short.image, fit) < CONFIRMED
+    # ... reads none of them: its middle lies on empty felt
+    assert start_discs_right(fit.reading) == 0
+    assert not startsearch._on_board(cut_short.image, fit)
+
+
+def test_calibration_searches_past_a_grid_cut_short_and_finds_the_board(cut_short):
+    fit = startsearch.fit_on_start(cut_short.image, _to_truth(cut_short))
+    assert fit.mismatches == []
+    assert corner_error(fit.setup, cut_short.corners) < 0.5

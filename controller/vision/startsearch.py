@@ -150,9 +150,9 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
         confirmed = _recognised_start(image, tried)
         # only the start discs contradicting it on a grid whose squares the model
         # recognises, it is the position that is wrong, not the grid: moving grids
-        # would only keep the user waiting
-        on_board = (first is not None and set(first.mismatches) <= set(START_DISCS)
-                    and _doubt(image, first) < CONFIRMED)
+        # would only keep the user waiting (but a grid reading none of them is half
+        # the board, cut short at a reflection over its middle: see _on_board)
+        on_board = first is not None and _on_board(image, first)
         if confirmed is None and not on_board:
             if searching is not None:
                 searching(SEARCHING)
@@ -169,6 +169,20 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     if first is None:
         raise missing
     return first
+
+
+def _on_board(image: np.ndarray, fit: StartFit) -> bool:
+    """The finder's grid is the board's though it contradicts the start position:
+    only start discs contradict it, at least one of them reads as it should, and the
+    model confirms its squares, so the discs on the board are wrong, not the grid.
+
+    A grid reading none of the four discs is not taken for the board's: one cut
+    short at a lamp's reflection over the middle of the board covers only its lower
+    or left half, its own middle on empty felt (the discs read empty there), the
+    felt past its edge hidden by the reflection, and the model confirms its squares
+    all the same."""
+    return (set(fit.mismatches) <= set(START_DISCS) and start_discs_right(fit.reading) > 0
+            and _doubt(image, fit) < CONFIRMED)
 
 
 def _recognised_start(image: np.ndarray, tried: list[StartFit]) -> StartFit | None:
