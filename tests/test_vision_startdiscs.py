@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from controller.synth.picture import Rendered, Scene, render
-from controller.vision import startsearch
+from controller.vision import startjudge, startsearch
 from controller.vision.evaluation import (
     aligned_grid,
     corner_error,
@@ -97,14 +97,14 @@ def test_a_disc_guess_reading_the_four_discs_in_place_is_taken_under_a_reflectio
     start = lamp_over_the_board
     fit = startsearch.fit_on_start(start.image, lambda h: aligned_grid(h, start.corners))
     assert fit.mismatches == []
-    assert len(fit.unknown) > startsearch.MAX_UNREAD  # not taken for reading every square
+    assert len(fit.unknown) > startjudge.MAX_UNREAD  # not taken for reading every square
     assert start_discs_right(fit.reading) == 4
     assert corner_error(fit.setup, start.corners) < 0.25
 
 
 def test_a_disc_guess_the_model_is_not_sure_of_is_not_taken(lamp_over_the_board, monkeypatch):
     _disc_path_only(monkeypatch)
-    monkeypatch.setattr(startsearch, "_doubt", lambda image, fit: SURE)
+    monkeypatch.setattr(startjudge, "grid_doubt", lambda image, fit: SURE)
     # the last resort after it takes such a grid on three discs (see
     # test_vision_startplaced.py); this rule alone must not
     monkeypatch.setattr(startsearch, "_discs_placed", lambda image, made: None)

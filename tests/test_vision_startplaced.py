@@ -12,7 +12,7 @@ import pytest
 
 from controller.position import START_BOARD
 from controller.synth.picture import Rendered
-from controller.vision import startsearch
+from controller.vision import startjudge, startsearch
 from controller.vision.evaluation import aligned_grid, corner_error, own_scenes, start_picture
 from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import homography_from_corners
@@ -59,7 +59,7 @@ def _own_grid_fit(start: Rendered, moved: tuple[int, int] = (0, 0),
     h = homography_from_corners(start.corners)
     h = h @ np.array([[1, 0, moved[0]], [0, 1, moved[1]], [0, 0, 1]], float)
     orient = (lambda g: aligned_grid(g, start.corners)) if a1_known else None
-    return startsearch._fit(start.image, h, orient, [])
+    return startjudge.fit_grid(start.image, h, orient, [])
 
 
 def test_the_boards_own_grid_under_the_reflection_is_taken_by_its_discs(
@@ -67,9 +67,9 @@ def test_the_boards_own_grid_under_the_reflection_is_taken_by_its_discs(
     start = reflection_over_the_middle
     fit = _own_grid_fit(start)
     assert fit.mismatches == []
-    assert len(fit.unknown) > startsearch.MAX_UNREAD
+    assert len(fit.unknown) > startjudge.MAX_UNREAD
     assert start_discs_right(fit.reading) >= startsearch.PLACED_DISCS
-    assert CONFIRMED <= startsearch._doubt(start.image, fit) < startsearch.PLACED_DOUBT
+    assert CONFIRMED <= startjudge.grid_doubt(start.image, fit) < startsearch.PLACED_DOUBT
     assert startsearch._discs_placed(start.image, [fit]) is fit
 
 
@@ -83,7 +83,7 @@ def test_the_same_grid_moved_a_square_is_not_taken(reflection_over_the_middle):
 def test_a_grid_the_model_doubts_more_is_not_taken(reflection_over_the_middle, monkeypatch):
     start = reflection_over_the_middle
     fit = _own_grid_fit(start)
-    monkeypatch.setattr(startsearch, "_doubt", lambda image, f: startsearch.PLACED_DOUBT)
+    monkeypatch.setattr(startjudge, "grid_doubt", lambda image, f: startsearch.PLACED_DOUBT)
     assert startsearch._discs_placed(start.image, [fit]) is None
 
 
@@ -101,7 +101,7 @@ def test_calibration_ends_on_the_discs_when_every_other_way_refuses(
     monkeypatch.setattr(startsearch, "disc_guesses", lambda image: [])
     orient = lambda h: aligned_grid(h, start.corners)  # noqa: E731
     fit = startsearch.fit_on_start(start.image, orient)
-    assert fit.mismatches == [] and len(fit.unknown) > startsearch.MAX_UNREAD
+    assert fit.mismatches == [] and len(fit.unknown) > startjudge.MAX_UNREAD
     assert corner_error(fit.setup, start.corners) < 0.1
     monkeypatch.setattr(startsearch, "PLACED_DISCS", len(START_DISCS) + 1)
     with pytest.raises(BoardNotFound):

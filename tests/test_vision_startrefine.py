@@ -12,7 +12,7 @@ from reflections import band_over, reflection_over
 
 from calibration.camera import calibrate_image
 from controller.synth.picture import Rendered, Scene, render
-from controller.vision import startsearch
+from controller.vision import startjudge, startsearch
 from controller.vision.evaluation import (
     aligned_grid,
     corner_error,
@@ -133,7 +133,7 @@ def test_a_grid_moved_short_of_an_edge_is_put_on_the_printed_lines(start, monkey
     inside = np.array([[0, 0.35], [8, 0.35], [8, 8], [0, 8]])
     short = homography_from_corners(apply_homography(start.homography, inside))
     orient = lambda h: aligned_grid(h, start.corners)  # noqa: E731
-    assert startsearch._fit(start.image, short, orient, []).short_edges == ["a1-h1"]  # premise
+    assert startjudge.fit_grid(start.image, short, orient, []).short_edges == ["a1-h1"]  # premise
     monkeypatch.setattr(startsearch, "found_grid", _not_found)
     monkeypatch.setattr(startsearch, "board_grids", lambda image: [_scaled(start, 1.15)])
     monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
@@ -176,7 +176,7 @@ def test_a_doubted_grid_no_other_betters_is_kept_and_the_user_told():
 
 def _placings(monkeypatch) -> list[bool]:
     """Whether each grid the search tries to place is taken, in order."""
-    placed = startsearch._placed
+    placed = startsearch.placed
     taken: list[bool] = []
 
     def recorded(image, h, orient, made):
@@ -184,7 +184,7 @@ def _placings(monkeypatch) -> list[bool]:
         taken.append(fit is not None)
         return fit
 
-    monkeypatch.setattr(startsearch, "_placed", recorded)
+    monkeypatch.setattr(startsearch, "placed", recorded)
     return taken
 
 

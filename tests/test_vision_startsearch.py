@@ -11,7 +11,7 @@ from reflections import reflection_over
 
 from calibration.camera import calibrate_image
 from controller.synth.picture import Rendered, Scene, render
-from controller.vision import startsearch
+from controller.vision import startjudge, startsearch
 from controller.vision.evaluation import aligned_grid, corner_error, own_scenes, start_picture
 from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import homography_from_corners, moved_by_squares
@@ -43,7 +43,7 @@ def _finder_says(monkeypatch: pytest.MonkeyPatch, h: np.ndarray | None) -> None:
     monkeypatch.setattr(startsearch, "found_grid", found)
 
 
-def _to_truth(r: Rendered) -> startsearch.Orient:
+def _to_truth(r: Rendered) -> startjudge.Orient:
     return lambda h: aligned_grid(h, r.corners)
 
 
@@ -96,7 +96,7 @@ def _past_the_picture(r: Rendered) -> np.ndarray:
 
 
 def test_a_grid_hanging_past_the_picture_is_unread_not_an_error(start):
-    fit = startsearch._fit(start.image, _past_the_picture(start), None, [])
+    fit = startjudge.fit_grid(start.image, _past_the_picture(start), None, [])
     assert len(fit.unknown) >= 60  # a fit that reads next to nothing, not an IndexError
 
 
@@ -104,7 +104,7 @@ def test_a_finder_grid_that_reads_nothing_gives_way_to_one_that_reads_the_start(
         start, monkeypatch):
     _finder_says(monkeypatch, _past_the_picture(start))
     fit = startsearch.fit_on_start(start.image, _to_truth(start))
-    assert fit.mismatches == [] and len(fit.unknown) <= startsearch.MAX_UNREAD
+    assert fit.mismatches == [] and len(fit.unknown) <= startjudge.MAX_UNREAD
     assert corner_error(fit.setup, start.corners) < 0.25
 
 
@@ -120,7 +120,7 @@ def test_a_grid_with_a_reflection_over_many_squares_is_taken_when_its_squares_ar
     _finder_says(monkeypatch, None)
     _grids_offered(monkeypatch, [one_off, half_off, start.homography])
     fit = startsearch.fit_on_start(image, _to_truth(start))
-    assert len(fit.unknown) > startsearch.MAX_UNREAD  # the reflection's squares
+    assert len(fit.unknown) > startjudge.MAX_UNREAD  # the reflection's squares
     assert fit.mismatches == []
     assert corner_error(fit.setup, start.corners) < 0.25
 
@@ -152,7 +152,7 @@ def test_the_start_discs_beside_a_reflection_place_the_board_when_the_grids_offe
     fit = startsearch.fit_on_start(image, _to_truth(start))
     # more squares unread than a grid taken for reading nearly all of them may leave:
     # taken for its four discs read in place, on squares the model is sure of
-    assert len(fit.unknown) > startsearch.MAX_UNREAD and fit.mismatches == []
+    assert len(fit.unknown) > startjudge.MAX_UNREAD and fit.mismatches == []
     assert corner_error(fit.setup, start.corners) < 0.1
 
 
@@ -165,13 +165,13 @@ def test_of_grids_alike_the_one_likest_the_start_position_is_moved(start, monkey
 
     tried_grid = moved_by_squares(start.homography, 0.2, 0)
     made: list = []
-    tried = [startsearch._fit(start.image, tried_grid, _to_truth(start), made)]
+    tried = [startjudge.fit_grid(start.image, tried_grid, _to_truth(start), made)]
     # the guess: the board's own outline, its corners in the tried grid's order
     monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [corners_of(
         aligned_grid(start.homography, corners_of(tried_grid)))])
     monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
     monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args: h)
-    monkeypatch.setattr(startsearch, "refine_on_grid", lambda image, h: (h, 0.0))
+    monkeypatch.setattr(startjudge, "refine_on_grid", lambda image, h: (h, 0.0))
     monkeypatch.setattr(startsearch, "start_likelihood",
                         lambda image, h, *args: -grid_error(h, start.corners))
     fit = startsearch._settled(start.image, tried, _to_truth(start), default_model(), made)
@@ -194,7 +194,7 @@ def test_the_likeliest_place_gets_a_second_grid_not_alike_the_first(start):
 def test_a_wrong_start_disc_on_the_boards_own_grid_is_the_positions_fault():
     board = START_BOARD[:27] + "X" + START_BOARD[28:]  # d4 black: not the start position
     r = render(board, SCENE, seed=11)
-    fit = startsearch._fit(r.image, r.homography, _to_truth(r), [])
+    fit = startjudge.fit_grid(r.image, r.homography, _to_truth(r), [])
     assert fit.mismatches == [27]
     assert startsearch._on_board(r.image, fit)  # no search: the user hears at once
 
@@ -210,10 +210,10 @@ def cut_short() -> Rendered:
 def test_a_grid_cut_short_at_a_reflection_is_not_taken_for_the_board(cut_short):
     h, _ = found_grid(cut_short.image)
     assert corner_error(setup_on_grid(cut_short.image, h), cut_short.corners) > 2
-    fit = startsearch._fit(cut_short.image, h, _to_truth(cut_short), [])
+    fit = startjudge.fit_grid(cut_short.image, h, _to_truth(cut_short), [])
     # what once passed for the board with the wrong discs on it ...
     assert fit.mismatches and set(fit.mismatches) <= set(START_DISCS)
-    assert startsearch._doubt(cut_short.image, fit) < CONFIRMED
+    assert startjudge.grid_doubt(cut_short.image, fit) < CONFIRMED
     # ... reads none of them: its middle lies on empty felt
     assert start_discs_right(fit.reading) == 0
     assert not startsearch._on_board(cut_short.image, fit)

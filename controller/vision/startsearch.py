@@ -42,24 +42,28 @@ from controller.vision.finder import (
     board_grids,
     lattice_outlines,
     seen_before,
-    squares_doubt,
 )
 from controller.vision.finder_felt import outline_guesses
 from controller.vision.geometry import corners_of, homography_from_corners
-from controller.vision.grid import refine_on_grid
 from controller.vision.grid_check import CONFIRMED
-from controller.vision.pipeline import DISC_HEIGHT, found_grid, setup_on_grid
+from controller.vision.pipeline import DISC_HEIGHT, found_grid
 from controller.vision.square_model import SquareModel, default_model
 from controller.vision.startdiscs import disc_guesses
-from controller.vision.startfit import StartFit, closable_edges, fit_start_position
+from controller.vision.startfit import StartFit, closable_edges
+from controller.vision.startjudge import (
+    Orient,
+    fit_grid,
+    grid_doubt,
+    least_doubted,
+    placed,
+    recognised_start,
+    shows_start,
+)
 from controller.vision.startreading import START_DISCS, SURE, start_discs_right
 from controller.vision.startrefine import settle_on_start, start_likelihood
 
 #: Grids tried after the finder's own choice; each costs a start fit (tens of ms).
 MAX_TRIES = 12
-#: A grid must read nearly every square to be taken at once: one whose squares
-#: mostly read ``?`` contradicts nothing, but shows no start position either.
-MAX_UNREAD = 8
 #: Grids moved coarsely onto the start position when no other reads it ...
 SHORT_TRIES = 6
 #: ... each with at most this many looks through the model, in steps of a quarter square
@@ -91,9 +95,6 @@ PLACED_DOUBT = 0.26
 SEARCHING = ("no grid the picture offers reads the start position at once on squares the "
              "learned model takes for the board's: moving the likeliest onto it, which "
              "takes several seconds (longer on a Raspberry Pi)")
-
-#: Turns a found grid so that its a1 is the user's.
-Orient = Callable[[np.ndarray], np.ndarray]
 
 
 def fit_on_start(image: np.ndarray, orient: Orient | None = None,
@@ -128,16 +129,16 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     except BoardNotFound as exc:
         missing = exc
     else:
-        first = _fit(image, h, orient, made)
-        if _shows_start(first):
+        first = fit_grid(image, h, orient, made)
+        if shows_start(first):
             doubt = _doubt_over_bound(image, first)
             if doubt is None:
                 return first
             doubted = replace(first, doubt=doubt)
         tried.append(first)
     for h in board_grids(image)[:MAX_TRIES]:
-        fit = _fit(image, h, orient, made)
-        if _shows_start(fit):
+        fit = fit_grid(image, h, orient, made)
+        if shows_start(fit):
             doubt = _doubt_over_bound(image, fit)
             if doubt is None:
                 return fit
@@ -147,7 +148,7 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
         return first
     model = default_model()
     if model is not None:
-        confirmed = _recognised_start(image, tried)
+        confirmed = recognised_start(image, tried)
         # only the start discs contradicting it on a grid whose squares the model
         # recognises, it is the position that is wrong, not the grid: moving grids
         # would only keep the user waiting (but a grid reading none of them is half
@@ -182,27 +183,7 @@ def _on_board(image: np.ndarray, fit: StartFit) -> bool:
     felt past its edge hidden by the reflection, and the model confirms its squares
     all the same."""
     return (set(fit.mismatches) <= set(START_DISCS) and start_discs_right(fit.reading) > 0
-            and _doubt(image, fit) < CONFIRMED)
-
-
-def _recognised_start(image: np.ndarray, tried: list[StartFit]) -> StartFit | None:
-    """The grid whose squares the learned model recognises best, among those that
-    contradict the start position nowhere but leave more than ``MAX_UNREAD``
-    squares unread (a lamp's reflection over a quarter of the board): the squares
-    it does read, each a disc or felt centred in its square, confirm it when the
-    model doubts them little, which a grid a fraction of a square off, or taking
-    in the frame, does not earn. None when no grid is confirmed so."""
-    return _least_doubted(image, tried, lambda fit, doubt: doubt < CONFIRMED)
-
-
-def _least_doubted(image: np.ndarray, fits: list[StartFit],
-                   taken: Callable[[StartFit, float], bool]) -> StartFit | None:
-    """Of ``fits`` that contradict the start position nowhere, the one whose squares
-    the learned model doubts least among those ``taken`` (asked with that doubt;
-    the first of equals): each fit's doubt, a look at its 64 squares, measured once."""
-    doubted = [(_doubt(image, fit), fit) for fit in fits if not fit.mismatches]
-    kept = [(doubt, fit) for doubt, fit in doubted if taken(fit, doubt)]
-    return min(kept, key=lambda pair: pair[0])[1] if kept else None
+            and grid_doubt(image, fit) < CONFIRMED)
 
 
 def _doubt_over_bound(image: np.ndarray, fit: StartFit) -> float | None:
@@ -212,15 +193,8 @@ def _doubt_over_bound(image: np.ndarray, fit: StartFit) -> float | None:
     levels fitted on the table's colour."""
     if default_model() is None:
         return None
-    doubt = _doubt(image, fit)
+    doubt = grid_doubt(image, fit)
     return doubt if doubt > DOUBTED else None
-
-
-def _doubt(image: np.ndarray, fit: StartFit) -> float:
-    """How much the model doubts that the fit's grid's squares are the board's
-    (squares outside the picture wholly)."""
-    doubt = squares_doubt(image, fit.setup.homography, cut_off=True)
-    return 1.0 if doubt is None else doubt
 
 
 def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
@@ -229,7 +203,8 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     :func:`controller.vision.finder_felt.outline_guesses` and
     :func:`controller.vision.finder.lattice_outlines`), lead to when moved onto
     the start position (see :mod:`controller.vision.startrefine`) and put on the
-    printed lines where they show, taken as any other (see :func:`_taken`).
+    printed lines where they show, taken as any other (see
+    :func:`controller.vision.startjudge.taken`).
 
     Before it is moved, a grid a square off at one corner looks hardly more like
     the start position than one four squares off; moved a little, it looks far
@@ -258,24 +233,24 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     likeness = [start_likelihood(image, h, model, DISC_HEIGHT) for h in moved]
     order = [int(k) for k in np.argsort(likeness)[::-1]]
     for k in order[:SETTLE_TRIES]:
-        fit = _placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT), orient, made)
+        fit = placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT), orient, made)
         if fit is not None:
             return fit
     # the finer steps can follow a ridge the model sees in a reflection or the frame
     # away from where the coarse ones read the start position, and the likeliest
     # need not be the board
     for rank, k in enumerate(order):
-        coarse = _placed(image, moved[k], orient, made)
+        coarse = placed(image, moved[k], orient, made)
         if coarse is None:
             continue
         if rank < SETTLE_TRIES:  # moved all the way above, and not taken
             return coarse
-        fine = _placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT), orient,
+        fine = placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT), orient,
                        made)
         return fine or coarse
     for k, h in zip(picked, moved, strict=True):  # a guess may be the board as it is
         unmoved = np.allclose(corners_of(h), corners_of(grids[k][0]))  # placed above
-        if k >= fitted and not unmoved and (fit := _placed(image, grids[k][0], orient, made)):
+        if k >= fitted and not unmoved and (fit := placed(image, grids[k][0], orient, made)):
             return fit
     return None
 
@@ -320,22 +295,22 @@ def _on_start_discs(image: np.ndarray, orient: Orient | None, model: SquareModel
     for h in disc_guesses(image):
         coarse = settle_on_start(image, h, model, DISC_HEIGHT, SHORT_LOOKS, COARSE)
         for g in (coarse, h):
-            if (fit := _placed(image, g, orient, made, whole=True)) is not None:
+            if (fit := placed(image, g, orient, made, whole=True)) is not None:
                 return fit
         moved.append(coarse)
     if not moved:
         return None
     likeliest = max(moved, key=lambda g: start_likelihood(image, g, model, DISC_HEIGHT))
-    fit = _placed(image, settle_on_start(image, likeliest, model, DISC_HEIGHT), orient, made,
+    fit = placed(image, settle_on_start(image, likeliest, model, DISC_HEIGHT), orient, made,
                   whole=True)
     if fit is not None:
         return fit
-    return _least_doubted(image, made[start:], _discs_in_place)
+    return least_doubted(image, made[start:], _discs_in_place)
 
 
 def _discs_in_place(fit: StartFit, doubt: float) -> bool:
     """A grid guessed round the start discs (contradicting the start position
-    nowhere: see :func:`_least_doubted`) that reads all four of its discs in their
+    nowhere: see :func:`least_doubted`) that reads all four of its discs in their
     colours and centred on their squares, and whose squares the learned model is
     sure of (``doubt`` under ``SURE``), though more than ``MAX_UNREAD`` squares are
     unread.
@@ -365,45 +340,7 @@ def _discs_placed(image: np.ndarray, made: list[StartFit]) -> StartFit | None:
     quarter turn round (which swaps the discs' colours: the start position fixes
     the board's turn only so far)."""
     placed = [fit for fit in made if start_discs_right(fit.reading) >= PLACED_DISCS]
-    return _least_doubted(image, placed, lambda fit, doubt: doubt < PLACED_DOUBT)
-
-
-def _placed(image: np.ndarray, h: np.ndarray, orient: Orient | None,
-            made: list[StartFit], whole: bool = False) -> StartFit | None:
-    """Grid ``h``, or the same put on the printed lines where they show, when either
-    is taken (see :func:`_taken`; ``whole``: only when it reads the start position on
-    nearly every square).
-
-    The model's look puts a grid within reach of the printed lines, which place it
-    more exactly where they show: a grid a third of a square off sees the felt go on
-    past an edge, which the one on the lines does not."""
-    refit = refine_on_grid(image, h)[0]  # h itself where no lines show
-    for placed in (refit, h) if refit is not h else (h,):
-        fit = _fit(image, placed, orient, made)
-        if _shows_start(fit) if whole else _taken(image, fit):
-            return fit
-    return None
-
-
-def _taken(image: np.ndarray, fit: StartFit) -> bool:
-    """A moved grid is taken as any other: reading the start position on nearly
-    every square, or contradicting it nowhere with squares the model confirms."""
-    return _shows_start(fit) or _recognised_start(image, [fit]) is not None
-
-
-def _shows_start(fit: StartFit) -> bool:
-    """Reads the start position, on nearly every square: the finder's grid with
-    most squares unread (glare, a grid hanging past the picture) contradicts
-    nothing either, but is kept only when no other grid shows more."""
-    return not fit.mismatches and len(fit.unknown) <= MAX_UNREAD
-
-
-def _fit(image: np.ndarray, h: np.ndarray, orient: Orient | None,
-         made: list[StartFit]) -> StartFit:
-    setup = setup_on_grid(image, orient(h) if orient is not None else h)
-    fit = fit_start_position(setup, image, a1_fixed=orient is not None)
-    made.append(fit)
-    return fit
+    return least_doubted(image, placed, lambda fit, doubt: doubt < PLACED_DOUBT)
 
 
 def _closed(image: np.ndarray, made: list[StartFit]) -> StartFit | None:
@@ -421,5 +358,5 @@ def _closed(image: np.ndarray, made: list[StartFit]) -> StartFit | None:
         edges, bare = closable_edges(fit, image)
         if edges or bare:
             closed.append(fit.closed(edges, bare))
-    return _least_doubted(image, closed,
-                          lambda fit, doubt: _shows_start(fit) or doubt < CONFIRMED)
+    return least_doubted(image, closed,
+                          lambda fit, doubt: shows_start(fit) or doubt < CONFIRMED)
