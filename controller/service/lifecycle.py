@@ -17,7 +17,6 @@ from controller.service.config import Config
 from controller.service.core import GameCore, GameSettings
 from controller.service.games import write_game_files
 from controller.service.journal import JournalError
-from controller.service.states import State
 
 if TYPE_CHECKING:
     from controller.service.app import Service
@@ -109,16 +108,9 @@ class LifecycleMixin:
             # the records are written; the journal still says "unfinished", so a restart
             # resumes this game and finishes it again (same record) rather than losing it
             log.error("%s", exc)
-            self.journal_problem = str(exc)
-            self._failed_at = self.core.t
-            if self._journal_ok is not None:
-                self._journal_ok.clear()
-            self.message = (f"JOURNAL FAILED ({exc}): the game record is written, but the "
-                            "journal could not mark the game finished")
-            if self.states.state is not State.JOURNAL_FAILED:
-                self.states.journal_failed(str(exc))
-            self._pending_state = []
-            self._show()
+            self._hold_for_journal(
+                str(exc), self.core.t, f"JOURNAL FAILED ({exc}): the game record is "
+                "written, but the journal could not mark the game finished")
             return
         self._finish_pending = False
         names = ", ".join(p.name for p in self.finished_files)

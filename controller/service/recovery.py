@@ -129,11 +129,7 @@ class RecoveryMixin:
         assert self.journal is not None and self.game is not None
         log.error("journal failed, play is held: %s", problem)
         self._pending_state = []
-        self.journal_problem = problem
-        self._failed_at = t
         self._cancel_flag()
-        if self._journal_ok is not None:
-            self._journal_ok.clear()
         try:
             core = self._replay_core(self.game)
         except (JournalError, sqlite3.Error, ValueError) as exc:
@@ -142,8 +138,19 @@ class RecoveryMixin:
         else:
             self.core = core
         self._recent_boards = (None, None)  # the next board is taken afresh, never skipped
-        self.message = (f"JOURNAL FAILED ({problem}): play is held, nothing since "
-                        f"{t:.1f} s is recorded; free the storage and the service carries on")
+        self._hold_for_journal(
+            problem, t, f"JOURNAL FAILED ({problem}): play is held, nothing since "
+            f"{t:.1f} s is recorded; free the storage and the service carries on")
+
+    def _hold_for_journal(self: Service, problem: str, t: float, message: str) -> None:
+        """Enter ``journal failed`` from ``t``, telling the user ``message``: the
+        journal is retried (:meth:`_journal_retry`) and replayed inputs wait for it.
+        One place for every failed write, so each holds play the same way."""
+        self.journal_problem = problem
+        self._failed_at = t
+        if self._journal_ok is not None:
+            self._journal_ok.clear()
+        self.message = message
         if self.states.state is not State.JOURNAL_FAILED:
             self.states.journal_failed(problem)
         self._pending_state = []  # cannot be journaled now; the recovery note says it
