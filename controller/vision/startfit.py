@@ -47,6 +47,7 @@ WHITE_QUANTILE = 0.4  # of a white disc top's grey levels (as the reader measure
 MIN_CLEAR = 0.5  # share of a black disc's top that must be unclipped to be measured
 MIN_DISC_PART = 0.3  # share of a top's pixels not felt from which only those are measured
 BLACK_AGREE = 0.7  # log units: two black discs further apart than this, one is lit
+WASHED = 0.05  # share of a disc top's pixels: more clipped than the white discs'
 MAX_BLACK = 0.3  # a black disc measured brighter than this (log to felt) is under glare
 MIN_WHITE = 0.2  # a white disc is brighter than the felt (log units)
 MIN_LEVEL_GAP = 0.6  # log units between the levels for them to be trusted at all
@@ -136,8 +137,9 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     setup = replace(setup, model=levels.apply(setup.model))
     reader = reader.with_model(setup.model)
     r = reader.read_canvas(canvas)
-    r = lit_black_unknown(r, levels.lit)
     view = model_view(reader, canvas) if against_start(r, []) else None
+    r = lit_black_unknown(r, levels.lit, _washed_out(reader, canvas), view)
+    view = view if against_start(r, []) else None
     before = r.board
     r = paled_unknown(r, view)
     faint = [i for i in START_DISCS if before[i] == "-" and r.board[i] == "?"
@@ -215,6 +217,17 @@ def _disc_levels(
         g = float(np.quantile(grey[idx][keep], q))
         out[i] = np.log(g + 2.0) - np.log(float(r.felt_grey[i]) + 2.0)
     return out
+
+
+def _washed_out(reader: SquareReader, canvas: np.ndarray) -> tuple[int, ...]:
+    """Black start discs whose tops are clipped (in every channel) on a larger share
+    than either white start disc's, by ``WASHED``: a lamp's reflection over the
+    disc. A white disc set on a black start square is clipped no more than the
+    white discs beside it, however bright the room."""
+    low = canvas.reshape(-1, 3).min(axis=1)
+    share = {i: float((low[reader.layout.top[i]] >= CLIPPED).mean()) for i in START_DISCS}
+    whites = max(share[i] for i in WHITE_START)
+    return tuple(i for i in BLACK_START if share[i] > whites + WASHED)
 
 
 def _discs_apart_from_felt(reader: SquareReader, canvas: np.ndarray) -> ColourModel:

@@ -32,10 +32,22 @@ STRAY_MAX = 2  # empty squares read as discs, away from the middle, that glare m
 SURE = 0.1
 
 
-def lit_black_unknown(r: Reading, lit: tuple[int, ...]) -> Reading:
+def lit_black_unknown(r: Reading, lit: tuple[int, ...], washed: tuple[int, ...],
+                      view: ModelView | None) -> Reading:
     """Black start discs that a lamp's reflection lights up as white read ``?``
-    (glare): what covers them is known, and it is no contradiction."""
-    return _unread_for_glare(r, [i for i in lit if r.board[i] in "Oo"])
+    (glare): what covers them is known, and it is no contradiction.
+
+    But a white disc on a black start square measures as bright as a lit black
+    one, and set up the wrong way round it must refuse the calibration and be
+    named. So a disc read white is excused only where something shows the lamp:
+    the reader sees glare on its square, its top is ``washed`` out (clipped more
+    than the white start discs'), the other black start disc is lit too (a lamp
+    over the middle; a set-up wrong by one disc leaves the other black), or the
+    learned model (``view``) does not see a white disc there."""
+    glare = r.glare if r.glare is not None else np.zeros(64, bool)
+    return _unread_for_glare(r, [i for i in lit if r.board[i] in "Oo" and (
+        glare[i] or i in washed or len(lit) > 1 or view is None
+        or view.seen.get(i) != "O")])
 
 
 def paled_unknown(r: Reading, view: ModelView | None) -> Reading:
