@@ -12,7 +12,8 @@ renderer. KAESHI_BENCH_VISION_SCENES changes the number of own scenes per set
 (default 160); KAESHI_BENCH_VISION_SEEDS (e.g. "45,46") adds own hard sets drawn
 from other seeds; KAESHI_BENCH_CALIBRATION_SEEDS (e.g. "81,82") counts calibration
 refusals alone over those own hard sets (a minute or two per set); KAESHI_SHARED
-points at the shared data.
+points at the shared data. Calibration is also run on own start positions set up
+wrong by one disc (the other colour, or missing), which it must refuse.
 """
 
 from __future__ import annotations
@@ -31,7 +32,12 @@ from controller.vision.evaluation import (
     evaluate_rendered,
     random_position,
 )
-from controller.vision.evaluation_calibration import CalibrationTally, evaluate_calibration
+from controller.vision.evaluation_calibration import (
+    CalibrationTally,
+    WrongStartTally,
+    evaluate_calibration,
+    evaluate_wrong_starts,
+)
 from controller.vision.evaluation_crop import evaluate_cut_off_renders, evaluate_photo_crops
 from controller.vision.scoring import EndToEnd
 
@@ -78,7 +84,7 @@ def _learned_cost() -> str:
     return "learned square model per call: " + ", ".join(out)
 
 
-def _print(title: str, tally: EndToEnd | CalibrationTally) -> None:
+def _print(title: str, tally: EndToEnd | CalibrationTally | WrongStartTally) -> None:
     for line in tally.lines(title):
         print(line, flush=True)
 
@@ -107,6 +113,9 @@ def main() -> None:
     if seeds:
         _print(f"own renders (hard), calibration alone, scene sets {', '.join(map(str, seeds))}",
                evaluate_calibration(n, seeds))
+    for hard, seed in ((False, 5), (True, 6)):
+        _print(f"own renders ({'hard' if hard else 'clean'}), start position set up wrong by "
+               "one disc, calibrated", evaluate_wrong_starts(n // 2, seed, hard))
     _print("own renders (clean), no calibration", evaluate_rendered(n // 2, 1, hard=False))
     _print("own renders (clean), board cut off by the picture's edge, no calibration",
            evaluate_cut_off_renders(n // 2, 8))

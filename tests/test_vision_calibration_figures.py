@@ -3,7 +3,15 @@ the split by what the picture shows is printed only beside that figure."""
 
 from __future__ import annotations
 
-from controller.vision.evaluation_calibration import CalibrationTally, evaluate_calibration
+from controller.position import START_BOARD
+from controller.vision.evaluation_calibration import (
+    CalibrationTally,
+    WrongStartTally,
+    evaluate_calibration,
+    evaluate_wrong_starts,
+    wrong_start,
+)
+from controller.vision.startreading import START_DISCS
 
 
 def test_the_end_to_end_refusals_come_first_and_the_split_adds_up() -> None:
@@ -39,3 +47,34 @@ def test_own_start_scenes_calibrate_on_the_board() -> None:
     tally = evaluate_calibration(3, [81])
     assert tally.scenes == 3
     assert tally.refused == 0 and tally.misplaced == 0, tally.lines("81")
+
+
+def test_each_start_disc_is_set_up_wrong_in_turn_both_ways() -> None:
+    boards = [wrong_start(i) for i in range(8)]
+    # every scene differs from the start position on one start disc only
+    for board, kind in boards:
+        changed = [k for k in range(64) if board[k] != START_BOARD[k]]
+        assert len(changed) == 1 and changed[0] in START_DISCS
+        assert (board[changed[0]] == "-") == (kind == "missing")
+    assert [kind for _, kind in boards] == ["the other colour"] * 4 + ["missing"] * 4
+    first_four = {next(k for k in range(64) if b[k] != START_BOARD[k]) for b, _ in boards[:4]}
+    assert first_four == set(START_DISCS)
+
+
+def test_wrong_set_ups_count_refusals_per_kind_and_name_those_taken() -> None:
+    tally = WrongStartTally()
+    tally.add("5/0 (the other colour)", "the other colour", refused=True)
+    tally.add("5/1 (the other colour)", "the other colour", refused=False)
+    tally.add("5/4 (missing)", "missing", refused=True)
+    first, accepted = tally.lines("own")
+    assert "refused 2 of 3 (66.7%)" in first
+    assert "the other colour: 1 of 2" in first and "missing: 1 of 1" in first
+    assert accepted.endswith("accepted: 5/1 (the other colour)")
+
+
+def test_a_white_disc_on_a_black_start_square_is_refused_in_plain_light() -> None:
+    """Own clean set 5, scenes 2 and 3: e4 and d5 white. A white disc there measures
+    as bright as a black one lit by a lamp, which calibration excuses; with no lamp
+    over it, the set-up is refused."""
+    tally = evaluate_wrong_starts(4, 5, hard=False)
+    assert tally.refused == {"the other colour": 4, "missing": 0}, tally.lines("5")

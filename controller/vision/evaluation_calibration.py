@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.advice import DARK
+from controller.position import START_BOARD
 from controller.vision.cv import cv2
 from controller.vision.evaluation import fit_on_picture, grid_error, own_scenes, start_picture
+from controller.vision.startreading import START_DISCS
 
 #: A grid whose corner lies this many squares or more from the truth is misplaced.
 OFF = 0.5
@@ -105,4 +107,60 @@ def evaluate_calibration(n: int, seeds: list[int]) -> CalibrationTally:
             side = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).mean())
             small = side < SMALL_BOARD * start.image.shape[1]
             tally.add(f"{seed}/{i}", refused, fit is not None, off, dark, glare, small)
+    return tally
+
+
+#: How a start position is set up wrong, one disc at a time: what a calibration
+#: must refuse, naming the disc, however the lamp falls.
+WRONG_SET_UPS = ("the other colour", "missing")
+
+
+@dataclass
+class WrongStartTally:
+    """Calibrations of own start scenes set up wrong: each kind's scenes and how
+    many of them were refused (a board not found counts as refused: the user hears
+    of it all the same)."""
+
+    scenes: dict[str, int] = field(default_factory=lambda: dict.fromkeys(WRONG_SET_UPS, 0))
+    refused: dict[str, int] = field(default_factory=lambda: dict.fromkeys(WRONG_SET_UPS, 0))
+    accepted: list[str] = field(default_factory=list)
+
+    def add(self, name: str, kind: str, refused: bool) -> None:
+        self.scenes[kind] += 1
+        self.refused[kind] += refused
+        if not refused:
+            self.accepted.append(name)
+
+    def lines(self, title: str) -> list[str]:
+        n, refused = sum(self.scenes.values()), sum(self.refused.values())
+        kinds = "; ".join(f"a start disc {kind}: {self.refused[kind]} of {self.scenes[kind]}"
+                          for kind in WRONG_SET_UPS)
+        return [
+            f"   {title}: refused {refused} of {n} ({_pct(refused, n)}); {kinds}",
+            f"     accepted: {', '.join(self.accepted) or 'none'}",
+        ]
+
+
+def wrong_start(i: int) -> tuple[str, str]:
+    """The start position as scene ``i`` of a set sets it up wrong, and how: each
+    start disc in turn, the other colour and then missing."""
+    disc = START_DISCS[i % len(START_DISCS)]
+    kind = WRONG_SET_UPS[(i // len(START_DISCS)) % len(WRONG_SET_UPS)]
+    put = "-" if kind == "missing" else "X" if START_BOARD[disc] == "O" else "O"
+    return START_BOARD[:disc] + put + START_BOARD[disc + 1:], kind
+
+
+def evaluate_wrong_starts(n: int, seed: int, hard: bool) -> WrongStartTally:
+    """Calibrate on the first ``n`` scenes of own set ``seed``, each with its start
+    position set up wrong by one disc (see :func:`wrong_start`)."""
+    from dataclasses import replace
+
+    from controller.synth.picture import render
+
+    tally = WrongStartTally()
+    for i, own in zip(range(n), own_scenes(seed, hard=hard), strict=False):
+        board, kind = wrong_start(i)
+        picture = render(board, replace(own.scene, hand=False), seed=own.render_seed)
+        fit = fit_on_picture(picture)
+        tally.add(f"{seed}/{i} ({kind})", kind, fit is None or bool(fit.mismatches))
     return tally
