@@ -1,5 +1,6 @@
 """A black start disc a lamp lights up to white is excused as glare, but a white
-disc set on a black start square is not: something must show the lamp."""
+disc set on a black start square is not: something must show the lamp. And a start
+disc the reader leaves unread is named when the learned model surely sees it wrong."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import pytest
 
 from controller.position import START_BOARD
 from controller.vision.reading import GLARE, Reading
-from controller.vision.startreading import ModelView, lit_black_unknown
+from controller.vision.square_model import CLASSES
+from controller.vision.startreading import ModelView, against_start, lit_black_unknown, model_read
 
 E4 = 28  # a black start square
 
@@ -41,3 +43,40 @@ def test_a_sign_of_the_lamp_excuses_the_lit_disc(lamp):
     washed = (E4,) if lamp == "top clipped" else ()
     r = lit_black_unknown(_reading(glare_on_e4=lamp == "reader's glare"), lit, washed, view)
     assert r.board[E4] == "?" and r.reasons[E4] == GLARE
+
+
+def _unread_e4() -> Reading:
+    """The start position with e4 left unread by the reader for glare."""
+    r = _reading()
+    return Reading(**{**r.__dict__, "board": START_BOARD[:E4] + "?" + START_BOARD[E4 + 1:],
+                      "reasons": tuple(GLARE if i == E4 else "" for i in range(64))})
+
+
+def _model_sure(state: str, p: float, doubt: float = 0.02) -> ModelView:
+    row = np.full(len(CLASSES), (1 - p) / (len(CLASSES) - 1))
+    row[CLASSES.index(state)] = p
+    return ModelView(doubt=doubt, seen={E4: state}, probabilities={E4: row})
+
+
+@pytest.mark.parametrize("state", ["O", "-"])
+def test_an_unread_start_disc_the_model_surely_sees_otherwise_contradicts_the_start(state):
+    r = model_read(_unread_e4(), _model_sure(state, 0.97), [E4])
+    assert r.board[E4] == state and E4 in r.learned and r.reasons[E4] == ""
+    assert against_start(r, []) == [E4]
+
+
+@pytest.mark.parametrize("why", ["unsure", "sees the start's disc", "grid doubted",
+                                 "excused for a lamp"])
+def test_an_unread_start_disc_stays_unread_unless_the_model_is_sure_on_a_confirmed_grid(why):
+    view = {"unsure": _model_sure("O", 0.8),
+            "sees the start's disc": _model_sure("X", 0.99),
+            "grid doubted": _model_sure("O", 0.99, doubt=0.5),
+            "excused for a lamp": _model_sure("O", 0.99)}[why]
+    unread_by_reader = [] if why == "excused for a lamp" else [E4]
+    r = model_read(_unread_e4(), view, unread_by_reader)
+    assert r.board[E4] == "?" and r.learned == ()
+
+
+def test_the_model_names_no_start_disc_when_a_reflection_hides_three_of_them():
+    r = model_read(_unread_e4(), _model_sure("O", 0.99), [E4, 27, 35])
+    assert r.board[E4] == "?"

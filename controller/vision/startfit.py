@@ -36,6 +36,7 @@ from controller.vision.startreading import (
     contradictions,
     lit_black_unknown,
     model_overruled,
+    model_read,
     model_view,
     off_centre,
     paled_unknown,
@@ -137,9 +138,10 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     setup = replace(setup, model=levels.apply(setup.model))
     reader = reader.with_model(setup.model)
     r = reader.read_canvas(canvas)
-    view = model_view(reader, canvas) if against_start(r, []) else None
+    unread_discs = [i for i in START_DISCS if r.board[i] == "?"]
+    view = model_view(reader, canvas) if against_start(r, []) or unread_discs else None
     r = lit_black_unknown(r, levels.lit, _washed_out(reader, canvas), view)
-    view = view if against_start(r, []) else None
+    r = model_read(r, view, unread_discs)
     before = r.board
     r = paled_unknown(r, view)
     faint = [i for i in START_DISCS if before[i] == "-" and r.board[i] == "?"
