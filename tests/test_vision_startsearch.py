@@ -4,6 +4,7 @@ position, the grid that does is found among the others the cues offer."""
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from calibration.camera import calibrate_image
 from controller.synth.picture import Rendered, Scene, render
 from controller.vision import startjudge, startsearch
 from controller.vision.evaluation import aligned_grid, corner_error, own_scenes, start_picture
+from controller.vision.evaluation_calibration import wrong_start
 from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import homography_from_corners, moved_by_squares
 from controller.vision.grid_check import CONFIRMED
@@ -223,3 +225,17 @@ def test_calibration_searches_past_a_grid_cut_short_and_finds_the_board(cut_shor
     fit = startsearch.fit_on_start(cut_short.image, _to_truth(cut_short))
     assert fit.mismatches == []
     assert corner_error(fit.setup, cut_short.corners) < 0.5
+
+
+def test_a_wrong_disc_on_the_boards_own_grid_is_not_passed_over_for_a_doubted_grid():
+    """Own clean scene 5/34: a white disc set on e4, under a lamp's light pool. The
+    board's own grid reads it white; a grid taking in the table round the board
+    reads the start position, the learned model doubting its squares. The set-up
+    is wrong, and calibration says so instead of taking that grid."""
+    own = next(itertools.islice(own_scenes(5, hard=False), 34, None))
+    board, kind = wrong_start(34)
+    assert kind == "the other colour" and board[28] == "O"
+    r = render(board, replace(own.scene, hand=False), seed=own.render_seed)
+    fit = startsearch.fit_on_start(r.image, _to_truth(r))
+    assert fit.mismatches == [28] and fit.doubt is None
+    assert corner_error(fit.setup, r.corners) < 0.25

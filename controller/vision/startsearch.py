@@ -114,8 +114,10 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     doubted grid reads it, one guessed round the start discs that reads it on nearly
     every square, or all four discs in place on squares the model is sure of, or
     any grid tried that reads three discs in place (:func:`_discs_placed`); else
-    the doubted grid; else the finder's, its contradictions
-    telling the user what is wrong. ``searching`` is
+    the doubted grid, unless the finder's grid is the board's and only start discs
+    contradict it (:func:`_on_board`: the set-up is wrong, and a grid the model
+    doubts reads the start position only by missing the wrong disc); else the
+    finder's, its contradictions telling the user what is wrong. ``searching`` is
     told, once, when grids are to be moved: seconds where the rest takes a tenth,
     which a user waiting at a camera should hear about.
     """
@@ -165,6 +167,8 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
                          or _discs_placed(image, made))
         if confirmed is not None:
             return confirmed
+        if on_board:  # refused on the board's own grid, not taken on a doubted one
+            return first
     if doubted is not None:
         return doubted
     if first is None:
