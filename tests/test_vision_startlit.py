@@ -75,8 +75,3 @@ def test_an_unread_start_disc_stays_unread_unless_the_model_is_sure_on_a_confirm
     unread_by_reader = [] if why == "excused for a lamp" else [E4]
     r = model_read(_unread_e4(), view, unread_by_reader)
     assert r.board[E4] == "?" and r.learned == ()
-
-
-def test_the_model_names_no_start_disc_when_a_reflection_hides_three_of_them():
-    r = model_read(_unread_e4(), _model_sure("O", 0.99), [E4, 27, 35])
-    assert r.board[E4] == "?"

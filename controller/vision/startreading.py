@@ -35,13 +35,9 @@ SURE = 0.1
 #: unread, where it sees felt or the other colour: on the project's own hard start
 #: scenes set up right, no unread start disc came above 0.79 on seeds 131 and 132,
 #: one came to 0.94 on seeds 197 to 202 (d5 under a reflection over three of the
-#: four discs), while white discs set on black start squares under a reflection
-#: mostly reach 0.96 to 1 (seed 121)
+#: four discs) and one to 0.97 on 203 to 208 (e4), while white discs set on black
+#: start squares under a reflection mostly reach 0.96 to 1 (seed 121)
 SURELY = 0.95
-#: ... and only with at most this many start discs unread by the reader: where a
-#: reflection covers three or four, the model's look under it is no surer than the
-#: reader's (both such pictures of a right set-up on seeds 197 to 208 had three)
-NAMED_UNDER_GLARE = 2
 
 
 def lit_black_unknown(r: Reading, lit: tuple[int, ...], washed: tuple[int, ...],
@@ -109,16 +105,15 @@ class ModelView:
 def model_read(r: Reading, view: ModelView | None, unread_discs: list[int]) -> Reading:
     """``r`` with the start discs among ``unread_discs`` (those the reader left
     ``?``) read as the learned model surely sees them (over ``SURELY``), where that
-    is felt or the other colour, on a grid whose squares it confirms, when at most
-    ``NAMED_UNDER_GLARE`` are unread: a contradiction, named to the user, marked as
-    the model's reading.
+    is felt or the other colour, on a grid whose squares it confirms: a
+    contradiction, named to the user, marked as the model's reading.
 
     A reflection that hides a disc from the reader's brightness test can leave its
     rim and shadow to the model; a start position set up wrong under a lamp (a
     white disc on e4, a disc missing) would otherwise pass, as nothing contradicts
     it. Discs excused for a lamp (see :func:`lit_black_unknown`) read ``?`` only
     after the reader and are not asked about again."""
-    if view is None or view.doubt >= CONFIRMED or len(unread_discs) > NAMED_UNDER_GLARE:
+    if view is None or view.doubt >= CONFIRMED:
         return r
     board, why, conf = list(r.board), list(r.reasons or ("",) * 64), r.confidence.copy()
     named = []
