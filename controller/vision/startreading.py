@@ -133,7 +133,8 @@ def model_read(r: Reading, view: ModelView | None, unread_discs: list[int]) -> R
 
 def model_view(reader: SquareReader, canvas: np.ndarray) -> ModelView | None:
     """The model's look at the grid's 64 squares (None without the model): asked
-    only when some square contradicts the start position."""
+    only when some square contradicts the start position or a start disc is
+    unread."""
     model = reader.square_model
     if model is None:
         return None
