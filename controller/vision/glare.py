@@ -36,6 +36,12 @@ RING_MODE = "new"
 UNEVEN_TOP = 0.35  # spread of a white top's grey levels (beyond noise) that means glare
 
 
+def clipped_tops(canvas: np.ndarray, layout: Layout) -> np.ndarray:
+    """(64,) share of each square's disc-top pixels clipped in every channel: where a
+    reflection leaves nothing of what lies under it to measure."""
+    return (canvas.reshape(-1, 3)[layout.top].min(axis=2) >= CLIPPED).mean(axis=1)
+
+
 def green_lead(bgr: np.ndarray) -> np.ndarray:
     """Per pixel: how far green leads the stronger of blue and red (int16)."""
     px = bgr.astype(np.int16)

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from controller.vision.glare import CLIPPED
+from controller.vision.glare import clipped_tops
 from controller.vision.reading import AMBIGUOUS, FOREIGN_SQUARE, GLARE, OCCLUDED, Reading
 from controller.vision.sampling import Layout
 from controller.vision.square_model import PatchIndex, SquareModel, patches
@@ -37,8 +37,7 @@ def second_opinion(r: Reading, canvas: np.ndarray, foreign: np.ndarray, layout: 
     why = np.array(r.reasons)
     ask = (chars == "?") & np.isin(why, ASKED)
     ask &= (foreign <= FOREIGN_SQUARE) & ~layout.outside
-    clipped = (canvas.reshape(-1, 3)[layout.top].min(axis=2) >= CLIPPED).mean(axis=1)
-    ask &= clipped <= CLIPPED_TOP
+    ask &= clipped_tops(canvas, layout) <= CLIPPED_TOP
     squares = np.flatnonzero(ask)
     if not len(squares):
         return r

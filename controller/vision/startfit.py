@@ -21,6 +21,7 @@ from controller.position import START_BOARD
 from controller.vision.colour import ColourModel, balanced_on
 from controller.vision.cv import cv2
 from controller.vision.geometry import corners_of, homography_from_corners
+from controller.vision.glare import CLIPPED, clipped_tops
 from controller.vision.grid_check import CONFIRMED
 from controller.vision.reader import SquareReader
 from controller.vision.reading import AMBIGUOUS, Reading
@@ -43,7 +44,6 @@ from controller.vision.startreading import (
     unread,
 )
 
-CLIPPED = 245  # a pixel this bright in every channel is clipped: glare on a black disc
 WHITE_QUANTILE = 0.4  # of a white disc top's grey levels (as the reader measures them)
 MIN_CLEAR = 0.5  # share of a black disc's top that must be unclipped to be measured
 MIN_DISC_PART = 0.3  # share of a top's pixels not felt from which only those are measured
@@ -140,7 +140,8 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     r = reader.read_canvas(canvas)
     unread_discs = [i for i in START_DISCS if r.board[i] == "?"]
     view = model_view(reader, canvas) if against_start(r, []) or unread_discs else None
-    r = lit_black_unknown(r, levels.lit, _washed_out(reader, canvas), view)
+    washed = _washed_out(reader, canvas) if levels.lit else ()
+    r = lit_black_unknown(r, levels.lit, washed, view)
     r = model_read(r, view, unread_discs)
     before = r.board
     r = paled_unknown(r, view)
@@ -226,8 +227,7 @@ def _washed_out(reader: SquareReader, canvas: np.ndarray) -> tuple[int, ...]:
     than either white start disc's, by ``WASHED``: a lamp's reflection over the
     disc. A white disc set on a black start square is clipped no more than the
     white discs beside it, however bright the room."""
-    low = canvas.reshape(-1, 3).min(axis=1)
-    share = {i: float((low[reader.layout.top[i]] >= CLIPPED).mean()) for i in START_DISCS}
+    share = clipped_tops(canvas, reader.layout)
     whites = max(share[i] for i in WHITE_START)
     return tuple(i for i in BLACK_START if share[i] > whites + WASHED)
 
