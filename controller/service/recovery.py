@@ -128,7 +128,6 @@ class RecoveryMixin:
         """A write failed: show nothing of it, rebuild the core from disk, hold play."""
         assert self.journal is not None and self.game is not None
         log.error("journal failed, play is held: %s", problem)
-        self._pending_state = []
         self._cancel_flag()
         try:
             core = self._replay_core(self.game)
