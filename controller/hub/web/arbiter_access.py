@@ -1,0 +1,120 @@
+"""Who is the arbiter: the login page, the hub's own cookie, bearer tokens for scripts.
+
+Kept apart from what the arbiter may do, so that every one of those routes passes the
+one check in :meth:`ArbiterAccess.guarded` and every presented token, wherever it comes
+from, counts against the same throttle.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from urllib.parse import parse_qs
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from controller.hub.web.responses import Pages, error
+from controller.web.auth import COOKIE, ArbiterAuth
+from controller.web.guard import TooManyFailures, client_key, read_body
+
+HUB_COOKIE = "kaeshi_hub_arbiter"
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+class ArbiterAccess:
+    """One judge of every way in (cookie, ``?token=``, bearer), so a route cannot take
+    one of them more lightly than the others."""
+
+    def __init__(self, auth: ArbiterAuth) -> None:
+        self.auth = auth
+
+    def check_token(self, request: Request, token: str | None) -> Response | None:
+        """None if ``token`` is right; else the answer: throttled (429) or refused (403)."""
+        try:
+            if self.auth.attempt(token or "", client_key(request.scope)):
+                return None
+        except TooManyFailures as exc:
+            return error(429, str(exc), {"Retry-After": str(int(exc.retry_after) + 1)})
+        return error(403, "wrong arbiter token")
+
+    def has_cookie(self, request: Request) -> bool:
+        return self.auth.check_cookie(request.cookies.get(HUB_COOKIE))
+
+    def refusal(self, request: Request) -> Response | None:
+        """None if the request is the arbiter's. (Every POST passed the origin guard.)"""
+        if not self.auth.enabled:
+            return error(403, "the arbiter view is off: no arbiter token is configured")
+        token = _bearer(request)
+        if token is not None:
+            return self.check_token(request, token)
+        if not self.has_cookie(request):
+            return error(403, "this needs the arbiter token")
+        return None
+
+    def guarded(self, handler: Handler) -> Handler:
+        async def run(request: Request) -> Response:
+            refused = self.refusal(request)
+            return refused if refused is not None else await handler(request)
+        return run
+
+    def login_redirect(self) -> Response:
+        return RedirectResponse("/arbiter", 303,
+                                headers={"Set-Cookie": _hub_cookie(self.auth.cookie_header())})
+
+
+def login_routes(access: ArbiterAccess, pages: Pages) -> list[Route]:
+    """``/arbiter`` (the dashboard once logged in), login and logout."""
+    auth = access.auth
+
+    async def arbiter_page(request: Request) -> Response:
+        if not auth.enabled:
+            return pages.page("login.html", 403, MESSAGE="The arbiter view is off: set an "
+                              "arbiter token in the hub's configuration.")
+        if "token" in request.query_params:
+            refused = access.check_token(request, request.query_params["token"])
+            if refused is not None:
+                return pages.page("login.html", refused.status_code, MESSAGE=_message(refused))
+            return access.login_redirect()
+        if access.has_cookie(request):
+            return pages.page("dashboard.html")
+        return pages.page("login.html", MESSAGE="")
+
+    async def login(request: Request) -> Response:
+        if not auth.enabled:
+            return pages.page("login.html", 403, MESSAGE="The arbiter view is off.")
+        form = parse_qs((await read_body(request, 4096)).decode("utf-8", "replace"))
+        refused = access.check_token(request, (form.get("token") or [None])[0])
+        if refused is not None:
+            return pages.page("login.html", refused.status_code, MESSAGE=_message(refused))
+        return access.login_redirect()
+
+    async def logout(request: Request) -> Response:
+        return RedirectResponse("/", 303, headers={
+            "Set-Cookie": _hub_cookie(ArbiterAuth.clear_cookie_header())})
+
+    return [
+        Route("/arbiter", arbiter_page),
+        Route("/arbiter/login", login, methods=["POST"]),
+        Route("/arbiter/logout", logout, methods=["POST"]),
+    ]
+
+
+def _bearer(request: Request) -> str | None:
+    value = request.headers.get("authorization", "")
+    return value[7:].strip() if value.lower().startswith("bearer ") else None
+
+
+def _hub_cookie(header: str) -> str:
+    """The table page's cookie under the hub's own name: cookies do not tell ports apart,
+    so a hub beside a table on one machine must not log the other's arbiter out."""
+    return HUB_COOKIE + header.removeprefix(COOKIE)
+
+
+def _message(response: Response) -> str:
+    try:
+        return str(json.loads(bytes(response.body))["error"]).capitalize() + "."
+    except (ValueError, KeyError, TypeError):
+        return "Refused."

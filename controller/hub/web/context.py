@@ -1,0 +1,72 @@
+"""The hub web app's settings, and what its spectator and arbiter routes share.
+
+Both halves read the one store through the one :class:`Views` and wake on the one
+:class:`Changes`, so a hall's worth of open pages costs one rebuild per change. The bus
+is heard once, by whichever comes first: the lifespan or, when the server runs without
+one, the first page to open a stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+from starlette.responses import StreamingResponse
+
+from controller.hub.ingest import HubBus
+from controller.hub.results import ResultDesk
+from controller.hub.web.dashboard import CLOCK_WARNING_SECONDS
+from controller.hub.web.live import Changes, Store, Views
+from controller.hub.web.responses import Pages
+
+
+@dataclass(frozen=True)
+class HubWebSettings:
+    """``arbiter_token`` None turns the arbiter view off; ``delay`` is the broadcast delay
+    in seconds; ``clock`` gives wall time (tests pass a fake one)."""
+
+    arbiter_token: str | None
+    delay: float = 900.0
+    clock: Callable[[], float] = time.time
+    event_name: str = ""
+    clock_warning: float = CLOCK_WARNING_SECONDS
+    #: More origins that may post (the hub reached through a proxy under another name).
+    origins: tuple[str, ...] = ()
+    #: How often open pages are refreshed although nothing arrived (clocks run).
+    refresh: float = 1.0
+
+
+@dataclass
+class HubContext:
+    """Built once per app by :func:`~controller.hub.web.app.build_app`."""
+
+    settings: HubWebSettings
+    store: Store
+    bus: HubBus
+    views: Views
+    desk: ResultDesk | None
+    changes: Changes
+    pages: Pages
+    _unsubscribe: list[Callable[[], None]] = field(default_factory=list, init=False,
+                                                   repr=False)
+
+    def listen(self) -> None:
+        """Hear the bus on this loop; from the lifespan, or from the first stream when the
+        server runs without one."""
+        if not self._unsubscribe:
+            self.changes.attach(asyncio.get_running_loop())
+            self._unsubscribe.append(self.bus.subscribe(self.changes.notify))
+
+    def stop_listening(self) -> None:
+        """Open streams end first, so the server is not held up by a page left open."""
+        self.changes.close()
+        while self._unsubscribe:
+            self._unsubscribe.pop()()
+
+    def stream(self, body: AsyncIterator[str]) -> StreamingResponse:
+        """A stream is only woken by changes once the bus is heard, lifespan or not."""
+        self.listen()
+        return StreamingResponse(body, media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store"})

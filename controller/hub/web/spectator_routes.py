@@ -1,0 +1,69 @@
+"""The spectators' routes: the delayed broadcast, its feeds, the standings.
+
+None of these needs the token, so the broadcast and the feeds are built only from what
+the delay lets be seen (:meth:`Views.spectator`, :meth:`Views.delayed_records`); the
+standings and pairings are not delayed, in the broadcast either.
+"""
+
+from __future__ import annotations
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from controller.hub.export import event_ggf
+from controller.hub.web.context import HubContext
+from controller.hub.web.streams import Shared, broadcast_stream, spectator_built, whole
+from controller.records import games_to_json
+
+
+def spectator_routes(hub: HubContext) -> list[Route]:
+    """Routes open to anyone in the hall or on the internet."""
+    settings, views = hub.settings, hub.views
+    # what spectators see moves with time, not with what arrives: rebuilt by age alone
+    broadcast_snap = Shared(lambda: spectator_built(views.spectator()), settings.refresh,
+                            settings.clock)
+    feed_max_age = max(5.0, settings.refresh)
+    ggf_feed = Shared(lambda: whole(event_ggf(views.delayed_records())), feed_max_age,
+                      settings.clock)
+    json_feed = Shared(lambda: whole(games_to_json(views.delayed_records())), feed_max_age,
+                       settings.clock)
+
+    async def spectator_page(request: Request) -> Response:
+        return hub.pages.page("spectator.html", DELAY=_minutes(settings.delay))
+
+    async def broadcast_json(request: Request) -> Response:
+        return Response(await broadcast_snap.get(), media_type="application/json",
+                        headers={"Cache-Control": "no-store"})
+
+    async def broadcast_events(request: Request) -> Response:
+        return hub.stream(broadcast_stream(broadcast_snap, hub.changes, settings.refresh))
+
+    async def feed_ggf(request: Request) -> Response:
+        return PlainTextResponse(await ggf_feed.get(), media_type="application/x-ggf",
+                                 headers={"Cache-Control": "no-store"})
+
+    async def feed_json(request: Request) -> Response:
+        return Response(await json_feed.get(), media_type="application/json",
+                        headers={"Cache-Control": "no-store"})
+
+    async def standings(request: Request) -> Response:
+        data = await run_in_threadpool(
+            lambda: {"standings": views.standings(), "pairings": views.pairings()})
+        return JSONResponse(data, headers={"Cache-Control": "no-store"})
+
+    return [
+        Route("/", spectator_page),
+        Route("/api/broadcast", broadcast_json),
+        Route("/events/broadcast", broadcast_events),
+        Route("/feed/games.ggf", feed_ggf),
+        Route("/feed/games.json", feed_json),
+        Route("/api/standings", standings),
+    ]
+
+
+def _minutes(seconds: float) -> str:
+    if seconds % 60 == 0:
+        return f"{int(seconds // 60)} min"
+    return f"{seconds:g} s"
