@@ -63,16 +63,28 @@ NO_FELT = ("no green felt in view: point the camera at the board (a board of ano
            "colour needs the colour model edited in the calibration file)")
 
 
-def no_board_advice(image: np.ndarray) -> str:
+#: ... and when the finder saw a felt-coloured area that the plain hue test above
+#: does not (a felt nearly black, or greyed by a tinted light).
+FAINT_FELT = ("the board's felt shows too little green to be told apart from the table and "
+              "the discs (a very dark felt, or a dim or tinted light): light the board evenly "
+              "with a white lamp beside it rather than over it, raise the camera's exposure, "
+              "or give its corners with --corners")
+
+
+def no_board_advice(image: np.ndarray, felt_seen: bool = False) -> str:
     """What to change when no board was found: the causes the picture shows, or
     where it shows none, what usually helps (a refusal must never leave the user
-    with nothing to try)."""
+    with nothing to try). ``felt_seen``: the finder found a felt-coloured area
+    (see :class:`controller.vision.finder_felt.BoardNotFound`), so the camera is
+    not to be told it sees no felt."""
     hint = picture_hint(image)
     if hint:
         return hint
     small = _small(image)
     felt = None if small is None else _felt(small)[1]
-    return NO_CAUSE_SEEN if felt is not None and felt.mean() >= SOME_FELT else NO_FELT
+    if felt is not None and felt.mean() >= SOME_FELT:
+        return NO_CAUSE_SEEN
+    return FAINT_FELT if felt_seen else NO_FELT
 
 
 def _felt(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

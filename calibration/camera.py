@@ -199,7 +199,8 @@ def calibrate_image(
             fit = fit_on_start(image, None if a1 is None else partial(grid_with_a1, a1=a1),
                                searching)
     except BoardNotFound as exc:
-        raise BoardNotFound(f"{exc}; {no_board_advice(image)}") from None
+        raise BoardNotFound(f"{exc}; {no_board_advice(image, exc.felt_seen)}",
+                            exc.felt_seen) from None
     settled = None if fixed or fit.mismatches else settle_turn(fit, image)
     if settled is not None:
         fit = settled.fit

@@ -8,7 +8,13 @@ import pytest
 from reflections import reflection_over
 
 from calibration import camera
-from calibration.advice import NO_CAUSE_SEEN, NO_FELT, no_board_advice, picture_hint
+from calibration.advice import (
+    FAINT_FELT,
+    NO_CAUSE_SEEN,
+    NO_FELT,
+    no_board_advice,
+    picture_hint,
+)
 from calibration.camera import calibrate_image
 from controller.synth.picture import Scene, render
 from controller.vision.cv import cv2
@@ -110,6 +116,26 @@ def test_a_board_not_found_with_no_cause_in_sight_still_says_what_to_try():
     # a cause in sight is named instead
     dark = (_board_on_table() * 0.15).astype(np.uint8)
     assert "too dark" in no_board_advice(dark)
+
+
+def test_felt_the_finder_saw_is_never_called_missing():
+    # a nearly black felt (green leads by a few grey levels) on a purple table: the
+    # plain hue test sees no felt, the finder does (see the test below)
+    img = np.full((240, 320, 3), (110, 60, 100), np.uint8)
+    img[50:190, 90:230] = (10, 13, 10)
+    assert no_board_advice(img) == NO_FELT  # nothing else said there was felt
+    assert no_board_advice(img, felt_seen=True) == FAINT_FELT
+    assert "felt" in FAINT_FELT and "--corners" in FAINT_FELT
+
+
+def test_the_calibration_error_says_the_felt_is_faint_where_the_finder_saw_it():
+    img = np.full((240, 320, 3), (110, 60, 100), np.uint8)
+    img[50:190, 90:230] = (10, 13, 10)  # the finder sees this felt, without a grid on it
+    with pytest.raises(BoardNotFound) as error:
+        calibrate_image(img)
+    assert str(error.value).startswith("a green area was found but no board grid on it")
+    assert str(error.value).endswith(FAINT_FELT)
+    assert error.value.felt_seen
 
 
 def test_the_calibration_error_carries_the_advice(monkeypatch):

@@ -192,7 +192,7 @@ def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
     if not best.fits:
         raise BoardNotFound(
             "a green area was found but no board grid on it "
-            f"(only {100 * best.fit.score:.0f}% of the grid lines visible)"
+            f"(only {100 * best.fit.score:.0f}% of the grid lines visible)", felt_seen=True
         )
     return best.fit
 

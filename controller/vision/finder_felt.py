@@ -29,7 +29,16 @@ DENSE_WINDOW = 1 / 40  # of the working copy's longest side: where green pixels 
 
 
 class BoardNotFound(KaeshiError):
-    """No playing area could be found; the message says what was seen instead."""
+    """No playing area could be found; the message says what was seen instead.
+
+    ``felt_seen``: the finder did find a felt-coloured area, only no board on it.
+    What the user is told to change follows from it: a felt too dark or too grey
+    for a plain hue test is still felt, and "no felt in view" would send the user to
+    re-aim a camera that points at the board."""
+
+    def __init__(self, message: str, felt_seen: bool = False) -> None:
+        super().__init__(message)
+        self.felt_seen = felt_seen
 
 
 def green_mask_hsv(hsv: np.ndarray) -> np.ndarray:
@@ -263,7 +272,7 @@ def coarse_quads(image: np.ndarray, cue: str = "hue") -> list[np.ndarray]:
         if cv2.contourArea(q.astype(np.float32)) >= least:
             quads.append(upright_order(q) / scale)
     if not quads:
-        raise BoardNotFound("the green area found is too small to be a board")
+        raise BoardNotFound("the green area found is too small to be a board", felt_seen=True)
     return quads
 
 
