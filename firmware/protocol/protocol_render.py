@@ -24,6 +24,13 @@ def _min_max(msg: dict[str, Any]) -> tuple[int, int]:
 # ---------------------------------------------------------------------------- C header
 
 
+def _defines(title: str, prefix: str, rows: list[dict[str, Any]]) -> list[str]:
+    """A commented group of ``#define KP_<prefix>_<name> <value>``, one per table row:
+    states, statuses and modes are all named numbers the firmware switches on."""
+    return ["", f"/* {title} */", *(f"#define KP_{prefix}_{row['name']} {row['value']}"
+                                     for row in rows)]
+
+
 def render_c(table: dict[str, Any]) -> str:
     proto, crc, timing, cal = table["protocol"], table["crc"], table["timing"], table["calibration"]
     out = [
@@ -61,20 +68,14 @@ def render_c(table: dict[str, Any]) -> str:
     for field in cal["fields"]:
         out.append(f"#define KP_CAL_OFF_{field['name'].upper()} {offset}")
         offset += field_size(field)
-    out += ["", "/* square states (4 bits each in BOARD) */"]
-    for state in table["state"]:
-        out.append(f"#define KP_STATE_{state['name']} {state['value']}")
+    out += _defines("square states (4 bits each in BOARD)", "STATE", table["state"])
     chars = "".join(s["char"] for s in sorted(table["state"], key=lambda s: s["value"]))
     out.append(f'#define KP_STATE_CHARS "{chars}"')
     out += ["", "/* flag bits (BOARD, IDENTITY, HEARTBEAT) */"]
     for flag in table["flag"]:
         out.append(f"#define KP_FLAG_{flag['name']} 0x{1 << flag['bit']:02X}")
-    out += ["", "/* ACK status codes */"]
-    for status in table["status"]:
-        out.append(f"#define KP_STATUS_{status['name']} {status['value']}")
-    out += ["", "/* SET_MODE modes */"]
-    for mode in table["mode"]:
-        out.append(f"#define KP_MODE_{mode['name']} {mode['value']}")
+    out += _defines("ACK status codes", "STATUS", table["status"])
+    out += _defines("SET_MODE modes", "MODE", table["mode"])
     out += ["", "/* SET_LEDS patterns */"]
     for pattern in table["led_pattern"]:
         out.append(f"#define KP_LED_{pattern['name']} {pattern['value']}")
