@@ -312,7 +312,10 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
     it and left out, and a black disc neither darker than the felt nor clearly
     darker than the white discs is no measure of black at all. A white disc's own
     highlights are the disc, so it is measured on all its pixels when the reader
-    called it glare. Discs with something foreign over them are left out.
+    called it glare. Discs with something foreign over them are left out of the
+    levels, but a black one measured bright still counts as lit: it tells that a
+    lamp lights the middle of the board (see
+    :func:`controller.vision.startreading.lit_black_unknown`).
     """
     from controller.vision.reading import FOREIGN_SQUARE
 
@@ -334,8 +337,11 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
         v = r.log_ratio[i] if np.isfinite(r.log_ratio[i]) and not glare[i] else black_own[i]
         if seen[i] and np.isfinite(v) and v < ceiling:
             blacks[i] = float(v)
-        elif seen[i]:
-            lit.append(i)  # clipped or brighter than a black disc: a lamp's reflection
+        elif seen[i] or (np.isfinite(v) and v >= ceiling):
+            # clipped or brighter than a black disc: a lamp's reflection; a lamp
+            # mirrored in a black top can tint part of it a colour the reader takes
+            # for something over the square, and bright, it is lit all the same
+            lit.append(i)
     if len(blacks) == 2 and abs(blacks[28] - blacks[35]) > BLACK_AGREE:
         brighter = max(blacks, key=blacks.__getitem__)
         del blacks[brighter]
