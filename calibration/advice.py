@@ -13,7 +13,6 @@ import numpy as np
 from controller.squares import square_name
 from controller.vision.cv import components, cv2
 from controller.vision.finder import green_mask_hsv
-from controller.vision.finder_felt import REFLECTION_GREY
 from controller.vision.geometry import corners_of, upright_order
 from controller.vision.startfit import StartFit
 from controller.vision.startreading import START_DISCS
@@ -25,8 +24,8 @@ BRIGHT_FELT = 215  # the felt this bright is washed out: too much light or expos
 BORDER_FELT = 0.08  # share of a picture's edge that felt must reach to be cut off there
 FELT_AREA = 0.03  # share of the picture the felt must cover to be taken for the board
 SOME_FELT = 0.005  # ... and to look for a reflection beside it (a reflection cuts it up)
-#: A lamp's reflection: a patch as bright in every channel as the finder's
-#: REFLECTION_GREY (no colour: not the felt) ...
+#: A lamp's reflection: a patch this bright in every channel (no colour: not the felt) ...
+REFLECTION_GREY = 200
 #: ... as large as this share of the felt seen (a white start disc is under 1 %), on
 #: the felt or beside it (the felt's box, half as wide again on each side: a
 #: reflection cuts the felt up, so it may lie at the edge of the largest piece)

@@ -92,32 +92,3 @@ def test_a_noisy_dim_felt_is_guessed_where_green_pixels_are_dense(monkeypatch):
         m.setattr(finder_felt, "_dense_regions", lambda small: [])
         assert _nearest(outline_guesses(r.image), r) > 1.5
     assert _nearest(outline_guesses(r.image), r) < 0.5
-
-
-def _felt_with_a_reflection(centre: tuple[int, int], on_the_board: bool) -> np.ndarray:
-    """A lamp's reflection at ``centre``: on the board's glossy surface only, or on
-    the table."""
-    image = np.full((480, 640, 3), (150, 170, 190), np.uint8)
-    cv2.fillPoly(image, [BOARD.astype(np.int32)], (40, 120, 30))
-    lamp = np.zeros(image.shape[:2], np.uint8)
-    cv2.circle(lamp, centre, 110, 1, -1)
-    if on_the_board:
-        board = np.zeros_like(lamp)
-        cv2.fillPoly(board, [BOARD.astype(np.int32)], 1)
-        lamp &= board
-    image[lamp > 0] = (250, 250, 250)
-    return image
-
-
-def test_a_reflection_on_the_board_joined_to_the_felt_gives_back_its_outline():
-    image = _felt_with_a_reflection((200, 100), on_the_board=True)  # the far left corner
-    hulls, scale, _ = finder_felt._felt_hulls(image, "hue")
-    assert min(_off(finder_felt._quad_from_hull(h) / scale) for h in hulls) > 1.5  # premise
-    joined = finder_felt._with_reflections(image, hulls, scale)
-    assert min(_off(finder_felt._quad_from_hull(h) / scale) for h in joined) < 0.2
-
-
-def test_a_reflection_off_the_felt_joins_nothing():
-    image = _felt_with_a_reflection((600, 60), on_the_board=False)  # clear of the felt
-    hulls, scale, _ = finder_felt._felt_hulls(image, "hue")
-    assert finder_felt._with_reflections(image, hulls, scale) == []

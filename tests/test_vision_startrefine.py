@@ -12,7 +12,7 @@ from reflections import band_over, reflection_over
 
 from calibration.camera import calibrate_image
 from controller.synth.picture import Rendered, Scene, render
-from controller.vision import finder_felt, startjudge, startsearch
+from controller.vision import startjudge, startsearch
 from controller.vision.evaluation import (
     aligned_grid,
     corner_error,
@@ -209,17 +209,3 @@ def test_the_search_takes_what_reads_the_start_position_where_it_used_to_refuse(
     assert corner_error(fit.setup, r.corners) < 0.5
     assert fit.mismatches == []
     assert taken == placings  # only the first placing taken counted before
-
-
-def test_a_board_a_reflection_cuts_into_is_found_with_the_reflection_joined_to_its_felt(
-        monkeypatch):
-    # own hard scene: a lamp's reflection on the board cuts the felt's outline on a
-    # slant; no grid the cues offer, moved, reads the start position, and the finder
-    # finds no board, until the felt's outline takes the reflection in
-    r = _own_hard_start(222, 6)
-    fit = startsearch.fit_on_start(r.image)
-    assert fit.mismatches == []
-    assert corner_error(fit.setup, r.corners) < 0.5
-    monkeypatch.setattr(finder_felt, "_with_reflections", lambda *args: [])
-    with pytest.raises(BoardNotFound):
-        startsearch.fit_on_start(r.image)

@@ -26,8 +26,6 @@ GUESS_RUNS = 6  # a felt outline's longest straight runs combined into guessed o
 PUSHED = (1.3, 1.6, 2.0)  # a guessed outline's side pushed out, times the sides beside it
 OVER_FELT = 1.6  # area of an outline, to the felt's hull, beyond which it is no board's
 DENSE_WINDOW = 1 / 40  # of the working copy's longest side: where green pixels are counted
-#: A lamp's reflection: a patch this bright in every channel (no colour: not the felt)
-REFLECTION_GREY = 200
 
 
 class BoardNotFound(KaeshiError):
@@ -287,9 +285,7 @@ def outline_guesses(image: np.ndarray) -> list[np.ndarray]:
     felt's outline are not the board's four sides: any four of the
     ``GUESS_RUNS`` longest are guessed. A reflection right across the board hides
     the felt beyond a straight cut that the outline takes for a side: each outline
-    is guessed with one side pushed out by each of ``PUSHED``. Each outline a
-    reflection touches is guessed joined with it as well (see
-    :func:`_with_reflections`). The felt of a dim,
+    is guessed with one side pushed out by each of ``PUSHED``. The felt of a dim,
     noisy picture is looked for where green pixels are dense, too. They are many
     (tens to a hundred) and mostly wrong, so only a caller that can tell the
     board's by what it shows (calibration, by the start position) asks for them.
@@ -301,44 +297,13 @@ def outline_guesses(image: np.ndarray) -> list[np.ndarray]:
             hulls, scale, least = _felt_hulls(image, cue)
         except BoardNotFound:
             continue
-        for hull in hulls + _with_reflections(image, hulls, scale):
+        for hull in hulls:
             quads = _run_combinations(hull)
             quads += _pushed_out(_quad_from_hull(hull))
             guesses += [upright_order(q) / scale for q in quads
                         if cv2.isContourConvex(q.astype(np.float32))
                         and cv2.contourArea(q.astype(np.float32)) >= least]
     return guesses
-
-
-def _with_reflections(image: np.ndarray, hulls: list[np.ndarray],
-                      scale: float) -> list[np.ndarray]:
-    """Each hull that a lamp's reflection touches, joined with it (working pixels).
-
-    A reflection on the board is no felt to any colour test, so the felt's outline
-    stops where it begins: across a corner, or along the whole of a side when it
-    lies at the board's edge, and no straight run of the outline lies on the sides
-    it hides. Joined with the reflection, the outline runs along the board's sides
-    again where the reflection stays inside them; where it spills onto the table
-    the unjoined hull's guesses remain."""
-    small = _working_copy(image, scale)
-    bright = (small.min(axis=2) >= REFLECTION_GREY).astype(np.uint8)
-    n, labels, _, _ = components(bright)
-    if n <= 1:
-        return []
-    out = []
-    for hull in hulls:
-        region = np.zeros(small.shape[:2], np.uint8)
-        cv2.fillConvexPoly(region, hull.reshape(-1, 2).astype(np.int32), 1)
-        rim = cv2.dilate(region, np.ones((5, 5), np.uint8)) > 0
-        touching = np.unique(labels[rim & (bright > 0)])
-        touching = touching[touching > 0]
-        if len(touching) == 0:
-            continue
-        joined = (region > 0) | np.isin(labels, touching)
-        contours, _ = cv2.findContours(joined.astype(np.uint8), cv2.RETR_EXTERNAL,
-                                       cv2.CHAIN_APPROX_NONE)
-        out.append(cv2.convexHull(max(contours, key=cv2.contourArea)))
-    return out
 
 
 def _run_combinations(hull: np.ndarray) -> list[np.ndarray]:
@@ -369,8 +334,12 @@ def _felt_hulls(image: np.ndarray, cue: str) -> tuple[list[np.ndarray], float, f
     working copy's scale, and the least area (working pixels) of a playing area."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 32:
         raise BoardNotFound("the image is empty or too small to hold a board")
-    scale = min(1.0, WORK_SIZE / max(image.shape[:2]))
-    small = _working_copy(image, scale)
+    scale = WORK_SIZE / max(image.shape[:2])
+    small = image
+    if scale < 1:
+        small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    else:
+        scale = 1.0
     if cue == "hue":
         regions = _green_regions(small)
     elif cue == "chroma":
@@ -382,13 +351,6 @@ def _felt_hulls(image: np.ndarray, cue: str) -> tuple[list[np.ndarray], float, f
         contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         hulls.append(cv2.convexHull(max(contours, key=cv2.contourArea)))
     return hulls, scale, MIN_AREA * small.shape[0] * small.shape[1]
-
-
-def _working_copy(image: np.ndarray, scale: float) -> np.ndarray:
-    """The picture at ``scale`` (at most 1), where the felt's regions are sought."""
-    if scale >= 1:
-        return image
-    return cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
 
 
 def coarse_quad(image: np.ndarray) -> np.ndarray:
