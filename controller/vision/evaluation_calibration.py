@@ -15,7 +15,7 @@ pixels or so, too few for the printed lines and the discs' rims to show in blur.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -153,8 +153,6 @@ def wrong_start(i: int) -> tuple[str, str]:
 def evaluate_wrong_starts(n: int, seed: int, hard: bool) -> WrongStartTally:
     """Calibrate on the first ``n`` scenes of own set ``seed``, each with its start
     position set up wrong by one disc (see :func:`wrong_start`)."""
-    from dataclasses import replace
-
     from controller.synth.picture import render
 
     tally = WrongStartTally()
