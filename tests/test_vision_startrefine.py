@@ -202,6 +202,9 @@ def _placings(monkeypatch) -> list[bool]:
 def test_the_search_takes_what_reads_the_start_position_where_it_used_to_refuse(
         monkeypatch, seed, number, placings):
     r = _own_hard_start(seed, number)
+    # the outlines the picture's edges close, offered since these were chosen, take
+    # 19/132 at the first placing: left out, so that the steps after stay exercised
+    monkeypatch.setattr(startsearch, "contour_outlines", lambda image: [])
     taken = _placings(monkeypatch)
     said: list[str] = []
     fit = startsearch.fit_on_start(r.image, None, said.append)

@@ -13,10 +13,17 @@ from reflections import reflection_over
 from calibration.camera import calibrate_image
 from controller.synth.picture import Rendered, Scene, render
 from controller.vision import startjudge, startsearch
-from controller.vision.evaluation import aligned_grid, corner_error, own_scenes, start_picture
+from controller.vision.evaluation import (
+    aligned_grid,
+    corner_error,
+    grid_error,
+    own_scenes,
+    start_picture,
+)
 from controller.vision.evaluation_calibration import wrong_start
-from controller.vision.finder import BoardNotFound
-from controller.vision.geometry import homography_from_corners, moved_by_squares
+from controller.vision.finder import BoardNotFound, board_grids, lattice_outlines
+from controller.vision.finder_felt import outline_guesses
+from controller.vision.geometry import corners_of, homography_from_corners, moved_by_squares
 from controller.vision.grid_check import CONFIRMED
 from controller.vision.pipeline import found_grid, setup_on_grid
 from controller.vision.startfit import START_BOARD
@@ -134,6 +141,7 @@ def test_grids_that_contradict_the_start_or_are_doubted_are_never_taken(start, m
     monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args: h)
     monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
     monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
+    monkeypatch.setattr(startsearch, "contour_outlines", lambda image: [])
     # (the start discs, plain beside the reflection, would place the board itself)
     monkeypatch.setattr(startsearch, "disc_guesses", lambda image: [])
     _grids_offered(monkeypatch, [moved_by_squares(start.homography, 1, 0),
@@ -149,6 +157,7 @@ def test_the_start_discs_beside_a_reflection_place_the_board_when_the_grids_offe
     monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args: h)
     monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
     monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
+    monkeypatch.setattr(startsearch, "contour_outlines", lambda image: [])
     _grids_offered(monkeypatch, [moved_by_squares(start.homography, 1, 0),
                                  moved_by_squares(start.homography, 0.5, 0)])
     fit = startsearch.fit_on_start(image, _to_truth(start))
@@ -172,6 +181,7 @@ def test_of_grids_alike_the_one_likest_the_start_position_is_moved(start, monkey
     monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [corners_of(
         aligned_grid(start.homography, corners_of(tried_grid)))])
     monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
+    monkeypatch.setattr(startsearch, "contour_outlines", lambda image: [])
     monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args: h)
     monkeypatch.setattr(startjudge, "refine_on_grid", lambda image, h: (h, 0.0))
     monkeypatch.setattr(startsearch, "start_likelihood",
@@ -239,3 +249,24 @@ def test_a_wrong_disc_on_the_boards_own_grid_is_not_passed_over_for_a_doubted_gr
     fit = startsearch.fit_on_start(r.image, _to_truth(r))
     assert fit.mismatches == [28] and fit.doubt is None
     assert corner_error(fit.setup, r.corners) < 0.25
+
+
+@pytest.fixture(scope="module")
+def on_green_cloth() -> Rendered:
+    """Own hard scene 235/159: a wood-framed board on a green cloth in a dim room, a
+    lamp's reflection beside the start discs. The felt's colour runs into the
+    cloth's, and no felt outline, lattice or finder grid lies near the board."""
+    own = next(itertools.islice(own_scenes(235, hard=True), 159, None))
+    return start_picture(own.scene, own.render_seed)
+
+
+def test_a_board_whose_felt_runs_into_the_cloth_is_found_by_its_frames_outline(
+        on_green_cloth):
+    r = on_green_cloth
+    # the premise: no other cue offers a grid within a square of the board
+    others = ([corners_of(h) for h in board_grids(r.image)] + outline_guesses(r.image)
+              + lattice_outlines(r.image, doubled=True))
+    assert min(grid_error(homography_from_corners(q), r.corners) for q in others) > 1
+    fit = startsearch.fit_on_start(r.image, _to_truth(r))
+    assert fit.mismatches == []
+    assert corner_error(fit.setup, r.corners) < 0.5

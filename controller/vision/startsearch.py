@@ -10,9 +10,10 @@ sees the felt end inside it or go on past it), so when the finder's choice does 
 read it, or the finder chose none, every other grid the cues offered is tried, the
 learned model's least doubted first. When none reads it, a grid whose squares the
 model confirms is taken though a reflection hides many of them; failing that, the
-grids most like the start position, among those and the felt outline's guesses at
-a board a reflection cut short and the lattice's at its spacing taken twice as
-wide, are moved onto it (see :mod:`controller.vision.startrefine`). A grid that
+grids most like the start position, among those, the felt outline's guesses at
+a board a reflection cut short, the outlines the picture's edges close (a frame on
+a green cloth, a dark felt) and the lattice's at its spacing taken twice as wide,
+are moved onto it (see :mod:`controller.vision.startrefine`). A grid that
 reads the start position is not always the board's either: round a small board
 under a lamp, the table can read as sixty empty squares and the board, all glare,
 as four unread ones. The model sees the table's squares are no board's, so such a
@@ -43,6 +44,7 @@ from controller.vision.finder import (
     lattice_outlines,
     seen_before,
 )
+from controller.vision.finder_contours import contour_outlines
 from controller.vision.finder_felt import outline_guesses
 from controller.vision.geometry import corners_of, homography_from_corners
 from controller.vision.grid_check import CONFIRMED
@@ -203,8 +205,9 @@ def _doubt_over_bound(image: np.ndarray, fit: StartFit) -> float | None:
 
 def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
              model: SquareModel, made: list[StartFit]) -> StartFit | None:
-    """A grid the tried ones, or the felt outline's and the lattice's guesses (see
-    :func:`controller.vision.finder_felt.outline_guesses` and
+    """A grid the tried ones, or the felt outline's, the picture edges' and the
+    lattice's guesses (see :func:`controller.vision.finder_felt.outline_guesses`,
+    :func:`controller.vision.finder_contours.contour_outlines` and
     :func:`controller.vision.finder.lattice_outlines`), lead to when moved onto
     the start position (see :mod:`controller.vision.startrefine`) and put on the
     printed lines where they show, taken as any other (see
@@ -222,7 +225,8 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     the board itself. A grid the search took before these were tried is taken
     the same; they only take one where the search used to find none."""
     grids = [(fit.setup.homography, len(fit.mismatches)) for fit in tried]
-    guesses = outline_guesses(image) + lattice_outlines(image, doubled=True)
+    guesses = (outline_guesses(image) + contour_outlines(image)
+               + lattice_outlines(image, doubled=True))
     fitted = len(grids)
     grids += [(homography_from_corners(q), 0) for q in guesses]
     likeness = [start_likelihood(image, h, model, DISC_HEIGHT) - MISMATCH_COST * wrong
