@@ -84,14 +84,25 @@ def _mismatch_advice(fit: StartFit) -> list[str]:
     if swapped and len(swapped) == len(wrong):
         said = ", ".join(f"{square_name(i)} {'black' if board[i] in 'Xx' else 'white'}"
                          for i in swapped)
-        why = ("a lamp's reflection beside it lights the felt round a disc far more than "
-               "the disc, so a white disc can look dark: move the lamp off the middle of "
-               "the board and calibrate again" if lit[swapped].all() else
+        why = (_lamp_swaps(board, swapped) if lit[swapped].all() else
                "if the discs lie that way, turn them over; else light the board evenly "
                "and calibrate again")
         return [f"read {said}, the other colour than the start position has there (white "
                 f"d4, e5; black e4, d5): {why}"]
     return []
+
+
+def _lamp_swaps(board: str, swapped: list[int]) -> str:
+    """How a lamp beside them turns start discs the other colour, each way that
+    happened: a white disc's light is judged against felt lit far more, and a black
+    disc's glossy top mirrors the lamp."""
+    ways = []
+    if any(board[i] in "Xx" for i in swapped):
+        ways.append("a lamp's reflection beside it lights the felt round a disc far more "
+                    "than the disc, so a white disc can look dark")
+    if any(board[i] in "Oo" for i in swapped):
+        ways.append("a lamp mirrored in a black disc's top can make it look white")
+    return "; ".join(ways) + ": move the lamp off the middle of the board and calibrate again"
 
 
 def refused_note(path: str | Path) -> str:

@@ -16,6 +16,7 @@ from calibration.advice import (
     picture_hint,
 )
 from calibration.camera import calibrate_image
+from controller.squares import parse_square
 from controller.synth.picture import Scene, render
 from controller.vision.cv import cv2
 from controller.vision.finder import BoardNotFound
@@ -207,3 +208,26 @@ def test_a_start_disc_of_the_other_colour_is_named_as_such():
     aside = replace(fit, reading=replace(
         fit.reading, board=fit.reading.board[:d4] + "o" + fit.reading.board[d4 + 1:]))
     assert not any("the other colour" in w for w in _mismatch_advice(aside))
+
+
+@pytest.mark.parametrize(("square", "read", "says"), [
+    ("d4", "X", "so a white disc can look dark"),
+    ("e4", "O", "a lamp mirrored in a black disc's top can make it look white"),
+])
+def test_a_start_disc_swapped_beside_a_lamp_is_explained_the_way_it_went(
+        monkeypatch, square, read, says):
+    """A black disc read white beside a lamp was once told that a white disc can look
+    dark: the explanation must fit the way the colour went."""
+    from dataclasses import replace
+
+    r = render(START_BOARD, Scene(tilt_deg=10), seed=4)
+    fit = calibrate_image(r.image, corners=r.corners).fit
+    i = parse_square(square)
+    board = fit.reading.board[:i] + read + fit.reading.board[i + 1:]
+    swapped = replace(fit, reading=replace(fit.reading, board=board), mismatches=[i])
+    monkeypatch.setattr(camera, "next_to_glare", lambda reading: np.ones(64, bool))
+    advice = camera._mismatch_advice(swapped)
+    assert len(advice) == 1 and advice[0].startswith(f"read {square} ")
+    assert says in advice[0] and "move the lamp off the middle" in advice[0]
+    other = ("can make it look white" if read == "X" else "so a white disc can look dark")
+    assert other not in advice[0]
