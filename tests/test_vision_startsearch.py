@@ -121,6 +121,13 @@ def _grids_offered(monkeypatch: pytest.MonkeyPatch, grids: list[np.ndarray]) -> 
     monkeypatch.setattr(startsearch, "board_grids", lambda image: grids)
 
 
+def _no_guesses_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The picture offers no outline guesses: the felt's, its edges' and the lattice's."""
+    monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
+    monkeypatch.setattr(startsearch, "contour_outlines", lambda image: [])
+    monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
+
+
 def test_a_grid_with_a_reflection_over_many_squares_is_taken_when_its_squares_are_recognised(
         start, monkeypatch):
     image = reflection_over(start, 9, sigma=1.6, peak=2.5)
@@ -139,9 +146,7 @@ def test_grids_that_contradict_the_start_or_are_doubted_are_never_taken(start, m
     _finder_says(monkeypatch, None)
     # not moved onto the board either, and no guess of the picture's own offered
     monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args: h)
-    monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
-    monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
-    monkeypatch.setattr(startsearch, "contour_outlines", lambda image: [])
+    _no_guesses_of_its_own(monkeypatch)
     # (the start discs, plain beside the reflection, would place the board itself)
     monkeypatch.setattr(startsearch, "disc_guesses", lambda image: [])
     _grids_offered(monkeypatch, [moved_by_squares(start.homography, 1, 0),
@@ -155,9 +160,7 @@ def test_the_start_discs_beside_a_reflection_place_the_board_when_the_grids_offe
     image = reflection_over(start, 9, sigma=1.6, peak=2.5)
     _finder_says(monkeypatch, None)
     monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args: h)
-    monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
-    monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
-    monkeypatch.setattr(startsearch, "contour_outlines", lambda image: [])
+    _no_guesses_of_its_own(monkeypatch)
     _grids_offered(monkeypatch, [moved_by_squares(start.homography, 1, 0),
                                  moved_by_squares(start.homography, 0.5, 0)])
     fit = startsearch.fit_on_start(image, _to_truth(start))
@@ -178,10 +181,9 @@ def test_of_grids_alike_the_one_likest_the_start_position_is_moved(start, monkey
     made: list = []
     tried = [startjudge.fit_grid(start.image, tried_grid, _to_truth(start), made)]
     # the guess: the board's own outline, its corners in the tried grid's order
+    _no_guesses_of_its_own(monkeypatch)
     monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [corners_of(
         aligned_grid(start.homography, corners_of(tried_grid)))])
-    monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
-    monkeypatch.setattr(startsearch, "contour_outlines", lambda image: [])
     monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args: h)
     monkeypatch.setattr(startjudge, "refine_on_grid", lambda image, h: (h, 0.0))
     monkeypatch.setattr(startsearch, "start_likelihood",
