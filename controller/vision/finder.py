@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from controller.vision.cv import cv2
+from controller.vision.disc_lattice import refine_on_discs
 from controller.vision.finder_edges import edge_felt, felt_share, nudge_onto_board
 from controller.vision.finder_felt import (
     WORK_SIZE,
@@ -29,7 +30,12 @@ from controller.vision.finder_felt import (
     green_mask_hsv,
 )
 from controller.vision.finder_lattice import DIRECTIONS, lattice_quads, region_of_interest
-from controller.vision.geometry import corners_of, homography_from_corners, upright_order
+from controller.vision.geometry import (
+    DISC_HEIGHT,
+    corners_of,
+    homography_from_corners,
+    upright_order,
+)
 from controller.vision.grid_check import ALL_SQUARES, not_squares, square_doubts
 from controller.vision.square_model import default_model
 
@@ -286,8 +292,6 @@ def squares_doubt(image: np.ndarray, h: np.ndarray, cut_off: bool = False) -> fl
     squares of a board (see :mod:`controller.vision.grid_check`); None without the
     model or for a grid the picture's edge cuts, unless ``cut_off`` says to count
     the squares outside the picture as doubted."""
-    from controller.vision.pipeline import DISC_HEIGHT
-
     model = default_model()
     if model is None:
         return None
@@ -313,9 +317,6 @@ def _placements(image: np.ndarray, cand: _Candidate) -> list[np.ndarray]:
     """Grids a candidate offers: as fitted on the lines, its outline as found, and
     each of those moved onto the discs standing on it (a felt outline cut into
     pieces by a full board's edge discs can put a corner half a square off)."""
-    from controller.vision.disc_lattice import refine_on_discs
-    from controller.vision.pipeline import DISC_HEIGHT
-
     grids = [cand.fit.homography, homography_from_corners(cand.start)]
     on_discs = [refine_on_discs(image, h, DISC_HEIGHT) for h in grids]
     return grids + [h for h in on_discs if h is not None]
@@ -330,8 +331,6 @@ def _best_fitting(image: np.ndarray,
     The doubt is taken over the whole grid and over its most doubted edge: a grid
     a whole square off has only that edge off the board, a glare a few squares.
     Returns the candidate with its doubt over the whole grid (None: not asked)."""
-    from controller.vision.pipeline import DISC_HEIGHT
-
     ranked = sorted(fitting, key=lambda c: -c.rank)[:LEARNED_TRIES]
     model = default_model()
     if len(ranked) == 1 or model is None:

@@ -14,6 +14,7 @@ import numpy as np
 from controller.vision.cv import cv2
 
 BOARD_CORNERS = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=np.float64)
+DISC_HEIGHT = 0.13  # squares: a 5-6 mm disc on a 42 mm square
 
 #: The ways the user may say where a1 is in the image.
 A1_PLACES = ("top-left", "top-right", "bottom-right", "bottom-left")

@@ -14,7 +14,12 @@ import numpy as np
 from controller.vision.colour import ColourModel, balanced_on
 from controller.vision.cv import cv2
 from controller.vision.finder import BoardFit, find_board
-from controller.vision.geometry import corners_of, grid_with_a1, homography_from_corners
+from controller.vision.geometry import (
+    DISC_HEIGHT,
+    corners_of,
+    grid_with_a1,
+    homography_from_corners,
+)
 from controller.vision.grid import refine_on_grid
 from controller.vision.grid_check import settle_whole_squares
 from controller.vision.reader import CORNER_FELT, SquareReader
@@ -22,7 +27,6 @@ from controller.vision.reading import Reading
 from controller.vision.setup import CameraSetup
 from controller.vision.square_model import default_model
 
-DISC_HEIGHT = 0.13  # squares: a 5-6 mm disc on a 42 mm square
 MIN_SPLIT_GAP = 0.3  # log units (x1.35 in brightness) between the darkest white disc ...
 SPLIT_SPREAD = 0.35  # ... and the brightest black one, and at least this share of the
 # wider spread of the two colours
