@@ -3,7 +3,6 @@ forgives, and what it says when it cannot see the board."""
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import replace
 
 import numpy as np
@@ -15,7 +14,7 @@ from calibration.camera import calibrate_image
 from controller.squares import square_name
 from controller.synth.picture import Rendered, Scene, render
 from controller.vision.cv import cv2
-from controller.vision.evaluation import align_to_truth, corner_error, own_scenes, start_picture
+from controller.vision.evaluation import align_to_truth, corner_error, own_start_picture
 from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import (
     BOARD_CORNERS,
@@ -363,8 +362,7 @@ def test_all_start_discs_read_off_centre_still_refuse(start):
 def test_a_black_start_disc_as_dark_as_a_dark_felt_is_left_unread_and_named():
     # own hard scene 83/1: a dim room, a dark felt; d5's black top is as dark as the
     # felt to the rules, the model sees the disc, and it is sure of the grid
-    own = next(itertools.islice(own_scenes(83, hard=True), 1, None))
-    r = start_picture(own.scene, own.render_seed)
+    r = own_start_picture(83, 1)
     result = calibrate_image(r.image)
     assert result.calibration.start_position_ok
     assert result.fit.faint == [35] and result.fit.reading.board[35] == "?"
@@ -391,8 +389,7 @@ def test_a_frameless_boards_green_side_past_an_edge_does_not_refuse_the_grid(mon
     # takes one 0.29 squares off, which reads every square, before this last resort)
     from controller.vision import startsearch
 
-    own = next(itertools.islice(own_scenes(94, hard=True), 108, None))
-    r = start_picture(own.scene, own.render_seed)
+    r = own_start_picture(94, 108)
     monkeypatch.setattr(startsearch, "_settled", lambda *args: None)
     result = calibrate_image(r.image)
     assert result.calibration.start_position_ok
@@ -418,8 +415,7 @@ def test_closing_an_edge_drops_only_that_edges_squares_from_the_contradictions(s
 def dark_felt_in_a_black_frame() -> Rendered:
     """Own hard scene 86/132: a dark felt in a black frame, plainly lit; the blurred
     edge along a8-h8 leaves no felt in its squares' corners."""
-    own = next(itertools.islice(own_scenes(86, hard=True), 132, None))
-    return start_picture(own.scene, own.render_seed)
+    return own_start_picture(86, 132)
 
 
 def test_an_edge_without_felt_the_model_sees_as_the_boards_is_closed_but_a_strip_of_frame_is_not(

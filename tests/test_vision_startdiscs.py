@@ -3,8 +3,6 @@ the start position, and none where the picture shows no start discs."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
@@ -14,8 +12,7 @@ from controller.vision.evaluation import (
     aligned_grid,
     corner_error,
     grid_error,
-    own_scenes,
-    start_picture,
+    own_start_picture,
 )
 from controller.vision.finder import BoardNotFound
 from controller.vision.finder_felt import green_chroma
@@ -78,8 +75,7 @@ def lamp_over_the_board() -> Rendered:
     """Own hard scene 102/78: a dim room, a lamp's reflection over a corner of the
     board, the four start discs plain; more than ``MAX_UNREAD`` squares unread on the
     board's own grid, and no outline the finder or the lattice offers near it."""
-    own = next(itertools.islice(own_scenes(102, hard=True), 78, None))
-    return start_picture(own.scene, own.render_seed)
+    return own_start_picture(102, 78)
 
 
 def _disc_path_only(monkeypatch: pytest.MonkeyPatch) -> None:

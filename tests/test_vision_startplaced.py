@@ -13,7 +13,7 @@ import pytest
 from controller.position import START_BOARD
 from controller.synth.picture import Rendered
 from controller.vision import startjudge, startsearch
-from controller.vision.evaluation import aligned_grid, corner_error, own_scenes, start_picture
+from controller.vision.evaluation import aligned_grid, corner_error, own_start_picture
 from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import homography_from_corners
 from controller.vision.grid_check import CONFIRMED
@@ -50,8 +50,7 @@ def reflection_over_the_middle() -> Rendered:
     """Own hard scene 160/157: a board cut off by the picture's edge under a lamp's
     reflection that covers half of it; three start discs show. On its own grid
     over 8 squares read ``?`` and the model's doubt sits just over ``CONFIRMED``."""
-    own = next(itertools.islice(own_scenes(160, hard=True), 157, None))
-    return start_picture(own.scene, own.render_seed)
+    return own_start_picture(160, 157)
 
 
 def _own_grid_fit(start: Rendered, moved: tuple[int, int] = (0, 0),

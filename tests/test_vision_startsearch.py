@@ -18,7 +18,7 @@ from controller.vision.evaluation import (
     corner_error,
     grid_error,
     own_scenes,
-    start_picture,
+    own_start_picture,
 )
 from controller.vision.evaluation_calibration import wrong_start
 from controller.vision.finder import BoardNotFound, board_grids, lattice_outlines
@@ -217,8 +217,7 @@ def test_a_wrong_start_disc_on_the_boards_own_grid_is_the_positions_fault():
 def cut_short() -> Rendered:
     """Own hard scene 174/55: a lamp's reflection over the middle of the board, and
     the finder's grid over its lower half only, which the model confirms."""
-    own = next(itertools.islice(own_scenes(174, hard=True), 55, None))
-    return start_picture(own.scene, own.render_seed)
+    return own_start_picture(174, 55)
 
 
 def test_a_grid_cut_short_at_a_reflection_is_not_taken_for_the_board(cut_short):
@@ -258,8 +257,7 @@ def on_green_cloth() -> Rendered:
     """Own hard scene 235/159: a wood-framed board on a green cloth in a dim room, a
     lamp's reflection beside the start discs. The felt's colour runs into the
     cloth's, and no felt outline, lattice or finder grid lies near the board."""
-    own = next(itertools.islice(own_scenes(235, hard=True), 159, None))
-    return start_picture(own.scene, own.render_seed)
+    return own_start_picture(235, 159)
 
 
 def test_a_board_whose_felt_runs_into_the_cloth_is_found_by_its_frames_outline(

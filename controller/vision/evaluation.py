@@ -135,6 +135,13 @@ def start_picture(scene: object, seed: int) -> Rendered:
     return render(START_BOARD, replace(scene, hand=False), seed=seed)  # type: ignore[type-var]
 
 
+def own_start_picture(seed: int, number: int, hard: bool = True) -> Rendered:
+    """The start position set up in scene ``number`` of the project's own set
+    ``seed`` (see :func:`start_picture`): the scenes tests name by seed and number."""
+    own = next(itertools.islice(own_scenes(seed, hard=hard), number, None))
+    return start_picture(own.scene, own.render_seed)
+
+
 def fit_on_picture(start: Rendered) -> StartFit | None:
     """The calibration on a rendered start position, a1 where the renderer put it
     (None: no board found)."""
