@@ -3,6 +3,8 @@ shows, named, and no cause it does not show."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from reflections import reflection_over
@@ -200,8 +202,6 @@ def test_a_start_disc_of_the_other_colour_is_named_as_such():
                             "there") and "turn them over" in w for w in result.warnings), \
         result.warnings
     # the same square read white but off its centre is no disc of the other colour
-    from dataclasses import replace
-
     from calibration.camera import _mismatch_advice
 
     fit = result.fit
@@ -218,8 +218,6 @@ def test_a_start_disc_swapped_beside_a_lamp_is_explained_the_way_it_went(
         monkeypatch, square, read, says):
     """A black disc read white beside a lamp was once told that a white disc can look
     dark: the explanation must fit the way the colour went."""
-    from dataclasses import replace
-
     r = render(START_BOARD, Scene(tilt_deg=10), seed=4)
     fit = calibrate_image(r.image, corners=r.corners).fit
     i = parse_square(square)
