@@ -62,19 +62,14 @@ def parse_corners(values: list[str]) -> np.ndarray:
     return np.array(numbers, dtype=np.float64).reshape(4, 2)
 
 
-def grab_frame(camera: int | None, picamera: bool, skip: int = 15) -> np.ndarray:
-    """One settled frame from a live camera (the first ones are still adjusting)."""
-    from controller.vision.capture import open_source
+def grab_frame(camera: int | None, picamera: bool) -> np.ndarray:
+    """A settled picture from a live camera (see
+    :func:`controller.vision.capture.settled_picture`)."""
+    from controller.vision.capture import open_source, settled_picture
 
     source = open_source(camera=camera, picamera=picamera)
     try:
-        image = None
-        for n, frame in enumerate(source.frames()):
-            image = frame.image
-            if n >= skip:
-                break
-        assert image is not None
-        return image
+        return settled_picture(source.frames())
     finally:
         source.close()
 

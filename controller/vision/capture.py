@@ -208,6 +208,32 @@ class ImageFolderSource(FrameSource):
             yield Frame(n / self.fps, image)
 
 
+def settled_picture(frames: Iterator[Frame], skip: int = 15, stack: int = 8) -> np.ndarray:
+    """One picture of a still scene from a live camera's ``frames``: the first
+    ``skip`` passed over while exposure and white balance settle, then the
+    per-pixel median of the next ``stack``.
+
+    A camera in a dim room turns its gain up and every frame scatters each pixel
+    anew; the median of eight brings that scatter down by more than half, where one
+    frame leaves the felt's edges and the squares' corners frayed. A median, not a
+    mean: a hand or a shadow crossing a frame or two of the stack drops out. Fewer
+    frames than asked: the median of those there are, or the last frame skipped."""
+    last: np.ndarray | None = None
+    kept: list[np.ndarray] = []
+    for n, frame in enumerate(frames):
+        if n < skip:
+            last = frame.image
+            continue
+        kept.append(frame.image.copy())  # a driver may reuse its buffer
+        if len(kept) >= stack:
+            break
+    if not kept:
+        if last is None:
+            raise CaptureError("the camera gave no frame")
+        return last
+    return np.median(np.stack(kept), axis=0).round().astype(kept[0].dtype)
+
+
 def open_source(
     camera: int | None = None,
     video: str | None = None,
