@@ -209,7 +209,7 @@ def calibrate_image(
             fit = fit_start_position(auto_setup(image, corners=corners), image, a1_fixed=True)
         else:
             fit = fit_through_noise(image, None if a1 is None else partial(grid_with_a1, a1=a1),
-                               searching)
+                                    searching)
     except BoardNotFound as exc:
         raise BoardNotFound(f"{exc}; {no_board_advice(image, exc.felt_seen)}",
                             exc.felt_seen) from None
