@@ -25,9 +25,8 @@ from controller.vision.geometry import a1_place, grid_with_a1
 from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
 from controller.vision.startfit import START_BOARD, StartFit, fit_start_position
-from controller.vision.startnoise import fit_through_noise
 from controller.vision.startreading import START_DISCS, next_to_glare
-from controller.vision.startsearch import DOUBTED
+from controller.vision.startsearch import DOUBTED, fit_on_start
 from controller.vision.startturn import BY_MODEL, UNSETTLED, settle_turn
 
 FORMAT = "kaeshi-camera-calibration"
@@ -208,8 +207,8 @@ def calibrate_image(
         if corners is not None:  # the user's grid is theirs: nothing else is tried
             fit = fit_start_position(auto_setup(image, corners=corners), image, a1_fixed=True)
         else:
-            fit = fit_through_noise(image, None if a1 is None else partial(grid_with_a1, a1=a1),
-                                    searching)
+            fit = fit_on_start(image, None if a1 is None else partial(grid_with_a1, a1=a1),
+                               searching)
     except BoardNotFound as exc:
         raise BoardNotFound(f"{exc}; {no_board_advice(image, exc.felt_seen)}",
                             exc.felt_seen) from None

@@ -145,7 +145,7 @@ def test_the_calibration_error_carries_the_advice(monkeypatch):
     def not_found(*args: object) -> None:
         raise BoardNotFound("a green area was found but no board grid on it")
 
-    monkeypatch.setattr(camera, "fit_through_noise", not_found)
+    monkeypatch.setattr(camera, "fit_on_start", not_found)
     with pytest.raises(BoardNotFound) as error:
         calibrate_image(_board_on_table())
     assert str(error.value) == ("a green area was found but no board grid on it; "

@@ -451,14 +451,14 @@ def test_a_calibration_reading_none_of_the_start_discs_says_what_settled_the_tur
     fit = fit_start_position(setup_on_grid(start.image, homography_from_corners(start.corners)),
                              start.image, a1_fixed=False)
     assert fit.mismatches == []
-    monkeypatch.setattr(camera, "fit_through_noise", lambda *args: fit)
+    monkeypatch.setattr(camera, "fit_on_start", lambda *args: fit)
     plain = calibrate_image(start.image).warnings
     assert any(w.startswith("a1 was taken to be") for w in plain)
     assert not any("none of the four start discs" in w for w in plain)
     # a reflection over the middle: the four discs unread, nothing contradicted; the
     # model still sees them plainly in this picture
     hidden = replace(fit, reading=unread(fit.reading, list(START_DISCS), GLARE))
-    monkeypatch.setattr(camera, "fit_through_noise", lambda *args: hidden)
+    monkeypatch.setattr(camera, "fit_on_start", lambda *args: hidden)
     settled = calibrate_image(start.image)
     by_model = settled.warnings
     assert any("the learned model sees the start position's disc on" in w for w in by_model)

@@ -210,7 +210,7 @@ def test_a_wrong_start_disc_on_the_boards_own_grid_is_the_positions_fault():
     r = render(board, SCENE, seed=11)
     fit = startjudge.fit_grid(r.image, r.homography, _to_truth(r), [])
     assert fit.mismatches == [27]
-    assert startsearch.wrong_discs_on_board(r.image, fit)  # no search: the user hears at once
+    assert startsearch._on_board(r.image, fit)  # no search: the user hears at once
 
 
 @pytest.fixture(scope="module")
@@ -229,7 +229,7 @@ def test_a_grid_cut_short_at_a_reflection_is_not_taken_for_the_board(cut_short):
     assert startjudge.grid_doubt(cut_short.image, fit) < CONFIRMED
     # ... reads none of them: its middle lies on empty felt
     assert start_discs_right(fit.reading) == 0
-    assert not startsearch.wrong_discs_on_board(cut_short.image, fit)
+    assert not startsearch._on_board(cut_short.image, fit)
 
 
 def test_calibration_searches_past_a_grid_cut_short_and_finds_the_board(cut_short):

@@ -23,7 +23,7 @@ from controller.vision.pipeline import auto_setup
 from controller.vision.scoring import EndToEnd
 from controller.vision.setup import CameraSetup
 from controller.vision.startfit import START_BOARD, StartFit
-from controller.vision.startnoise import fit_through_noise
+from controller.vision.startsearch import fit_on_start
 
 if TYPE_CHECKING:
     from controller.synth.picture import Rendered, Scene
@@ -148,7 +148,7 @@ def fit_on_picture(start: Rendered) -> StartFit | None:
     from controller.vision.finder import BoardNotFound
 
     try:
-        return fit_through_noise(start.image, lambda h: aligned_grid(h, start.corners))
+        return fit_on_start(start.image, lambda h: aligned_grid(h, start.corners))
     except BoardNotFound:
         return None
 

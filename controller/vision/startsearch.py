@@ -117,7 +117,7 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     every square, or all four discs in place on squares the model is sure of, or
     any grid tried that reads three discs in place (:func:`_discs_placed`); else
     the doubted grid, unless the finder's grid is the board's and only start discs
-    contradict it (:func:`wrong_discs_on_board`: the set-up is wrong, and a grid the model
+    contradict it (:func:`_on_board`: the set-up is wrong, and a grid the model
     doubts reads the start position only by missing the wrong disc); else the
     finder's, its contradictions telling the user what is wrong. ``searching`` is
     told, once, when grids are to be moved: seconds where the rest takes a tenth,
@@ -156,8 +156,8 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
         # only the start discs contradicting it on a grid whose squares the model
         # recognises, it is the position that is wrong, not the grid: moving grids
         # would only keep the user waiting (but a grid reading none of them is half
-        # the board, cut short at a reflection over its middle: see wrong_discs_on_board)
-        on_board = first is not None and wrong_discs_on_board(image, first)
+        # the board, cut short at a reflection over its middle: see _on_board)
+        on_board = first is not None and _on_board(image, first)
         if confirmed is None and not on_board:
             if searching is not None:
                 searching(SEARCHING)
@@ -178,7 +178,7 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     return first
 
 
-def wrong_discs_on_board(image: np.ndarray, fit: StartFit) -> bool:
+def _on_board(image: np.ndarray, fit: StartFit) -> bool:
     """The finder's grid is the board's though it contradicts the start position:
     only start discs contradict it, at least one of them reads as it should, and the
     model confirms its squares, so the discs on the board are wrong, not the grid.
