@@ -59,3 +59,22 @@ def test_a_camera_that_stops_early_gives_what_it_had():
     assert np.array_equal(picture, _scene().astype(np.uint8))
     with pytest.raises(CaptureError, match="no frame"):
         settled_picture(iter([]), skip=15, stack=8)
+
+
+def test_calibrate_camera_takes_the_settled_picture_and_releases_the_camera(monkeypatch):
+    from calibration.commands import camera as command
+    from controller.vision import capture
+
+    class Fake(capture.FrameSource):
+        closed = False
+
+        def frames(self) -> Iterator[Frame]:
+            yield from _frames(40, 6.0)
+
+        def close(self) -> None:
+            Fake.closed = True
+
+    monkeypatch.setattr(capture, "open_source", lambda **kwargs: Fake())
+    picture = command.grab_frame(0, False)
+    assert Fake.closed
+    assert np.array_equal(picture, settled_picture(_frames(40, 6.0)))
