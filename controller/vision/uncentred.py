@@ -5,7 +5,9 @@ covered. What is left may hold a disc pushed off centre (a shifted disc, which t
 tournament rules name), a neighbour's disc leaning in, or a washed-out or blurred
 disc: each is looked for where its base and top would be, and called placed or
 shifted only when its distance from the centre is clear of the frame's own locating
-noise (see :func:`too_close`).
+noise (see :func:`too_close`), and only in a colour the first look does not plainly
+contradict: a black disc beside a lamp's reflection, sought off centre, can take in
+the light and look white.
 """
 
 from __future__ import annotations
@@ -130,6 +132,11 @@ def settle_uncentred(
             chars[sq], conf[sq] = "?", 0.0
             continue
         white = ratio > model.cut
+        centred = float(r.log_ratio[sq])  # the top where a centred disc's would be
+        if np.isfinite(centred) and abs(centred - model.cut) >= model.band and (
+                (centred > model.cut) != white):
+            chars[sq], conf[sq] = "?", 0.0  # the two looks see the two colours
+            continue
         distance = float(np.hypot(*off))
         if not noise:
             noise.append(locating_noise(at, r, fmap))
