@@ -114,9 +114,9 @@ def settle_uncentred(
         ring = np.clip(at.ring[:, 0] + ty, 0, side - 1) * side + np.clip(
             at.ring[:, 1] + tx, 0, side - 1
         )
-        bright = np.log(g + 2.0) - np.log(r.felt_grey[sq] + 2.0) > model.cut
+        ratio = float(np.log(g + 2.0) - np.log(r.felt_grey[sq] + 2.0))
         # the same tests as for a centred disc (see read_canvas)
-        if bright:
+        if ratio > model.cut:
             glare = float(np.quantile(grey[ring], RING_QUANTILE)) > RING_DARK * g
             tint = float(green_tint(canvas_bgr[idx][None], keep[None])[0])
             glare |= tint > GLARE_TINT and (
@@ -127,15 +127,11 @@ def settle_uncentred(
         if glare:
             chars[sq], conf[sq], why[sq] = "?", 0.0, GLARE
             continue
-        ratio = np.log(g + 2.0) - np.log(r.felt_grey[sq] + 2.0)
-        if abs(ratio - model.cut) < model.band:
+        white = plainly_white(ratio, model)
+        # the first look, at the top where a centred disc's would be
+        centred = plainly_white(float(r.log_ratio[sq]), model)
+        if white is None or centred not in (None, white):  # undecided, or two colours
             chars[sq], conf[sq] = "?", 0.0
-            continue
-        white = ratio > model.cut
-        centred = float(r.log_ratio[sq])  # the top where a centred disc's would be
-        if np.isfinite(centred) and abs(centred - model.cut) >= model.band and (
-                (centred > model.cut) != white):
-            chars[sq], conf[sq] = "?", 0.0  # the two looks see the two colours
             continue
         distance = float(np.hypot(*off))
         if not noise:
@@ -158,6 +154,15 @@ def settle_uncentred(
     why[(chars == "?") & (why == "")] = AMBIGUOUS
     why[lay.outside & (chars == "?")] = OUTSIDE
     return replace(r, board="".join(chars), confidence=conf, reasons=tuple(why))
+
+def plainly_white(log_ratio: float, model: ColourModel) -> bool | None:
+    """A disc top's colour from its brightness over the felt's (log ratio): white
+    or black, or None within the model's undecided band round the cut (or for no
+    measure at all, nan)."""
+    if not abs(log_ratio - model.cut) >= model.band:  # nan falls here too
+        return None
+    return log_ratio > model.cut
+
 
 def locating_noise(at: Search, r: Reading, fmap: np.ndarray) -> float:
     """How far this frame puts discs that plainly stand on their centres (median
