@@ -270,3 +270,38 @@ def test_a_board_whose_felt_runs_into_the_cloth_is_found_by_its_frames_outline(
     fit = startsearch.fit_on_start(r.image, _to_truth(r))
     assert fit.mismatches == []
     assert corner_error(fit.setup, r.corners) < 0.5
+
+
+@pytest.fixture(scope="module")
+def beside_a_teal_table() -> Rendered:
+    """Own hard scene 276/45: a small board under a lamp, on a teal table that
+    passes the felt's colour test; the finder's grid lies on the table beside it."""
+    return own_start_picture(276, 45)
+
+
+def test_a_finder_grid_reading_no_start_disc_is_not_kept_without_a_search(
+        beside_a_teal_table):
+    r = beside_a_teal_table
+    # the premise: the finder's grid lies squares off the board, contradicts nothing
+    # and reads none of the four discs
+    h, _ = found_grid(r.image)
+    first = startjudge.fit_grid(r.image, h, _to_truth(r), [])
+    assert grid_error(h, r.corners) > 2
+    assert first.mismatches == [] and start_discs_right(first.reading) == 0
+    fit = startsearch.fit_on_start(r.image, _to_truth(r))
+    assert fit.mismatches == []
+    assert corner_error(fit.setup, r.corners) < 0.5
+
+
+def test_a_finder_grid_reading_a_start_disc_and_contradicting_nothing_is_kept(
+        start, monkeypatch):
+    _finder_says(monkeypatch, start.homography)
+    monkeypatch.setattr(startsearch, "shows_start", lambda fit: False)  # too many unread
+
+    def no_search(*args: object) -> None:
+        raise AssertionError("searched past a grid that reads a start disc")
+
+    monkeypatch.setattr(startsearch, "board_grids", lambda image: [])
+    monkeypatch.setattr(startsearch, "recognised_start", no_search)
+    fit = startsearch.fit_on_start(start.image, _to_truth(start))
+    assert corner_error(fit.setup, start.corners) < 0.25

@@ -109,7 +109,8 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     square is taken at once unless the learned model doubts its squares are the
     board's (``DOUBTED``); such a grid is kept, its ``doubt`` set, only when the
     search below finds none the model confirms. When no grid reads it on nearly every
-    square, the finder's grid is kept if it contradicts nothing; else a grid that
+    square, the finder's grid is kept if it contradicts nothing and reads a start
+    disc in its colour (:func:`_kept_unsearched`); else a grid that
     contradicts nothing and whose squares the learned model confirms, among those
     tried and then among the likeliest moved onto the start position; else one
     refused only for edges the model closes (:func:`_closed`); else, unless a
@@ -148,7 +149,7 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
                 return fit
             doubted = doubted or replace(fit, doubt=doubt)
         tried.append(fit)
-    if doubted is None and first is not None and not first.mismatches:
+    if doubted is None and first is not None and _kept_unsearched(first):
         return first
     model = default_model()
     if model is not None:
@@ -176,6 +177,19 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     if first is None:
         raise missing
     return first
+
+
+def _kept_unsearched(fit: StartFit) -> bool:
+    """The finder's grid, reading too few squares to show the start position, is
+    kept without a search: it contradicts nothing, and at least one start disc reads
+    in its colour.
+
+    A grid reading none of the four discs contradicts nothing wherever it lies: on
+    a teal table beside a small board under a lamp (own hard scene 276/45) it read
+    twenty squares unread and the rest as empty felt, and was kept 4.5 squares off
+    the board. Searched, such a picture finds the board's grid where there is one,
+    and the finder's grid is still kept after the search when it finds none."""
+    return not fit.mismatches and start_discs_right(fit.reading) > 0
 
 
 def _on_board(image: np.ndarray, fit: StartFit) -> bool:
