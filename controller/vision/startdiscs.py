@@ -51,7 +51,10 @@ LEVEL_BLUR = 0.12
 #: lighter the light one (log grey levels), the last two counted up to their caps.
 FELT_WEIGHT, DARK_WEIGHT, DARK_CAP, LIGHT_WEIGHT, LIGHT_CAP = 3.0, 5.0, 0.5, 2.0, 1.0
 #: Clusters kept, at least this many disc diagonals apart (one cluster per board).
-CLUSTERS = 2
+#: Under a lamp that lights one dark disc, or in a dark room, the start discs'
+#: cluster can rank behind glints on the frame and the table: fourth in own hard
+#: scene 281/66, sixth in 281/60. Each kept costs a refused picture about a second.
+CLUSTERS = 6
 APART = 0.5
 #: Board-edge search: canvas pixels per square, the canvas's extent (squares), how
 #: far across an edge the felt is compared (squares) and the line positions tried
