@@ -382,6 +382,15 @@ def test_the_model_closes_an_edge_only_where_no_square_of_the_board_lies_past_it
     assert closed_by_model(start.image, moved, moved_layout, model, ["a1-a8"]) == []
 
 
+def test_a_blurred_green_side_with_patches_like_felt_is_still_no_square_of_the_board():
+    # own hard scene 285/100: a frameless board in blur on a dark table; past its
+    # a8-h8 edge the model takes two of the eight squares for the board's
+    r = own_start_picture(285, 100)
+    h = homography_from_corners(r.corners)
+    layout = setup_on_grid(r.image, h).reader().layout
+    assert closed_by_model(r.image, h, layout, default_model(), list(EDGES)) == list(EDGES)
+
+
 def test_a_frameless_boards_green_side_past_an_edge_does_not_refuse_the_grid(monkeypatch):
     # own hard scene 94/108: a frameless green board seen at a slant, its side showing
     # past the a1-a8 edge as felt; the model, sure of the grid, sees no square there.

@@ -30,9 +30,9 @@ GLARE_OVER_FELT = 3.0  # ... or brightness, to the felt's, of corners under a re
 PAST_EDGE_FELT = 0.35  # felt share just outside an edge that says the board goes on there
 PAST_EDGE_CLEAR = 0.15  # ... when just outside another edge it is below this
 PAST_EDGE_DEPTH = (0.25, 0.4, 0.55, 0.7)  # squares past an edge where that felt is looked for
-#: How surely, on average, the learned model must see the row of squares just past an
-#: edge as no square of the board for felt seen there not to count (see
-#: :func:`closed_by_model`).
+#: How surely the learned model must see the row of squares just past an edge as no
+#: square of the board, over the row's middle square (its median), for felt seen there
+#: not to count (see :func:`closed_by_model`).
 PAST_EDGE_OTHER = 0.9
 LINES_SHOW = 2.0  # the lines' darkness to the squares' between them where they show ...
 LINES_STOP = 0.3  # ... and the share of that contrast past an edge where they stop
@@ -170,10 +170,15 @@ def closed_by_model(image: np.ndarray, h: np.ndarray, layout: Layout, model: Squ
     row short would show it the board's last row there, felt between printed lines.
     Only a caller sure of the grid itself asks (a grid scaled a row short puts its
     own squares off the board's, which the model doubts).
+
+    The row's median, not its mean: a blurred green side shows a patch or two
+    like felt between lines (own hard scene 285/100: two of eight squares past
+    a8-h8 taken for the board's, the other six surely not, a mean of 0.74), while
+    a row of the board's own squares is the board's nearly everywhere along it.
     """
     closed = []
     for edge in edges:
         x, _ = past_edge_inputs(image, h, layout, edge)
-        if len(x) and float(model.probabilities(x)[:, OTHER].mean()) >= PAST_EDGE_OTHER:
+        if len(x) and float(np.median(model.probabilities(x)[:, OTHER])) >= PAST_EDGE_OTHER:
             closed.append(edge)
     return closed
