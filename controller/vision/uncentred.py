@@ -155,6 +155,7 @@ def settle_uncentred(
     why[lay.outside & (chars == "?")] = OUTSIDE
     return replace(r, board="".join(chars), confidence=conf, reasons=tuple(why))
 
+
 def plainly_white(log_ratio: float, model: ColourModel) -> bool | None:
     """A disc top's colour from its brightness over the felt's (log ratio): white
     or black, or None within the model's undecided band round the cut (or for no
