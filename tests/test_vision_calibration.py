@@ -22,15 +22,17 @@ from controller.vision.geometry import (
     homography_from_corners,
     moved_by_squares,
 )
+from controller.vision.grid_check import CONFIRMED
 from controller.vision.pipeline import auto_setup, setup_on_grid
 from controller.vision.reading import AMBIGUOUS, GLARE
-from controller.vision.square_model import default_model
+from controller.vision.square_model import CLASSES, default_model
 from controller.vision.startedges import EDGES, closed_by_model
 from controller.vision.startfit import START_BOARD, closable_edges, fit_start_position
 from controller.vision.startreading import (
     START_DISCS,
     STRAY_MAX,
     SURE,
+    SURELY,
     model_overruled,
     model_view,
     off_centre,
@@ -236,11 +238,12 @@ def test_a_disc_read_on_the_edge_next_to_a_reflection_is_named_not_refused():
     assert fit.mismatches == [] and fit.stray == [58]
 
 
-@pytest.mark.parametrize(("disc", "lamp", "sure"), [
-    (True, True, False), (False, True, True), (True, False, True), (True, False, False),
-    (False, False, True)])
+@pytest.mark.parametrize(("disc", "lamp", "grid", "disc_p"), [
+    (True, True, "confirmed", None), (False, True, "sure", None), (True, False, "sure", None),
+    (True, False, "confirmed", None), (True, False, "confirmed", 0.9),
+    (True, False, "doubted", None), (False, False, "sure", None)])
 def test_a_start_disc_read_empty_is_left_unread_if_the_model_sees_it_beside_a_lamp_or_surely(
-        start, disc, lamp, sure):
+        start, disc, lamp, grid, disc_p):
     # the rules' misreading is staged: the halo that pales a black disc to a dark
     # felt's shade for them comes from the renderer's lamps, and a painted one
     # does not fool them; nor does the dim room where a black top is as dark as a
@@ -256,14 +259,19 @@ def test_a_start_disc_read_empty_is_left_unread_if_the_model_sees_it_beside_a_la
         staged[20], why[20] = "?", GLARE  # ... beside e3 under a reflection
     view = model_view(reader, canvas)
     assert view is not None and view.doubt < SURE  # the board's own grid
-    if not sure:  # a grid the model confirms, but less surely than SURE
-        view = replace(view, doubt=SURE)
+    if disc:
+        assert view.probabilities[28][CLASSES.index("X")] > SURELY  # it sees e4's disc
+    # a grid the model confirms, less surely than SURE (a dark picture's), or doubts
+    view = replace(view, doubt={"sure": view.doubt, "confirmed": SURE, "doubted": CONFIRMED}[grid])
+    if disc_p is not None:  # ... and a disc it sees less surely than SURELY
+        staged_p = {**view.probabilities, 28: np.array([1 - disc_p, disc_p, 0.0, 0.0])}
+        view = replace(view, probabilities=staged_p)
     out = paled_unknown(replace(read, board="".join(staged), reasons=tuple(why)), view)
     if disc and lamp:
         assert (out.board[28], out.reasons[28]) == ("?", GLARE)
-    elif disc and sure:
+    elif disc and (grid == "sure" or (grid == "confirmed" and disc_p is None)):
         assert (out.board[28], out.reasons[28]) == ("?", AMBIGUOUS)
-    else:  # no disc there, or no lamp to pale it and a grid the model is less sure of
+    else:  # no disc there, or no lamp to pale it and the model not sure of grid or disc
         assert out.board[28] == "-"
 
 
@@ -369,6 +377,18 @@ def test_a_black_start_disc_as_dark_as_a_dark_felt_is_left_unread_and_named():
     assert corner_error(result.fit.setup, r.corners) < 0.5
     assert any(w.startswith("d5 read empty by brightness") and "black discs may read empty"
                in w for w in result.warnings)
+
+
+def test_a_black_start_disc_the_model_sees_surely_is_left_unread_on_a_grid_it_confirms():
+    # own hard scene 299/16: a dark picture (grey 29 of 255) on a teal table; the
+    # model doubts the board's own grid more than SURE but under CONFIRMED, and
+    # sees d5's black disc, read empty by the rules, at over SURELY
+    r = own_start_picture(299, 16)
+    result = calibrate_image(r.image)
+    assert result.calibration.start_position_ok
+    assert result.fit.faint == [35] and result.fit.reading.board[35] == "?"
+    assert corner_error(result.fit.setup, r.corners) < 0.5
+    assert any(w.startswith("d5 read empty by brightness") for w in result.warnings)
 
 
 def test_the_model_closes_an_edge_only_where_no_square_of_the_board_lies_past_it(start):

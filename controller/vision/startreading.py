@@ -62,18 +62,23 @@ def paled_unknown(r: Reading, view: ModelView | None) -> Reading:
     """A start disc read empty beside a lamp's reflection, while the other three read
     right, reads ``?`` (glare) if the learned model (``view``) sees the start's own
     disc there; with no reflection beside it, ``?`` (ambiguous) if the model is sure
-    of the grid too (its doubt under ``SURE``): in a dim room a black disc on a dark
-    felt has a top as dark as the felt to the rules, while the model sees its rim.
+    of the grid too (its doubt under ``SURE``), or of the disc: in a dim room a
+    black disc on a dark felt has a top as dark as the felt to the rules, while the
+    model sees its rim.
 
     A reflection's halo pales a black disc to the felt's shade for the reader's
     rules, which measure a top's brightness against the felt next to it; the model
     sees the whole square, the disc's rim and shadow too. Its likeliest reading is
     enough to doubt the rules' here (the square is only left unread), not to name
-    the disc. Where no disc lies, the model sees felt, and the square still refuses
-    the calibration. One disc only: a grid a fraction of a square off also leaves
-    the rules measuring felt beside discs the model sees, on more than one. (Unlike
-    :func:`model_overruled`, this asks nothing of the grid's other squares: the
-    three start discs read right hold it.)
+    the disc. On a grid the model only confirms (doubt under ``CONFIRMED``, as a
+    dark picture's own grid is: own hard scene 299/16, doubt 0.12), it must be as
+    sure of the disc as :func:`model_read` is of a disc it names (over
+    ``SURELY``): there it saw d5's black disc at 1.00. Where no disc lies, the
+    model sees felt, and the square still refuses the calibration. One disc only: a
+    grid a fraction of a square off also leaves the rules measuring felt beside
+    discs the model sees, on more than one. (Unlike :func:`model_overruled`, this
+    asks nothing of the grid's other squares: the three start discs read right
+    hold it.)
     """
     if view is None:
         return r
@@ -86,7 +91,9 @@ def paled_unknown(r: Reading, view: ModelView | None) -> Reading:
         return r
     if glare[i]:
         return _unread_for_glare(r, paled)
-    return unread(r, paled, AMBIGUOUS) if view.doubt < SURE else r
+    sure_of_disc = (view.doubt < CONFIRMED
+                    and view.probabilities[i][CLASSES.index(START_BOARD[i])] > SURELY)
+    return unread(r, paled, AMBIGUOUS) if view.doubt < SURE or sure_of_disc else r
 
 
 @dataclass(frozen=True)
