@@ -367,28 +367,22 @@ def test_all_start_discs_read_off_centre_still_refuse(start):
     assert off_centre(replace(read, board=board)) == []
 
 
-def test_a_black_start_disc_as_dark_as_a_dark_felt_is_left_unread_and_named():
-    # own hard scene 83/1: a dim room, a dark felt; d5's black top is as dark as the
-    # felt to the rules, the model sees the disc, and it is sure of the grid
-    r = own_start_picture(83, 1)
+@pytest.mark.parametrize(("seed", "index"), [
+    # a dim room, a dark felt: the model is sure of the grid (doubt under SURE)
+    (83, 1),
+    # a dark picture (grey 29 of 255) on a teal table: the model only confirms the
+    # grid (doubt 0.12), but sees d5's disc at over SURELY
+    (299, 16)])
+def test_a_black_start_disc_as_dark_as_a_dark_felt_is_left_unread_and_named(seed, index):
+    # own hard scenes where d5's black top is as dark as the felt to the rules, and
+    # the model sees the disc
+    r = own_start_picture(seed, index)
     result = calibrate_image(r.image)
     assert result.calibration.start_position_ok
     assert result.fit.faint == [35] and result.fit.reading.board[35] == "?"
     assert corner_error(result.fit.setup, r.corners) < 0.5
     assert any(w.startswith("d5 read empty by brightness") and "black discs may read empty"
                in w for w in result.warnings)
-
-
-def test_a_black_start_disc_the_model_sees_surely_is_left_unread_on_a_grid_it_confirms():
-    # own hard scene 299/16: a dark picture (grey 29 of 255) on a teal table; the
-    # model doubts the board's own grid more than SURE but under CONFIRMED, and
-    # sees d5's black disc, read empty by the rules, at over SURELY
-    r = own_start_picture(299, 16)
-    result = calibrate_image(r.image)
-    assert result.calibration.start_position_ok
-    assert result.fit.faint == [35] and result.fit.reading.board[35] == "?"
-    assert corner_error(result.fit.setup, r.corners) < 0.5
-    assert any(w.startswith("d5 read empty by brightness") for w in result.warnings)
 
 
 def test_the_model_closes_an_edge_only_where_no_square_of_the_board_lies_past_it(start):
