@@ -154,8 +154,15 @@ def _border_hint(felt: np.ndarray) -> str:
 def _reflection_hint(small: np.ndarray, felt: np.ndarray, green: np.ndarray) -> str:
     """A lamp's reflection on or at the edge of the felt: bright in every channel,
     one patch larger than a white disc, and clear of the picture's edges (a pale
-    table or a window runs into them)."""
+    table or a window runs into them).
+
+    On the board means felt round the patch or, failing that, the patch's centre
+    inside the felt's convex hull: round a small board the ring reaches past its
+    edges onto the table, and a near-black felt under a tinted light is neither green
+    nor led by green there, yet a board is convex, so a patch amid its felt lies on
+    it."""
     ys, xs = np.nonzero(felt)
+    hull = cv2.convexHull(np.stack([xs, ys], axis=1).astype(np.int32))
     h, w = felt.shape
     dx, dy = (xs.max() - xs.min()) // 2 + 1, (ys.max() - ys.min()) // 2 + 1
     bright = (small.min(axis=2) >= REFLECTION_GREY).astype(np.uint8)
@@ -172,7 +179,8 @@ def _reflection_hint(small: np.ndarray, felt: np.ndarray, green: np.ndarray) -> 
         patch = (labels == k).astype(np.uint8)
         reach = 2 * int(np.sqrt(area)) + 1
         ring = (cv2.dilate(patch, np.ones((reach, reach), np.uint8)) > 0) & (patch == 0)
-        if (green[ring] | lead[ring]).mean() >= RING_FELT:
+        amid = cv2.pointPolygonTest(hull, (float(cx), float(cy)), False) >= 0
+        if amid or (green[ring] | lead[ring]).mean() >= RING_FELT:
             return ("a lamp's reflection lies on the board: move the lamp or tilt the "
                     "camera so that the reflection leaves the board")
     return ""

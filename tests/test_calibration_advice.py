@@ -21,6 +21,7 @@ from calibration.camera import calibrate_image
 from controller.squares import parse_square
 from controller.synth.picture import Scene, render
 from controller.vision.cv import cv2
+from controller.vision.evaluation import own_start_picture
 from controller.vision.finder import BoardNotFound
 from controller.vision.startfit import START_BOARD
 
@@ -55,6 +56,23 @@ def test_a_reflection_on_a_dull_felt_the_hue_test_misses_is_named():
     assert "reflection" in picture_hint(lamp_over((50, 62, 50)))
     # a grey table there instead (no green lead): a lamp's pool beside the board
     assert "reflection" not in picture_hint(lamp_over((62, 62, 62)))
+
+
+def test_a_reflection_over_most_of_a_small_board_is_named():
+    # felt round the patch fills too little of the ring, which reaches past the small
+    # board's edges onto the table and through the reflection's pale halo; the patch
+    # lies amid the felt all the same
+    img = np.full((240, 320, 3), (95, 80, 100), np.uint8)
+    img[110:150, 140:180] = (30, 75, 30)
+    cv2.circle(img, (160, 130), 16, (250, 250, 250), -1)
+    assert "reflection" in picture_hint(cv2.GaussianBlur(img, (15, 15), 0))
+
+
+def test_a_rendered_reflection_on_a_small_near_black_board_is_named():
+    # own hard scene 302/19: a small board with a near-black felt on a mauve table,
+    # the lamp's reflection over its middle; refused, it was told no cause was seen
+    advice = no_board_advice(own_start_picture(302, 19).image, felt_seen=True)
+    assert advice.startswith("a lamp's reflection lies on the board"), advice
 
 
 def test_a_lamps_pool_on_a_pale_table_or_white_discs_are_no_reflection():
