@@ -114,19 +114,40 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
 
     The start position looks the same turned by half a turn but not by a quarter,
     so unless the user fixed a1 it also settles which way round the board is: the
-    diagonal whose discs are brighter holds the white ones.
+    diagonal whose discs are brighter holds the white ones, unless the discs then
+    read in the other turn's colours and, turned, contradict the start position on
+    fewer squares. A lamp's reflection beside a black disc can make its diagonal the
+    brighter (own hard scene 308/151), while the levels fitted on the discs read
+    them right; the fit turned a quarter is the one their colours settle.
     """
     setup = replace(setup, doubtful=())  # this fit finds its own (see the end)
+    first = _first_look(setup, image)
+    if a1_fixed:
+        return _fit_turned(setup, image, first)
+    lr = _disc_levels(*first, WHITE_QUANTILE, clipped_out=False)
+    ways = [(setup, first), (replace(setup, homography=turn(setup.homography, 1)), None)]
+    if np.nansum(lr[list(BLACK_START)]) > np.nansum(lr[list(WHITE_START)]):
+        ways.reverse()
+    fit = _fit_turned(ways[0][0], image, ways[0][1])
+    other = {"X": "O", "O": "X"}
+    if not any(fit.reading.board[i].upper() == other[START_BOARD[i]] for i in START_DISCS):
+        return fit
+    second = _fit_turned(ways[1][0], image, ways[1][1])
+    return second if len(second.mismatches) < len(fit.mismatches) else fit
+
+
+def _first_look(setup: CameraSetup, image: np.ndarray) -> tuple[SquareReader, np.ndarray, Reading]:
+    """The reader of ``setup``, the picture warped by it, and its plain reading."""
     reader = setup.reader()
     canvas = reader.warp(image)
-    r = reader.read_canvas(canvas)
-    if not a1_fixed:
-        lr = _disc_levels(reader, canvas, r, WHITE_QUANTILE, clipped_out=False)
-        if np.nansum(lr[list(BLACK_START)]) > np.nansum(lr[list(WHITE_START)]):
-            setup = replace(setup, homography=turn(setup.homography, 1))
-            reader = setup.reader()
-            canvas = reader.warp(image)
-            r = reader.read_canvas(canvas)
+    return reader, canvas, reader.read_canvas(canvas)
+
+
+def _fit_turned(setup: CameraSetup, image: np.ndarray,
+                first: tuple[SquareReader, np.ndarray, Reading] | None) -> StartFit:
+    """:func:`fit_start_position` on ``setup`` as it is turned (``first``: its
+    :func:`_first_look`, if taken already)."""
+    reader, canvas, r = first or _first_look(setup, image)
     model = _discs_apart_from_felt(reader, canvas)
     model = _start_balance(reader.with_model(model), canvas)
     if model is not setup.model:
