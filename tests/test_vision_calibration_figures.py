@@ -3,14 +3,19 @@ the split by what the picture shows is printed only beside that figure."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from controller.position import START_BOARD
 from controller.vision.evaluation_calibration import (
     CalibrationTally,
     WrongStartTally,
     evaluate_calibration,
     evaluate_wrong_starts,
+    quarter_off,
     wrong_start,
 )
+from controller.vision.geometry import homography_from_corners
+from controller.vision.startfit import turn
 from controller.vision.startreading import START_DISCS
 
 
@@ -22,10 +27,11 @@ def test_the_end_to_end_refusals_come_first_and_the_split_adds_up() -> None:
     tally.add("1/3", refused=True, found=True, misplaced=False, dark=False, glare=False)
     tally.add("1/4", refused=False, found=True, misplaced=True, dark=False, glare=False)
     tally.add("1/5", refused=False, found=True, misplaced=False, dark=False, glare=False,
-              small=True)
+              small=True, turned=True)
     first, split, sizes, names = tally.lines("own")
     assert "refused in 4 of 6 scenes (66.7%; 1 of them no board found)" in first
     assert "more than 0.5 square off: 1" in first
+    assert "a quarter turn off unsaid: 1" in first
     # the dark-and-glare scene is taken out once: 3 scenes remain, 1 of them refused
     assert "darker than 30 of 255 2 of 2" in split
     assert "reflection drawn 2 of 2" in split
@@ -36,17 +42,24 @@ def test_the_end_to_end_refusals_come_first_and_the_split_adds_up() -> None:
 
 def test_a_misplaced_grid_that_was_refused_counts_once_as_refused() -> None:
     tally = CalibrationTally()
-    tally.add("2/0", refused=True, found=True, misplaced=True, dark=False, glare=False)
-    assert (tally.refused, tally.misplaced) == (1, 0)
+    tally.add("2/0", refused=True, found=True, misplaced=True, dark=False, glare=False,
+              turned=True)
+    assert (tally.refused, tally.misplaced, tally.turned) == (1, 0, 0)
+
+
+def test_a_grid_a_quarter_turn_off_is_told_from_one_half_a_turn_off() -> None:
+    corners = np.array([[100.0, 80.0], [300.0, 90.0], [310.0, 290.0], [90.0, 280.0]])
+    h = homography_from_corners(corners)
+    assert [quarter_off(turn(h, k), corners) for k in range(4)] == [False, True, False, True]
 
 
 def test_own_start_scenes_calibrate_on_the_board() -> None:
     """The first three scenes of own hard set 81 (one at an average brightness of 36
-    of 255, one with a white start disc clipped by the light): each is calibrated
-    within half a square, and the tally says so."""
+    of 255, one with a white start disc clipped by the light), calibrated without
+    ``--a1``: each within half a square and the right way round, and the tally says so."""
     tally = evaluate_calibration(3, [81])
     assert tally.scenes == 3
-    assert tally.refused == 0 and tally.misplaced == 0, tally.lines("81")
+    assert tally.refused == tally.misplaced == tally.turned == 0, tally.lines("81")
 
 
 def test_each_start_disc_is_set_up_wrong_in_turn_both_ways() -> None:

@@ -2,13 +2,16 @@
 
 The benchmark's calibrated sets go on to read a game after calibrating; this counts
 the calibration itself, over as many own hard sets as asked, the way a user meets
-it: a board not found is a refusal like a start position misread. Beside that
+it: without ``--a1``, so the start discs settle which way round the board is, and
+a board not found is a refusal like a start position misread. Beside that
 end-to-end figure it says where the refusals come from, measured on the renderer's
 truth and the picture, never on what the reader saw: a picture darker than
 ``DARK`` (where even a person squints), and a scene the renderer drew with a lamp's
 saturated reflection on the board, which can hide start discs from a person too. A
 grid taken more than half a square off the truth is counted too: a calibration
-accepted in the wrong place fails its user later, in play. The board's size is
+accepted in the wrong place fails its user later, in play, and so does one taken a
+quarter turn off with nothing said (every move on the wrong square; one whose turn
+the calibration says it could not settle is settled in play). The board's size is
 counted too: a board under a fifth of the picture's width leaves a square a dozen
 pixels or so, too few for the printed lines and the discs' rims to show in blur.
 """
@@ -22,8 +25,13 @@ import numpy as np
 from calibration.advice import DARK
 from controller.position import START_BOARD
 from controller.vision.cv import cv2
-from controller.vision.evaluation import fit_on_picture, grid_error, own_scenes, start_picture
+from controller.vision.evaluation import grid_error, own_scenes, start_picture
+from controller.vision.finder import BoardNotFound
+from controller.vision.geometry import corners_of
+from controller.vision.startfit import StartFit
 from controller.vision.startreading import START_DISCS
+from controller.vision.startsearch import fit_on_start
+from controller.vision.startturn import UNSETTLED, settle_turn
 
 #: A grid whose corner lies this many squares or more from the truth is misplaced.
 OFF = 0.5
@@ -40,6 +48,7 @@ class CalibrationTally:
     refused: int = 0
     not_found: int = 0
     misplaced: int = 0  # accepted, a corner more than OFF squares from the truth
+    turned: int = 0  # accepted a quarter turn off, the turn not said to be unsettled
     dark: int = 0
     dark_refused: int = 0
     glare: int = 0  # the renderer drew a lamp's saturated reflection
@@ -51,11 +60,12 @@ class CalibrationTally:
     refusals: list[str] = field(default_factory=list)
 
     def add(self, name: str, refused: bool, found: bool, misplaced: bool, dark: bool,
-            glare: bool, small: bool = False) -> None:
+            glare: bool, small: bool = False, turned: bool = False) -> None:
         self.scenes += 1
         self.refused += refused
         self.not_found += not found
         self.misplaced += misplaced and not refused
+        self.turned += turned and not refused
         self.dark += dark
         self.dark_refused += dark and refused
         self.glare += glare
@@ -74,7 +84,8 @@ class CalibrationTally:
         return [
             f"   {title}: calibration refused in {self.refused} of {self.scenes} scenes "
             f"({_pct(self.refused, self.scenes)}; {self.not_found} of them no board found); "
-            f"accepted more than {OFF} square off: {self.misplaced}",
+            f"accepted more than {OFF} square off: {self.misplaced}; accepted a quarter "
+            f"turn off unsaid: {self.turned}",
             f"     beside it, by what the picture shows: darker than {DARK} of 255 "
             f"{self.dark_refused} of {self.dark}; a lamp's saturated reflection drawn "
             f"{self.glare_refused} of {self.glare}; neither {seen_refused} of {seen} "
@@ -91,6 +102,29 @@ def _pct(n: int, d: int) -> str:
     return f"{100 * n / max(1, d):.1f}%"
 
 
+def user_calibration(image: np.ndarray, corners: np.ndarray) -> tuple[StartFit | None, bool]:
+    """The fit ``kaeshi calibrate`` takes on ``image`` without ``--a1`` (None: no
+    board found), its turn settled as there, and whether it is taken a quarter turn
+    off the board's true a1 (``corners``, a1 first) with nothing said. Half a turn
+    is no error: the start position cannot tell it, and ``--a1`` is for that."""
+    try:
+        fit = fit_on_start(image)
+    except BoardNotFound:
+        return None, False
+    if fit.mismatches:
+        return fit, False
+    settled = settle_turn(fit, image)
+    return settled.fit, (settled.by != UNSETTLED
+                         and quarter_off(settled.fit.setup.homography, corners))
+
+
+def quarter_off(h: np.ndarray, corners: np.ndarray) -> bool:
+    """Whether grid ``h`` puts a1 at a corner next to the true a1's (``corners``, a1
+    first), not at it or across from it."""
+    a1 = corners_of(h)[0]
+    return int(np.argmin(np.linalg.norm(np.asarray(corners) - a1, axis=1))) % 2 == 1
+
+
 def evaluate_calibration(n: int, seeds: list[int]) -> CalibrationTally:
     """Calibrate on the start position in the first ``n`` scenes of each own hard
     set in ``seeds``, as the benchmark's calibrated sets draw them."""
@@ -98,7 +132,7 @@ def evaluate_calibration(n: int, seeds: list[int]) -> CalibrationTally:
     for seed in seeds:
         for i, own in zip(range(n), own_scenes(seed, hard=True), strict=False):
             start = start_picture(own.scene, own.render_seed)
-            fit = fit_on_picture(start)
+            fit, turned = user_calibration(start.image, start.corners)
             refused = fit is None or bool(fit.mismatches)
             off = fit is not None and grid_error(fit.setup.homography, start.corners) > OFF
             dark = float(cv2.cvtColor(start.image, cv2.COLOR_BGR2GRAY).mean()) < DARK
@@ -106,7 +140,7 @@ def evaluate_calibration(n: int, seeds: list[int]) -> CalibrationTally:
             corners = np.asarray(start.corners, dtype=np.float64)
             side = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).mean())
             small = side < SMALL_BOARD * start.image.shape[1]
-            tally.add(f"{seed}/{i}", refused, fit is not None, off, dark, glare, small)
+            tally.add(f"{seed}/{i}", refused, fit is not None, off, dark, glare, small, turned)
     return tally
 
 
@@ -159,6 +193,6 @@ def evaluate_wrong_starts(n: int, seed: int, hard: bool) -> WrongStartTally:
     for i, own in zip(range(n), own_scenes(seed, hard=hard), strict=False):
         board, kind = wrong_start(i)
         picture = render(board, replace(own.scene, hand=False), seed=own.render_seed)
-        fit = fit_on_picture(picture)
+        fit, _ = user_calibration(picture.image, picture.corners)
         tally.add(f"{seed}/{i} ({kind})", kind, fit is None or bool(fit.mismatches))
     return tally
