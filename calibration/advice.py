@@ -15,7 +15,7 @@ from controller.vision.cv import components, cv2
 from controller.vision.finder import green_mask_hsv
 from controller.vision.geometry import corners_of, upright_order
 from controller.vision.startfit import StartFit
-from controller.vision.startreading import START_DISCS
+from controller.vision.startreading import START_DISCS, next_to_glare
 
 UNREAD_ADVICE = 8  # unread squares at calibration from which the user is told what to change
 DARK = 30  # grey level (of 255) below which a picture is too dark to read discs well
@@ -212,11 +212,15 @@ def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
         out.append(f"too bright: the felt shows {felt:.0f} of 255 grey levels; lower the "
                    "camera's exposure or dim the lamp")
     reasons = fit.reading.reasons or ("",) * 64
+    # a reflection's halo, neither felt nor glare to the reader, reads as something
+    # over the squares round it: the lamp's doing, not a hand's
+    halo = next_to_glare(fit.reading)
     for why, advice in (("glare", "a lamp's reflection washes out {}: move the lamp or tilt "
                          "the camera so that the reflection leaves the board"),
                         ("occluded", "something covers {}: clear the board and keep hands "
                          "out of the picture")):
-        squares = [square_name(i) for i, r in enumerate(reasons) if r == why]
+        squares = [square_name(i) for i, r in enumerate(reasons)
+                   if r == why and not (why == "occluded" and halo[i])]
         if why == "occluded" and (felt < DARK_FELT or hint):
             continue  # in the dark, felt that cannot be told is no hand
         if len(squares) >= 2 or (squares and any(

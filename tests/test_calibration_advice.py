@@ -75,6 +75,20 @@ def test_a_rendered_reflection_on_a_small_near_black_board_is_named():
     assert advice.startswith("a lamp's reflection lies on the board"), advice
 
 
+def test_a_hand_over_the_board_at_calibration_is_named():
+    r = render(START_BOARD, Scene(hand=True, tilt_deg=15), seed=3)
+    warnings = calibrate_image(r.image).warnings
+    assert any(w.startswith("something covers f1, g1") for w in warnings), warnings
+
+
+def test_squares_unread_round_a_reflection_are_blamed_on_the_lamp_not_a_hand():
+    # own hard scene 306/44, no hand in it: the reflection's halo reads as something
+    # over two squares beside the ones it washes out
+    warnings = calibrate_image(own_start_picture(306, 44).image).warnings
+    assert any(w.startswith("a lamp's reflection washes out") for w in warnings), warnings
+    assert not any(w.startswith("something covers") for w in warnings), warnings
+
+
 def test_a_lamps_pool_on_a_pale_table_or_white_discs_are_no_reflection():
     img = _board_on_table((170, 180, 190))
     cv2.rectangle(img, (0, 0), (60, 239), (235, 235, 235), -1)  # pale table, lit
