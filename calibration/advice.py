@@ -215,12 +215,13 @@ def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
     # a reflection's halo, neither felt nor glare to the reader, reads as something
     # over the squares round it: the lamp's doing, not a hand's
     halo = next_to_glare(fit.reading)
+    white = _white_somewhere(image, fit)
     for why, advice in (("glare", "a lamp's reflection washes out {}: move the lamp or tilt "
                          "the camera so that the reflection leaves the board"),
                         ("occluded", "something covers {}: clear the board and keep hands "
                          "out of the picture")):
         squares = [square_name(i) for i, r in enumerate(reasons)
-                   if r == why and not (why == "occluded" and halo[i])]
+                   if r == why and (white[i] if why == "glare" else not halo[i])]
         if why == "occluded" and (felt < DARK_FELT or hint):
             continue  # in the dark, felt that cannot be told is no hand
         if len(squares) >= 2 or (squares and any(
@@ -231,6 +232,20 @@ def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
         # a grid that a reflection threw off reads no glare where the reflection is
         out += _picture_causes(image, borders=False)
     return out
+
+
+def _white_somewhere(image: np.ndarray, fit: StartFit) -> np.ndarray:
+    """(64,) bools: squares of the fit's grid with a pixel as bright as a lamp's
+    reflection (``REFLECTION_GREY``) in every channel.
+
+    The reader calls a square glare when it is bright and colourless next to the
+    felt, and in a dim picture a pale frame or noise can be that at a fortieth of
+    full scale; a lamp's reflection saturates. Blaming a lamp the picture does not
+    show would send the user to move one that is not there."""
+    reader = fit.setup.reader()
+    canvas = reader.warp(image).reshape(-1, 3)
+    return np.array([canvas[reader.layout.square[i]].min(axis=1).max() >= REFLECTION_GREY
+                     for i in range(64)])
 
 
 def _corners_outside(image: np.ndarray, fit: StartFit, reached: set[str]) -> list[str]:

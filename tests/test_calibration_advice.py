@@ -89,6 +89,15 @@ def test_squares_unread_round_a_reflection_are_blamed_on_the_lamp_not_a_hand():
     assert not any(w.startswith("something covers") for w in warnings), warnings
 
 
+def test_no_lamp_is_blamed_in_a_dim_picture_that_shows_none():
+    # own hard scene 305/6, drawn without a reflection, at a brightness of 29 of 255:
+    # the reader calls two empty squares glare, though nothing on the board is
+    # brighter than a fifth of full scale
+    warnings = calibrate_image(own_start_picture(305, 6).image).warnings
+    assert not any("reflection" in w for w in warnings), warnings
+    assert any(w.startswith("the picture is too dark") for w in warnings), warnings
+
+
 def test_a_lamps_pool_on_a_pale_table_or_white_discs_are_no_reflection():
     img = _board_on_table((170, 180, 190))
     cv2.rectangle(img, (0, 0), (60, 239), (235, 235, 235), -1)  # pale table, lit
