@@ -290,12 +290,12 @@ def calibrate_image(
         )
     if fit.doubt is not None:
         warnings.append(
-            f"the start position reads on the grid found, but the learned model doubts "
-            f"that its squares are the board's (doubt {fit.doubt:.2f} of 1, where the "
-            f"board's own squares stay under {DOUBTED}) and no other grid reads it: the grid may "
-            "take in the table round the board. Look at the calibration picture; if the "
-            "grid is off, move the lamp off the board or give its corners with --corners, "
-            "and calibrate again"
+            "nothing on the grid found contradicts the start position, but the learned "
+            f"model doubts that its squares are the board's (doubt {fit.doubt:.2f} of 1, "
+            f"where the board's own squares stay under {DOUBTED}) and no other grid reads "
+            "it: the grid may take in the table round the board, or cover only part of it. "
+            "Look at the calibration picture; if the grid is off, move the lamp off the "
+            "board or give its corners with --corners, and calibrate again"
         )
     unread = [i for i in fit.unknown if i not in fit.overruled and i not in fit.faint]
     if unread:

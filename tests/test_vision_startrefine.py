@@ -18,6 +18,7 @@ from controller.vision.evaluation import (
     corner_error,
     grid_error,
     own_scenes,
+    own_start_picture,
 )
 from controller.vision.finder import BoardNotFound, lattice_outlines
 from controller.vision.geometry import (
@@ -212,3 +213,15 @@ def test_the_search_takes_what_reads_the_start_position_where_it_used_to_refuse(
     assert corner_error(fit.setup, r.corners) < 0.5
     assert fit.mismatches == []
     assert taken == placings  # only the first placing taken counted before
+
+
+def test_the_finders_grid_kept_when_nothing_reads_the_start_carries_the_models_doubt():
+    # own hard scene 312/68: a reflection over two thirds of the board; the finder's
+    # grid is a strip of its left third, contradicting nothing with 38 squares unread,
+    # and no grid the search tries is taken
+    r = own_start_picture(312, 68)
+    result = calibrate_image(r.image)
+    assert corner_error(result.fit.setup, r.corners) > 2  # the premise
+    assert result.fit.doubt is not None and result.fit.doubt > startsearch.DOUBTED
+    assert any("the learned model doubts that its squares are the board's" in w
+               for w in result.warnings)
