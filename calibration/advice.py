@@ -244,8 +244,7 @@ def _white_somewhere(image: np.ndarray, fit: StartFit) -> np.ndarray:
     show would send the user to move one that is not there."""
     reader = fit.setup.reader()
     canvas = reader.warp(image).reshape(-1, 3)
-    return np.array([canvas[reader.layout.square[i]].min(axis=1).max() >= REFLECTION_GREY
-                     for i in range(64)])
+    return (canvas[reader.layout.square].min(axis=2) >= REFLECTION_GREY).any(axis=1)
 
 
 def _corners_outside(image: np.ndarray, fit: StartFit, reached: set[str]) -> list[str]:

@@ -32,6 +32,7 @@ from controller.vision.startreading import (
     BLACK_START,
     START_DISCS,
     SURE,
+    TURNED_START,
     WHITE_START,
     against_start,
     contradictions,
@@ -129,8 +130,7 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     if np.nansum(lr[list(BLACK_START)]) > np.nansum(lr[list(WHITE_START)]):
         ways.reverse()
     fit = _fit_turned(ways[0][0], image, ways[0][1])
-    other = {"X": "O", "O": "X"}
-    if not any(fit.reading.board[i].upper() == other[START_BOARD[i]] for i in START_DISCS):
+    if not any(fit.reading.board[i].upper() == TURNED_START[i] for i in START_DISCS):
         return fit
     second = _fit_turned(ways[1][0], image, ways[1][1])
     return second if len(second.mismatches) < len(fit.mismatches) else fit

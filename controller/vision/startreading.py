@@ -25,6 +25,10 @@ from controller.vision.squarestats import neighbourhood_mean
 WHITE_START = (27, 36)  # d4, e5
 BLACK_START = (28, 35)  # e4, d5
 START_DISCS = (*WHITE_START, *BLACK_START)
+#: The start position labelled a quarter turn round: the same squares, the discs'
+#: colours swapped (the start position fixes which way round the board is only up
+#: to half a turn, so a grid's labelling can be either).
+TURNED_START = START_BOARD.translate(str.maketrans("XO", "OX"))
 STRAY_MAX = 2  # empty squares read as discs, away from the middle, that glare may explain
 #: The model's doubt of a grid under which it alone may leave a start disc the rules
 #: read empty unread, with no reflection beside it to explain the misreading: half

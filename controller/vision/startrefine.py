@@ -25,6 +25,7 @@ from controller.vision.grid_check import ALL_SQUARES, square_inputs
 from controller.vision.sampling import make_layout
 from controller.vision.square_model import CLASSES, SquareModel
 from controller.vision.startedges import PAST_EDGES, past_edge_inputs
+from controller.vision.startreading import TURNED_START
 
 #: Corner moves tried, in squares, coarse to fine.
 STEPS = (0.25, 0.12, 0.06)
@@ -39,7 +40,7 @@ FLOOR = float(np.log(0.05))
 #: The start position's classes, and the same turned a quarter (the start position
 #: fixes which way round the board is only up to that, so either is the board).
 _START = np.array([CLASSES.index(c) for c in START_BOARD])
-_TURNED = np.array([CLASSES.index({"X": "O", "O": "X"}.get(c, c)) for c in START_BOARD])
+_TURNED = np.array([CLASSES.index(c) for c in TURNED_START])
 _OTHER = CLASSES.index("other")
 
 

@@ -20,7 +20,7 @@ from controller.position import START_BOARD
 from controller.vision.geometry import apply_homography
 from controller.vision.square_model import CLASSES
 from controller.vision.startfit import StartFit, fit_start_position, turn
-from controller.vision.startreading import START_DISCS, SURE, model_view
+from controller.vision.startreading import START_DISCS, SURE, TURNED_START, model_view
 
 #: The model's probability of a disc's colour from which it settles the turn: as
 #: sure as the bound of the other calls the model makes alone (doubt under ``SURE``).
@@ -58,9 +58,8 @@ def settle_turn(fit: StartFit, image: np.ndarray) -> Settled:
     if view is None:
         return Settled(fit, UNSETTLED)
     seen = {i: view.probabilities[i] for i in START_DISCS if i in view.probabilities}
-    swap = {"X": "O", "O": "X"}
     own = [i for i, p in seen.items() if p[CLASSES.index(START_BOARD[i])] >= PLAIN]
-    other = [i for i, p in seen.items() if p[CLASSES.index(swap[START_BOARD[i]])] >= PLAIN]
+    other = [i for i, p in seen.items() if p[CLASSES.index(TURNED_START[i])] >= PLAIN]
     if own and not other:
         return Settled(fit, BY_MODEL, tuple(own))
     if other and not own:
