@@ -98,13 +98,13 @@ def test_generated_example_parses_to_the_defaults():
     assert cfg.as_dict() == defaults().as_dict()
 
 
-def test_shipped_example_and_readme_document_every_option():
+def test_shipped_example_and_configuration_page_document_every_option():
     example = (ROOT / "deploy" / "kaeshi.example.toml").read_text()
     assert example == example_toml(), "deploy/kaeshi.example.toml is stale: regenerate it"
-    readme = (ROOT / "README.md").read_text()
-    assert markdown_table() in readme, "the options table in README.md is stale"
+    page = (ROOT / "docs" / "configuration.md").read_text()
+    assert markdown_table() in page, "the options table in docs/configuration.md is stale"
     for o in OPTIONS:
-        assert f"`{o.name}`" in readme
+        assert f"`{o.name}`" in page
 
 
 def test_two_clock_parts_on_one_gpio_line_are_refused_at_the_key_given():
