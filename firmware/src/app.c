@@ -35,6 +35,25 @@ static uint8_t reset_pending;
 static uint8_t board_changed; /* a change frame is owed; it waits for an empty queue */
 static uint32_t reset_asked_ms;
 
+static uint8_t command_set_leds(const frame_t *f, uint32_t now_ms)
+{
+    return leds_set(f->payload, f->len, now_ms);
+}
+
+static uint8_t command_set_mode(const frame_t *f, uint32_t now_ms)
+{
+    (void)now_ms;
+    return app_set_mode(f->payload[KP_SET_MODE_OFF_MODE], f->payload[KP_SET_MODE_OFF_RATE_HZ]);
+}
+
+static uint8_t command_reset(const frame_t *f, uint32_t now_ms)
+{
+    (void)f;
+    (void)now_ms;
+    app_request_reset();
+    return KP_STATUS_OK;
+}
+
 void app_init(void)
 {
     hal_init();
@@ -45,7 +64,10 @@ void app_init(void)
     calib_init();
     scan_init();
     debounce_init();
-    commands_init();
+    commands_init(app_flags);
+    commands_register(KP_MSG_SET_LEDS, command_set_leds);
+    commands_register(KP_MSG_SET_MODE, command_set_mode);
+    commands_register(KP_MSG_RESET, command_reset);
     leds_init(now);
     for (uint8_t i = 0; i < KP_SQUARES; i++)
         class_now[i] = KP_STATE_UNKNOWN;

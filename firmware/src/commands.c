@@ -1,9 +1,14 @@
 #include "commands.h"
 
-#include "app.h"
 #include "calib.h"
 #include "config.h"
-#include "leds.h"
+
+#define MAX_HANDLERS 8
+
+static uint8_t handler_type[MAX_HANDLERS];
+static command_fn handler_fn[MAX_HANDLERS];
+static uint8_t handler_count;
+static uint8_t (*device_flags)(void);
 
 static uint8_t have_last;
 static uint8_t last_seq;
@@ -12,10 +17,25 @@ static uint8_t last_status;
 static uint8_t commit_waiting; /* COMMIT_CAL accepted, its ACK not sent yet */
 static uint8_t commit_seq;
 
-void commands_init(void)
+void commands_init(uint8_t (*flags)(void))
 {
     have_last = 0;
     commit_waiting = 0;
+    handler_count = 0;
+    device_flags = flags;
+}
+
+uint8_t commands_register(uint8_t type, command_fn fn)
+{
+    if (handler_count >= MAX_HANDLERS)
+        return 0;
+    for (uint8_t i = 0; i < handler_count; i++)
+        if (handler_type[i] == type)
+            return 0;
+    handler_type[handler_count] = type;
+    handler_fn[handler_count] = fn;
+    handler_count++;
+    return 1;
 }
 
 void commands_send_ack(uint8_t seq, uint8_t type, uint8_t status)
@@ -36,7 +56,7 @@ void commands_send_identity(void)
     p[KP_IDENTITY_OFF_FW_PATCH] = FW_PATCH;
     put_u32(p + KP_IDENTITY_OFF_BOARD_ID, calib_board_id());
     put_u16(p + KP_IDENTITY_OFF_CALIBRATION_CRC, calib_crc());
-    p[KP_IDENTITY_OFF_FLAGS] = app_flags();
+    p[KP_IDENTITY_OFF_FLAGS] = device_flags ? device_flags() : 0;
     proto_send(KP_MSG_IDENTITY, p, sizeof p, 0);
 }
 
@@ -45,18 +65,14 @@ static uint8_t execute(const frame_t *f, uint32_t now_ms)
     switch (f->type) {
     case KP_MSG_IDENTIFY:
         return KP_STATUS_OK;
-    case KP_MSG_SET_LEDS:
-        return leds_set(f->payload, f->len, now_ms);
-    case KP_MSG_SET_MODE:
-        return app_set_mode(f->payload[KP_SET_MODE_OFF_MODE], f->payload[KP_SET_MODE_OFF_RATE_HZ]);
     case KP_MSG_WRITE_CAL:
         return calib_stage(f->payload, f->len);
     case KP_MSG_COMMIT_CAL:
         return calib_commit_start();
-    case KP_MSG_RESET:
-        app_request_reset();
-        return KP_STATUS_OK;
     default:
+        for (uint8_t i = 0; i < handler_count; i++)
+            if (handler_type[i] == f->type)
+                return handler_fn[i](f, now_ms);
         return KP_STATUS_UNSUPPORTED;
     }
 }

@@ -9,6 +9,7 @@
 #include "../src/app.h"
 #include "../src/calib.h"
 #include "../src/classify.h"
+#include "../src/commands.h"
 #include "../src/crc16.h"
 #include "../src/debounce.h"
 #include "../src/hal.h"
@@ -1030,6 +1031,48 @@ static void test_commands_during_a_commit(void)
     CHECK(calib_valid());
 }
 
+static int registered_calls;
+static uint8_t registered_handler(const frame_t *f, uint32_t now_ms)
+{
+    (void)now_ms;
+    registered_calls++;
+    return f->len == 1 ? KP_STATUS_OK : KP_STATUS_BAD_VALUE;
+}
+
+static void test_commands_are_registered_by_their_owners(void)
+{
+    fresh();
+    /* the main loop registered its own commands: a second owner is refused */
+    CHECK_EQ(commands_register(KP_MSG_SET_MODE, registered_handler), 0);
+    CHECK_EQ(commands_register(0x90, registered_handler), 1);
+    CHECK_EQ(commands_register(0x90, registered_handler), 0);
+    registered_calls = 0;
+    const uint8_t one = 7;
+    frame_t f = {50, 0x90, 1, &one};
+    commands_handle(&f, 0);
+    collect();
+    int status = -1;
+    CHECK_EQ(registered_calls, 1);
+    CHECK_EQ(acks_for(50, 0x90, &status), 1);
+    CHECK_EQ(status, KP_STATUS_OK);
+    /* a re-send is answered again, not executed again */
+    commands_handle(&f, 0);
+    collect();
+    CHECK_EQ(registered_calls, 1);
+    CHECK_EQ(acks_for(50, 0x90, NULL), 2);
+    /* a type nobody registered is answered UNSUPPORTED */
+    frame_t g = {51, 0x91, 0, NULL};
+    commands_handle(&g, 0);
+    collect();
+    CHECK_EQ(acks_for(51, 0x91, &status), 1);
+    CHECK_EQ(status, KP_STATUS_UNSUPPORTED);
+    /* the table is bounded: filling it is refused, not overrun */
+    int added = 0;
+    for (uint8_t type = 0xA0; type < 0xB0; type++)
+        added += commands_register(type, registered_handler);
+    CHECK(added > 0 && added < 16);
+}
+
 static void test_reset_command_sets_watchdog_flag(void)
 {
     fresh();
@@ -1178,6 +1221,7 @@ static const struct {
     {"calibration_rejects_bad_input_and_eeprom_failure",
      test_calibration_rejects_bad_input_and_eeprom_failure},
     {"commands_during_a_commit", test_commands_during_a_commit},
+    {"commands_are_registered_by_their_owners", test_commands_are_registered_by_their_owners},
     {"reset_command_sets_watchdog_flag", test_reset_command_sets_watchdog_flag},
     {"answers_use_the_reserve_when_frames_cannot", test_answers_use_the_reserve_when_frames_cannot},
     {"led_patterns_timing", test_led_patterns_timing},
