@@ -25,18 +25,18 @@ from pathlib import Path
 
 import numpy as np
 
+from calibration.evaluation import (
+    CalibrationTally,
+    WrongStartTally,
+    evaluate_calibration,
+    evaluate_wrong_starts,
+)
 from controller.synth.picture import Scene, render
 from controller.vision.evaluation import (
     calibrate_on_start,
     evaluate_folder,
     evaluate_rendered,
     random_position,
-)
-from controller.vision.evaluation_calibration import (
-    CalibrationTally,
-    WrongStartTally,
-    evaluate_calibration,
-    evaluate_wrong_starts,
 )
 from controller.vision.evaluation_crop import evaluate_cut_off_renders, evaluate_photo_crops
 from controller.vision.scoring import EndToEnd

@@ -1,65 +1,25 @@
 """Camera calibration: find the board, fit the colour model on the start position,
-and keep the result in a small JSON file that ``kaeshi watch`` loads.
-
-The file holds the image size, the board homography in the user's a1 orientation,
-the disc height used for oblique views and the colour model; it is plain JSON so a
-user can read it and a bug report can include it.
-"""
+and keep the result in the calibration file (:mod:`controller.vision.calibration_file`)
+that ``kaeshi watch`` loads."""
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 
 from calibration.advice import UNREAD_ADVICE, no_board_advice, too_dim, what_to_change
-from controller.errors import KaeshiError
 from controller.squares import square_name
+from controller.vision.calibration_file import CameraCalibration
 from controller.vision.finder import BoardNotFound
 from controller.vision.geometry import a1_place, grid_with_a1
 from controller.vision.pipeline import auto_setup
-from controller.vision.setup import CameraSetup
 from controller.vision.startfit import START_BOARD, StartFit, fit_start_position
 from controller.vision.startreading import START_DISCS, next_to_glare
 from controller.vision.startsearch import DOUBTED, fit_on_start
 from controller.vision.startturn import BY_MODEL, UNSETTLED, settle_turn
-
-FORMAT = "kaeshi-camera-calibration"
-VERSION = 1
-
-
-class CalibrationError(KaeshiError):
-    """A calibration file that cannot be used; the message names the file and the fault."""
-
-
-@dataclass
-class CameraCalibration:
-    setup: CameraSetup
-    source: str = ""
-    created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-    #: None: a bare set-up (``CameraSetup.to_dict``), made without a verdict on it
-    start_position_ok: bool | None = False
-
-    @property
-    def refused(self) -> bool:
-        """Made on a picture whose start position did not read (kept with
-        ``--keep-refused``): worth a warning each time a game is read with it."""
-        return self.start_position_ok is False
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "format": FORMAT,
-            "version": VERSION,
-            "created": self.created,
-            "source": self.source,
-            "start_position_ok": self.start_position_ok,
-            **self.setup.to_dict(),
-        }
 
 
 def _mismatch_advice(fit: StartFit) -> list[str]:
@@ -103,87 +63,6 @@ def _lamp_swaps(board: str, swapped: list[int]) -> str:
     if any(board[i] in "Oo" for i in swapped):
         ways.append("a lamp mirrored in a black disc's top can make it look white")
     return "; ".join(ways) + ": move the lamp off the middle of the board and calibrate again"
-
-
-def refused_note(path: str | Path) -> str:
-    """What a game read with a refused calibration (kept with ``--keep-refused``, or
-    written before refusals were kept out) should be told: its grid or colours may
-    be wrong, and nothing in play can tell."""
-    return (f"{path} was refused when it was made (the start position did not read on "
-            "it): squares may read wrong all game. Look at its picture, and calibrate "
-            "again unless the grid and discs there are right")
-
-
-def save_calibration(path: str | Path, cal: CameraCalibration) -> None:
-    p = Path(path)
-    try:
-        p.write_text(json.dumps(cal.to_dict(), indent=2) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise CalibrationError(f"{p}: cannot write calibration ({exc.strerror})") from None
-
-
-def save_settled_turn(path: str | Path, setup: CameraSetup) -> None:
-    """Keep in the calibration (or bare set-up) file at ``path`` the grid on which the
-    game settled which way round the board is (see
-    :mod:`controller.vision.turn_in_play`), so the next game reads the right way round
-    from its first move. Everything else in the file stays as it was; the file is
-    replaced whole, so a power cut leaves the old one or the new one, never half."""
-    p = Path(path)
-    try:
-        d = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CalibrationError(f"{p}: cannot read the set-up to keep the turn in ({exc})") from None
-    if not isinstance(d, dict) or "homography" not in d:
-        raise CalibrationError(f"{p}: not a camera calibration or set-up file")
-    kept = setup.to_dict()
-    d.update({k: kept[k] for k in ("homography", "disc_bias", "turn_unsettled",
-                                   "doubtful_squares")})  # named as the turned board names them
-    part = p.with_name(p.name + ".part")
-    try:
-        part.write_text(json.dumps(d, indent=2) + "\n", encoding="utf-8")
-        part.replace(p)
-    except OSError as exc:
-        raise CalibrationError(f"{p}: cannot keep the settled turn ({exc.strerror})") from None
-
-
-def load_calibration(path: str | Path, bare: bool = False) -> CameraCalibration:
-    """The calibration in ``path``; with ``bare``, a bare set-up file (the
-    service's ``source.camera_setup`` may name one) is read too, as a calibration
-    without a verdict."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CalibrationError(
-            f"{p}: no such calibration file (make one with: kaeshi calibrate camera)"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CalibrationError(f"{p}: cannot read calibration ({exc})") from None
-    try:
-        d = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CalibrationError(
-            f"{p}: not a calibration file (line {exc.lineno}: {exc.msg})"
-        ) from None
-    plain = bare and isinstance(d, dict) and "format" not in d
-    if not plain:
-        if not isinstance(d, dict) or d.get("format") != FORMAT:
-            raise CalibrationError(f"{p}: not a camera calibration file")
-        if d.get("version") != VERSION:
-            raise CalibrationError(
-                f"{p}: calibration version {d.get('version')} is not supported")
-    try:
-        setup = CameraSetup.from_dict(d)
-    except ValueError as exc:
-        raise CalibrationError(f"{p}: {exc}") from None
-    if plain:
-        return CameraCalibration(setup=setup, created="", start_position_ok=None)
-    return CameraCalibration(
-        setup=setup,
-        source=str(d.get("source", "")),
-        created=str(d.get("created", "")),
-        start_position_ok=bool(d.get("start_position_ok", False)),
-    )
 
 
 @dataclass

@@ -196,8 +196,12 @@ def test_the_calibration_error_carries_the_advice(monkeypatch):
 def test_a_refused_calibration_keeps_the_old_file_unless_asked(tmp_path, capsys):
     """A refusal must not replace a good calibration, nor pass for one: the command
     fails and says so; ``--keep-refused`` writes it marked, and watch then warns."""
-    from calibration.camera import CameraCalibration, load_calibration, save_calibration
     from controller import cli
+    from controller.vision.calibration_file import (
+        CameraCalibration,
+        load_calibration,
+        save_calibration,
+    )
     from controller.vision.cv import write_image
     from controller.vision.setup import CameraSetup
 

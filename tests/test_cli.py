@@ -17,6 +17,14 @@ def test_every_command_module_registers_a_subcommand():
     assert {"perft", "record", "simulate", "arbitrate", "run", "demo", "calibrate"} <= names
 
 
+def test_calibrate_finds_its_targets_through_the_installed_entry_points():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    calibrate = sub.choices["calibrate"]
+    targets = next(a for a in calibrate._actions if a.dest == "target")
+    assert {"camera", "hall"} <= set(targets.choices)
+
+
 def test_perft_prints_leaf_count(capsys):
     assert main(["perft", "4"]) == 0
     assert capsys.readouterr().out.strip() == "244"

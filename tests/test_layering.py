@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VISION = ROOT / "controller" / "vision"
 #: The measurement harness draws the scenes it scores the reader on.
-HARNESS = {"evaluation.py", "evaluation_calibration.py", "evaluation_crop.py"}
+HARNESS = {"evaluation.py", "evaluation_crop.py"}
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -46,3 +46,28 @@ def test_no_reading_module_imports_the_synthetic_renderer() -> None:
 def test_the_renderer_stands_apart_from_the_reader() -> None:
     assert not list(VISION.glob("synth*.py"))
     assert (ROOT / "controller" / "synth" / "picture.py").is_file()
+
+
+def _package_files(name: str) -> list[Path]:
+    return sorted((ROOT / name).rglob("*.py"))
+
+
+def test_the_running_package_never_imports_the_calibration_tools_or_training() -> None:
+    """``calibration/`` makes calibrations and ``training/`` trains the square model;
+    both use ``controller``, and the service must run without either."""
+    files = _package_files("controller")
+    assert len(files) > 100
+    upward = {str(p.relative_to(ROOT)): sorted(
+        m for m in imported_modules(p)
+        if m.split(".")[0] in {"calibration", "training", "benchmarks", "tests"})
+        for p in files}
+    assert {name: mods for name, mods in upward.items() if mods} == {}
+
+
+def test_training_is_not_installed_with_the_package() -> None:
+    import tomllib
+
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    include = meta["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert not any(pattern.startswith("training") for pattern in include)
+    assert not (ROOT / "calibration" / "train_squares.py").exists()

@@ -104,7 +104,7 @@ def test_service_reads_a_game_from_camera_video(tmp_path, monkeypatch, quarter_o
 
 @pytest.mark.parametrize("ok", [True, False])
 def test_the_service_warns_when_its_calibration_was_refused(tmp_path, caplog, ok):
-    from calibration.camera import CameraCalibration, save_calibration
+    from controller.vision.calibration_file import CameraCalibration, save_calibration
 
     path = tmp_path / "camera.json"
     setup = CameraSetup((400, 300), np.array([[40.0, 0, 20], [0, 30, 15], [0, 0, 1]]))
@@ -119,7 +119,7 @@ def test_the_service_warns_when_its_calibration_was_refused(tmp_path, caplog, ok
 
 def test_the_service_reads_a_bare_set_up_without_a_warning_and_names_a_broken_file(
         tmp_path, caplog):
-    from calibration.camera import CalibrationError, load_calibration
+    from controller.vision.calibration_file import CalibrationError, load_calibration
 
     setup = CameraSetup((400, 300), np.array([[40.0, 0, 20], [0, 30, 15], [0, 0, 1]]))
     bare = tmp_path / "setup.json"

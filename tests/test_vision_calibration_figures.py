@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from controller.position import START_BOARD
-from controller.vision.evaluation_calibration import (
+from calibration.evaluation import (
     CalibrationTally,
     WrongStartTally,
     evaluate_calibration,
@@ -14,6 +13,7 @@ from controller.vision.evaluation_calibration import (
     quarter_off,
     wrong_start,
 )
+from controller.position import START_BOARD
 from controller.vision.geometry import homography_from_corners
 from controller.vision.startfit import turn
 from controller.vision.startreading import START_DISCS

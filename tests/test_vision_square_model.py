@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import controller.vision.square_model as square_model
-from calibration.square_data import OTHER, scene_examples
 from controller.synth.picture import Scene, random_scene, render
 from controller.vision.cv import cv2
 from controller.vision.evaluation import align_to_truth, random_position
@@ -15,6 +14,7 @@ from controller.vision.geometry import homography_from_corners
 from controller.vision.pipeline import DISC_HEIGHT, auto_setup
 from controller.vision.sampling import make_layout, smoothed, warp_to_canvas
 from controller.vision.square_model import SquareModel, patch_index, patches
+from training.square_data import OTHER, scene_examples
 
 MODEL = square_model.default_model()
 needs_model = pytest.mark.skipif(MODEL is None, reason="controller/vision/models/squares.onnx "

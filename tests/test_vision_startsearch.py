@@ -11,6 +11,7 @@ import pytest
 from reflections import reflection_over
 
 from calibration.camera import calibrate_image
+from calibration.evaluation import wrong_start
 from controller.synth.picture import Rendered, Scene, render
 from controller.vision import startjudge, startsearch
 from controller.vision.evaluation import (
@@ -20,7 +21,6 @@ from controller.vision.evaluation import (
     own_scenes,
     own_start_picture,
 )
-from controller.vision.evaluation_calibration import wrong_start
 from controller.vision.finder import BoardNotFound, board_grids, lattice_outlines
 from controller.vision.finder_felt import outline_guesses
 from controller.vision.geometry import corners_of, homography_from_corners, moved_by_squares

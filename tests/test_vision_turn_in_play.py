@@ -173,7 +173,7 @@ def test_a_settled_calibration_is_read_as_it_is():
 
 def test_the_turn_is_kept_in_the_file_whole_or_a_clear_error_names_it(tmp_path):
 
-    from calibration.camera import (
+    from controller.vision.calibration_file import (
         CalibrationError,
         CameraCalibration,
         load_calibration,

@@ -292,8 +292,12 @@ def test_a_calibration_a_quarter_turn_off_is_settled_by_the_game_and_kept(
     """A calibration whose start discs a reflection hid keeps a1 where it guessed,
     perhaps a quarter turn off; watching settles it from the game's first boards,
     judges the game the right way round and keeps the turn in the calibration file."""
-    from calibration.camera import CameraCalibration, load_calibration, save_calibration
     from controller.synth.picture import Scene
+    from controller.vision.calibration_file import (
+        CameraCalibration,
+        load_calibration,
+        save_calibration,
+    )
     from controller.vision.evaluation import calibrate_on_start
     from controller.vision.startfit import turn
 

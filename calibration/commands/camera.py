@@ -75,13 +75,14 @@ def grab_frame(camera: int | None, picamera: bool) -> np.ndarray:
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration.camera import calibrate_image, save_calibration
+    from calibration.camera import calibrate_image
     from controller.vision.annotate import (
         MARK_STRAY,
         MARK_UNMEASURED,
         MARK_WRONG,
         annotate,
     )
+    from controller.vision.calibration_file import save_calibration
     from controller.vision.cv import read_image, write_image
 
     corners = parse_corners(args.corners) if args.corners else None

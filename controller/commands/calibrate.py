@@ -1,25 +1,25 @@
 """``kaeshi calibrate TARGET``: calibrations of the sensors.
 
-Targets are discovered from the modules of ``calibration/commands/``; each has a
-``register(sub)`` like the top-level commands, so a new sensor adds its own.
+The tools that make calibrations live in the ``calibration`` package, which imports
+``controller`` and never the other way round. Each target announces itself under the
+``kaeshi.calibrate`` entry-point group (``pyproject.toml``) with a ``register(sub)``
+like the top-level commands, so a new sensor adds its own without this module naming it.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import pkgutil
+from importlib.metadata import entry_points
 
-from calibration import commands
+GROUP = "kaeshi.calibrate"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibrate", help="calibrate a sensor (hall, camera)",
                        description="Calibrate one of the board's sensors.")
     targets = p.add_subparsers(dest="target", metavar="TARGET")
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        module.register(targets)
+    for point in sorted(entry_points(group=GROUP), key=lambda e: e.name):
+        point.load()(targets)
 
     def missing_target(args: argparse.Namespace) -> int:
         p.print_help()

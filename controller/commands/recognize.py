@@ -28,9 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration.camera import load_calibration
     from controller.errors import KaeshiError
     from controller.squares import square_name
+    from controller.vision.calibration_file import load_calibration
     from controller.vision.cv import read_image
     from controller.vision.geometry import corners_of
     from controller.vision.pipeline import recognize

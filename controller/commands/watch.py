@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def keep_turn(path: str, setup: CameraSetup, log: Callable[[str], None]) -> None:
     """Save the turn the game settled in the calibration file; a file that cannot be
     written is reported, and watching goes on with the settled turn."""
-    from calibration.camera import CalibrationError, save_settled_turn
+    from controller.vision.calibration_file import CalibrationError, save_settled_turn
 
     try:
         save_settled_turn(path, setup)
@@ -59,7 +59,7 @@ def keep_turn(path: str, setup: CameraSetup, log: Callable[[str], None]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration.camera import load_calibration, refused_note
+    from controller.vision.calibration_file import load_calibration, refused_note
     from controller.vision.capture import open_source
     from controller.vision.watchloop import WatchOptions, watch
 

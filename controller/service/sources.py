@@ -238,7 +238,7 @@ class CameraSource:
         return frames, frames.frames()
 
     def _watcher(self, image: Any) -> Any:
-        from calibration.camera import load_calibration, refused_note
+        from controller.vision.calibration_file import load_calibration, refused_note
         from controller.vision.pipeline import auto_setup
         from controller.vision.watcher import BoardWatcher
 
@@ -255,7 +255,7 @@ class CameraSource:
         """Keep in the set-up file the quarter turn the game settled (see
         :mod:`controller.vision.turn_in_play`); a file that cannot be written leaves
         the game read the settled way, and the next start settles it again."""
-        from calibration.camera import CalibrationError, save_settled_turn
+        from controller.vision.calibration_file import CalibrationError, save_settled_turn
 
         if not self.setup_path or self._setup is None:
             return

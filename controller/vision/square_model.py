@@ -5,7 +5,7 @@ exact where they decide, but they give up wherever a single cue is unclear: half
 felt under a lamp's reflection, a dim black disc next to washed-out felt, a square
 whose corners a shadow darkens. A person still sees what stands there, from the
 whole square at once. This module lets a tiny convolutional network, trained only
-on the project's own renderer (``calibration/train_squares.py``), look at the same
+on the project's own renderer (``training/train_squares.py``), look at the same
 top-down canvas the rules read and name the square when it is sure.
 
 It is never asked about a square the rules decided, nor one a hand or the

@@ -1,9 +1,9 @@
 """Train the square network and write it as ONNX for the reader.
 
     pip install torch==2.13.0          # training only; Kaeshi runs it through OpenCV
-    python -m calibration.train_squares [--scenes 3000] [--seed 11] [--out FILE]
+    python -m training.train_squares [--scenes 3000] [--seed 11] [--out FILE]
 
-Renders its own examples (:mod:`calibration.square_data`), trains a small
+Renders its own examples (:mod:`training.square_data`), trains a small
 convolutional network on the CPU with a fixed seed, reports how often it is sure
 and how often it is wrong when sure on scenes of another seed, and writes
 ``controller/vision/models/squares.onnx``. The independent development renders in
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from calibration.square_data import MISPLACED, Examples, make_examples
 from controller.vision.square_model import ACCEPT, CLASSES, INPUT, MODEL_FILE
+from training.square_data import MISPLACED, Examples, make_examples
 
 
 def build_network():  # noqa: ANN201 - torch is imported lazily, for training only
@@ -123,7 +123,7 @@ def _examples(args: argparse.Namespace) -> tuple[Examples, Examples]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m calibration.train_squares",
+    ap = argparse.ArgumentParser(prog="python -m training.train_squares",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("--scenes", type=int, default=8000, help="training scenes")
     ap.add_argument("--held-out", type=int, default=400, help="scenes to check on")
