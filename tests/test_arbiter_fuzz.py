@@ -8,6 +8,7 @@ import random
 import pytest
 
 from controller.arbiter import Arbiter, ArbiterConfig
+from controller.arbiter.persist import restore, snapshot
 from controller.observation import Observation
 from controller.position import Position
 from controller.squares import Color
@@ -34,7 +35,7 @@ def test_random_streams(seed):
             for _ in range(rng.choice((1, 2))):
                 events += arbiter.feed(obs)
             if rng.random() < 0.05:  # crash and resume anywhere
-                arbiter = Arbiter.restore(json.loads(json.dumps(arbiter.snapshot())))
+                arbiter = restore(json.loads(json.dumps(snapshot(arbiter))))
         events += arbiter.finish(t)
         assert [e.t for e in events] == sorted(e.t for e in events)
         for e in events:

@@ -8,6 +8,7 @@ import pytest
 from arbiter_logs import Log, brief, wthor_2001
 
 from controller.arbiter import Arbiter, ArbiterConfig, Mode, arbitrate
+from controller.arbiter.persist import restore, snapshot
 from controller.leds.plan import WRONG, plan_overlay
 from controller.observation import Observation
 from controller.position import Position
@@ -192,8 +193,8 @@ def test_snapshot_restore_resumes_mid_game(data_dir):
         for cut in (len(sim.observations) // 3, len(sim.observations) // 2):
             first = Arbiter()
             events = [e for o in sim.observations[:cut] for e in first.feed(o)]
-            saved = json.loads(json.dumps(first.snapshot()))
-            second = Arbiter.restore(saved)
+            saved = json.loads(json.dumps(snapshot(first)))
+            second = restore(saved)
             events += [e for o in sim.observations[cut:] for e in second.feed(o)]
             events += second.finish(sim.observations[-1].t)
             assert events == straight

@@ -15,6 +15,7 @@ import json
 from arbiter_logs import brief
 
 from controller.arbiter import Arbiter, ArbiterConfig, arbitrate
+from controller.arbiter.persist import restore, snapshot
 from controller.arbiter.readings import HOLD, frame_masks
 from controller.observation import Observation
 from controller.position import Position
@@ -134,7 +135,7 @@ def test_a_resumed_arbiter_still_confirms_the_last_board_by_time():
     arbiter = Arbiter(ArbiterConfig(clock=True))
     for obs in (at(0.0, START), at(1.0, Color.WHITE), at(2.0, F5), at(2.6, AFTER_F5)):
         arbiter.feed(obs)
-    resumed = Arbiter.restore(json.loads(json.dumps(arbiter.snapshot())))
+    resumed = restore(json.loads(json.dumps(snapshot(arbiter))))
     assert brief(resumed.feed(at(3.0, Color.BLACK))) == [MOVE_F5]
 
 
@@ -182,6 +183,6 @@ def test_a_resumed_settled_arbiter_stays_settled():
     arbiter = Arbiter(SETTLED)
     for obs in QUICK_PRESS[:3]:
         arbiter.feed(obs)
-    resumed = Arbiter.restore(json.loads(json.dumps(arbiter.snapshot())))
+    resumed = restore(json.loads(json.dumps(snapshot(arbiter))))
     assert resumed.config.settled
     assert [brief(resumed.feed(obs)) for obs in QUICK_PRESS[3:]] == [[], [MOVE_F5]]

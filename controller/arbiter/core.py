@@ -308,18 +308,6 @@ class Arbiter(Corrections, NoClock, Explain, Views):
                 extra["decided_by"] = "draw_win_right"
         return [game_over_event(t, b, w, winner, **extra)]
 
-    # ------------------------------------------------------------ persistence
-    def snapshot(self) -> dict[str, Any]:
-        from controller.arbiter.persist import snapshot
-
-        return snapshot(self)
-
-    @classmethod
-    def restore(cls, data: dict[str, Any]) -> Arbiter:
-        from controller.arbiter.persist import restore
-
-        return restore(cls, data)
-
 
 def _comment(flags: Iterable[Flag]) -> str:
     return "; ".join(f"{f.kind.value} {' '.join(names(f.squares))}" for f in flags)

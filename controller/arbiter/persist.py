@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from controller.arbiter.config import ArbiterConfig, Mode
+from controller.arbiter.core import Arbiter
 from controller.arbiter.corrections import OpenMove
 from controller.arbiter.judge import Flag, Judgement
 from controller.arbiter.readings import StableBoard
@@ -12,9 +13,6 @@ from controller.events import Irregularity
 from controller.position import Position
 from controller.records.model import Move
 from controller.squares import Color
-
-if TYPE_CHECKING:
-    from controller.arbiter.core import Arbiter
 
 VERSION = 2
 
@@ -79,7 +77,7 @@ def _unopen(o: dict[str, Any] | None) -> OpenMove | None:
                  bool(o["challenged"]))
 
 
-def restore(cls: type[Arbiter], d: dict[str, Any]) -> Arbiter:
+def restore(d: dict[str, Any]) -> Arbiter:
     if d.get("version") != VERSION:
         raise ValueError(f"arbiter snapshot version {d.get('version')!r} is not {VERSION}")
     c = d["config"]
@@ -89,7 +87,7 @@ def restore(cls: type[Arbiter], d: dict[str, Any]) -> Arbiter:
         draw_win_right=Color(right) if right else None, clock=c["clock"],
         settled=bool(c.get("settled", False)),  # absent from snapshots taken before it existed
     )
-    a = cls(config)
+    a = Arbiter(config)
     a.position = _unpos(d["position"])
     a.shifted = int(d["shifted"])
     a.stable = StableBoard.from_list(d["stable"])

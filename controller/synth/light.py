@@ -13,7 +13,7 @@ from controller.synth.textures import soft_blur, unit_noise
 from controller.vision.cv import cv2
 
 if TYPE_CHECKING:
-    from controller.synth.picture import Scene
+    from controller.synth.scene import Scene
 
 
 def apply_lighting(canvas: np.ndarray, scene: Scene, rng: np.random.Generator,
