@@ -52,8 +52,8 @@ LEVEL_BLUR = 0.12
 FELT_WEIGHT, DARK_WEIGHT, DARK_CAP, LIGHT_WEIGHT, LIGHT_CAP = 3.0, 5.0, 0.5, 2.0, 1.0
 #: Clusters kept, at least this many disc diagonals apart (one cluster per board).
 #: Under a lamp that lights one dark disc, or in a dark room, the start discs'
-#: cluster can rank behind glints on the frame and the table: fourth in own hard
-#: scene 281/66, sixth in 281/60. Each kept costs a refused picture about a second.
+#: cluster can rank behind several glints on the frame and the table. Each kept
+#: costs a refused picture about a second.
 CLUSTERS = 6
 APART = 0.5
 #: Board-edge search: canvas pixels per square, the canvas's extent (squares), how

@@ -172,8 +172,7 @@ def closed_by_model(image: np.ndarray, h: np.ndarray, layout: Layout, model: Squ
     own squares off the board's, which the model doubts).
 
     The row's median, not its mean: a blurred green side shows a patch or two
-    like felt between lines (own hard scene 285/100: two of eight squares past
-    a8-h8 taken for the board's, the other six surely not, a mean of 0.74), while
+    like felt between lines, which would lift a mean over the bound, while
     a row of the board's own squares is the board's nearly everywhere along it.
     """
     closed = []

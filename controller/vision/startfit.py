@@ -118,8 +118,8 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     diagonal whose discs are brighter holds the white ones, unless the discs then
     read in the other turn's colours and, turned, contradict the start position on
     fewer squares. A lamp's reflection beside a black disc can make its diagonal the
-    brighter (own hard scene 308/151), while the levels fitted on the discs read
-    them right; the fit turned a quarter is the one their colours settle.
+    brighter, while the levels fitted on the discs read them right; the fit turned a
+    quarter is the one their colours settle.
     """
     setup = replace(setup, doubtful=())  # this fit finds its own (see the end)
     first = _first_look(setup, image)

@@ -32,8 +32,7 @@ TURNED_START = START_BOARD.translate(str.maketrans("XO", "OX"))
 STRAY_MAX = 2  # empty squares read as discs, away from the middle, that glare may explain
 #: The model's doubt of a grid under which it alone may leave a start disc the rules
 #: read empty unread, with no reflection beside it to explain the misreading: half
-#: the bound of a confirmed grid, which grids nearly half a square off reach (the
-#: finder's grid of own hard scene 83/90: 0.48 squares off, doubt 0.18)
+#: the bound of a confirmed grid, which grids nearly half a square off reach
 SURE = 0.1
 #: The learned model's probability over which it names a start disc the reader left
 #: unread, where it sees felt or the other colour: on the project's own hard start
@@ -75,9 +74,8 @@ def paled_unknown(r: Reading, view: ModelView | None) -> Reading:
     sees the whole square, the disc's rim and shadow too. Its likeliest reading is
     enough to doubt the rules' here (the square is only left unread), not to name
     the disc. On a grid the model only confirms (doubt under ``CONFIRMED``, as a
-    dark picture's own grid is: own hard scene 299/16, doubt 0.12), it must be as
-    sure of the disc as :func:`model_read` is of a disc it names (over
-    ``SURELY``): there it saw d5's black disc at 1.00. Where no disc lies, the
+    dark picture's own grid can be), it must be as sure of the disc as
+    :func:`model_read` is of a disc it names (over ``SURELY``). Where no disc lies, the
     model sees felt, and the square still refuses the calibration. One disc only: a
     grid a fraction of a square off also leaves the rules measuring felt beside
     discs the model sees, on more than one. (Unlike :func:`model_overruled`, this

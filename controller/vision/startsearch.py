@@ -1,34 +1,22 @@
 """Calibration's board finding: the grid on which the start position reads.
 
-Finding a board with no help has to guess among the outlines its cues offer (the
-felt's, the lattice's, grown and shrunk), and on a hard picture the guess can be
-half the board, a board and its frame, or nothing at all. Calibration knows more:
-the board shows the start position, four discs in the middle and sixty empty
-squares, with felt stopping at all four edges. A grid that reads exactly that is
-the board (a grid a square or more off moves the discs; one too large or too small
-sees the felt end inside it or go on past it), so when the finder's choice does not
-read it, or the finder chose none, every other grid the cues offered is tried, the
-learned model's least doubted first. When none reads it, a grid whose squares the
-model confirms is taken though a reflection hides many of them; failing that, the
-grids most like the start position, among those, the felt outline's guesses at
-a board a reflection cut short, the outlines the picture's edges close (a frame on
-a green cloth, a dark felt) and the lattice's at its spacing taken twice as wide,
-are moved onto it (see :mod:`controller.vision.startrefine`). A grid that
-reads the start position is not always the board's either: round a small board
-under a lamp, the table can read as sixty empty squares and the board, all glare,
-as four unread ones. The model sees the table's squares are no board's, so such a
-grid is taken only when the search finds none the model confirms. Where the search
-finds nothing, two last resorts follow: a grid refused only for its edges as the
-rules see them, felt past one where the model sees no square of the board (a
-frameless board's green side) or an edge without felt where it sees the board's
-squares (a dark felt blurred into a black frame; see
-:func:`controller.vision.startfit.closable_edges`), then grids guessed round the
-four start discs themselves (see :mod:`controller.vision.startdiscs`), taken when
-they read the start position on nearly every square or, under a reflection that
-leaves many unread, its four discs in place on squares the model is sure of.
-Last of all, any grid tried that reads three of the four discs in place, which no
-grid whole squares off can, on squares the model doubts only a little more than
-it confirms.
+A grid that reads the start position (four discs in the middle, sixty empty squares,
+felt ending at all four edges) is the board's. When the finder's grid does not read
+it, the search tries, in this order:
+
+1. every other grid the cues offered, the learned model's least doubted first;
+2. a grid whose squares the model confirms, though a reflection hides many of them;
+3. the grids most like the start position, moved onto it
+   (:mod:`controller.vision.startrefine`);
+4. a grid refused only for its edges where the model sees the board differently
+   (:func:`controller.vision.startfit.closable_edges`);
+5. grids guessed round the four start discs (:mod:`controller.vision.startdiscs`);
+6. any grid that reads three of the four discs in place, on squares the model
+   doubts only a little more than it confirms.
+
+A grid that reads the start position but whose squares the model says are no
+board's (a plain table read as empty felt) is taken only when no grid the model
+confirms is found. Cases and figures are in ``docs/camera-history.md``.
 """
 
 from __future__ import annotations
@@ -183,9 +171,8 @@ def _doubt_told(image: np.ndarray, fit: StartFit) -> StartFit:
     """The finder's grid, kept without reading the start position on nearly every
     square, with the model's doubt set where it exceeds ``DOUBTED`` (and nothing
     contradicts the start position, which would refuse it anyway), so that the user
-    hears to check it: under a reflection over two thirds of a board (own hard scene
-    312/68) the finder took a strip of its left third for the whole board, and with
-    38 squares unread nothing contradicted it, 6.9 squares off."""
+    hears to check it: a grid over a strip of the board, most of it unread under a
+    reflection, contradicts nothing and can lie squares off."""
     doubt = None if fit.mismatches else _doubt_over_bound(image, fit)
     return fit if doubt is None else replace(fit, doubt=doubt)
 
@@ -195,11 +182,9 @@ def _kept_unsearched(fit: StartFit) -> bool:
     kept without a search: it contradicts nothing, and at least one start disc reads
     in its colour.
 
-    A grid reading none of the four discs contradicts nothing wherever it lies: on
-    a teal table beside a small board under a lamp (own hard scene 276/45) it read
-    twenty squares unread and the rest as empty felt, and was kept 4.5 squares off
-    the board. Searched, such a picture finds the board's grid where there is one,
-    and the finder's grid is still kept after the search when it finds none."""
+    A grid reading none of the four discs contradicts nothing wherever it lies (a
+    plain table beside the board reads as unread squares and empty felt), so it is
+    searched past; it is still kept after the search when the search finds none."""
     return not fit.mismatches and start_discs_right(fit.reading) > 0
 
 
