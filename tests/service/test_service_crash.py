@@ -29,7 +29,7 @@ from controller.service.core import GameCore, GameSettings
 from controller.service.demo import load_one_game
 from controller.service.journal import Journal
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _config(tmp: Path, log: Path, speed: float) -> Path:

@@ -16,7 +16,7 @@ from controller.service.config import (
     parse_config,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_defaults_cover_every_option():

@@ -13,7 +13,7 @@ import pytest
 
 from controller.hall import messages as m
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GENERATOR = ROOT / "firmware" / "protocol" / "generate.py"
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from controller.hall.simboard import make_firmware
 
-FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 FLASH_BYTES = 256 * 1024
 RAM_BYTES = 8 * 1024
 

@@ -19,7 +19,7 @@ from controller.records.transcript import parse_transcript, scan_transcripts
 from controller.service.config import ConfigError, parse_config
 from controller.service.games import transcript_file
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BIG = "9" * 400
 
 

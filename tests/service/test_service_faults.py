@@ -32,7 +32,7 @@ from controller.service.salvage import inspect_wal
 from controller.service.sources import LogSource
 from controller.service.states import State
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from game_strategies import games
 from hypothesis import given, settings
-from test_rules_symmetry import games
 
 from controller.position import Position
 from controller.records import (

@@ -12,7 +12,7 @@ import pytest
 from controller.records import load_games
 from controller.service.demo import DEMO_GAME, DEMO_SEED, build_demo, load_one_game
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_demo_game_has_one_forgotten_flip_corrected_by_the_opponent(data_dir):

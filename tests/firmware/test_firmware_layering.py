@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parent.parent / "firmware" / "src"
+SRC = Path(__file__).resolve().parents[2] / "firmware" / "src"
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)\.h"', re.M)
 
 

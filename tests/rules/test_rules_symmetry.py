@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from game_strategies import games
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_rules_flips import reachable
@@ -69,21 +70,6 @@ def _final_score(moves: list[str]) -> tuple[int, int]:
             pos = pos.pass_turn()
         pos = pos.play(m)
     return pos.final_score()
-
-
-@st.composite
-def games(draw: st.DrawFn) -> list[str]:
-    pos = Position.start()
-    moves: list[str] = []
-    for choice in draw(st.lists(st.integers(0, 1000), min_size=1, max_size=60)):
-        if pos.is_game_over():
-            break
-        if not pos.legal_moves():
-            pos = pos.pass_turn()
-        squares = pos.legal_squares()
-        moves.append(squares[choice % len(squares)])
-        pos = pos.play(moves[-1])
-    return moves
 
 
 @settings(max_examples=60, deadline=None)
