@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+from controller.tournament.event import Tournament
 from controller.tournament.model import TournamentError
 from controller.tournament_store import formats, store
 from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
@@ -57,6 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--division", choices=("open", "women", "children"), default="open")
     m.add_argument("--seed", type=int, default=1)
     m.add_argument("--out", type=Path, required=True)
+    m.add_argument("--extend", action="store_true",
+                   help="confirm running a field larger than the rules describe")
     m.set_defaults(func=cmd_simulate)
 
 
@@ -73,7 +76,14 @@ def cmd_new(args: argparse.Namespace) -> int:
     t = store.create(args.db, config, roster)
     print(f"{args.db}: {config.division} division, {len(t.present)} players present, "
           f"{len(roster) - len(t.present)} absent")
+    _say_extension(t)
     return 0
+
+
+def _say_extension(t: Tournament) -> None:
+    """A field beyond the rules' size is named in every command's output."""
+    if t.extension:
+        print(f"note: {t.extension}")
 
 
 def cmd_lottery(args: argparse.Namespace) -> int:
@@ -81,6 +91,7 @@ def cmd_lottery(args: argparse.Namespace) -> int:
     store.commit(args.db, t, "lottery", {"seeds": list(args.seeds)})
     for name in sorted(t.present, key=lambda n: t.numbers[n]):
         print(f"{t.numbers[name]:>4}  {t.groups.get(name, ''):1}  {name}")
+    _say_extension(t)
     return 0
 
 
@@ -124,6 +135,7 @@ def cmd_result(args: argparse.Namespace) -> int:
 def cmd_standings(args: argparse.Namespace) -> int:
     _, t = store.load(args.db)
     print(formats.standings_sheet(t, "csv"), end="")
+    _say_extension(t)
     if args.out:
         _write_sheets(args.out, t)
     return 0
@@ -157,13 +169,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     (args.out / "event.json").write_text(
         json.dumps(formats.event_json(t), ensure_ascii=False, indent=1), encoding="utf-8")
     print(f"wrote {args.out}")
+    _say_extension(t)
     return 0
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     if args.players < 1:
         raise TournamentError("--players must be 1 or more")
-    t = simulate(args.players, args.division, args.seed)
+    t = simulate(args.players, args.division, args.seed, extend=args.extend)
     data = formats.event_json(t, [f"{(t.seed or 0):015d}"[k:k + 5] for k in (0, 5, 10)])
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "event.json").write_text(json.dumps(data, ensure_ascii=False, indent=1),
@@ -174,4 +187,5 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     _write_sheets(args.out, t)
     print(f"{args.out / 'event.json'}: {len(t.present)} players, {len(t.rounds)} rounds, "
           f"winner {t.final_ranking()[0]}")
+    _say_extension(t)
     return 0

@@ -84,7 +84,8 @@ def standings_sheet(t: Tournament, fmt: str) -> str:
     if fmt == "csv":
         return _csv(header, rows)
     done = t.completed_rounds()
-    return _html(f"{t.name} — standings after round {done}", header, rows, [])
+    return _html(f"{t.name} — standings after round {done}", header, rows,
+                 [t.extension] if t.extension else [])
 
 
 def wof_results(t: Tournament, config: EventConfig) -> str:
@@ -97,7 +98,10 @@ def wof_results(t: Tournament, config: EventConfig) -> str:
     if len(date) == 10 and date[4] == "-":
         date = f"{date[8:10]}/{date[5:7]}/{date[0:4]}"
     lines = [f"%%Tournament: {config.name}", f"%%Country: {config.country}",
-             f"%%Date: {date}", f"%%Sender: {config.sender}", "% Players"]
+             f"%%Date: {date}", f"%%Sender: {config.sender}"]
+    if t.extension:
+        lines.append(f"% {t.extension}")
+    lines.append("% Players")
     for name in sorted(t.present, key=lambda n: t.numbers[n]):
         lines.append(f"% {t.numbers[name]} {name}")
     for rnd in t.rounds:
@@ -157,5 +161,5 @@ def event_json(t: Tournament, seeds: list[str] | None = None) -> dict[str, Any]:
         "format": "kaeshi-tournament/1", "name": t.name, "division": t.settings.division,
         "settings": {"minutes": t.settings.minutes, "draws": t.settings.draws},
         "seeds": seeds, "seed": t.seed, "players": players, "rounds": rounds,
-        "finished": t.finished, "final_ranking": final,
+        "finished": t.finished, "final_ranking": final, "extension": t.extension,
     }

@@ -28,7 +28,7 @@ CREATE TABLE actions (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, payload TEXT 
 def create(path: Path, config: EventConfig, roster: list[Player]) -> Tournament:
     if path.exists():
         raise TournamentError(f"{path} already exists; choose another --db")
-    t = Tournament(roster, config.division, config.name)
+    t = Tournament(roster, config.division, config.name, config.extend)
     tmp = path.with_name(path.name + ".new")
     tmp.unlink(missing_ok=True)
     with sqlite3.connect(tmp) as db:
@@ -49,7 +49,7 @@ def load(path: Path) -> tuple[EventConfig, Tournament]:
         meta = dict(db.execute("SELECT key, value FROM meta"))
         config = EventConfig(**json.loads(meta["config"]))
         roster = [Player(**p) for p in json.loads(meta["roster"])]
-        t = Tournament(roster, config.division, config.name)
+        t = Tournament(roster, config.division, config.name, config.extend)
         for seq, kind, payload in db.execute("SELECT seq, kind, payload FROM actions ORDER BY seq"):
             apply(t, kind, json.loads(payload), check=f"{path} action {seq}")
     except (sqlite3.DatabaseError, KeyError) as exc:
