@@ -152,3 +152,37 @@ def test_toss_then_a_drawn_board_goes_to_the_draw_win_holder(event, capsys):
     game = t.current.table(int(table))
     assert (game.black, game.white, game.winner) == (white, black, black)
     assert game.colour_chooser == white
+
+
+def test_a_field_beyond_the_rules_needs_the_organisers_word_and_is_named_everywhere(
+        tmp_path, capsys):
+    # 130 roster entries draw numbers 11–140, past the rules' 「非シード選手に11～138」
+    write_roster(tmp_path / "players.csv", 130)
+    (tmp_path / "event.toml").write_text(EVENT, encoding="utf-8")
+    db = tmp_path / "t.sqlite"
+    new = ["tournament", "--db", str(db), "new", str(tmp_path / "event.toml"),
+           "--roster", str(tmp_path / "players.csv")]
+    assert main(new) == 1
+    assert "130 roster entries: the rules number players 11–138" in capsys.readouterr().err
+    assert not db.exists()
+    (tmp_path / "event.toml").write_text(EVENT + "extend = 1\n", encoding="utf-8")
+    assert main(new) == 1
+    assert "extend must be true or false" in capsys.readouterr().err
+    (tmp_path / "event.toml").write_text(EVENT + "extend = true\n", encoding="utf-8")
+    assert main(new) == 0
+    named = "extension of the rules, confirmed by the organiser: 130 roster entries"
+    assert named in capsys.readouterr().out
+    assert run(db, "lottery", "--seeds", "1", "2", "3") == 0
+    assert named in capsys.readouterr().out
+    assert run(db, "pair") == 0
+    assert f"note: {named}" in capsys.readouterr().out
+    assert run(db, "standings") == 0
+    assert named in capsys.readouterr().out
+    assert run(db, "export", str(tmp_path / "out")) == 0
+    out = tmp_path / "out"
+    assert named in (out / "round-1.html").read_text()
+    assert named in (out / "standings.html").read_text()
+    assert f"% {named}" in (out / "results.wof.txt").read_text()
+    data = json.loads((out / "event.json").read_text())
+    assert data["extension"].startswith(named)
+    assert data["rounds"][0]["notes"][0] == data["extension"]
