@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+from controller.scorecard import LATE_STATES
 from controller.tournament.event import Tournament
 from controller.tournament.model import TournamentError
 from controller.tournament_store import formats, store
@@ -44,6 +45,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("outcome", choices=("black", "white", "draw"))
     r.add_argument("--discs", help="final count B-W, e.g. 36-28")
     r.set_defaults(func=cmd_result)
+    la = tsub.add_parser("late", help="a late arrival's state at a table (rules 11–12)")
+    la.add_argument("table", type=int)
+    la.add_argument("player")
+    la.add_argument("state", choices=LATE_STATES)
+    la.add_argument("--remaining", help="time left on arrival, M:SS")
+    la.set_defaults(func=cmd_late)
+    fo = tsub.add_parser("forfeit", help="the late player takes the forfeit (不戦敗)")
+    fo.add_argument("table", type=int)
+    fo.add_argument("loser")
+    fo.set_defaults(func=cmd_forfeit)
     s = tsub.add_parser("standings", help="print the provisional ranking")
     s.add_argument("--out", type=Path, help="also write HTML and CSV here")
     s.set_defaults(func=cmd_standings)
@@ -132,6 +143,30 @@ def cmd_result(args: argparse.Namespace) -> int:
     return 0
 
 
+_CLOCK = re.compile(r"^(\d{1,3}):([0-5]\d)$")
+
+
+def cmd_late(args: argparse.Namespace) -> int:
+    remaining = None
+    if args.remaining:
+        m = _CLOCK.match(args.remaining)
+        if not m:
+            raise TournamentError(f"table {args.table}: --remaining must look like 12:30, "
+                                  f"not {args.remaining!r}")
+        remaining = (int(m[1]) * 60 + int(m[2])) * 1000
+    _, t = store.load(args.db)
+    store.commit(args.db, t, "late", {"table": args.table, "player": args.player,
+                                      "state": args.state, "remaining_ms": remaining})
+    return 0
+
+
+def cmd_forfeit(args: argparse.Namespace) -> int:
+    _, t = store.load(args.db)
+    if store.commit(args.db, t, "forfeit", {"table": args.table, "loser": args.loser}) is False:
+        print(f"table {args.table}: the same forfeit was already entered")
+    return 0
+
+
 def cmd_standings(args: argparse.Namespace) -> int:
     _, t = store.load(args.db)
     print(formats.standings_sheet(t, "csv"), end="")
@@ -147,10 +182,7 @@ def cmd_withdraw(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_sheets(out: Path, t: object) -> None:
-    from controller.tournament.event import Tournament
-
-    assert isinstance(t, Tournament)
+def _write_sheets(out: Path, t: Tournament) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for rnd in t.rounds:
         for fmt in ("html", "csv"):

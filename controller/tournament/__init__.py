@@ -28,6 +28,9 @@ object.  The API, in the order an event uses it::
     t.record_result(table, "black" | "white" | "draw", discs=(b, w) | None) -> bool
         # False when the same result was already in; a different second result,
         # an unknown table or a draw without a draw-win holder raise TournamentError
+    t.report_late(table, name, state, remaining_ms=None)   # rules 11–12, see
+                                                   # controller.scorecard.LATE_STATES
+    t.record_forfeit(table, loser)                 # 不戦敗: counted, not rated
     t.withdraw(name)                               # from the next round on
     t.standings()            # provisional ranking: list[OpenStanding] (wins,
                              # criteria 2–8, number) or list[KnockoutStanding]
@@ -41,7 +44,8 @@ Persistence lives at the edge, ``controller.tournament_store.store``:
 ``load(path) -> (EventConfig, Tournament)`` replays an event file, and
 ``commit(path, t, kind, payload)`` applies one action (``"lottery" {"seeds"}``,
 ``"pair" {}``, ``"toss" {"table", "black", "draw_win"}``, ``"result" {"table",
-"outcome", "discs"}``, ``"withdraw" {"name"}``) and stores it in one transaction
+"outcome", "discs"}``, ``"withdraw" {"name"}``, ``"late" {"table", "player",
+"state", "remaining_ms"}``, ``"forfeit" {"table", "loser"}``) and stores it in one transaction
 only if the core accepted it; ``apply(t, kind, payload)`` does the same without a
 file.  A hub that commits its calls can restart at any point.
 """

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from controller.tournament import knockout as ko
+from controller.tournament import latecomers
 from controller.tournament.flow import pair_knockout, pair_open
 from controller.tournament.game import OUTCOMES, Game, GameSettings, Round
 from controller.tournament.leagues import split_leagues
@@ -301,6 +302,21 @@ class Tournament:
                 f"refusing {outcome}{new}"
             )
         g.outcome, g.winner, g.discs = outcome, winner, discs
+        self._count(g)
+        return True
+
+    def report_late(self, table: int, player: str, state: str,
+                    remaining_ms: int | None = None) -> bool:
+        """A late arrival's state at ``table`` (rules 11–12); False when unchanged."""
+        return latecomers.report_late(self, table, player, state, remaining_ms)
+
+    def record_forfeit(self, table: int, loser: str) -> bool:
+        """``loser`` did not play (不戦敗): the other wins; counted, not rated.
+        Returns False when the same forfeit was already in."""
+        g, outcome, winner = latecomers.forfeit_outcome(self, table, loser)
+        if g.done:
+            return False
+        g.outcome, g.winner, g.discs, g.forfeit = outcome, winner, None, True
         self._count(g)
         return True
 

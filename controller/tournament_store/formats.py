@@ -47,6 +47,10 @@ def pairing_rows(t: Tournament, rnd: Round) -> list[list[Any]]:
         result = g.outcome or ""
         if g.discs:
             result += f" {g.discs[0]}-{g.discs[1]}"
+        if g.forfeit:
+            result += f" (forfeit by {g.loser}, not rated)"
+        elif g.late is not None:
+            result = f"{result} ({g.late.player} late: {g.late.state})".strip()
         if g.is_bye:
             rows.append(["", g.stage, g.group, g.first, "(bye)", "", "bye"])
             continue
@@ -111,6 +115,11 @@ def wof_results(t: Tournament, config: EventConfig) -> str:
                 if g.is_bye:
                     lines.append(f"% {t.numbers[g.first]} bye")
                 continue
+            if g.forfeit:  # 不戦敗: no game was played, so nothing is rated (rule 12)
+                assert g.winner is not None and g.loser is not None
+                lines.append(f"% {t.numbers[g.winner]} wins by forfeit against "
+                             f"{t.numbers[g.loser]} (not rated)")
+                continue
             assert g.black is not None and g.white is not None
             b, w = g.discs if g.discs else (0, 0)
             op = ">" if g.winner == g.black else "<"
@@ -147,6 +156,10 @@ def event_json(t: Tournament, seeds: list[str] | None = None) -> dict[str, Any]:
             "toss_by": g.toss_by, "draw_win": g.draw_win, "colour_chooser": g.colour_chooser,
             "outcome": g.outcome, "winner": g.winner,
             "discs": list(g.discs) if g.discs else None,
+            "forfeit": g.forfeit,
+            "late": None if g.late is None else {
+                "player": g.late.player, "state": g.late.state,
+                "remaining_ms": g.late.remaining_ms},
         } for g in rnd.games]
         standing = t.standings_after(rnd.number) if rnd.complete else []
         rounds.append({"round": rnd.number, "notes": rnd.notes, "games": games,

@@ -81,6 +81,11 @@ def apply(t: Tournament, kind: str, payload: dict[str, Any], check: str = "") ->
         return t.record_result(payload["table"], payload["outcome"], discs)  # type: ignore[arg-type]
     if kind == "withdraw":
         return t.withdraw(payload["name"])
+    if kind == "late":
+        return t.report_late(payload["table"], payload["player"], payload["state"],
+                             payload.get("remaining_ms"))
+    if kind == "forfeit":
+        return t.record_forfeit(payload["table"], payload["loser"])
     raise TournamentError(f"{check}: unknown action {kind!r}")
 
 
@@ -89,8 +94,8 @@ def commit(path: Path, t: Tournament, kind: str, payload: dict[str, Any]) -> Any
     result = apply(t, kind, payload)
     if kind == "pair":
         payload = {**payload, "games": pairing_record(t)}
-    if kind == "result" and result is False:
-        return result  # the same result again: nothing to store
+    if kind in ("result", "late", "forfeit") and result is False:
+        return result  # the same again: nothing to store
     db = sqlite3.connect(path)
     try:
         with db:
