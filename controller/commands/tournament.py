@@ -16,6 +16,7 @@ from controller.scorecard import LATE_STATES
 from controller.tournament.event import Tournament
 from controller.tournament.model import TournamentError
 from controller.tournament_store import formats, store
+from controller.tournament_store.hallday import hall_day
 from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
 from controller.tournament_store.simulate import simulate
 
@@ -71,6 +72,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--extend", action="store_true",
                    help="confirm running a field larger than the rules describe")
+    m.add_argument("--hall", action="store_true",
+                   help="play it through the tables' score cards and the hub's result "
+                        "desk: players sign at the table, one dispute, two late arrivals")
     m.set_defaults(func=cmd_simulate)
 
 
@@ -208,16 +212,25 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     if args.players < 1:
         raise TournamentError("--players must be 1 or more")
-    t = simulate(args.players, args.division, args.seed, extend=args.extend)
-    data = formats.event_json(t, [f"{(t.seed or 0):015d}"[k:k + 5] for k in (0, 5, 10)])
     args.out.mkdir(parents=True, exist_ok=True)
+    day = None
+    if args.hall:
+        db = args.out / "event.sqlite"
+        db.unlink(missing_ok=True)
+        t, day = hall_day(db, args.players, args.seed, args.division, args.extend)
+    else:
+        t = simulate(args.players, args.division, args.seed, extend=args.extend)
+    data = formats.event_json(t, [f"{(t.seed or 0):015d}"[k:k + 5] for k in (0, 5, 10)])
     (args.out / "event.json").write_text(json.dumps(data, ensure_ascii=False, indent=1),
                                          encoding="utf-8")
-    config = EventConfig(name=t.name, division=args.division, date="", country="JPN",
-                         sender="kaeshi")
+    config = (store.load(args.out / "event.sqlite")[0] if args.hall else
+              EventConfig(name=t.name, division=args.division, date="", country="JPN",
+                          sender="kaeshi"))
     (args.out / "results.wof.txt").write_text(formats.wof_results(t, config), encoding="utf-8")
     _write_sheets(args.out, t)
     print(f"{args.out / 'event.json'}: {len(t.present)} players, {len(t.rounds)} rounds, "
           f"winner {t.final_ranking()[0]}")
+    if day is not None:
+        print(day.text())
     _say_extension(t)
     return 0

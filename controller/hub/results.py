@@ -140,7 +140,10 @@ class ResultDesk:
         s = status.state
         if s is None or s.result is None or s.round is None:
             return False
-        if s.signoff is not None and not s.signoff.needs_arbiter:
+        card = s.signoff
+        if (card is not None and not card.needs_arbiter
+                and (card.black, card.white, card.winner) == (s.result.black, s.result.white,
+                                                              s.result.winner)):
             return False  # the players sign it at the table
         return self.director.result(s.round, status.table) is None
 

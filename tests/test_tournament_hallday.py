@@ -1,0 +1,126 @@
+"""A tournament day through the tables' score cards, the hall protocol's encoding,
+the hub's result desk and the director's event file: players sign most results at
+the table, a dispute reaches the arbiter, late arrivals play on or take the forfeit,
+and the forfeit stays out of the WOF rating file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from controller.cli import main
+from controller.hub.protocol import (
+    GameResult,
+    ProtocolError,
+    TableState,
+    TableStatus,
+    decode_state,
+    encode_state,
+)
+from controller.hub.results import ResultDesk, TournamentDirector
+from controller.scorecard import LateArrival, SignOff
+from controller.tournament import Player
+from controller.tournament_store import store
+from controller.tournament_store.hallday import hall_day
+from controller.tournament_store.roster import EventConfig
+
+
+@pytest.mark.parametrize(("division", "players"), [("open", 40), ("women", 24)])
+def test_a_hall_day_signed_at_the_tables(tmp_path, division, players):
+    t, day = hall_day(tmp_path / "event.sqlite", players, 3, division)
+    assert t.finished
+    assert day.signed >= 0.95 * day.results and len(day.arbiter) == 1
+    assert len(day.late_played) == 1 and len(day.forfeits) == 1
+    _, again = store.load(tmp_path / "event.sqlite")  # every step is in the event file
+    games = [g for r in again.rounds for g in r.games if g.table is not None]
+    late = [g for g in games if g.late is not None]
+    assert [(g.round, g.late.state, g.forfeit) for g in late] == [
+        (1, "playing", False), (2, "forfeit", True)]
+    played, forfeited = late
+    # the late player's clock ran from the round's start: the time left is the 20
+    # minutes less the lateness the table reported
+    minutes_late = float(day.late_played[0].split(" came ")[1].split(" min")[0])
+    assert played.late.remaining_ms == pytest.approx((20 - minutes_late) * 60000, abs=3100)
+    assert played.done and played.discs is not None  # and then the game was played
+    assert forfeited.winner != forfeited.late.player and forfeited.discs is None
+    assert sum(g.forfeit for g in games) == 1
+
+
+def test_simulate_hall_writes_the_day_and_leaves_the_forfeit_out_of_the_wof_file(
+        tmp_path, capsys):
+    out = tmp_path / "day"
+    assert main(["tournament", "simulate", "--players", "40", "--seed", "1", "--hall",
+                 "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "signed by both players at the table, 1 confirmed by the arbiter" in text
+    assert "1 late arrival(s) played on, 1 took the forfeit" in text
+    data = json.loads((out / "event.json").read_text())
+    numbers = {p["name"]: p["number"] for p in data["players"]}
+    forfeit = [(r["round"], g) for r in data["rounds"] for g in r["games"] if g["forfeit"]]
+    assert len(forfeit) == 1
+    round_no, g = forfeit[0]
+    loser = g["first"] if g["winner"] == g["second"] else g["second"]
+    pair = {numbers[g["winner"]], numbers[loser]}
+    wof = (out / "results.wof.txt").read_text().splitlines()
+    start = wof.index(f"% Round {round_no}")
+    end = wof.index(f"% Round {round_no + 1}")
+    rated = [line.split() for line in wof[start:end] if not line.startswith("%")]
+    assert all({int(x[0]), int(x[2])} != pair for x in rated)
+    assert (f"% {numbers[g['winner']]} wins by forfeit against {numbers[loser]} "
+            "(not rated)") in wof
+    # every other game of the day is rated
+    games = sum(1 for r in data["rounds"] for x in r["games"]
+                if x["table"] is not None and not x["forfeit"])
+    assert sum(1 for line in wof if not line.startswith("%")) == games
+
+
+def _status(table: int, signoff: SignOff | None = None, late: LateArrival | None = None,
+            result: GameResult | None = None, round: int = 1) -> TableStatus:
+    s = TableState(table, f"g{table}", round, "b", "w", "tournament", "game_over",
+                   "-" * 64, None, None, [], result, 0, 0, 0.0, signoff, late)
+    return TableStatus(table, True, decode_state(encode_state(s), table), 0.0)
+
+
+def test_the_desk_asks_the_arbiter_only_for_a_dispute_or_a_flag(tmp_path):
+    path = tmp_path / "e.sqlite"
+    t = store.create(path, EventConfig("Desk", "open"),
+                     [Player(f"p{k}") for k in range(8)])
+    store.commit(path, t, "lottery", {"seeds": ["1", "2", "3"]})
+    director = TournamentDirector(t, path)
+    director.pair_next_round()
+    desk = ResultDesk(director, lambda table, cmd: None)
+    result = GameResult(40, 24, "black")
+    card = SignOff(40, 24, "black")
+    waiting = _status(1, card.answer("black", True), result=result)
+    assert not desk.awaiting(waiting) and desk.take_from_table(waiting) is None
+    signed = _status(1, card.answer("black", True).answer("white", True), result=result)
+    assert desk.take_from_table(signed) is not None
+    assert director.result(1, 1) is not None
+    disputed = _status(2, card.answer("white", False), result=result)
+    assert desk.take_from_table(disputed) is None and desk.awaiting(disputed)
+    flagged = _status(3, card.flag("over_flip at d3").answer("black", True)
+                      .answer("white", True), result=result)
+    assert desk.take_from_table(flagged) is None and desk.awaiting(flagged)
+    other = _status(4, SignOff(39, 25, "black").answer("black", True)
+                    .answer("white", True), result=result)
+    assert desk.take_from_table(other) is None and desk.awaiting(other)  # not what it shows
+    unsigned = _status(4, None, result=result)  # a table that does not ask the players
+    assert desk.awaiting(unsigned)
+
+
+def test_a_bad_sign_off_on_the_wire_is_refused_by_name():
+    s = TableState(1, "g1", 1, "b", "w", "tournament", "game_over", "-" * 64, None, None,
+                   [], None, 0, 0, 0.0, SignOff(40, 24, "black"))
+    payload = json.loads(encode_state(s))
+    payload["signoff"]["black_says"] = "yes"
+    with pytest.raises(ProtocolError, match="state signoff: field 'black_says' must be"):
+        decode_state(json.dumps(payload).encode(), 1)
+    payload["signoff"]["black_says"] = None
+    payload["signoff"]["white"] = 30
+    with pytest.raises(ProtocolError, match="more than 64 discs"):
+        decode_state(json.dumps(payload).encode(), 1)
+    payload["signoff"]["white"] = 24
+    payload["late"] = {"late": "w", "present": "b", "minutes": 20, "state": "asleep"}
+    with pytest.raises(ProtocolError, match="state late: field 'state' must be"):
+        decode_state(json.dumps(payload).encode(), 1)
