@@ -9,6 +9,7 @@ shown: that is how resume works.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ from controller.events import game_over as game_over_event
 from controller.observation import Observation
 from controller.position import Position
 from controller.records.model import GameRecord
+from controller.scorecard import ScoreCardError, SignOff
 from controller.squares import OBSERVATION_ALPHABET, Color, validate_board_string
 
 
@@ -81,6 +83,9 @@ class GameCore:
             GameClock(settings.time_control(), right) if settings.clock else None
         )
         self.over_by_time: Event | None = None
+        #: Rule 15 at the table (tournament mode): the players' signatures of the
+        #: result, opened when the game ends; a clock press then confirms it.
+        self.signoff: SignOff | None = None
         self.t = 0.0
         self.started = False  # the start position has been seen (or a move made)
         self.inputs = 0
@@ -107,11 +112,44 @@ class GameCore:
         self.t = max(self.t, t)
         fallen = self._fallen_before(t)
         if fallen:
+            self._open_signoff(fallen)
             return fallen
         events = self._input(t, data)
         if self.clock is not None and not self.game_over and self.clock.flag(t) is not None:
             events.extend(self._flag(t))  # an arbiter's correction took the last second
+        self._open_signoff(events)
         return events
+
+    def _open_signoff(self, events: list[Event]) -> None:
+        """A (new) result opens a new score card for the players to sign; the table
+        flags a time-out and an irregularity left standing for the arbiter."""
+        if self.settings.mode != "tournament" or not any(
+                e.event is EventKind.GAME_OVER for e in events):
+            return
+        final = self.final_result()
+        if final is None:
+            return
+        flags = []
+        if self.over_by_time is not None:
+            flags.append("decided by the clock")
+        if self.arbiter.open_flags():
+            flags.append("an irregularity was not put right")
+        self.signoff = SignOff(*final, flags=tuple(flags))
+
+    def final_result(self) -> tuple[int, int, str] | None:
+        """(black, white, winner) once the game is over; a 32–32 board without draws
+        goes to the holder of the draw-win right."""
+        over = self.over_by_time
+        if over is not None:
+            return int(over["black"]), int(over["white"]), str(over["winner"])
+        if self.arbiter.result is None:
+            return None
+        b, w = self.arbiter.result
+        if b != w:
+            return b, w, "black" if b > w else "white"
+        right = self.settings.draw_win_right
+        drawn = self.settings.draws_allowed or right not in ("black", "white")
+        return b, w, "draw" if drawn else right
 
     def _fallen_before(self, t: float) -> list[Event]:
         if self.clock is None or self.game_over:
@@ -143,6 +181,14 @@ class GameCore:
             return []
         if action == "flag":
             return []  # a time check: a fallen flag was already handled in apply()
+        if action in ("sign", "dispute"):
+            if self.signoff is None:
+                raise ActionRefused("there is no result to sign or dispute yet")
+            try:
+                self.signoff = self.signoff.answer(str(data["color"]), action == "sign")
+            except ScoreCardError as exc:
+                raise ActionRefused(str(exc)) from None
+            return []
         if action == "elapse":
             return [] if self.over_by_time is not None else self.arbiter.elapse(t)
         if action == "finish":
@@ -154,6 +200,12 @@ class GameCore:
     def _observation(self, t: float, d: dict[str, Any]) -> list[Event]:
         if "press" in d:
             player = Color(d["press"])
+            if self.signoff is not None and self.game_over:
+                # after the end a player's own clock button signs the result (rule 15)
+                if self.signoff.status == "waiting":
+                    with contextlib.suppress(ScoreCardError):  # a dispute stands
+                        self.signoff = self.signoff.answer(player.value, True)
+                return []
             if self.over_by_time is not None:
                 return []
             if self.clock is not None and not self.clock.paused:

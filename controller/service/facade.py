@@ -116,3 +116,7 @@ class FacadeMixin:
 
     def correct_position(self: Service, board: str) -> None:
         self._action({"action": "correct", "board": board})
+
+    def dispute_result(self: Service, color: Color) -> None:
+        """A player says the result the table shows is wrong: the arbiter decides."""
+        self._action({"action": "dispute", "color": Color(color).value})
