@@ -63,3 +63,39 @@ def test_no_card_before_the_end_nor_at_home(data_dir):
         core.apply(1.0, {"action": "dispute", "color": "black"})
     home, _, _ = _finished(data_dir, mode="home")
     assert home.signoff is None
+
+
+def test_the_table_page_sends_a_players_dispute_and_shows_the_card():
+    import warnings
+
+    from test_web_support import TOKEN, SimulatedGame
+
+    from controller.squares import Color
+    from controller.web import WebServer, for_view
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        from starlette.testclient import TestClient
+
+    class Table(SimulatedGame):
+        def dispute_result(self, color: Color) -> None:
+            self._did("dispute", Color(color).value)
+
+    game = Table()
+    server = WebServer(game, "127.0.0.1", 0, TOKEN)
+    c = TestClient(server.app, base_url="http://testserver", raise_server_exceptions=False)
+    r = c.post("/api/dispute", json={"color": "white"},
+               headers={"Origin": "http://testserver"})
+    assert r.status_code == 200 and game.actions == [("dispute", "white")]
+    r = c.post("/api/dispute", json={"color": "green"},
+               headers={"Origin": "http://testserver"})
+    assert r.status_code == 400 and "dispute" in r.json()["error"]
+    r = c.post("/api/dispute", json={"color": "black"},
+               headers={"Origin": "http://elsewhere.example"})
+    assert r.status_code == 403 and game.actions == [("dispute", "white")]
+    card = {"black": 40, "white": 24, "winner": "black", "black_says": True,
+            "white_says": None, "status": "waiting"}
+    snap = {**game.snapshot("player"), "signoff": card}
+    assert for_view(snap, "player")["signoff"] == card
+    page = c.get("/").text
+    assert 'data-dispute="white"' in page and 'id="signoff"' in page

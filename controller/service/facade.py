@@ -73,6 +73,10 @@ class FacadeMixin:
             "irregularities": self._open_flags(),
             "legal": legal or [],
             "url": self.url,
+            "signoff": None if core.signoff is None else {
+                "black": core.signoff.black, "white": core.signoff.white,
+                "winner": core.signoff.winner, "black_says": core.signoff.black_says,
+                "white_says": core.signoff.white_says, "status": core.signoff.status},
         }
         snap["flags"] = snap["irregularities"] if advisory else []
         return snap

@@ -69,6 +69,7 @@ PLAYER_KEYS = frozenset(
         "events",
         "message",
         "url",
+        "signoff",  # rule 15: the result the players sign, once the game is over
     }
 )
 PUBLIC_EVENTS = frozenset({"move", "pass", "game_over"})
@@ -111,6 +112,10 @@ class ServiceFacade(Protocol):
 
     def accept_position(self) -> None:
         """Take the board as it stands as the true position (after an arbiter's ruling)."""
+        ...
+
+    def dispute_result(self, color: Color) -> None:
+        """A player disputes the result the table shows (rule 15): the arbiter decides."""
         ...
 
     def correct_position(self, board: str) -> None:

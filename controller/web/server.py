@@ -120,6 +120,7 @@ class WebServer:
                 Route("/record.ggf", self._record, methods=["GET"]),
                 Route("/static/{name}", self._asset, methods=["GET"]),
                 Route("/api/arbiter/{action}", self._action, methods=["POST"]),
+                Route("/api/dispute", self._dispute, methods=["POST"]),
             ],
             middleware=[
                 Middleware(SecurityHeaders),
@@ -328,6 +329,23 @@ class WebServer:
             raise HTTPException(400, str(exc)) from None
         log.info("arbiter action: %s %s", action, body or "")
         return _json(200, {"ok": True, "action": action})
+
+
+    async def _dispute(self, request: Request) -> Response:
+        """A player disputes the result on the table page (rule 15). No token: it can only
+        send the result to the arbiter, never settle one; a confirmation needs the
+        player's own clock button."""
+        body = await read_json(request)
+        try:
+            color = Color.parse(str(body.get("color", "")))
+        except ValueError as exc:
+            raise HTTPException(400, f"dispute: {exc}") from None
+        try:
+            self.facade.dispute_result(color)
+        except (ValueError, KaeshiError) as exc:
+            raise HTTPException(400, str(exc)) from None
+        log.info("%s disputes the result", color.value)
+        return _json(200, {"ok": True, "dispute": color.value})
 
 
 def _reachable_host() -> str:

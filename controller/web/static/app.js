@@ -161,6 +161,28 @@ function drawEvents(s) {
   }
 }
 
+const SAYS = { true: "signed", false: "disputes", null: "not yet signed" };
+
+function drawSignoff(s) {
+  const box = $("signoff");
+  const card = s.signoff;
+  box.hidden = !card;
+  if (!card) return;
+  const winner = card.winner === "draw" ? "draw" : `${card.winner} wins`;
+  $("signoff-text").textContent = `${card.black}–${card.white}, ${winner}. Black: ` +
+    `${SAYS[card.black_says]}; White: ${SAYS[card.white_says]}` +
+    (card.status === "disputed" || card.status === "flagged" ? " — the arbiter is called." : ".");
+}
+
+async function dispute(color) {
+  await fetch("/api/dispute", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ color }),
+    credentials: "same-origin",
+  }).catch(() => {});
+}
+
 function render(s) {
   snap = s;
   document.body.dataset.mode = s.mode || "";
@@ -184,6 +206,7 @@ function render(s) {
   drawMoves(s);
   drawFlags(s);
   drawEvents(s);
+  drawSignoff(s);
 }
 
 function connect() {
@@ -237,6 +260,9 @@ function wireControls() {
   });
 }
 
+for (const b of document.querySelectorAll("[data-dispute]")) {
+  b.addEventListener("click", () => dispute(b.dataset.dispute));
+}
 buildBoard();
 $("show-legal").addEventListener("change", () => snap && drawBoard(snap));
 wireControls();
