@@ -142,6 +142,11 @@ class LateArrival:
         came = replace(self, arrived_at=at)
         return replace(came, state="timed_out" if came.remaining(at) <= 0 else "arrived")
 
+    def run_out(self) -> LateArrival:
+        """Their whole time ran before they came: lost without a game."""
+        self._need("run out of time", "clock_running")
+        return replace(self, state="timed_out")
+
     def play_on(self) -> LateArrival:
         self._need("play on", "arrived")
         return replace(self, state="playing")

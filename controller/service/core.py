@@ -21,7 +21,8 @@ from controller.events import game_over as game_over_event
 from controller.observation import Observation
 from controller.position import Position
 from controller.records.model import GameRecord
-from controller.scorecard import ScoreCardError, SignOff
+from controller.scorecard import LateArrival, ScoreCardError, SignOff
+from controller.service.late import LATE_ACTIONS, LateRefused, late_action, late_press
 from controller.squares import OBSERVATION_ALPHABET, Color, validate_board_string
 
 
@@ -86,6 +87,9 @@ class GameCore:
         #: Rule 15 at the table (tournament mode): the players' signatures of the
         #: result, opened when the game ends; a clock press then confirms it.
         self.signoff: SignOff | None = None
+        #: Rules 11–12: a player absent at the start (controller.service.late).
+        self.late: LateArrival | None = None
+        self.late_color: Color | None = None
         self.t = 0.0
         self.started = False  # the start position has been seen (or a move made)
         self.inputs = 0
@@ -93,7 +97,8 @@ class GameCore:
     # ------------------------------------------------------------------ state
     @property
     def game_over(self) -> bool:
-        return self.arbiter.game_over or self.over_by_time is not None
+        return (self.arbiter.game_over or self.over_by_time is not None
+                or (self.late is not None and self.late.lost_unplayed))
 
     @property
     def paused(self) -> bool:
@@ -181,6 +186,12 @@ class GameCore:
             return []
         if action == "flag":
             return []  # a time check: a fallen flag was already handled in apply()
+        if action in LATE_ACTIONS:
+            try:
+                late_action(self, t, data)
+            except LateRefused as exc:
+                raise ActionRefused(str(exc)) from None
+            return []
         if action in ("sign", "dispute"):
             if self.signoff is None:
                 raise ActionRefused("there is no result to sign or dispute yet")
@@ -207,6 +218,8 @@ class GameCore:
                         self.signoff = self.signoff.answer(player.value, True)
                 return []
             if self.over_by_time is not None:
+                return []
+            if late_press(self, player, t):
                 return []
             if self.clock is not None and not self.clock.paused:
                 self.clock.press(player, t)
@@ -239,6 +252,8 @@ class GameCore:
         result = self.clock.flag(t)
         if result is None:
             return []
+        if self.late is not None and self.late.state == "clock_running":
+            self.late = self.late.run_out()  # their time ran before they came
         b, w = self.arbiter.position.counts()
         winner = result.winner.value if result.winner else "draw"
         event = game_over_event(t, b, w, winner, reason=result.reason,
@@ -294,6 +309,11 @@ class GameCore:
             rec.comments.append(
                 f"{e.fields.get('loser') or 'both'} lost on time; winner: {e['winner']}"
             )
+        if self.late is not None:
+            x = self.late
+            rec.comments.append(f"{x.late} came late ({x.state})" + (
+                f"; {x.remaining_ms / 1000:.0f} s left" if x.remaining_ms is not None else "")
+                + ("; 不戦敗, not rated" if x.lost_unplayed else ""))
         return rec
 
 

@@ -318,6 +318,10 @@ class WebServer:
             "accept_position": f.accept_position,
             "adjust_time": lambda: f.adjust_time(*_adjust_args(body)),
             "correct_position": lambda: f.correct_position(_board_arg(body)),
+            "late": lambda: f.late_step("late", _color_arg(body, "late")),
+            "late_arrived": lambda: f.late_step("late_arrived"),
+            "late_play_on": lambda: f.late_step("late_play_on"),
+            "late_forfeit": lambda: f.late_step("late_forfeit"),
         }
         if action not in handlers:
             raise HTTPException(404, f"no such arbiter action: {action[:40]}")
@@ -357,6 +361,13 @@ def _reachable_host() -> str:
             return str(probe.getsockname()[0])
     except OSError:
         return "127.0.0.1"
+
+
+def _color_arg(body: dict[str, Any], action: str) -> Color:
+    try:
+        return Color.parse(str(body.get("color", "")))
+    except ValueError as exc:
+        raise HTTPException(400, f"{action}: {exc}") from None
 
 
 def _adjust_args(body: dict[str, Any]) -> tuple[Color, float]:

@@ -183,6 +183,22 @@ async function dispute(color) {
   }).catch(() => {});
 }
 
+const LATE_TEXT = {
+  absent: "has not come: the arbiter starts their time with the other player's press",
+  clock_running: "has not come: their time runs",
+  arrived: "has arrived: plays on or takes the forfeit",
+  playing: "came late and plays on",
+  forfeit: "came late and took the forfeit (not rated)",
+  timed_out: "did not come before their time ran out",
+};
+
+function drawLate(s) {
+  const p = $("late");
+  const x = s.late;
+  p.hidden = !x;
+  if (x) p.textContent = `${x.late} ${LATE_TEXT[x.state] || x.state}`;
+}
+
 function render(s) {
   snap = s;
   document.body.dataset.mode = s.mode || "";
@@ -207,6 +223,7 @@ function render(s) {
   drawFlags(s);
   drawEvents(s);
   drawSignoff(s);
+  drawLate(s);
 }
 
 function connect() {
@@ -244,7 +261,8 @@ async function act(action, body) {
 function wireControls() {
   if (VIEW !== "arbiter") return;
   for (const b of document.querySelectorAll("[data-action]")) {
-    b.addEventListener("click", () => act(b.dataset.action));
+    b.addEventListener("click", () => act(b.dataset.action,
+      b.dataset.color ? { color: b.dataset.color } : undefined));
   }
   $("adjust").addEventListener("submit", (ev) => {
     ev.preventDefault();
