@@ -124,3 +124,14 @@ def test_a_bad_sign_off_on_the_wire_is_refused_by_name():
     payload["late"] = {"late": "w", "present": "b", "minutes": 20, "state": "asleep"}
     with pytest.raises(ProtocolError, match="state late: field 'state' must be"):
         decode_state(json.dumps(payload).encode(), 1)
+
+
+def test_the_dashboard_card_shows_the_sign_off_and_the_late_arrival():
+    from controller.hub.web.dashboard import card
+
+    late = LateArrival("w", "b", 20).start_clock(0.0).arrive(300.0).play_on()
+    status = _status(5, SignOff(40, 24, "black").answer("white", False), late,
+                     GameResult(40, 24, "black"))
+    out = card(status, 0.0, awaiting=True)
+    assert out["signoff"] == "disputed" and out["awaiting_confirmation"]
+    assert out["late"] == {"player": "w", "state": "playing", "remaining_ms": 900_000}
