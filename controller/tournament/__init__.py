@@ -8,7 +8,10 @@ object.  The API, in the order an event uses it::
     from controller.tournament import Player, Tournament
 
     t = Tournament(roster, "open", name="…")      # roster: list[Player]; division
-                                                   # "open" | "women" | "children"
+                                                   # "open" | "women" | "children";
+                                                   # extend=True: the organiser runs an
+                                                   # open roster past number 138, named
+                                                   # in t.extension (refused without)
     t.draw_lottery(["12345", "67890", "13579"])   # the three drawn seed ballots
     t.numbers[name] -> int                         # lottery numbers (absent too)
     t.groups[name] -> "A".."D"                     # league (open) or knock-out group
