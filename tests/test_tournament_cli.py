@@ -186,3 +186,38 @@ def test_a_field_beyond_the_rules_needs_the_organisers_word_and_is_named_everywh
     data = json.loads((out / "event.json").read_text())
     assert data["extension"].startswith(named)
     assert data["rounds"][0]["notes"][0] == data["extension"]
+
+
+def test_late_arrival_and_forfeit_on_the_command_line(event, tmp_path, capsys):
+    assert run(event, "lottery", "--seeds", "1", "2", "3") == 0
+    capsys.readouterr()
+    assert run(event, "pair") == 0
+    sheet = capsys.readouterr().out.splitlines()
+    table, _, _, black, white = sheet[1].split(",")[:5]
+    assert run(event, "late", table, white, "clock_running") == 0
+    assert run(event, "late", table, white, "arrived", "--remaining", "12:30") == 0
+    before = event.read_bytes()
+    for args, needle in [
+        (("late", table, white, "absent"), "already arrived; refusing absent"),
+        (("late", table, white, "arrived", "--remaining", "12.30"), "must look like 12:30"),
+        (("late", table, "Nobody", "absent"), "'Nobody' does not play there"),
+        (("forfeit", table, "Nobody"), "'Nobody' does not play there"),
+    ]:
+        capsys.readouterr()
+        assert run(event, *args) == 1, args
+        assert needle in capsys.readouterr().err
+        assert event.read_bytes() == before
+    assert run(event, "late", table, white, "forfeit") == 0
+    assert run(event, "forfeit", table, white) == 0
+    assert run(event, "forfeit", table, white) == 0
+    assert "same forfeit was already entered" in capsys.readouterr().out
+    assert run(event, "export", str(tmp_path / "out")) == 0
+    data = json.loads((tmp_path / "out" / "event.json").read_text())
+    game = next(g for g in data["rounds"][0]["games"] if g["table"] == int(table))
+    assert game["forfeit"] and game["winner"] == black
+    assert game["late"] == {"player": white, "state": "forfeit", "remaining_ms": 750_000}
+    csv_sheet = (tmp_path / "out" / "round-1.csv").read_text()
+    assert f"(forfeit by {white}, not rated)" in csv_sheet
+    wof = (tmp_path / "out" / "results.wof.txt").read_text()
+    numbers = {p["name"]: p["number"] for p in data["players"]}
+    assert f"% {numbers[black]} wins by forfeit against {numbers[white]} (not rated)" in wof

@@ -41,6 +41,8 @@ def report_late(t: Tournament, table: int, player: str, state: str,
                                      or not isinstance(remaining_ms, int) or remaining_ms < 0):
         raise TournamentError(f"table {table}: remaining time must be whole milliseconds "
                               f"≥ 0, not {remaining_ms!r}")
+    if remaining_ms is None and g.late is not None:
+        remaining_ms = g.late.remaining_ms  # a later report need not repeat it
     new = LateReport(player, state, remaining_ms)
     if g.late == new:
         return False
