@@ -135,3 +135,60 @@ def test_the_dashboard_card_shows_the_sign_off_and_the_late_arrival():
     out = card(status, 0.0, awaiting=True)
     assert out["signoff"] == "disputed" and out["awaiting_confirmation"]
     assert out["late"] == {"player": "w", "state": "playing", "remaining_ms": 900_000}
+
+
+def test_the_running_hub_takes_signed_results_and_late_states_from_the_tables(tmp_path):
+    """Through ``kaeshi hub``'s own web app: the bus announces a table's new state, the
+    desk takes what the players settled, and only the dispute waits on the dashboard."""
+    import warnings
+
+    from hub_web_support import TOKEN, FakeBus, Hall
+
+    from controller.hub.protocol import HubChange
+    from controller.hub.web import HubWebSettings, build_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        from starlette.testclient import TestClient
+
+    path = tmp_path / "e.sqlite"
+    t = store.create(path, EventConfig("Hub", "open"), [Player(f"p{k}") for k in range(8)])
+    store.commit(path, t, "lottery", {"seeds": ["1", "2", "3"]})
+    director = TournamentDirector(t, path)
+    pairings = director.pair_next_round()
+    hall, bus = Hall(), FakeBus()
+    app = build_app(hall.store, bus, director, HubWebSettings(TOKEN, clock=lambda: 100.0))
+
+    def publish(p, signoff=None, late=None, result=None) -> None:
+        s = TableState(p.table, f"r1t{p.table}", 1, p.black, p.white, "tournament",
+                       "game_over" if result else "playing", "-" * 64, None, None, [],
+                       result, 0, 0, 0.0, signoff, late)
+        hall.store.set_state(s, encode_state(s), 100.0)
+        bus.emit(HubChange(p.table, "state"))
+
+    with TestClient(app, base_url="http://testserver") as client:
+        first, second, third, fourth = pairings
+        won = GameResult(40, 24, "black")
+        both = SignOff(40, 24, "black").answer("black", True).answer("white", True)
+        publish(first, both, result=won)
+        assert director.result(1, first.table) is not None
+        publish(second, SignOff(40, 24, "black").answer("white", False), result=won)
+        assert director.result(1, second.table) is None
+        late = LateArrival(third.white, third.black, 20).start_clock(0.0)
+        publish(third, late=late)
+        assert t.current.table(third.table).late.state == "clock_running"
+        publish(third, late=late.arrive(600.0).take_forfeit())
+        game = t.current.table(third.table)
+        assert game.forfeit and game.winner == third.black
+        publish(fourth, both, result=won)
+        assert client.get(f"/arbiter?token={TOKEN}", follow_redirects=False).status_code == 303
+        cards = client.get("/api/dashboard").json()["tables"]
+        waiting = [c["table"] for c in cards if c["awaiting_confirmation"]]
+        assert waiting == [second.table]
+        r = client.post(f"/api/table/{second.table}/confirm",
+                        json={"game": f"r1t{second.table}", "black": 41, "white": 23},
+                        headers={"Origin": "http://testserver"})
+        assert r.status_code == 200 and r.json()["next_pairings"]  # round 2 paired
+    _, again = store.load(path)
+    assert again.rounds[0].table(third.table).forfeit
+    assert again.rounds[0].table(second.table).discs == (41, 23)
