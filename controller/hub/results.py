@@ -132,6 +132,8 @@ class ResultDesk:
         self.director = director
         self._send = send
         self._lock = threading.Lock()  # one confirmation at a time: the round closes once
+        #: (table, game) -> why a result signed at the table was not taken: the arbiter's
+        self.refused: dict[tuple[int, str], str] = {}
 
     def awaiting(self, status: TableStatus) -> bool:
         """The table shows a final result the director does not hold yet, and it is the
@@ -144,7 +146,8 @@ class ResultDesk:
         if (card is not None and not card.needs_arbiter
                 and (card.black, card.white, card.winner) == (s.result.black, s.result.white,
                                                               s.result.winner)):
-            return False  # the players sign it at the table
+            if (status.table, s.game) not in self.refused:
+                return False  # the players sign it at the table
         return self.director.result(s.round, status.table) is None
 
     def take_from_table(self, status: TableStatus) -> Outcome | None:
@@ -171,7 +174,11 @@ class ResultDesk:
             if (card.black, card.white, card.winner) != (r.black, r.white, r.winner):
                 return None  # signed a different result than the table shows: arbiter
             result = Confirmed(s.round, status.table, r.black, r.white, r.winner)
-            self.director.record_result(result)
+            try:
+                self.director.record_result(result)
+            except KaeshiError as exc:  # the director refused it: the arbiter decides
+                self.refused[(status.table, s.game)] = str(exc)
+                raise
             return self._after(result, s.round)
 
     def _after(self, result: Confirmed | None, round: int) -> Outcome | None:
