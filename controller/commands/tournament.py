@@ -12,8 +12,11 @@ import json
 import re
 from pathlib import Path
 
+from controller.scorecard import LATE_STATES
+from controller.tournament.event import Tournament
 from controller.tournament.model import TournamentError
 from controller.tournament_store import formats, store
+from controller.tournament_store.hallday import hall_day
 from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
 from controller.tournament_store.simulate import simulate
 
@@ -43,6 +46,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("outcome", choices=("black", "white", "draw"))
     r.add_argument("--discs", help="final count B-W, e.g. 36-28")
     r.set_defaults(func=cmd_result)
+    la = tsub.add_parser("late", help="a late arrival's state at a table (rules 11–12)")
+    la.add_argument("table", type=int)
+    la.add_argument("player")
+    la.add_argument("state", choices=LATE_STATES)
+    la.add_argument("--remaining", help="time left on arrival, M:SS")
+    la.set_defaults(func=cmd_late)
+    fo = tsub.add_parser("forfeit", help="the late player takes the forfeit (不戦敗)")
+    fo.add_argument("table", type=int)
+    fo.add_argument("loser")
+    fo.set_defaults(func=cmd_forfeit)
     s = tsub.add_parser("standings", help="print the provisional ranking")
     s.add_argument("--out", type=Path, help="also write HTML and CSV here")
     s.set_defaults(func=cmd_standings)
@@ -57,6 +70,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--division", choices=("open", "women", "children"), default="open")
     m.add_argument("--seed", type=int, default=1)
     m.add_argument("--out", type=Path, required=True)
+    m.add_argument("--extend", action="store_true",
+                   help="confirm running a field larger than the rules describe")
+    m.add_argument("--hall", action="store_true",
+                   help="play it through the tables' score cards and the hub's result "
+                        "desk: players sign at the table, one dispute, two late arrivals")
     m.set_defaults(func=cmd_simulate)
 
 
@@ -73,7 +91,14 @@ def cmd_new(args: argparse.Namespace) -> int:
     t = store.create(args.db, config, roster)
     print(f"{args.db}: {config.division} division, {len(t.present)} players present, "
           f"{len(roster) - len(t.present)} absent")
+    _say_extension(t)
     return 0
+
+
+def _say_extension(t: Tournament) -> None:
+    """A field beyond the rules' size is named in every command's output."""
+    if t.extension:
+        print(f"note: {t.extension}")
 
 
 def cmd_lottery(args: argparse.Namespace) -> int:
@@ -81,6 +106,7 @@ def cmd_lottery(args: argparse.Namespace) -> int:
     store.commit(args.db, t, "lottery", {"seeds": list(args.seeds)})
     for name in sorted(t.present, key=lambda n: t.numbers[n]):
         print(f"{t.numbers[name]:>4}  {t.groups.get(name, ''):1}  {name}")
+    _say_extension(t)
     return 0
 
 
@@ -121,9 +147,34 @@ def cmd_result(args: argparse.Namespace) -> int:
     return 0
 
 
+_CLOCK = re.compile(r"^(\d{1,3}):([0-5]\d)$")
+
+
+def cmd_late(args: argparse.Namespace) -> int:
+    remaining = None
+    if args.remaining:
+        m = _CLOCK.match(args.remaining)
+        if not m:
+            raise TournamentError(f"table {args.table}: --remaining must look like 12:30, "
+                                  f"not {args.remaining!r}")
+        remaining = (int(m[1]) * 60 + int(m[2])) * 1000
+    _, t = store.load(args.db)
+    store.commit(args.db, t, "late", {"table": args.table, "player": args.player,
+                                      "state": args.state, "remaining_ms": remaining})
+    return 0
+
+
+def cmd_forfeit(args: argparse.Namespace) -> int:
+    _, t = store.load(args.db)
+    if store.commit(args.db, t, "forfeit", {"table": args.table, "loser": args.loser}) is False:
+        print(f"table {args.table}: the same forfeit was already entered")
+    return 0
+
+
 def cmd_standings(args: argparse.Namespace) -> int:
     _, t = store.load(args.db)
     print(formats.standings_sheet(t, "csv"), end="")
+    _say_extension(t)
     if args.out:
         _write_sheets(args.out, t)
     return 0
@@ -135,10 +186,7 @@ def cmd_withdraw(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_sheets(out: Path, t: object) -> None:
-    from controller.tournament.event import Tournament
-
-    assert isinstance(t, Tournament)
+def _write_sheets(out: Path, t: Tournament) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for rnd in t.rounds:
         for fmt in ("html", "csv"):
@@ -157,21 +205,32 @@ def cmd_export(args: argparse.Namespace) -> int:
     (args.out / "event.json").write_text(
         json.dumps(formats.event_json(t), ensure_ascii=False, indent=1), encoding="utf-8")
     print(f"wrote {args.out}")
+    _say_extension(t)
     return 0
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     if args.players < 1:
         raise TournamentError("--players must be 1 or more")
-    t = simulate(args.players, args.division, args.seed)
-    data = formats.event_json(t, [f"{(t.seed or 0):015d}"[k:k + 5] for k in (0, 5, 10)])
     args.out.mkdir(parents=True, exist_ok=True)
+    day = None
+    if args.hall:
+        db = args.out / "event.sqlite"
+        db.unlink(missing_ok=True)
+        t, day = hall_day(db, args.players, args.seed, args.division, args.extend)
+    else:
+        t = simulate(args.players, args.division, args.seed, extend=args.extend)
+    data = formats.event_json(t, [f"{(t.seed or 0):015d}"[k:k + 5] for k in (0, 5, 10)])
     (args.out / "event.json").write_text(json.dumps(data, ensure_ascii=False, indent=1),
                                          encoding="utf-8")
-    config = EventConfig(name=t.name, division=args.division, date="", country="JPN",
-                         sender="kaeshi")
+    config = (store.load(args.out / "event.sqlite")[0] if args.hall else
+              EventConfig(name=t.name, division=args.division, date="", country="JPN",
+                          sender="kaeshi"))
     (args.out / "results.wof.txt").write_text(formats.wof_results(t, config), encoding="utf-8")
     _write_sheets(args.out, t)
     print(f"{args.out / 'event.json'}: {len(t.present)} players, {len(t.rounds)} rounds, "
           f"winner {t.final_ranking()[0]}")
+    if day is not None:
+        print(day.text())
+    _say_extension(t)
     return 0

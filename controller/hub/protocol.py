@@ -29,6 +29,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from controller.hub.cardwire import decode_late, decode_signoff, encode_late, encode_signoff
 from controller.hub.checks import (
     BOARD_RE,
     GAME_RE,
@@ -47,6 +48,7 @@ from controller.hub.checks import MAX_TABLE as MAX_TABLE
 from controller.hub.checks import MODES as MODES
 from controller.hub.checks import VERSION as VERSION
 from controller.hub.checks import ProtocolError as ProtocolError
+from controller.scorecard import LateArrival, SignOff
 
 TopicKind = Literal["state", "events", "online", "ack", "down"]
 ChangeKind = Literal["state", "event", "online"]
@@ -163,6 +165,10 @@ class TableState:
     seq: int = 0  # the last event seq of this game the table has journaled
     moves: int = 0  # moves played so far
     wall: float = 0.0  # the table's wall time when this state was taken
+    #: Rule 15 at the table: the players' signatures of ``result`` (None: the table
+    #: does not ask them, so the arbiter confirms); see controller.hub.cardwire.
+    signoff: SignOff | None = None
+    late: LateArrival | None = None  # rules 11–12: a player absent at the round's start
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +278,8 @@ def encode_state(s: TableState) -> bytes:
             **({"reason": s.result.reason} if s.result.reason else {}),
         },
         "seq": s.seq, "moves": s.moves, "wall": s.wall,
+        **({"signoff": encode_signoff(s.signoff)} if s.signoff is not None else {}),
+        **({"late": encode_late(s.late)} if s.late is not None else {}),
     })
 
 
@@ -358,6 +366,8 @@ def decode_state(payload: bytes, table: int, where: str = "state") -> TableState
         seq=r.int("seq", 0),
         moves=r.int("moves", 0, 200) if "moves" in r.d else 0,
         wall=r.num("wall") if "wall" in r.d else 0.0,
+        signoff=decode_signoff(r.obj("signoff", null=True)),
+        late=decode_late(r.obj("late", null=True)),
     )
 
 

@@ -1,9 +1,12 @@
 """Results: from a finished table to the tournament director, standings and next pairings.
 
-A table reports its final score in its state; nothing counts until the arbiter confirms
-it (the score card of rule 15, signed by the players, is what the arbiter checks it
-against). A confirmed result goes to the tournament director; when the round is complete
-the director pairs the next one, and every table is sent its next game, which its display
+A table reports its final score in its state. Where the table asks the players to sign
+it (rule 15; ``TableState.signoff``), a result both signed with nothing flagged goes to
+the director at once; a disputed or flagged one, or one from a table that does not ask
+the players, counts only once the arbiter confirms it. A late arrival (rules 11–12;
+``TableState.late``) is passed on to the director as it moves, and a forfeit is
+recorded as one (counted, not rated). When the round is complete the director pairs
+the next one, and every table is sent its next game, which its display
 and web page announce ("Round 4 — table 12 — Black: … White: …").
 
 The director is reached through :class:`Director`, a small protocol, so the hub does not
@@ -95,6 +98,15 @@ class Director(Protocol):
 
     def standings(self) -> list[Standing]: ...
 
+    def report_late(self, round: int, table: int, player: str, state: str,
+                    remaining_ms: int | None) -> None:
+        """A late arrival's state (controller.scorecard.LATE_STATES)."""
+        ...
+
+    def record_forfeit(self, round: int, table: int, loser: str) -> None:
+        """``loser`` did not play (不戦敗): counted, not rated."""
+        ...
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -120,13 +132,67 @@ class ResultDesk:
         self.director = director
         self._send = send
         self._lock = threading.Lock()  # one confirmation at a time: the round closes once
+        #: (table, game) -> why a result signed at the table was not taken: the arbiter's
+        self.refused: dict[tuple[int, str], str] = {}
 
     def awaiting(self, status: TableStatus) -> bool:
-        """The table shows a final result the director does not hold yet."""
+        """The table shows a final result the director does not hold yet, and it is the
+        arbiter's to confirm: nobody signed it at the table, or a player disputed it, or
+        the table flagged it."""
         s = status.state
         if s is None or s.result is None or s.round is None:
             return False
+        card = s.signoff
+        if (card is not None and not card.needs_arbiter
+                and (card.black, card.white, card.winner) == (s.result.black, s.result.white,
+                                                              s.result.winner)):
+            if (status.table, s.game) not in self.refused:
+                return False  # the players sign it at the table
         return self.director.result(s.round, status.table) is None
+
+    def take_from_table(self, status: TableStatus) -> Outcome | None:
+        """What the table settled without the arbiter: a late arrival's state, a forfeit,
+        a result both players signed.  Called on every state a table sends; None when
+        there was nothing new to take."""
+        with self._lock:
+            s = status.state
+            if s is None or s.round is None or s.round != self.director.current_round():
+                return None
+            if self.director.result(s.round, status.table) is not None:
+                return None
+            if s.late is not None:
+                x = s.late
+                self.director.report_late(s.round, status.table, x.late, x.state,
+                                          x.remaining_ms)
+                if x.lost_unplayed:
+                    self.director.record_forfeit(s.round, status.table, x.late)
+                    return self._after(self.director.result(s.round, status.table), s.round)
+            card = s.signoff
+            if s.result is None or card is None or card.status != "signed":
+                return None
+            r = s.result
+            if (card.black, card.white, card.winner) != (r.black, r.white, r.winner):
+                return None  # signed a different result than the table shows: arbiter
+            result = Confirmed(s.round, status.table, r.black, r.white, r.winner)
+            try:
+                self.director.record_result(result)
+            except KaeshiError as exc:  # the director refused it: the arbiter decides
+                self.refused[(status.table, s.game)] = str(exc)
+                raise
+            return self._after(result, s.round)
+
+    def _after(self, result: Confirmed | None, round: int) -> Outcome | None:
+        """Pair and send the next round once ``round`` is complete."""
+        if result is None:
+            return None
+        nxt: list[Pairing] = []
+        if self.director.round_complete(round):
+            try:
+                nxt = self.director.pair_next_round()
+                self.send_pairings(nxt)
+            except (KaeshiError, OSError, RuntimeError, ValueError) as exc:
+                return Outcome(result, nxt, f"round {round + 1} not paired or sent: {exc}")
+        return Outcome(result, nxt)
 
     def confirm(self, status: TableStatus, black: int | None = None, white: int | None = None,
                 game: str | None = None) -> Outcome:
@@ -160,14 +226,9 @@ class ResultDesk:
         fallback = "draw" if corrected else s.result.winner
         result = Confirmed(s.round, status.table, b, w, _winner(b, w, fallback))
         self.director.record_result(result)
-        nxt: list[Pairing] = []
-        if self.director.round_complete(s.round):
-            try:
-                nxt = self.director.pair_next_round()
-                self.send_pairings(nxt)
-            except (KaeshiError, OSError, RuntimeError, ValueError) as exc:
-                return Outcome(result, nxt, f"round {s.round + 1} not paired or sent: {exc}")
-        return Outcome(result, nxt)
+        outcome = self._after(result, s.round)
+        assert outcome is not None
+        return outcome
 
     def send_pairings(self, pairings: list[Pairing]) -> None:
         """Send every table of ``pairings`` its next game (again, when the arbiter asks)."""
@@ -245,6 +306,22 @@ class TournamentDirector:
                               f"{self.current_round()}")
         self._do("result", {"table": result.table, "outcome": result.winner,
                             "discs": [result.black, result.white]})
+
+    @_locked
+    def report_late(self, round: int, table: int, player: str, state: str,
+                    remaining_ms: int | None) -> None:
+        if round != self.current_round():
+            raise ResultError(f"round {round} is over; the current round is "
+                              f"{self.current_round()}")
+        self._do("late", {"table": table, "player": player, "state": state,
+                          "remaining_ms": remaining_ms})
+
+    @_locked
+    def record_forfeit(self, round: int, table: int, loser: str) -> None:
+        if round != self.current_round():
+            raise ResultError(f"round {round} is over; the current round is "
+                              f"{self.current_round()}")
+        self._do("forfeit", {"table": table, "loser": loser})
 
     @_locked
     def round_complete(self, round: int) -> bool:

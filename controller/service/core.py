@@ -9,6 +9,7 @@ shown: that is how resume works.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,8 @@ from controller.events import game_over as game_over_event
 from controller.observation import Observation
 from controller.position import Position
 from controller.records.model import GameRecord
+from controller.scorecard import LateArrival, ScoreCardError, SignOff
+from controller.service.late import LATE_ACTIONS, LateRefused, late_action, late_press
 from controller.squares import OBSERVATION_ALPHABET, Color, validate_board_string
 
 
@@ -81,6 +84,12 @@ class GameCore:
             GameClock(settings.time_control(), right) if settings.clock else None
         )
         self.over_by_time: Event | None = None
+        #: Rule 15 at the table (tournament mode): the players' signatures of the
+        #: result, opened when the game ends; a clock press then confirms it.
+        self.signoff: SignOff | None = None
+        #: Rules 11–12: a player absent at the start (controller.service.late).
+        self.late: LateArrival | None = None
+        self.late_color: Color | None = None
         self.t = 0.0
         self.started = False  # the start position has been seen (or a move made)
         self.inputs = 0
@@ -88,7 +97,8 @@ class GameCore:
     # ------------------------------------------------------------------ state
     @property
     def game_over(self) -> bool:
-        return self.arbiter.game_over or self.over_by_time is not None
+        return (self.arbiter.game_over or self.over_by_time is not None
+                or (self.late is not None and self.late.lost_unplayed))
 
     @property
     def paused(self) -> bool:
@@ -107,11 +117,44 @@ class GameCore:
         self.t = max(self.t, t)
         fallen = self._fallen_before(t)
         if fallen:
+            self._open_signoff(fallen)
             return fallen
         events = self._input(t, data)
         if self.clock is not None and not self.game_over and self.clock.flag(t) is not None:
             events.extend(self._flag(t))  # an arbiter's correction took the last second
+        self._open_signoff(events)
         return events
+
+    def _open_signoff(self, events: list[Event]) -> None:
+        """A (new) result opens a new score card for the players to sign; the table
+        flags a time-out and an irregularity left standing for the arbiter."""
+        if self.settings.mode != "tournament" or not any(
+                e.event is EventKind.GAME_OVER for e in events):
+            return
+        final = self.final_result()
+        if final is None:
+            return
+        flags = []
+        if self.over_by_time is not None:
+            flags.append("decided by the clock")
+        if self.arbiter.open_flags():
+            flags.append("an irregularity was not put right")
+        self.signoff = SignOff(*final, flags=tuple(flags))
+
+    def final_result(self) -> tuple[int, int, str] | None:
+        """(black, white, winner) once the game is over; a 32–32 board without draws
+        goes to the holder of the draw-win right."""
+        over = self.over_by_time
+        if over is not None:
+            return int(over["black"]), int(over["white"]), str(over["winner"])
+        if self.arbiter.result is None:
+            return None
+        b, w = self.arbiter.result
+        if b != w:
+            return b, w, "black" if b > w else "white"
+        right = self.settings.draw_win_right
+        drawn = self.settings.draws_allowed or right not in ("black", "white")
+        return b, w, "draw" if drawn else right
 
     def _fallen_before(self, t: float) -> list[Event]:
         if self.clock is None or self.game_over:
@@ -143,6 +186,20 @@ class GameCore:
             return []
         if action == "flag":
             return []  # a time check: a fallen flag was already handled in apply()
+        if action in LATE_ACTIONS:
+            try:
+                late_action(self, t, data)
+            except LateRefused as exc:
+                raise ActionRefused(str(exc)) from None
+            return []
+        if action in ("sign", "dispute"):
+            if self.signoff is None:
+                raise ActionRefused("there is no result to sign or dispute yet")
+            try:
+                self.signoff = self.signoff.answer(str(data["color"]), action == "sign")
+            except ScoreCardError as exc:
+                raise ActionRefused(str(exc)) from None
+            return []
         if action == "elapse":
             return [] if self.over_by_time is not None else self.arbiter.elapse(t)
         if action == "finish":
@@ -154,7 +211,15 @@ class GameCore:
     def _observation(self, t: float, d: dict[str, Any]) -> list[Event]:
         if "press" in d:
             player = Color(d["press"])
+            if self.signoff is not None and self.game_over:
+                # after the end a player's own clock button signs the result (rule 15)
+                if self.signoff.status == "waiting":
+                    with contextlib.suppress(ScoreCardError):  # a dispute stands
+                        self.signoff = self.signoff.answer(player.value, True)
+                return []
             if self.over_by_time is not None:
+                return []
+            if late_press(self, player, t):
                 return []
             if self.clock is not None and not self.clock.paused:
                 self.clock.press(player, t)
@@ -187,6 +252,8 @@ class GameCore:
         result = self.clock.flag(t)
         if result is None:
             return []
+        if self.late is not None and self.late.state == "clock_running":
+            self.late = self.late.run_out()  # their time ran before they came
         b, w = self.arbiter.position.counts()
         winner = result.winner.value if result.winner else "draw"
         event = game_over_event(t, b, w, winner, reason=result.reason,
@@ -242,6 +309,11 @@ class GameCore:
             rec.comments.append(
                 f"{e.fields.get('loser') or 'both'} lost on time; winner: {e['winner']}"
             )
+        if self.late is not None:
+            x = self.late
+            rec.comments.append(f"{x.late} came late ({x.state})" + (
+                f"; {x.remaining_ms / 1000:.0f} s left" if x.remaining_ms is not None else "")
+                + ("; 不戦敗, not rated" if x.lost_unplayed else ""))
         return rec
 
 

@@ -73,6 +73,13 @@ class FacadeMixin:
             "irregularities": self._open_flags(),
             "legal": legal or [],
             "url": self.url,
+            "late": None if core.late is None else {
+                "late": core.late.late, "present": core.late.present,
+                "state": core.late.state, "remaining": core.late.remaining(now)},
+            "signoff": None if core.signoff is None else {
+                "black": core.signoff.black, "white": core.signoff.white,
+                "winner": core.signoff.winner, "black_says": core.signoff.black_says,
+                "white_says": core.signoff.white_says, "status": core.signoff.status},
         }
         snap["flags"] = snap["irregularities"] if advisory else []
         return snap
@@ -116,3 +123,13 @@ class FacadeMixin:
 
     def correct_position(self: Service, board: str) -> None:
         self._action({"action": "correct", "board": board})
+
+    def late_step(self: Service, action: str, color: Color | None = None) -> None:
+        data: dict[str, Any] = {"action": action}
+        if color is not None:
+            data["color"] = Color(color).value
+        self._action(data)
+
+    def dispute_result(self: Service, color: Color) -> None:
+        """A player says the result the table shows is wrong: the arbiter decides."""
+        self._action({"action": "dispute", "color": Color(color).value})

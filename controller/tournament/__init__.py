@@ -8,7 +8,10 @@ object.  The API, in the order an event uses it::
     from controller.tournament import Player, Tournament
 
     t = Tournament(roster, "open", name="…")      # roster: list[Player]; division
-                                                   # "open" | "women" | "children"
+                                                   # "open" | "women" | "children";
+                                                   # extend=True: the organiser runs an
+                                                   # open roster past number 138, named
+                                                   # in t.extension (refused without)
     t.draw_lottery(["12345", "67890", "13579"])   # the three drawn seed ballots
     t.numbers[name] -> int                         # lottery numbers (absent too)
     t.groups[name] -> "A".."D"                     # league (open) or knock-out group
@@ -28,6 +31,9 @@ object.  The API, in the order an event uses it::
     t.record_result(table, "black" | "white" | "draw", discs=(b, w) | None) -> bool
         # False when the same result was already in; a different second result,
         # an unknown table or a draw without a draw-win holder raise TournamentError
+    t.report_late(table, name, state, remaining_ms=None)   # rules 11–12, see
+                                                   # controller.scorecard.LATE_STATES
+    t.record_forfeit(table, loser)                 # 不戦敗: counted, not rated
     t.withdraw(name)                               # from the next round on
     t.standings()            # provisional ranking: list[OpenStanding] (wins,
                              # criteria 2–8, number) or list[KnockoutStanding]
@@ -41,7 +47,8 @@ Persistence lives at the edge, ``controller.tournament_store.store``:
 ``load(path) -> (EventConfig, Tournament)`` replays an event file, and
 ``commit(path, t, kind, payload)`` applies one action (``"lottery" {"seeds"}``,
 ``"pair" {}``, ``"toss" {"table", "black", "draw_win"}``, ``"result" {"table",
-"outcome", "discs"}``, ``"withdraw" {"name"}``) and stores it in one transaction
+"outcome", "discs"}``, ``"withdraw" {"name"}``, ``"late" {"table", "player",
+"state", "remaining_ms"}``, ``"forfeit" {"table", "loser"}``) and stores it in one transaction
 only if the core accepted it; ``apply(t, kind, payload)`` does the same without a
 file.  A hub that commits its calls can restart at any point.
 """

@@ -11,10 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from controller.tournament import knockout as ko
+from controller.tournament import latecomers
 from controller.tournament.flow import pair_knockout, pair_open
 from controller.tournament.game import OUTCOMES, Game, GameSettings, Round
 from controller.tournament.leagues import split_leagues
-from controller.tournament.lottery import join_seeds, knockout_lottery, open_lottery
+from controller.tournament.lottery import (
+    join_seeds,
+    knockout_lottery,
+    open_extension,
+    open_lottery,
+)
 from controller.tournament.model import (
     DivisionSettings,
     Player,
@@ -38,7 +44,10 @@ from controller.tournament.toss import toss_placer
 class Tournament:
     """One division's event.  See the package docstring for the order of calls."""
 
-    def __init__(self, roster: Sequence[Player], division: str, name: str = "") -> None:
+    def __init__(self, roster: Sequence[Player], division: str, name: str = "",
+                 extend: bool = False) -> None:
+        """``extend``: the organiser's confirmation that a field larger than the rules
+        describe is run as the extension named in :attr:`extension`."""
         self.settings: DivisionSettings = settings_for(division)
         self.name = name
         self.roster = list(roster)
@@ -55,10 +64,14 @@ class Tournament:
             if p.seed is not None:
                 holders[p.seed] = p.name
         self.present = [p.name for p in self.roster if not p.absent]
+        #: Set when the field is beyond what the rules describe and the organiser
+        #: confirmed running it anyway; every round's notes and every output name it.
+        self.extension: str | None = None
         if self.settings.system == "league":
             bad = [p.name for p in self.roster if p.seed is not None and not 1 <= p.seed <= 4]
             if bad:
                 raise TournamentError(f"open-division seeds are 1–4: {bad[0]}")
+            self.extension = open_extension(len(self.roster), extend)
         else:
             ko.check_size(len(self.present))
             bad = [p.name for p in self.roster
@@ -292,6 +305,21 @@ class Tournament:
         self._count(g)
         return True
 
+    def report_late(self, table: int, player: str, state: str,
+                    remaining_ms: int | None = None) -> bool:
+        """A late arrival's state at ``table`` (rules 11–12); False when unchanged."""
+        return latecomers.report_late(self, table, player, state, remaining_ms)
+
+    def record_forfeit(self, table: int, loser: str) -> bool:
+        """``loser`` did not play (不戦敗): the other wins; counted, not rated.
+        Returns False when the same forfeit was already in."""
+        g, outcome, winner = latecomers.forfeit_outcome(self, table, loser)
+        if g.done:
+            return False
+        g.outcome, g.winner, g.discs, g.forfeit = outcome, winner, None, True
+        self._count(g)
+        return True
+
     def _count(self, g: Game) -> None:
         assert g.winner is not None
         result = GameResult(g.round, g.stage, g.winner, g.loser)
@@ -326,6 +354,8 @@ class Tournament:
             g.black, g.white = g.first, g.second
             a, b = self.players[g.first], self.players[g.second]
             g.toss_by = toss_placer(a.name, a.rank, a.born, b.name, b.rank, b.born)
+        if self.extension:
+            notes = [self.extension, *notes]
         rnd = Round(number, games, notes)
         self.rounds.append(rnd)
         for g in games:

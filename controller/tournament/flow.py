@@ -4,11 +4,15 @@ league is won, when the semi-finals and the final come.
 The open division (オセロ普及部門方式): each league pairs by the priority rules until
 its undefeated count is 1, 2, 4, 8, …; from then on only its undefeated players
 stay and the others join the one placement league.  A league's sole undefeated
-player wins it and has a bye in every later league round.  The semi-finals are
-played in the round after the last league is won, the final and the third-place
-match in the round after that; the placement league plays every round up to and
-including the final's (decision: the rules' timetable assumes all leagues are won
-by round 5; when one needs longer the semi-finals move back with it).
+player wins it and has a bye in every later league round (「全勝が1名となった予選
+リーグの全勝選手を不戦勝とします」, 「2回目の不戦勝となる場合もあります」).  The
+semi-finals are round 6 and the final and third-place match round 7, however early
+the leagues are won (「各予選リーグの1位は、6～7回戦に準決勝、決勝、3位決定戦を
+行い」; timetable 6回戦/準決勝, 7回戦/決勝); the placement league plays 「7回戦まで」.
+A league that has no sole undefeated player after round 5 sends its 1位 — its
+highest player in the provisional ranking — to the semi-finals, and the rest of it
+joins the placement league (decision: the semi-final in round 6 leaves no room for a
+sixth league round).
 
 The women's and children's divisions (新オセロ方式): knock-out rounds 1–3 in four
 groups, semi-finals in round 4, final and third place in round 5; a knock-out loser
@@ -57,20 +61,49 @@ def advance_leagues(t: Tournament) -> None:
             t.league_done[league] = None  # every unbeaten player withdrew
 
 
+#: 「6回戦/準決勝」「7回戦/決勝」: the open division's fixed last two rounds.
+OPEN_SEMI_ROUND = 6
+OPEN_FINAL_ROUND = 7
+
+
+def league_first(t: Tournament, league: str, order: dict[str, int]) -> str | None:
+    """A league's 1位 when the semi-finals are due and it has no sole undefeated
+    player: the highest of its remaining players in the provisional ranking (they
+    are its undefeated ones, who outrank every player with a loss)."""
+    members = [n for n in t.present if t.groups.get(n) == league
+               and t.stage_of.get(n) == "league" and n not in t.withdrawn]
+    if not members:
+        return None
+    return min(members, key=lambda n: order[n])
+
+
 def pair_open(t: Tournament, number: int) -> tuple[list[Game], list[str]]:
     advance_leagues(t)
     order, wins = t.order_and_wins()
     games: list[Game] = []
     notes: list[str] = []
-    semis_due = t.semi_round is None and len(t.league_done) == len(LEAGUES)
-    if semis_due:
+    if number == OPEN_SEMI_ROUND:
         t.semi_round = number
+        for league in LEAGUES:
+            if league in t.league_done:
+                continue
+            first = league_first(t, league, order)
+            t.league_done[league] = first
+            for n in t.present:
+                if (t.groups.get(n) == league and t.stage_of.get(n) == "league"
+                        and n != first):
+                    t.stage_of[n] = "placement"
+            if first is not None:
+                t.stage_of[first] = "qualified"
+                notes.append(f"league {league}: no sole undefeated player after round "
+                             f"{number - 1}; {first} is its 1位 in the provisional "
+                             "ranking and plays the semi-final")
         q = t.league_done
         for a, b in (("A", "D"), ("B", "C")):
             games.extend(t.finals_game(number, "semi", q[a], q[b], f"{a}-{b}"))
-    elif t.semi_round is not None:
+    elif number == OPEN_FINAL_ROUND:
         t.final_round = number
-        semis = [g for g in t.rounds[t.semi_round - 1].games if g.stage == "semi"]
+        semis = [g for g in t.rounds[OPEN_SEMI_ROUND - 1].games if g.stage == "semi"]
         winners = [g.winner for g in semis]
         losers = [g.loser for g in semis]
         while len(winners) < 2:

@@ -27,6 +27,11 @@ class Game:
     outcome: str | None = None
     winner: str | None = None
     discs: tuple[int, int] | None = None
+    #: 不戦敗: the loser never played (a late player's choice, or their time ran out
+    #: before they came); the result counts, but is not rated (rule 12).
+    forfeit: bool = False
+    #: A late arrival at this table as the director last heard of it (rules 11–12).
+    late: LateReport | None = None
 
     @property
     def is_bye(self) -> bool:
@@ -41,6 +46,16 @@ class Game:
         if self.winner is None or self.second is None:
             return None
         return self.second if self.winner == self.first else self.first
+
+
+@dataclass(frozen=True)
+class LateReport:
+    """Who is late at a table, in which state (``controller.scorecard.LATE_STATES``),
+    and, once they arrived, the time they play on."""
+
+    player: str
+    state: str
+    remaining_ms: int | None = None
 
 
 @dataclass

@@ -17,6 +17,11 @@ A = 65_793
 C = 4_282_663
 SEED_DIGITS = 5
 FIRST_NUMBER = 11
+#: 「非シード選手に11～138を割り当てます」: the highest number the rules hand out.
+LAST_NUMBER = 138
+#: Every roster entry (seeded and absent too) takes a number from 11 before the
+#: seeds are replaced, so the rules describe rosters of at most 128 entries.
+RULES_ROSTER = LAST_NUMBER - FIRST_NUMBER + 1
 
 
 def join_seeds(seeds: Sequence[str]) -> int:
@@ -76,3 +81,27 @@ def knockout_lottery(roster: Sequence[Player], seed: int) -> dict[str, int]:
     for p, number in zip(others, free, strict=True):
         numbers[p.name] = number
     return numbers  # type: ignore[return-value]
+
+
+def open_extension(entries: int, confirmed: bool) -> str | None:
+    """The open division numbers every roster entry from 11 (「抽選番号は「11」から順に
+    割り当てます」, seeded and absent players included) and the rules' numbers end at
+    138, so a longer roster is a field the rules do not describe: refused unless the
+    organiser confirmed it; then the returned text names what is extended."""
+    if entries <= RULES_ROSTER:
+        return None
+    last = FIRST_NUMBER + entries - 1
+    if not confirmed:
+        raise TournamentError(
+            f"{entries} roster entries: the rules number players {FIRST_NUMBER}–"
+            f"{LAST_NUMBER} (「非シード選手に11～138」, seeded and absent players drawing "
+            f"too), so they describe at most {RULES_ROSTER} entries; to run this field "
+            "as an extension of the rules, confirm it (event file: extend = true)"
+        )
+    return (
+        f"extension of the rules, confirmed by the organiser: {entries} roster entries "
+        f"draw lottery numbers {FIRST_NUMBER}–{last}, beyond the rules' {LAST_NUMBER}; "
+        "the rounds stay as the rules set them (leagues to round 5, semi-finals in "
+        "round 6, final in round 7), so a league not won by round 5 sends its 1位 in "
+        "the provisional ranking to the semi-finals"
+    )

@@ -47,6 +47,10 @@ def pairing_rows(t: Tournament, rnd: Round) -> list[list[Any]]:
         result = g.outcome or ""
         if g.discs:
             result += f" {g.discs[0]}-{g.discs[1]}"
+        if g.forfeit:
+            result += f" (forfeit by {g.loser}, not rated)"
+        elif g.late is not None:
+            result = f"{result} ({g.late.player} late: {g.late.state})".strip()
         if g.is_bye:
             rows.append(["", g.stage, g.group, g.first, "(bye)", "", "bye"])
             continue
@@ -84,7 +88,8 @@ def standings_sheet(t: Tournament, fmt: str) -> str:
     if fmt == "csv":
         return _csv(header, rows)
     done = t.completed_rounds()
-    return _html(f"{t.name} — standings after round {done}", header, rows, [])
+    return _html(f"{t.name} — standings after round {done}", header, rows,
+                 [t.extension] if t.extension else [])
 
 
 def wof_results(t: Tournament, config: EventConfig) -> str:
@@ -97,7 +102,10 @@ def wof_results(t: Tournament, config: EventConfig) -> str:
     if len(date) == 10 and date[4] == "-":
         date = f"{date[8:10]}/{date[5:7]}/{date[0:4]}"
     lines = [f"%%Tournament: {config.name}", f"%%Country: {config.country}",
-             f"%%Date: {date}", f"%%Sender: {config.sender}", "% Players"]
+             f"%%Date: {date}", f"%%Sender: {config.sender}"]
+    if t.extension:
+        lines.append(f"% {t.extension}")
+    lines.append("% Players")
     for name in sorted(t.present, key=lambda n: t.numbers[n]):
         lines.append(f"% {t.numbers[name]} {name}")
     for rnd in t.rounds:
@@ -106,6 +114,11 @@ def wof_results(t: Tournament, config: EventConfig) -> str:
             if g.is_bye or not g.done:
                 if g.is_bye:
                     lines.append(f"% {t.numbers[g.first]} bye")
+                continue
+            if g.forfeit:  # 不戦敗: no game was played, so nothing is rated (rule 12)
+                assert g.winner is not None and g.loser is not None
+                lines.append(f"% {t.numbers[g.winner]} wins by forfeit against "
+                             f"{t.numbers[g.loser]} (not rated)")
                 continue
             assert g.black is not None and g.white is not None
             b, w = g.discs if g.discs else (0, 0)
@@ -143,6 +156,10 @@ def event_json(t: Tournament, seeds: list[str] | None = None) -> dict[str, Any]:
             "toss_by": g.toss_by, "draw_win": g.draw_win, "colour_chooser": g.colour_chooser,
             "outcome": g.outcome, "winner": g.winner,
             "discs": list(g.discs) if g.discs else None,
+            "forfeit": g.forfeit,
+            "late": None if g.late is None else {
+                "player": g.late.player, "state": g.late.state,
+                "remaining_ms": g.late.remaining_ms},
         } for g in rnd.games]
         standing = t.standings_after(rnd.number) if rnd.complete else []
         rounds.append({"round": rnd.number, "notes": rnd.notes, "games": games,
@@ -157,5 +174,5 @@ def event_json(t: Tournament, seeds: list[str] | None = None) -> dict[str, Any]:
         "format": "kaeshi-tournament/1", "name": t.name, "division": t.settings.division,
         "settings": {"minutes": t.settings.minutes, "draws": t.settings.draws},
         "seeds": seeds, "seed": t.seed, "players": players, "rounds": rounds,
-        "finished": t.finished, "final_ranking": final,
+        "finished": t.finished, "final_ranking": final, "extension": t.extension,
     }

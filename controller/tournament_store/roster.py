@@ -21,6 +21,7 @@ class EventConfig:
     date: str = ""
     country: str = ""
     sender: str = ""
+    extend: bool = False  # the organiser confirms a field beyond the rules' size
 
 
 def parse_event(text: str, where: str) -> EventConfig:
@@ -34,7 +35,11 @@ def parse_event(text: str, where: str) -> EventConfig:
             f"{where}: division must be one of {', '.join(DIVISIONS)}, not {division!r}"
         )
     fields = {k: str(data.get(k, "")) for k in ("date", "country", "sender")}
-    return EventConfig(name=str(data.get("name", "")), division=division, **fields)
+    extend = data.get("extend", False)
+    if not isinstance(extend, bool):
+        raise TournamentError(f"{where}: extend must be true or false, not {extend!r}")
+    return EventConfig(name=str(data.get("name", "")), division=division, extend=extend,
+                       **fields)
 
 
 def parse_roster(text: str, where: str) -> list[Player]:

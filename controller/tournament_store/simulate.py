@@ -25,10 +25,10 @@ def random_roster(rng: random.Random, players: int, division: str) -> list[Playe
 
 
 def simulate(players: int, division: str, seed: int, withdrawals: int | None = None,
-             name: str = "Simulated event") -> Tournament:
+             name: str = "Simulated event", extend: bool = False) -> Tournament:
     """Lottery, then every round with random results and a few withdrawals."""
     rng = random.Random(seed)
-    t = Tournament(random_roster(rng, players, division), division, name)
+    t = Tournament(random_roster(rng, players, division), division, name, extend)
     t.draw_lottery([f"{rng.randrange(100000):05d}" for _ in range(3)])
     to_withdraw = withdrawals if withdrawals is not None else max(1, players // 50)
     while not t.finished:

@@ -28,7 +28,7 @@ CREATE TABLE actions (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, payload TEXT 
 def create(path: Path, config: EventConfig, roster: list[Player]) -> Tournament:
     if path.exists():
         raise TournamentError(f"{path} already exists; choose another --db")
-    t = Tournament(roster, config.division, config.name)
+    t = Tournament(roster, config.division, config.name, config.extend)
     tmp = path.with_name(path.name + ".new")
     tmp.unlink(missing_ok=True)
     with sqlite3.connect(tmp) as db:
@@ -49,7 +49,7 @@ def load(path: Path) -> tuple[EventConfig, Tournament]:
         meta = dict(db.execute("SELECT key, value FROM meta"))
         config = EventConfig(**json.loads(meta["config"]))
         roster = [Player(**p) for p in json.loads(meta["roster"])]
-        t = Tournament(roster, config.division, config.name)
+        t = Tournament(roster, config.division, config.name, config.extend)
         for seq, kind, payload in db.execute("SELECT seq, kind, payload FROM actions ORDER BY seq"):
             apply(t, kind, json.loads(payload), check=f"{path} action {seq}")
     except (sqlite3.DatabaseError, KeyError) as exc:
@@ -81,6 +81,11 @@ def apply(t: Tournament, kind: str, payload: dict[str, Any], check: str = "") ->
         return t.record_result(payload["table"], payload["outcome"], discs)  # type: ignore[arg-type]
     if kind == "withdraw":
         return t.withdraw(payload["name"])
+    if kind == "late":
+        return t.report_late(payload["table"], payload["player"], payload["state"],
+                             payload.get("remaining_ms"))
+    if kind == "forfeit":
+        return t.record_forfeit(payload["table"], payload["loser"])
     raise TournamentError(f"{check}: unknown action {kind!r}")
 
 
@@ -89,8 +94,8 @@ def commit(path: Path, t: Tournament, kind: str, payload: dict[str, Any]) -> Any
     result = apply(t, kind, payload)
     if kind == "pair":
         payload = {**payload, "games": pairing_record(t)}
-    if kind == "result" and result is False:
-        return result  # the same result again: nothing to store
+    if kind in ("result", "late", "forfeit") and result is False:
+        return result  # the same again: nothing to store
     db = sqlite3.connect(path)
     try:
         with db:

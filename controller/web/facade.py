@@ -69,6 +69,8 @@ PLAYER_KEYS = frozenset(
         "events",
         "message",
         "url",
+        "signoff",  # rule 15: the result the players sign, once the game is over
+        "late",  # rules 11–12: who is late, and their time
     }
 )
 PUBLIC_EVENTS = frozenset({"move", "pass", "game_over"})
@@ -111,6 +113,15 @@ class ServiceFacade(Protocol):
 
     def accept_position(self) -> None:
         """Take the board as it stands as the true position (after an arbiter's ruling)."""
+        ...
+
+    def late_step(self, action: str, color: Color | None = None) -> None:
+        """Rules 11–12 on the arbiter's word: ``late`` (with the absent player's colour),
+        ``late_arrived``, ``late_play_on``, ``late_forfeit``."""
+        ...
+
+    def dispute_result(self, color: Color) -> None:
+        """A player disputes the result the table shows (rule 15): the arbiter decides."""
         ...
 
     def correct_position(self, board: str) -> None:

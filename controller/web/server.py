@@ -120,6 +120,7 @@ class WebServer:
                 Route("/record.ggf", self._record, methods=["GET"]),
                 Route("/static/{name}", self._asset, methods=["GET"]),
                 Route("/api/arbiter/{action}", self._action, methods=["POST"]),
+                Route("/api/dispute", self._dispute, methods=["POST"]),
             ],
             middleware=[
                 Middleware(SecurityHeaders),
@@ -317,6 +318,10 @@ class WebServer:
             "accept_position": f.accept_position,
             "adjust_time": lambda: f.adjust_time(*_adjust_args(body)),
             "correct_position": lambda: f.correct_position(_board_arg(body)),
+            "late": lambda: f.late_step("late", _color_arg(body, "late")),
+            "late_arrived": lambda: f.late_step("late_arrived"),
+            "late_play_on": lambda: f.late_step("late_play_on"),
+            "late_forfeit": lambda: f.late_step("late_forfeit"),
         }
         if action not in handlers:
             raise HTTPException(404, f"no such arbiter action: {action[:40]}")
@@ -330,6 +335,23 @@ class WebServer:
         return _json(200, {"ok": True, "action": action})
 
 
+    async def _dispute(self, request: Request) -> Response:
+        """A player disputes the result on the table page (rule 15). No token: it can only
+        send the result to the arbiter, never settle one; a confirmation needs the
+        player's own clock button."""
+        body = await read_json(request)
+        try:
+            color = Color.parse(str(body.get("color", "")))
+        except ValueError as exc:
+            raise HTTPException(400, f"dispute: {exc}") from None
+        try:
+            self.facade.dispute_result(color)
+        except (ValueError, KaeshiError) as exc:
+            raise HTTPException(400, str(exc)) from None
+        log.info("%s disputes the result", color.value)
+        return _json(200, {"ok": True, "dispute": color.value})
+
+
 def _reachable_host() -> str:
     # connecting a UDP socket sends nothing; it only makes the system pick the address
     # it would use on the LAN, which is what another device must type in
@@ -339,6 +361,13 @@ def _reachable_host() -> str:
             return str(probe.getsockname()[0])
     except OSError:
         return "127.0.0.1"
+
+
+def _color_arg(body: dict[str, Any], action: str) -> Color:
+    try:
+        return Color.parse(str(body.get("color", "")))
+    except ValueError as exc:
+        raise HTTPException(400, f"{action}: {exc}") from None
 
 
 def _adjust_args(body: dict[str, Any]) -> tuple[Color, float]:

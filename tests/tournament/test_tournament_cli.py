@@ -152,3 +152,72 @@ def test_toss_then_a_drawn_board_goes_to_the_draw_win_holder(event, capsys):
     game = t.current.table(int(table))
     assert (game.black, game.white, game.winner) == (white, black, black)
     assert game.colour_chooser == white
+
+
+def test_a_field_beyond_the_rules_needs_the_organisers_word_and_is_named_everywhere(
+        tmp_path, capsys):
+    # 130 roster entries draw numbers 11–140, past the rules' 「非シード選手に11～138」
+    write_roster(tmp_path / "players.csv", 130)
+    (tmp_path / "event.toml").write_text(EVENT, encoding="utf-8")
+    db = tmp_path / "t.sqlite"
+    new = ["tournament", "--db", str(db), "new", str(tmp_path / "event.toml"),
+           "--roster", str(tmp_path / "players.csv")]
+    assert main(new) == 1
+    assert "130 roster entries: the rules number players 11–138" in capsys.readouterr().err
+    assert not db.exists()
+    (tmp_path / "event.toml").write_text(EVENT + "extend = 1\n", encoding="utf-8")
+    assert main(new) == 1
+    assert "extend must be true or false" in capsys.readouterr().err
+    (tmp_path / "event.toml").write_text(EVENT + "extend = true\n", encoding="utf-8")
+    assert main(new) == 0
+    named = "extension of the rules, confirmed by the organiser: 130 roster entries"
+    assert named in capsys.readouterr().out
+    assert run(db, "lottery", "--seeds", "1", "2", "3") == 0
+    assert named in capsys.readouterr().out
+    assert run(db, "pair") == 0
+    assert f"note: {named}" in capsys.readouterr().out
+    assert run(db, "standings") == 0
+    assert named in capsys.readouterr().out
+    assert run(db, "export", str(tmp_path / "out")) == 0
+    out = tmp_path / "out"
+    assert named in (out / "round-1.html").read_text()
+    assert named in (out / "standings.html").read_text()
+    assert f"% {named}" in (out / "results.wof.txt").read_text()
+    data = json.loads((out / "event.json").read_text())
+    assert data["extension"].startswith(named)
+    assert data["rounds"][0]["notes"][0] == data["extension"]
+
+
+def test_late_arrival_and_forfeit_on_the_command_line(event, tmp_path, capsys):
+    assert run(event, "lottery", "--seeds", "1", "2", "3") == 0
+    capsys.readouterr()
+    assert run(event, "pair") == 0
+    sheet = capsys.readouterr().out.splitlines()
+    table, _, _, black, white = sheet[1].split(",")[:5]
+    assert run(event, "late", table, white, "clock_running") == 0
+    assert run(event, "late", table, white, "arrived", "--remaining", "12:30") == 0
+    before = event.read_bytes()
+    for args, needle in [
+        (("late", table, white, "absent"), "already arrived; refusing absent"),
+        (("late", table, white, "arrived", "--remaining", "12.30"), "must look like 12:30"),
+        (("late", table, "Nobody", "absent"), "'Nobody' does not play there"),
+        (("forfeit", table, "Nobody"), "'Nobody' does not play there"),
+    ]:
+        capsys.readouterr()
+        assert run(event, *args) == 1, args
+        assert needle in capsys.readouterr().err
+        assert event.read_bytes() == before
+    assert run(event, "late", table, white, "forfeit") == 0
+    assert run(event, "forfeit", table, white) == 0
+    assert run(event, "forfeit", table, white) == 0
+    assert "same forfeit was already entered" in capsys.readouterr().out
+    assert run(event, "export", str(tmp_path / "out")) == 0
+    data = json.loads((tmp_path / "out" / "event.json").read_text())
+    game = next(g for g in data["rounds"][0]["games"] if g["table"] == int(table))
+    assert game["forfeit"] and game["winner"] == black
+    assert game["late"] == {"player": white, "state": "forfeit", "remaining_ms": 750_000}
+    csv_sheet = (tmp_path / "out" / "round-1.csv").read_text()
+    assert f"(forfeit by {white}, not rated)" in csv_sheet
+    wof = (tmp_path / "out" / "results.wof.txt").read_text()
+    numbers = {p["name"]: p["number"] for p in data["players"]}
+    assert f"% {numbers[black]} wins by forfeit against {numbers[white]} (not rated)" in wof

@@ -38,7 +38,9 @@ def test_absent_players_get_numbers_but_no_league_and_no_games():
     assert "gone" not in [s.name for s in t.standings()]
 
 
-def test_eight_players_leagues_of_two_play_knockout_then_finals():
+def test_eight_players_leagues_won_in_round_one_wait_with_byes_until_round_six():
+    # 「各予選リーグの1位は、6～7回戦に準決勝、決勝、3位決定戦を行い」; 「全勝が1名と
+    # なった予選リーグの全勝選手を不戦勝とします。2回目の不戦勝となる場合もあります」
     t = Tournament(roster(8), "open")
     t.draw_lottery(SEEDS)
     assert sorted(t.groups.values()) == list("AABBCCDD")
@@ -46,18 +48,27 @@ def test_eight_players_leagues_of_two_play_knockout_then_finals():
     assert [g.stage for g in r1.games] == ["league"] * 4
     play_round(t)
     winners = {g.group: g.winner for g in r1.games}
-    r2 = t.pair_next_round()  # every league has its sole undefeated: semi-finals
-    semis = [g for g in r2.games if g.stage == "semi"]
+    for number in range(2, 6):
+        rnd = t.pair_next_round()
+        byes = {g.group: g.first for g in rnd.games if g.stage == "league"}
+        assert all(g.is_bye for g in rnd.games if g.stage == "league")
+        assert byes == winners, f"round {number}"
+        assert sum(g.stage == "placement" for g in rnd.games) == 2
+        play_round(t)
+    r6 = t.pair_next_round()
+    assert r6.number == 6
+    semis = [g for g in r6.games if g.stage == "semi"]
     assert {(g.first, g.second) for g in semis} == {
         (winners["A"], winners["D"]), (winners["B"], winners["C"])}
-    assert sum(g.stage == "placement" for g in r2.games) == 2
+    assert sum(g.stage == "placement" for g in r6.games) == 2
     play_round(t)
-    r3 = t.pair_next_round()
-    assert sorted(g.stage for g in r3.games if g.stage != "placement") == ["final", "third"]
+    r7 = t.pair_next_round()
+    assert sorted(g.stage for g in r7.games if g.stage != "placement") == ["final", "third"]
+    assert sum(g.stage == "placement" for g in r7.games) == 2  # 「7回戦まで」
     play_round(t, "second")
     assert t.finished
-    final = next(g for g in r3.games if g.stage == "final")
-    third = next(g for g in r3.games if g.stage == "third")
+    final = next(g for g in r7.games if g.stage == "final")
+    third = next(g for g in r7.games if g.stage == "third")
     ranking = t.final_ranking()
     assert ranking[:4] == [final.second, final.first, third.second, third.first]
     with pytest.raises(TournamentError, match="finished"):
@@ -279,12 +290,16 @@ def test_qualified_players_count_every_round_as_won_and_semi_walkover():
     winner_a = next(g.winner for g in r1.games if g.group == "A")
     winner_d = next(g.winner for g in r1.games if g.group == "D")
     t.withdraw(winner_d)
-    r2 = t.pair_next_round()
-    semi_ad = next(g for g in r2.games if g.stage == "semi" and g.group == "A-D")
+    for _ in range(2, 6):
+        rnd = t.pair_next_round()
+        assert winner_d not in {g.first for g in rnd.games}
+        play_round(t)
+    r6 = t.pair_next_round()
+    semi_ad = next(g for g in r6.games if g.stage == "semi" and g.group == "A-D")
     assert semi_ad.is_bye and semi_ad.first == winner_a
     play_round(t)
     wins = {s.name: s.wins for s in t.standings()}
-    assert wins[winner_a] == 2  # the league game, and the semi-final round counted as won
+    assert wins[winner_a] == 6  # the league game, four byes, the semi-final round
     assert wins[winner_d] == 1  # withdrawn: the rest counts as lost
 
 
@@ -298,7 +313,7 @@ def test_league_winner_who_withdraws_stops_collecting_wins():
     play_round(t)
     assert {s.name: s.wins for s in t.standings()}[winner_b] == 2
     t.withdraw(winner_b)
-    t.pair_next_round()  # semi-finals: B's opponent C walks over
+    t.pair_next_round()  # round 3: B's winner withdrawn, so no bye for them
     play_round(t)
     assert {s.name: s.wins for s in t.standings()}[winner_b] == 2
     assert t.standings() == t.standings_from_scratch() == t.standings_after(3)

@@ -9,17 +9,22 @@ one, the first page to open a stream.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from starlette.responses import StreamingResponse
 
+from controller.errors import KaeshiError
 from controller.hub.ingest import HubBus
+from controller.hub.protocol import HubChange
 from controller.hub.results import ResultDesk
 from controller.hub.web.dashboard import CLOCK_WARNING_SECONDS
 from controller.hub.web.live import Changes, Store, Views
 from controller.hub.web.responses import Pages
+
+log = logging.getLogger("kaeshi.hub.web")
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,28 @@ class HubContext:
         if not self._unsubscribe:
             self.changes.attach(asyncio.get_running_loop())
             self._unsubscribe.append(self.bus.subscribe(self.changes.notify))
+            if self.desk is not None:
+                self._unsubscribe.append(self.bus.subscribe(self.take_from_table))
+
+    def take_from_table(self, change: HubChange) -> None:
+        """A table's new state may carry a result both players signed, a late arrival or
+        a forfeit: the desk takes it without the arbiter (rules 11–12, 15)."""
+        if change.kind != "state" or self.desk is None:
+            return
+        status = self.store.table(change.table)
+        if status is None:
+            return
+        try:
+            outcome = self.desk.take_from_table(status)
+        except KaeshiError as exc:
+            log.warning("table %d: its sign-off or late arrival was not taken: %s",
+                        change.table, exc)
+            return
+        if outcome is not None:
+            r = outcome.result
+            log.info("table %d: round %d result %d-%d %s taken from the table%s",
+                     r.table, r.round, r.black, r.white, r.winner,
+                     f"; {outcome.problem}" if outcome.problem else "")
 
     def stop_listening(self) -> None:
         """Open streams end first, so the server is not held up by a page left open."""

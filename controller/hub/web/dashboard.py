@@ -144,6 +144,11 @@ def card(status: TableStatus, now: float, awaiting: bool,
             "black": s.result.black, "white": s.result.white, "winner": s.result.winner,
             "reason": s.result.reason,
         },
+        # rule 15 and rules 11–12 as the table reports them
+        "signoff": None if s.signoff is None else s.signoff.status,
+        "late": None if s.late is None else {
+            "player": s.late.late, "state": s.late.state,
+            "remaining_ms": s.late.remaining_ms},
     })
     return out
 

@@ -161,6 +161,44 @@ function drawEvents(s) {
   }
 }
 
+const SAYS = { true: "signed", false: "disputes", null: "not yet signed" };
+
+function drawSignoff(s) {
+  const box = $("signoff");
+  const card = s.signoff;
+  box.hidden = !card;
+  if (!card) return;
+  const winner = card.winner === "draw" ? "draw" : `${card.winner} wins`;
+  $("signoff-text").textContent = `${card.black}–${card.white}, ${winner}. Black: ` +
+    `${SAYS[card.black_says]}; White: ${SAYS[card.white_says]}` +
+    (card.status === "disputed" || card.status === "flagged" ? " — the arbiter is called." : ".");
+}
+
+async function dispute(color) {
+  await fetch("/api/dispute", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ color }),
+    credentials: "same-origin",
+  }).catch(() => {});
+}
+
+const LATE_TEXT = {
+  absent: "has not come: the arbiter starts their time with the other player's press",
+  clock_running: "has not come: their time runs",
+  arrived: "has arrived: plays on or takes the forfeit",
+  playing: "came late and plays on",
+  forfeit: "came late and took the forfeit (not rated)",
+  timed_out: "did not come before their time ran out",
+};
+
+function drawLate(s) {
+  const p = $("late");
+  const x = s.late;
+  p.hidden = !x;
+  if (x) p.textContent = `${x.late} ${LATE_TEXT[x.state] || x.state}`;
+}
+
 function render(s) {
   snap = s;
   document.body.dataset.mode = s.mode || "";
@@ -184,6 +222,8 @@ function render(s) {
   drawMoves(s);
   drawFlags(s);
   drawEvents(s);
+  drawSignoff(s);
+  drawLate(s);
 }
 
 function connect() {
@@ -221,7 +261,8 @@ async function act(action, body) {
 function wireControls() {
   if (VIEW !== "arbiter") return;
   for (const b of document.querySelectorAll("[data-action]")) {
-    b.addEventListener("click", () => act(b.dataset.action));
+    b.addEventListener("click", () => act(b.dataset.action,
+      b.dataset.color ? { color: b.dataset.color } : undefined));
   }
   $("adjust").addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -237,6 +278,9 @@ function wireControls() {
   });
 }
 
+for (const b of document.querySelectorAll("[data-dispute]")) {
+  b.addEventListener("click", () => dispute(b.dataset.dispute));
+}
 buildBoard();
 $("show-legal").addEventListener("change", () => snap && drawBoard(snap));
 wireControls();

@@ -20,7 +20,9 @@
       el("p", { class: "players" }, Hub.players(t)),
       small,
       el("p", { class: "clocks" }, black, white),
-      el("p", { class: "state" }, state, result ? ` · ${result}` : ""));
+      el("p", { class: "state" }, state, result ? ` · ${result}` : "",
+        t.signoff ? ` · ${t.signoff === "signed" ? "signed by both" : t.signoff}` : "",
+        t.late ? ` · ${t.late.player} late (${t.late.state.replace(/_/g, " ")})` : ""));
   }
 
   // The stream sends what changed: the cards that changed, the tables gone, and the

@@ -1,0 +1,75 @@
+"""Late arrivals and forfeits (rules 11–12) as the director records them.
+
+The table runs the late player's clock and asks whether they play on or take the
+forfeit (``controller.scorecard``); the director keeps each table's latest state so
+the pairing sheet, the hub and ``event.json`` can show it, and records a forfeit as
+a result that counts in the standings but is left out of the rating list.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from controller.scorecard import LATE_STATES
+from controller.tournament.game import Game, LateReport
+from controller.tournament.model import TournamentError
+
+if TYPE_CHECKING:
+    from controller.tournament.event import Tournament
+
+#: The order a late arrival moves in; a report may skip states but never go back.
+_ORDER = {s: k for k, s in enumerate(LATE_STATES)}
+
+
+def _game(t: Tournament, table: int, player: str) -> Game:
+    if t.current is None:
+        raise TournamentError(f"no round has been paired, so no table {table}")
+    g = t.current.table(table)
+    if player not in (g.first, g.second):
+        raise TournamentError(f"table {table}: {player!r} does not play there")
+    return g
+
+
+def report_late(t: Tournament, table: int, player: str, state: str,
+                remaining_ms: int | None = None) -> bool:
+    """Note that ``player`` is late at ``table`` in ``state``; False when nothing changed."""
+    g = _game(t, table, player)
+    if state not in LATE_STATES:
+        raise TournamentError(f"table {table}: late state must be one of "
+                              f"{', '.join(LATE_STATES)}, not {state!r}")
+    if remaining_ms is not None and (isinstance(remaining_ms, bool)
+                                     or not isinstance(remaining_ms, int) or remaining_ms < 0):
+        raise TournamentError(f"table {table}: remaining time must be whole milliseconds "
+                              f"≥ 0, not {remaining_ms!r}")
+    if remaining_ms is None and g.late is not None:
+        remaining_ms = g.late.remaining_ms  # a later report need not repeat it
+    new = LateReport(player, state, remaining_ms)
+    if g.late == new:
+        return False
+    if g.late is not None:
+        if g.late.player != player:
+            raise TournamentError(f"table {table}: {g.late.player} is the late player "
+                                  f"there, not {player}")
+        if _ORDER[state] < _ORDER[g.late.state] or g.late.state in ("playing", "forfeit",
+                                                                      "timed_out"):
+            raise TournamentError(f"table {table}: {player} is already {g.late.state}; "
+                                  f"refusing {state}")
+    if g.done:
+        raise TournamentError(f"table {table} already has a result")
+    g.late = new
+    return True
+
+
+def forfeit_outcome(t: Tournament, table: int, loser: str) -> tuple[Game, str, str]:
+    """(game, outcome, winner) of ``loser``'s forfeit at ``table``, checked."""
+    g = _game(t, table, loser)
+    winner = g.second if loser == g.first else g.first
+    assert winner is not None  # a table always has two players
+    outcome = "black" if winner == g.black else "white"
+    if g.done:
+        if g.forfeit and g.winner == winner:
+            return g, outcome, winner
+        raise TournamentError(f"table {table} already has the result {g.outcome}"
+                              f"{' (forfeit)' if g.forfeit else ''}; refusing {loser}'s "
+                              "forfeit")
+    return g, outcome, winner
