@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from devtools import DevTools
-from test_web_support import TOKEN, SimulatedGame
+from web_support import TOKEN, SimulatedGame
 
 from controller.arbiter import Mode
 from controller.web import WebServer

@@ -11,7 +11,7 @@ import re
 import warnings
 
 import pytest
-from test_web_support import TOKEN, SimulatedGame
+from web_support import TOKEN, SimulatedGame
 
 from controller.arbiter import Mode
 from controller.records import read_ggf_text, write_ggf

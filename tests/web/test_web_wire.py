@@ -10,7 +10,7 @@ import socket
 from collections.abc import AsyncIterator
 
 import pytest
-from test_web_support import TOKEN, SimulatedGame
+from web_support import TOKEN, SimulatedGame
 
 from controller.arbiter import Mode
 from controller.squares import Color

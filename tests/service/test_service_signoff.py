@@ -68,7 +68,7 @@ def test_no_card_before_the_end_nor_at_home(data_dir):
 def test_the_table_page_sends_a_players_dispute_and_shows_the_card():
     import warnings
 
-    from test_web_support import TOKEN, SimulatedGame
+    from web_support import TOKEN, SimulatedGame
 
     from controller.squares import Color
     from controller.web import WebServer, for_view

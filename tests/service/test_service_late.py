@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from test_web_support import TOKEN, SimulatedGame
+from web_support import TOKEN, SimulatedGame
 
 from controller.hub.protocol import decode_state, encode_state
 from controller.hub.table import table_state
