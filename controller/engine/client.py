@@ -38,6 +38,10 @@ log = logging.getLogger("kaeshi.engine")
 START_SECONDS = 10.0
 
 
+class Unsupported(ValueError):
+    """A request this engine's protocol cannot express; the engine itself is fine."""
+
+
 @dataclass(frozen=True)
 class Game:
     """What an engine is asked about: a start position and the moves since (None: pass)."""
@@ -151,7 +155,7 @@ class GtpSession:
 
     def _setup(self, game: Game, deadline: float) -> Position:
         if game.start != Position.start():
-            raise ProtocolError("GTP cannot set up a handicap or set-up start")
+            raise Unsupported("GTP cannot set up a handicap or set-up start")
         self.command("clear_board", deadline)
         pos = game.start
         for sq in game.moves:
@@ -181,8 +185,15 @@ class EngineSpec:
     protocol: str = "nboard"
     level: int = 4
     seconds: float = 5.0
-    #: Seconds an answer may be late before the engine counts as hung.
-    grace: float = 5.0
+    #: Seconds an answer may be late before the engine counts as hung; None: as long
+    #: as the time per move, at least 1 s and at most 5 s.
+    grace: float | None = None
+
+    @property
+    def deadline(self) -> float:
+        """Seconds to wait for one answer."""
+        grace = self.grace if self.grace is not None else max(1.0, min(5.0, self.seconds))
+        return self.seconds + grace
 
     def __post_init__(self) -> None:
         if self.protocol not in PROTOCOLS:
@@ -205,6 +216,8 @@ class EngineClient:
         self.problem: str | None = None
         self.name = ""
         self.failures = 0
+        #: Why the last request had no answer though the engine is fine (GTP limits).
+        self.note: str | None = None
 
     # ------------------------------------------------------------- state
     @property
@@ -256,6 +269,10 @@ class EngineClient:
                 session = self._start()
                 self.status = "thinking"
                 answer = call(session)  # type: ignore[operator]
+            except Unsupported as exc:
+                self.status = "ready"
+                self.note = f"{what}: {exc}"
+                return None
             except (EngineGone, ProtocolError, IllegalMoveError, OSError) as exc:
                 self._fail(f"{what}: {exc}")
                 return None
@@ -266,7 +283,7 @@ class EngineClient:
     def choose(self, game: Game) -> EngineMove | None:
         """The engine's move in ``game``'s position, checked against the rules."""
         position = game.position()
-        seconds = self.spec.seconds + self.spec.grace
+        seconds = self.spec.deadline
 
         def call(session: Session) -> EngineMove:
             move = session.choose(game, seconds)
@@ -278,7 +295,7 @@ class EngineClient:
     def hints(self, game: Game, count: int = 64) -> dict[str | None, float | None] | None:
         """Scores of up to ``count`` moves (None where the protocol gives none)."""
         position = game.position()
-        seconds = (self.spec.seconds + self.spec.grace) * max(1, min(count, 4))
+        seconds = self.spec.deadline * max(1, min(count, 4))
 
         def call(session: Session) -> dict[str | None, float | None]:
             scores = session.hints(game, count, seconds)

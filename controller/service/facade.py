@@ -75,7 +75,28 @@ class FacadeMixin:
             "url": self.url,
         }
         snap["flags"] = snap["irregularities"] if advisory else []
+        if self.engine is not None and mode == "home":  # rule 21: home tables only
+            snap["engine"] = self.engine.snapshot(board)
+            if audience == "players":
+                snap["overlay"] = {**{sq: c.to_json() for sq, c in
+                                      self.engine.plan(board).items()}, **snap["overlay"]}
         return snap
+
+    async def ask_hints(self: Service, heat: bool) -> dict[str, Any]:
+        """The player's request for the best move (or, ``heat``, every move's score)."""
+        from controller.engine.home import EngineRefused
+
+        if self.engine is None:
+            mode = self.core.settings.mode if self.core else self.config["game.mode"]
+            raise ActionError("no engine at this table" if mode == "home" else
+                              f"no hints in {mode} mode (rule 21: no advice during a game)")
+        try:
+            hints = await self.engine.ask_hints(heat)
+        except EngineRefused as exc:
+            raise ActionError(str(exc)) from None
+        if hints is None:
+            raise ActionError(f"the engine is gone: {self.engine.client.problem}")
+        return hints.to_json()
 
     def _open_flags(self: Service) -> list[dict[str, Any]]:
         assert self.core is not None

@@ -8,6 +8,8 @@ A Starlette app served by uvicorn on the service's own event loop
 * ``/api/state?view=player|arbiter`` snapshot as JSON
 * ``/events?view=player|arbiter`` Server-Sent Events: one ``state`` event per change
 * ``/record.ggf?view=player|arbiter`` the game record as a download
+* ``POST /api/hint`` ``{"heat": false}``: the engine's best move (or every move's
+  score), home mode only (docs/engine.md)
 * ``POST /api/arbiter/<action>`` with JSON body: ``pause``, ``resume``,
   ``adjust_time`` ``{"color": "black", "seconds": -30}``, ``accept_position``,
   ``correct_position`` ``{"board": "<64 chars>"}``
@@ -120,6 +122,7 @@ class WebServer:
                 Route("/record.ggf", self._record, methods=["GET"]),
                 Route("/static/{name}", self._asset, methods=["GET"]),
                 Route("/api/arbiter/{action}", self._action, methods=["POST"]),
+                Route("/api/hint", self._hint, methods=["POST"]),
             ],
             middleware=[
                 Middleware(SecurityHeaders),
@@ -328,6 +331,18 @@ class WebServer:
             raise HTTPException(400, str(exc)) from None
         log.info("arbiter action: %s %s", action, body or "")
         return _json(200, {"ok": True, "action": action})
+
+    async def _hint(self, request: Request) -> Response:
+        """A player's hint request; the facade refuses it outside home mode (rule 21)."""
+        body = await read_json(request)
+        ask = getattr(self.facade, "ask_hints", None)
+        if ask is None:
+            raise HTTPException(404, "no engine at this table")
+        try:
+            hints = await ask(bool(body.get("heat")))
+        except (ValueError, KaeshiError) as exc:
+            raise HTTPException(400, str(exc)) from None
+        return _json(200, hints)
 
 
 def _reachable_host() -> str:
