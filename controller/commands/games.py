@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("format", choices=sorted(FORMATS), help="record format")
     e.add_argument("--out", metavar="FILE", help="write here instead of printing")
     r = gsub.add_parser("review", help="score every move with the engine; write "
-                        "<id>.review.ggf and .review.json beside the game")
+                        "reviews/<id>.ggf and reviews/<id>.json in the games folder")
     _where(r, argparse.SUPPRESS)
     r.add_argument("id", help="game id, as `kaeshi games list` shows it")
     r.add_argument("--level", type=int, metavar="N",

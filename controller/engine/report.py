@@ -1,6 +1,6 @@
-"""A review as files and as a page: ``<id>.review.ggf`` (the record with the analysis
-as GGF evaluations and comments), ``<id>.review.json`` (for the page) and the HTML
-the table's page shows, score graph first.
+"""A review as files and as a page: ``reviews/<id>.ggf`` in the games folder (the
+record with the analysis as GGF evaluations and comments), ``reviews/<id>.json`` (for
+the page) and the HTML the table's page shows, score graph first.
 
 The game's own files are left as the arbiter wrote them: the review is an opinion
 about the game, the record is what happened.
@@ -26,9 +26,13 @@ from controller.records import write_ggf
 from controller.records.model import GameRecord
 from controller.squares import Color
 
+#: Reviews live in their own folder, so a listing of the games never takes one for a game.
+REVIEWS = "reviews"
+
 
 def review_paths(folder: Path, game_id: str) -> tuple[Path, Path]:
-    return folder / f"{game_id}.review.ggf", folder / f"{game_id}.review.json"
+    where = folder / REVIEWS
+    return where / f"{game_id}.ggf", where / f"{game_id}.json"
 
 
 def review_saved_game(folder: Path, game_id: str, spec: EngineSpec) -> tuple[Review, list[Path]]:
@@ -44,6 +48,7 @@ def review_saved_game(folder: Path, game_id: str, spec: EngineSpec) -> tuple[Rev
     finally:
         client.close()
     ggf, js = review_paths(folder, game_id)
+    ggf.parent.mkdir(exist_ok=True)
     ggf.write_text(write_ggf(annotate(entry.record, review)) + "\n", encoding="utf-8")
     js.write_text(json.dumps(review.to_json(), indent=1) + "\n", encoding="utf-8")
     return review, [ggf, js]
