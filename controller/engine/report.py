@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,8 @@ from controller.records import write_ggf
 from controller.records.model import GameRecord
 from controller.squares import Color
 
+#: What a game id looks like (the service's are start times such as 20260101-120000).
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: Reviews live in their own folder, so a listing of the games never takes one for a game.
 REVIEWS = "reviews"
 
@@ -96,8 +99,7 @@ def review_html(review: Review, record: GameRecord, game_id: str) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>Review {e(game_id)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/static/style.css">
-<style>.score-graph{{width:100%;max-width:720px}} tr.mistake td{{color:#b00;font-weight:bold}}
-.review td,.review th{{padding:2px 8px;text-align:right}}</style></head>
+<link rel="stylesheet" href="/static/engine.css"></head>
 <body><main class="review-page">
 <h1>Review: {title}</h1>
 <p>Engine: {e(review.engine)} (level {review.level}). Above the line black is ahead,
@@ -116,3 +118,23 @@ white {review.losses(Color.WHITE):g}.</p>
 
 def review_json(review: Review) -> dict[str, Any]:
     return review.to_json()
+
+
+def review_document(folder: Path, name: str, spec: EngineSpec) -> tuple[str, str]:
+    """For the page: ``("html", page)`` for ``<id>``, ``("ggf", text)`` for ``<id>.ggf``;
+    a game not yet reviewed is reviewed first (blocking: call it from a worker thread)."""
+    game_id = name[:-4] if name.endswith(".ggf") else name
+    if not GAME_ID.fullmatch(game_id):
+        raise ReviewError(f"not a game id: {game_id[:40]!r}")
+    ggf, js = review_paths(folder, game_id)
+    if js.is_file() and ggf.is_file():
+        review = load_review(js)
+    else:
+        review, _ = review_saved_game(folder, game_id, spec)
+    if name.endswith(".ggf"):
+        return "ggf", ggf.read_text(encoding="utf-8")
+    from controller.service.games import find_game
+
+    record = find_game(folder, game_id).record
+    assert record is not None  # a review exists only for a game the rules replay
+    return "html", review_html(review, record, game_id)

@@ -98,6 +98,22 @@ class FacadeMixin:
             raise ActionError(f"the engine is gone: {self.engine.client.problem}")
         return hints.to_json()
 
+    async def review_document(self: Service, name: str) -> tuple[str, str]:
+        """A finished game's review for the page (made on first request), home only."""
+        import asyncio
+        from pathlib import Path
+
+        from controller.engine.report import review_document
+        from controller.engine.seat import spec_from_config
+
+        mode = self.core.settings.mode if self.core else self.config["game.mode"]
+        if mode != "home":
+            raise ActionError(f"no reviews on a {mode} table's page: use `kaeshi games "
+                              "review` away from the games (rule 21)")
+        folder = Path(self.config["games.folder"])
+        return await asyncio.to_thread(review_document, folder, name,
+                                       spec_from_config(self.config))
+
     def _open_flags(self: Service) -> list[dict[str, Any]]:
         assert self.core is not None
         return self.core.arbiter.open_flags()

@@ -9,7 +9,8 @@ A Starlette app served by uvicorn on the service's own event loop
 * ``/events?view=player|arbiter`` Server-Sent Events: one ``state`` event per change
 * ``/record.ggf?view=player|arbiter`` the game record as a download
 * ``POST /api/hint`` ``{"heat": false}``: the engine's best move (or every move's
-  score), home mode only (docs/engine.md)
+  score); ``/review/<id>`` a finished game's review page, ``/review/<id>.ggf`` its
+  annotated record. Home mode only (docs/engine.md)
 * ``POST /api/arbiter/<action>`` with JSON body: ``pause``, ``resume``,
   ``adjust_time`` ``{"color": "black", "seconds": -30}``, ``accept_position``,
   ``correct_position`` ``{"board": "<64 chars>"}``
@@ -66,6 +67,8 @@ log = logging.getLogger("kaeshi.web")
 KEEPALIVE_SECONDS = 15.0
 STATIC_TYPES = {
     "app.js": "text/javascript; charset=utf-8",
+    "engine.js": "text/javascript; charset=utf-8",
+    "engine.css": "text/css; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
 }
 HTML = "text/html; charset=utf-8"
@@ -123,6 +126,7 @@ class WebServer:
                 Route("/static/{name}", self._asset, methods=["GET"]),
                 Route("/api/arbiter/{action}", self._action, methods=["POST"]),
                 Route("/api/hint", self._hint, methods=["POST"]),
+                Route("/review/{name}", self._review, methods=["GET"]),
             ],
             middleware=[
                 Middleware(SecurityHeaders),
@@ -343,6 +347,19 @@ class WebServer:
         except (ValueError, KaeshiError) as exc:
             raise HTTPException(400, str(exc)) from None
         return _json(200, hints)
+
+    async def _review(self, request: Request) -> Response:
+        make = getattr(self.facade, "review_document", None)
+        if make is None:
+            raise HTTPException(404, "no reviews at this table")
+        try:
+            kind, text = await make(request.path_params["name"])
+        except (ValueError, KaeshiError) as exc:
+            raise HTTPException(400, str(exc)) from None
+        if kind == "ggf":
+            return Response(text, media_type="application/octet-stream", headers={
+                "Content-Disposition": 'attachment; filename="review.ggf"'})
+        return Response(text, media_type=HTML)
 
 
 def _reachable_host() -> str:
