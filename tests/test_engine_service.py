@@ -332,3 +332,33 @@ def test_the_review_page_of_a_finished_game(tmp_path, data_dir):
     assert bad[0] in (400, 404)
     (refused,) = serve("tournament", ["/review/20260101-120000"])
     assert refused[0] == 400 and "rule 21" in refused[1]
+
+
+def test_a_handicap_game_against_the_engine_at_a_home_table(tmp_path):
+    """Two corner discs for black: white (the engine) moves first from that start."""
+    source = QueueSource()
+    service = Service(_config(tmp_path, **{"game.handicap": 2}), source=source)
+    service.open()
+    player = Player(service, source)
+    player.board = list(Position.handicap(2).board_string())
+
+    async def scenario():
+        task = asyncio.create_task(service.run())
+        player.show()
+        source.queue.put_nowait(Reading(press=Color.BLACK))  # black's press starts white
+        await _until(lambda: service.core.started)
+        first = await _engine_move(player)
+        await player.own_move()
+        await _engine_move(player)
+        service.stop()
+        await task
+        return first
+
+    first = asyncio.run(scenario())
+    moves = service.core.arbiter.moves
+    assert [m.player for m in moves] == [Color.WHITE, Color.BLACK, Color.WHITE]
+    assert moves[0].square == first and Position.handicap(2).is_legal(first)
+    assert service.core.record().start == Position.handicap(2)
+    resumed = Service(service.config.replace(**{"engine.plays": "none"}), source=QueueSource())
+    resumed.open()
+    assert resumed.core.arbiter.position == service.core.arbiter.position

@@ -38,6 +38,9 @@ OPTIONS: tuple[Option, ...] = (
     O("game", "white", str, "", "White player's name, written into the game record."),
     O("game", "event", str, "", "Tournament or event name for the record."),
     O("game", "place", str, "", "Where the game is played, for the record."),
+    O("game", "handicap", int, 0,
+      "Handicap start: black begins with 1-4 corner discs (a1, h8, h1, a8 in that "
+      "order) and white moves first; 0 for the standard start.", low=0, high=4),
     O("game", "draws_allowed", bool, True,
       "Whether a 32–32 game is a draw; when `false` the draw-win right decides it."),
     O("game", "draw_win_right", str, "none",
