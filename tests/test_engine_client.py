@@ -157,3 +157,10 @@ def test_protocol_lines_parse_as_engines_write_them():
             parse_nboard_move(bad)
     with pytest.raises(ProtocolError):
         parse_gtp_reply(["D6"])
+
+
+def test_an_engine_command_that_cannot_be_split_stops_start_up():
+    from controller.service.config import ConfigError, parse_config
+
+    with pytest.raises(ConfigError, match=r"line 2.*engine.command"):
+        parse_config('[engine]\ncommand = "/opt/edax -nboard \\"unclosed"\n', "k.toml")

@@ -218,7 +218,19 @@ def parse_config(text: str, source: str = "<config>") -> Config:
     parsed = SCHEMA.parse(text, source)
     _check_gpio_lines(parsed.values, source, parsed.lines, parsed.given.get("gpio", {}))
     check_secret(parsed, "web.token", source, ConfigError)
+    _check_engine_command(parsed.values["engine.command"], source, parsed.lines)
     return Config(parsed.values, source)
+
+
+def _check_engine_command(command: str, source: str, lines: KeyLines) -> None:
+    """The engine's command line must split into words (a quote left open would not)."""
+    import shlex
+
+    try:
+        shlex.split(command)
+    except ValueError as exc:
+        raise ConfigError(f"{source}{lines.where('engine', 'command')}: engine.command "
+                          f"cannot be split into words ({exc})") from None
 
 
 def _check_gpio_lines(
