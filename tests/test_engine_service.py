@@ -362,3 +362,41 @@ def test_a_handicap_game_against_the_engine_at_a_home_table(tmp_path):
     resumed = Service(service.config.replace(**{"engine.plays": "none"}), source=QueueSource())
     resumed.open()
     assert resumed.core.arbiter.position == service.core.arbiter.position
+
+
+def test_the_player_picks_the_engines_colour_and_level_on_the_page(tmp_path):
+    source = QueueSource()
+    cfg = _config(tmp_path, **{"web.enabled": True, "engine.plays": "none"})
+    service = Service(cfg, source=source)
+    service.open()
+    player = Player(service, source)
+
+    def post(body: dict) -> tuple[int, str]:
+        req = urllib.request.Request(
+            f"{service.url}/api/engine", data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "Origin": service.url},
+            method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    async def scenario():
+        task = asyncio.create_task(service.run())
+        await _until(lambda: bool(service.url))
+        await player.start()
+        await player.own_move()  # black
+        await asyncio.sleep(0.3)
+        assert _engine(service)["move"] is None  # nobody asked the engine to play
+        assert (await asyncio.to_thread(post, {"plays": "purple"}))[0] == 400
+        assert await asyncio.to_thread(post, {"plays": "white", "level": 3}) == (
+            200, '{"ok":true}')
+        square = await _engine_move(player)  # white's turn: it plays at once
+        service.stop()
+        await task
+        return square
+
+    square = asyncio.run(scenario())
+    assert service.core.arbiter.moves[1].square == square
+    assert service.engine.client.name == "Kaeshi3" and _engine(service)["level"] == 3

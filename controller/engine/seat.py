@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from controller.engine.client import EngineClient, EngineSpec
@@ -145,6 +146,26 @@ class EngineSeat:
             "hints": None if self.hints is None else {**self.hints.to_json(),
                                                        "heat": self.heat},
         }
+
+    async def choose(self, plays: Color | None, level: int | None) -> None:
+        """The player picks the engine's colour (None: no opponent) and level; a new level
+        starts the engine afresh. Kept until the service restarts (the configuration's
+        ``engine.plays``/``engine.level`` are what a restart uses)."""
+        require_home(self.service.core.settings.mode)
+        if level is not None and level != self.client.spec.level:
+            if not 1 <= level <= 60:
+                raise EngineRefused(f"level must be 1 to 60, not {level}")
+            spec = self.client.spec
+            if spec.argv[1:3] == ("-m", "controller.engine.own"):  # its level is an argument
+                spec = replace(spec, argv=tuple(own_engine_argv(spec.protocol, level)))
+            old = self.client
+            self.client = EngineClient(replace(spec, level=level))
+            await asyncio.to_thread(old.close)
+        self.plays = plays
+        self.instruction = None
+        self._key = None
+        self.changed()
+        self.service._show()
 
     async def close(self) -> None:
         if self._task is not None:

@@ -98,6 +98,21 @@ class FacadeMixin:
             raise ActionError(f"the engine is gone: {self.engine.client.problem}")
         return hints.to_json()
 
+    async def choose_engine(self: Service, plays: str | None, level: int | None) -> None:
+        """The home player's choice of the engine's colour (``none``: no opponent) and level."""
+        from controller.engine.home import EngineRefused
+
+        if self.engine is None:
+            raise ActionError("no engine at this table (home mode only, rule 21)")
+        try:
+            color = None if plays in (None, "none") else Color(plays)
+        except ValueError:
+            raise ActionError(f"plays must be black, white or none, not {plays!r}") from None
+        try:
+            await self.engine.choose(color, level)
+        except EngineRefused as exc:
+            raise ActionError(str(exc)) from None
+
     async def review_document(self: Service, name: str) -> tuple[str, str]:
         """A finished game's review for the page (made on first request), home only."""
         import asyncio

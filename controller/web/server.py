@@ -8,9 +8,7 @@ A Starlette app served by uvicorn on the service's own event loop
 * ``/api/state?view=player|arbiter`` snapshot as JSON
 * ``/events?view=player|arbiter`` Server-Sent Events: one ``state`` event per change
 * ``/record.ggf?view=player|arbiter`` the game record as a download
-* ``POST /api/hint`` ``{"heat": false}``: the engine's best move (or every move's
-  score); ``/review/<id>`` a finished game's review page, ``/review/<id>.ggf`` its
-  annotated record. Home mode only (docs/engine.md)
+* the engine's routes (hints, its colour and level, reviews): :mod:`controller.web.engine_routes`
 * ``POST /api/arbiter/<action>`` with JSON body: ``pause``, ``resume``,
   ``adjust_time`` ``{"color": "black", "seconds": -30}``, ``accept_position``,
   ``correct_position`` ``{"board": "<64 chars>"}``
@@ -50,6 +48,7 @@ from controller.records import write_ggf
 from controller.squares import Color, validate_board_string
 from controller.web.auth import ArbiterAuth
 from controller.web.embed import EmbeddedServer
+from controller.web.engine_routes import engine_routes
 from controller.web.facade import ServiceFacade, View, for_view, record_for_view
 from controller.web.guard import (
     FailureLimiter,
@@ -125,8 +124,7 @@ class WebServer:
                 Route("/record.ggf", self._record, methods=["GET"]),
                 Route("/static/{name}", self._asset, methods=["GET"]),
                 Route("/api/arbiter/{action}", self._action, methods=["POST"]),
-                Route("/api/hint", self._hint, methods=["POST"]),
-                Route("/review/{name}", self._review, methods=["GET"]),
+                *engine_routes(facade),
             ],
             middleware=[
                 Middleware(SecurityHeaders),
@@ -335,31 +333,6 @@ class WebServer:
             raise HTTPException(400, str(exc)) from None
         log.info("arbiter action: %s %s", action, body or "")
         return _json(200, {"ok": True, "action": action})
-
-    async def _hint(self, request: Request) -> Response:
-        """A player's hint request; the facade refuses it outside home mode (rule 21)."""
-        body = await read_json(request)
-        ask = getattr(self.facade, "ask_hints", None)
-        if ask is None:
-            raise HTTPException(404, "no engine at this table")
-        try:
-            hints = await ask(bool(body.get("heat")))
-        except (ValueError, KaeshiError) as exc:
-            raise HTTPException(400, str(exc)) from None
-        return _json(200, hints)
-
-    async def _review(self, request: Request) -> Response:
-        make = getattr(self.facade, "review_document", None)
-        if make is None:
-            raise HTTPException(404, "no reviews at this table")
-        try:
-            kind, text = await make(request.path_params["name"])
-        except (ValueError, KaeshiError) as exc:
-            raise HTTPException(400, str(exc)) from None
-        if kind == "ggf":
-            return Response(text, media_type="application/octet-stream", headers={
-                "Content-Disposition": 'attachment; filename="review.ggf"'})
-        return Response(text, media_type=HTML)
 
 
 def _reachable_host() -> str:

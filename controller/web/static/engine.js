@@ -10,6 +10,11 @@
   panel.hidden = true;
   panel.innerHTML =
     '<h2>Engine</h2><p id="engine-status"></p><p id="engine-move"></p>' +
+    '<form id="engine-choice"><label>engine plays <select id="engine-plays">' +
+    '<option value="none">nobody</option><option value="black">black</option>' +
+    '<option value="white">white</option></select></label> ' +
+    '<label>level <input id="engine-level" type="number" min="1" max="60" size="3"></label> ' +
+    '<button type="submit">Set</button></form>' +
     '<p><button type="button" id="hint-best">Best move</button> ' +
     '<button type="button" id="hint-heat">Score every move</button></p>' +
     '<ol id="engine-hints"></ol><p id="engine-error" role="status"></p>';
@@ -25,6 +30,8 @@
     if (e.gone) status = `The engine is gone (${e.problem}). Play on: both sides are yours.`;
     else if (e.problem) status += ` (last problem: ${e.problem})`;
     $("engine-status").textContent = status;
+    if (document.activeElement !== $("engine-level")) $("engine-level").value = e.level;
+    if (document.activeElement !== $("engine-plays")) $("engine-plays").value = e.plays || "none";
     $("engine-status").className = e.gone ? "engine-gone" : "";
     const m = e.move;
     let text = "";
@@ -58,6 +65,15 @@
       $("engine-error").textContent = String(err);
     }
   }
+  $("engine-choice").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const r = await fetch("/api/engine", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ plays: $("engine-plays").value,
+                             level: Number($("engine-level").value) }),
+    });
+    $("engine-error").textContent = r.ok ? "" : await r.text();
+  });
   $("hint-best").addEventListener("click", () => ask(false));
   $("hint-heat").addEventListener("click", () => ask(true));
   const source = new EventSource("/events?view=player");
