@@ -164,3 +164,16 @@ def test_an_engine_command_that_cannot_be_split_stops_start_up():
 
     with pytest.raises(ConfigError, match=r"line 2.*engine.command"):
         parse_config('[engine]\ncommand = "/opt/edax -nboard \\"unclosed"\n', "k.toml")
+
+
+@pytest.mark.parametrize("protocol", ["nboard", "gtp"])
+def test_kaeshi_engine_is_the_same_engine_for_a_gui(protocol):
+    argv = (sys.executable, "-m", "controller.cli", "engine", "--protocol", protocol,
+            "--level", "2")
+    client = EngineClient(EngineSpec(argv, protocol, 2, 10.0))
+    try:
+        move = client.choose(OPENING)
+        assert move is not None and move.square == Searcher(Settings.for_level(2)).analyse(
+            OPENING.position()).best
+    finally:
+        client.close()

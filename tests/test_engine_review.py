@@ -119,3 +119,20 @@ def test_a_review_needs_an_engine_that_gives_scores(tmp_path, game, capsys):
     assert cli_main(["games", "review", "g1", "--folder", str(folder),
                      "--config", str(config)]) == 1
     assert "needs scores" in capsys.readouterr().err
+
+
+def test_an_engine_crashing_mid_review_is_started_again_and_the_review_completes(game, tmp_path):
+    import sys
+    from pathlib import Path
+
+    faults = Path(__file__).with_name("engine_faults.py")
+    marker = tmp_path / "starts"
+    client = EngineClient(EngineSpec((sys.executable, str(faults), "nboard", "crash", "20",
+                                      str(marker)), "nboard", 2, 30.0), restarts=3)
+    try:
+        review = review_game(game, client)
+    finally:
+        client.close()
+    assert marker.read_text().count("started") >= 3  # crashed after every 20 requests
+    assert len(review.moves) == len(game.positions()) - 1
+    assert review.moves[-1].score == pytest.approx(-42.0)  # the game's real result

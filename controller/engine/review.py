@@ -122,6 +122,8 @@ def _value(client: EngineClient, game: Game, pos: Position) -> tuple[str | None,
     if not pos.legal_moves():
         return None, float("nan")  # a pass: the same value as the position after it
     hints = client.hints(game, 1)
+    if hints is None and not client.gone:
+        hints = client.hints(game, 1)  # the engine failed once: it is started again
     if not hints:
         raise ReviewError(f"the engine gave no answer ({client.problem or 'no hint'})")
     best, score = max(hints.items(), key=lambda kv: kv[1] if kv[1] is not None else -99)

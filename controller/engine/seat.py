@@ -95,6 +95,8 @@ class EngineSeat:
         self.asked += 1
         self.service.notifier.notify()  # the page shows "thinking"
         move = await asyncio.to_thread(self.client.choose, game)
+        if move is not None and self.service.message.startswith("engine: "):
+            self.service.message = ""  # started again and answering
         if move is not None and self._position_key() == key:
             self.instruction = Instruction.of(position, move)
             log.info("engine plays %s (%s)", move.square or "pass",
