@@ -177,3 +177,15 @@ def test_kaeshi_engine_is_the_same_engine_for_a_gui(protocol):
             OPENING.position()).best
     finally:
         client.close()
+
+
+def test_a_level_too_high_for_the_machine_costs_strength_not_time():
+    spec = EngineSpec(tuple(own_engine_argv("nboard", 20, 0.5)), "nboard", 20, 0.5)
+    client = EngineClient(spec)
+    try:
+        began = time.monotonic()
+        move = client.choose(OPENING)  # depth 20 in Python would take hours
+        assert move is not None and time.monotonic() - began < 1.5 + 0.5
+        assert client.status == "ready" and not client.problem
+    finally:
+        client.close()

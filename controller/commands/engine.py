@@ -16,4 +16,4 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return serve(args.protocol, args.level, sys.stdin, sys.stdout)
+    return serve(args.protocol, args.level, sys.stdin, sys.stdout, args.seconds)

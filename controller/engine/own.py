@@ -25,7 +25,7 @@ from controller.engine.protocol import (
     gtp_vertex,
     parse_move,
 )
-from controller.engine.search import Searcher, Settings
+from controller.engine.search import Result, Searcher, Settings
 from controller.position import IllegalMoveError, Position
 from controller.records import RecordError, read_ggf_text
 from controller.squares import BoardStringError, Color
@@ -33,14 +33,36 @@ from controller.squares import BoardStringError, Color
 NAME = "Kaeshi"
 VERSION = "1"
 DEFAULT_LEVEL = 4
+DEFAULT_SECONDS = 5.0
+#: How much longer than the last the next depth is expected to take.
+GROWTH = 6.0
+
+
+def timed_analyse(position: Position, settings: Settings, seconds: float) -> Result:
+    """A move to play: deeper and deeper up to ``settings.depth``, stopping before the
+    next depth would likely pass ``seconds`` (a pure-Python search is slow, and a level
+    too high for this machine must cost strength, not the game's time). Hints and
+    reviews are not timed: they search to the depth they were given."""
+    started = time.monotonic()
+    result = Searcher(Settings(1, settings.exact)).analyse(position)
+    for depth in range(2, settings.depth + 1):
+        if result.exact:
+            break
+        took = time.monotonic() - started
+        if took * GROWTH > seconds:
+            break
+        result = Searcher(Settings(depth, settings.exact)).analyse(position)
+    return result
 
 
 class NBoardServer:
     """One NBoard session: commands in, lines out (``write`` flushes each line)."""
 
-    def __init__(self, write: Callable[[str], None], level: int = DEFAULT_LEVEL) -> None:
+    def __init__(self, write: Callable[[str], None], level: int = DEFAULT_LEVEL,
+                 seconds: float = DEFAULT_SECONDS) -> None:
         self.write = write
         self.level = level
+        self.seconds = seconds
         self.position = Position.start()
 
     def handle(self, line: str) -> bool:
@@ -95,7 +117,7 @@ class NBoardServer:
     def choose(self) -> EngineMove:
         started = time.monotonic()
         self.write("status thinking")
-        result = self._searcher().analyse(self.position)
+        result = timed_analyse(self.position, Settings.for_level(self.level), self.seconds)
         self.write("status waiting")
         return EngineMove(result.best, result.score, round(time.monotonic() - started, 2))
 
@@ -122,9 +144,11 @@ class GtpServer:
                 "boardsize", "clear_board", "komi", "play", "genmove", "reg_genmove",
                 "undo", "showboard", "quit")
 
-    def __init__(self, write: Callable[[str], None], level: int = DEFAULT_LEVEL) -> None:
+    def __init__(self, write: Callable[[str], None], level: int = DEFAULT_LEVEL,
+                 seconds: float = DEFAULT_SECONDS) -> None:
         self.write = write
         self.level = level
+        self.seconds = seconds
         self.history = [Position.start()]
 
     @property
@@ -205,21 +229,22 @@ class GtpServer:
         if color is None:
             return False, "syntax error"
         pos = self._turn(color)
-        result = Searcher(Settings.for_level(self.level)).analyse(pos)
+        result = timed_analyse(pos, Settings.for_level(self.level), self.seconds)
         if play:
             self.history.append(pos.pass_turn() if result.best is None
                                 else pos.play(result.best))
         return True, gtp_vertex(result.best)
 
 
-def serve(protocol: str, level: int, stdin: TextIO, stdout: TextIO) -> int:
+def serve(protocol: str, level: int, stdin: TextIO, stdout: TextIO,
+          seconds: float = DEFAULT_SECONDS) -> int:
     """Answer commands from ``stdin`` until ``quit`` or end of input."""
 
     def write(line: str) -> None:
         stdout.write(line if line.endswith("\n") else line + "\n")
         stdout.flush()
 
-    server = (NBoardServer if protocol == "nboard" else GtpServer)(write, level)
+    server = (NBoardServer if protocol == "nboard" else GtpServer)(write, level, seconds)
     for raw in stdin:
         if not server.handle(raw.strip()):
             break
@@ -232,6 +257,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--level", type=int, default=DEFAULT_LEVEL,
                    help=f"search depth 1-20 (default {DEFAULT_LEVEL}); NBoard's "
                    "'set depth' changes it")
+    p.add_argument("--seconds", type=float, default=DEFAULT_SECONDS,
+                   help=f"time to choose a move (default {DEFAULT_SECONDS:g}); the search "
+                   "stops deepening before it would pass it")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -239,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
                                 description="Kaeshi's own Othello engine (NBoard or GTP).")
     add_arguments(p)
     args = p.parse_args(argv)
-    return serve(args.protocol, args.level, sys.stdin, sys.stdout)
+    return serve(args.protocol, args.level, sys.stdin, sys.stdout, args.seconds)
 
 
 if __name__ == "__main__":

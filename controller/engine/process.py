@@ -31,10 +31,10 @@ class EngineGone(KaeshiError):
     """The engine cannot be used: it would not start, died, hung or spoke nonsense."""
 
 
-def own_engine_argv(protocol: str, level: int) -> list[str]:
+def own_engine_argv(protocol: str, level: int, seconds: float = 5.0) -> list[str]:
     """The command that starts the project's own engine with this Python."""
     return [sys.executable, "-m", "controller.engine.own", "--protocol", protocol,
-            "--level", str(level)]
+            "--level", str(level), "--seconds", f"{seconds:g}"]
 
 
 def split_command(command: str) -> list[str]:

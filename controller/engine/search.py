@@ -44,10 +44,9 @@ class Settings:
 
     @classmethod
     def for_level(cls, level: int) -> Settings:
-        """Level 1-20 as a player picks it: a deeper midgame; the last 12 empties (more
-        from level 10) are always played perfectly, as strong engines do."""
-        level = max(1, min(20, level))
-        return cls(depth=level, exact=min(16, max(12, 8 + level // 2)))
+        """Level 1-20 as a player picks it: a deeper midgame; the last 12 empties are
+        always played perfectly (a solve of more would not fit a move's time here)."""
+        return cls(depth=max(1, min(20, level)), exact=12)
 
 
 @dataclass

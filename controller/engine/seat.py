@@ -41,8 +41,9 @@ def spec_from_config(config: Config) -> EngineSpec:
     """The configured engine; an empty command is Kaeshi's own engine."""
     protocol, level = config["engine.protocol"], config["engine.level"]
     command = config["engine.command"].strip()
-    argv = split_command(command) if command else own_engine_argv(protocol, level)
-    return EngineSpec(tuple(argv), protocol, level, float(config["engine.time"]))
+    seconds = float(config["engine.time"])
+    argv = split_command(command) if command else own_engine_argv(protocol, level, seconds)
+    return EngineSpec(tuple(argv), protocol, level, seconds)
 
 
 class EngineSeat:
@@ -159,7 +160,8 @@ class EngineSeat:
                 raise EngineRefused(f"level must be 1 to 60, not {level}")
             spec = self.client.spec
             if spec.argv[1:3] == ("-m", "controller.engine.own"):  # its level is an argument
-                spec = replace(spec, argv=tuple(own_engine_argv(spec.protocol, level)))
+                spec = replace(spec, argv=tuple(own_engine_argv(spec.protocol, level,
+                                                                spec.seconds)))
             old = self.client
             self.client = EngineClient(replace(spec, level=level))
             await asyncio.to_thread(old.close)
