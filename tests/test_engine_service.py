@@ -161,7 +161,8 @@ def test_an_engine_failing_mid_game_leaves_the_game_going(tmp_path, mode):
         await _engine_move(player)
         await player.own_move()
         # ... and fails again: now it is gone, and the page says so
-        await _until(lambda: _engine(service).get("status") == "gone")
+        await _until(lambda: _engine(service).get("status") == "gone"
+                     and service.message.startswith("engine: "))
         snap = service.snapshot("player")
         assert snap["engine"]["gone"] and snap["engine"]["problem"]
         assert "engine" in snap["message"]
