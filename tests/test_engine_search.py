@@ -55,8 +55,8 @@ def test_midgame_scores_equal_a_plain_minimax(seed):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_endgame_scores_are_exact(seed):
-    pos = random_position(100 + seed, 9)
-    result = Searcher(Settings(depth=1, exact=9)).analyse(pos, 64)
+    pos = random_position(100 + seed, 8)
+    result = Searcher(Settings(depth=1, exact=8)).analyse(pos, 64)
     s = Searcher()
     p, o = pos.mover, pos.other
     for square, score in result.scores.items():
