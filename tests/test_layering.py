@@ -82,3 +82,23 @@ def test_tests_mirror_the_packages() -> None:
                    not p.name.startswith((".", "__"))):
         tests = list(folder.glob("test_*.py"))
         assert tests, f"tests/{folder.name}/ holds no tests"
+
+
+def test_the_tournament_and_the_arbiter_never_reach_an_engine() -> None:
+    """Rule 21: nothing that runs or judges a tournament game can consult an engine."""
+    pure = [*(ROOT / "controller" / "arbiter").glob("*.py"),
+            *(ROOT / "controller" / "tournament").glob("*.py"),
+            ROOT / "controller" / "position.py", ROOT / "controller" / "clock.py"]
+    reach = {p.name: sorted(m for m in imported_modules(p) if m.startswith("controller.engine"))
+             for p in pure}
+    assert {name: mods for name, mods in reach.items() if mods} == {}
+
+
+def test_the_engine_search_and_protocol_do_no_io() -> None:
+    """The search and the protocol lines are pure; only process.py starts a child."""
+    engine = ROOT / "controller" / "engine"
+    io = {"subprocess", "socket", "threading", "asyncio", "os", "time"}
+    for name in ("search.py", "protocol.py", "home.py"):
+        assert not imported_modules(engine / name) & io, name
+    starters = [p.name for p in engine.glob("*.py") if "subprocess" in imported_modules(p)]
+    assert starters == ["process.py"]

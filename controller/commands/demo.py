@@ -4,7 +4,8 @@ Simulated players replay a WTHOR game with the clock running; one forgotten flip
 flagged and then corrected. The board is the simulated sensor board (the real
 firmware on a pseudo-terminal) when it can be built here, else the observation log
 is replayed directly. The terminal shows board, clocks and flags live, the web page
-runs on this machine, and the demo ends by itself, leaving the game record.
+runs on this machine, and the demo ends by itself, leaving the game record and its
+review by Kaeshi's own engine (no third-party engine needed).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--wthor", metavar="FILE", help="WTHOR file to take the game from")
     p.add_argument("--game", type=int, default=None, help="game number (0-based) in that file")
     p.add_argument("--no-web", action="store_true", help="do not start the web page")
+    p.add_argument("--no-review", action="store_true",
+                   help="do not review the finished game with Kaeshi's own engine")
     p.set_defaults(func=run)
 
 
@@ -90,7 +93,29 @@ def run(args: argparse.Namespace) -> int:
         terminal.message("the game did not finish; no record written")
         return 1
     terminal.message("game record: " + ", ".join(str(p) for p in service.finished_files))
+    if not args.no_review:
+        _review(service, out, terminal)
     return code
+
+
+def _review(service: Service, out: Path, terminal: TerminalDisplay) -> None:
+    """Review the finished game with Kaeshi's own engine, as ``kaeshi games review`` does."""
+    from controller.engine.report import review_saved_game, summary_lines
+    from controller.engine.review import text_graph
+    from controller.engine.seat import spec_from_config
+
+    game_id = service.finished_files[0].stem
+    config = service.config.replace(**{"engine.level": 2, "engine.command": "",
+                                       "engine.protocol": "nboard"})
+    try:
+        review, paths = review_saved_game(out, game_id, spec_from_config(config))
+    except KaeshiError as exc:
+        terminal.message(f"review not made: {exc}")
+        return
+    terminal.message("review (score after each move, black above the line):")
+    for line in [*text_graph(review).splitlines(), *summary_lines(review)]:
+        terminal.message(line)
+    terminal.message("review: " + ", ".join(str(p) for p in paths))
 
 
 def _service(demo: DemoGame, board: Any, log_path: Path, tmp: Path, out: Path,

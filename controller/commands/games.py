@@ -1,11 +1,12 @@
-"""``kaeshi games``: list the finished games and export one in a record format."""
+"""``kaeshi games``: list the finished games, export one in a record format, review one
+with an engine."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from controller.service.config import defaults, load_config
+from controller.service.config import Config, defaults, load_config
 from controller.service.games import FORMATS, export_game, list_games
 
 
@@ -19,6 +20,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("id", help="game id, as `kaeshi games list` shows it")
     e.add_argument("format", choices=sorted(FORMATS), help="record format")
     e.add_argument("--out", metavar="FILE", help="write here instead of printing")
+    r = gsub.add_parser("review", help="score every move with the engine; write "
+                        "reviews/<id>.ggf and reviews/<id>.json in the games folder")
+    _where(r, argparse.SUPPRESS)
+    r.add_argument("id", help="game id, as `kaeshi games list` shows it")
+    r.add_argument("--level", type=int, metavar="N",
+                   help="search depth (default: the configuration's engine.level)")
     p.set_defaults(func=run)
 
 
@@ -33,12 +40,34 @@ def _where(p: argparse.ArgumentParser, default: object) -> None:
 def _folder(args: argparse.Namespace) -> Path:
     if args.folder:
         return Path(args.folder)
-    config = load_config(args.config) if args.config else defaults()
-    return Path(config["games.folder"])
+    return Path(_config(args)["games.folder"])
+
+
+def _config(args: argparse.Namespace) -> Config:
+    return load_config(args.config) if args.config else defaults()
+
+
+def _review(args: argparse.Namespace, folder: Path) -> int:
+    from controller.engine.report import review_saved_game, summary_lines
+    from controller.engine.review import text_graph
+    from controller.engine.seat import spec_from_config
+
+    config = _config(args)
+    if args.level is not None:
+        config = config.replace(**{"engine.level": args.level})
+    review, paths = review_saved_game(folder, args.id, spec_from_config(config))
+    print(text_graph(review))
+    for line in summary_lines(review):
+        print(line)
+    for path in paths:
+        print(f"wrote {path}")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
     folder = _folder(args)
+    if args.games_command == "review":
+        return _review(args, folder)
     if args.games_command == "list":
         entries = list_games(folder)
         if not entries:

@@ -131,6 +131,8 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
         #: next_game order gave the next game (applied when it starts).
         self.hub: Any = None
         self.next_game_overrides: dict[str, Any] | None = None
+        #: The engine at a home table ([engine]; controller.engine.seat.EngineSeat).
+        self.engine: Any = None
 
     # ----------------------------------------------------------------- time
     def now(self) -> float:
@@ -228,6 +230,8 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
             self.journal.checkpoint()  # moves into the database file: a lost WAL costs none
         if self.hub is not None:
             self.hub.changed()
+        if self.engine is not None:
+            self.engine.changed()
         if self.on_step is not None:
             self.on_step(events)
         if core.game_over and not before[0]:

@@ -38,6 +38,9 @@ OPTIONS: tuple[Option, ...] = (
     O("game", "white", str, "", "White player's name, written into the game record."),
     O("game", "event", str, "", "Tournament or event name for the record."),
     O("game", "place", str, "", "Where the game is played, for the record."),
+    O("game", "handicap", int, 0,
+      "Handicap start: black begins with 1-4 corner discs (a1, h8, h1, a8 in that "
+      "order) and white moves first; 0 for the standard start.", low=0, high=4),
     O("game", "draws_allowed", bool, True,
       "Whether a 32–32 game is a draw; when `false` the draw-win right decides it."),
     O("game", "draw_win_right", str, "none",
@@ -126,6 +129,27 @@ OPTIONS: tuple[Option, ...] = (
       "It is the arbiter's view: keep it away from the players in a tournament."),
     O("log", "level", str, "info", "How much the service logs.",
       choices=("debug", "info", "warning", "error")),
+    # -- the engine (home mode only; docs/engine.md) -----------------------------
+    O("engine", "plays", str, "none",
+      "The colour an engine plays in `home` mode, the player taking the other; `none`: "
+      "no engine opponent (hints and reviews still use the engine). Never used in "
+      "`tournament` or `record` mode.", choices=("none", "black", "white")),
+    O("engine", "command", str, "",
+      "The engine's command line, e.g. `/opt/edax/lEdax-x64-modern -nboard` or "
+      "`/opt/egaroucid/Egaroucid_for_Console.out -gtp -level 15`. Empty: Kaeshi's own "
+      "small engine."),
+    O("engine", "protocol", str, "nboard",
+      "How the engine talks: `nboard` (Edax, NTest; moves and scores) or `gtp` "
+      "(Egaroucid; moves only, so no scores, heat map or review).",
+      choices=("nboard", "gtp")),
+    O("engine", "level", int, 4,
+      "Search depth the engine is given (NBoard `set depth`; Kaeshi's own engine "
+      "stops at 20). For a GTP engine give its level on the command line.",
+      low=1, high=60),
+    O("engine", "time", float, 5.0,
+      "Seconds the engine may think per move. An answer later than that again (at "
+      "least 1 s, at most 5 s more) counts as a hung engine: it is stopped and started "
+      "once more, then left alone; the game goes on without it.", low=0.1, high=600.0),
     # -- the tournament hall (README: "Running a tournament hall") --------------
     O("hub", "enabled", bool, False,
       "Publish this table to the hall's MQTT broker and take the hub's orders. Play "
@@ -194,7 +218,19 @@ def parse_config(text: str, source: str = "<config>") -> Config:
     parsed = SCHEMA.parse(text, source)
     _check_gpio_lines(parsed.values, source, parsed.lines, parsed.given.get("gpio", {}))
     check_secret(parsed, "web.token", source, ConfigError)
+    _check_engine_command(parsed.values["engine.command"], source, parsed.lines)
     return Config(parsed.values, source)
+
+
+def _check_engine_command(command: str, source: str, lines: KeyLines) -> None:
+    """The engine's command line must split into words (a quote left open would not)."""
+    import shlex
+
+    try:
+        shlex.split(command)
+    except ValueError as exc:
+        raise ConfigError(f"{source}{lines.where('engine', 'command')}: engine.command "
+                          f"cannot be split into words ({exc})") from None
 
 
 def _check_gpio_lines(

@@ -49,6 +49,12 @@ class GameSettings:
     #: as it arrives (``ArbiterConfig.settled``). Journals written before this setting
     #: existed lack it and replay as they were shown, as raw readings.
     settled: bool = False
+    #: Black's corner discs of a handicap start (1-4: a1, h8, h1, a8; white moves first);
+    #: 0 for the standard start.
+    handicap: int = 0
+
+    def start(self) -> Position:
+        return Position.handicap(self.handicap) if self.handicap else Position.start()
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -62,7 +68,7 @@ class GameSettings:
         right = None if self.draw_win_right == "none" else Color(self.draw_win_right)
         return ArbiterConfig(
             mode=Mode(self.mode),
-            start=Position.start(),
+            start=self.start(),
             draws_allowed=self.draws_allowed,
             draw_win_right=right,
             clock=True if self.clock else None,
@@ -233,7 +239,7 @@ class GameCore:
                 self.clock.end_move_while_paused(player)
         else:
             board = d["board"]
-            if not self.started and _matches_start(board):
+            if not self.started and _matches_start(board, self.arbiter.config.start):
                 self.started = True
             if self.over_by_time is not None:
                 return []
@@ -317,10 +323,10 @@ class GameCore:
         return rec
 
 
-def _matches_start(board: str) -> bool:
-    """The reading shows the start position; a few squares under a hand may be unknown,
-    but never the four centre discs."""
-    start = Position.start().board_string()
+def _matches_start(board: str, position: Position | None = None) -> bool:
+    """The reading shows the start position (the standard one unless given); a few
+    squares under a hand may be unknown, but never the four centre discs."""
+    start = (position or Position.start()).board_string()
     if len(board) != 64 or board.count("?") > 8:
         return False
     for seen, want in zip(board, start, strict=True):

@@ -82,7 +82,59 @@ class FacadeMixin:
                 "white_says": core.signoff.white_says, "status": core.signoff.status},
         }
         snap["flags"] = snap["irregularities"] if advisory else []
+        if self.engine is not None and mode == "home":  # rule 21: home tables only
+            snap["engine"] = self.engine.snapshot(board)
+            if audience == "players":
+                snap["overlay"] = {**{sq: c.to_json() for sq, c in
+                                      self.engine.plan(board).items()}, **snap["overlay"]}
         return snap
+
+    async def ask_hints(self: Service, heat: bool) -> dict[str, Any]:
+        """The player's request for the best move (or, ``heat``, every move's score)."""
+        from controller.engine.home import EngineRefused
+
+        if self.engine is None:
+            mode = self.core.settings.mode if self.core else self.config["game.mode"]
+            raise ActionError("no engine at this table" if mode == "home" else
+                              f"no hints in {mode} mode (rule 21: no advice during a game)")
+        try:
+            hints = await self.engine.ask_hints(heat)
+        except EngineRefused as exc:
+            raise ActionError(str(exc)) from None
+        if hints is None:
+            raise ActionError(f"the engine is gone: {self.engine.client.problem}")
+        return hints.to_json()
+
+    async def choose_engine(self: Service, plays: str | None, level: int | None) -> None:
+        """The home player's choice of the engine's colour (``none``: no opponent) and level."""
+        from controller.engine.home import EngineRefused
+
+        if self.engine is None:
+            raise ActionError("no engine at this table (home mode only, rule 21)")
+        try:
+            color = None if plays in (None, "none") else Color(plays)
+        except ValueError:
+            raise ActionError(f"plays must be black, white or none, not {plays!r}") from None
+        try:
+            await self.engine.choose(color, level)
+        except EngineRefused as exc:
+            raise ActionError(str(exc)) from None
+
+    async def review_document(self: Service, name: str) -> tuple[str, str]:
+        """A finished game's review for the page (made on first request), home only."""
+        import asyncio
+        from pathlib import Path
+
+        from controller.engine.report import review_document
+        from controller.engine.seat import spec_from_config
+
+        mode = self.core.settings.mode if self.core else self.config["game.mode"]
+        if mode != "home":
+            raise ActionError(f"no reviews on a {mode} table's page: use `kaeshi games "
+                              "review` away from the games (rule 21)")
+        folder = Path(self.config["games.folder"])
+        return await asyncio.to_thread(review_document, folder, name,
+                                       spec_from_config(self.config))
 
     def _open_flags(self: Service) -> list[dict[str, Any]]:
         assert self.core is not None

@@ -165,7 +165,8 @@ class IntakeMixin:
     def _is_new_game(self: Service, board: str) -> bool:
         from controller.service.core import _matches_start
 
-        return not self.exit_when_done and "?" not in board and _matches_start(board)
+        start = self.core.settings.start() if self.core is not None else None
+        return not self.exit_when_done and "?" not in board and _matches_start(board, start)
 
     def _link(self: Service, item: LinkChange) -> None:
         if self.journal_problem is not None:

@@ -39,6 +39,7 @@ def settings_from_config(config: Config, settled: bool = False) -> GameSettings:
         increment=float(config["clock.increment"]),
         delay=float(config["clock.delay"]),
         settled=settled,
+        handicap=config["game.handicap"],
     )
 
 

@@ -40,6 +40,8 @@ class OutputsMixin:
             self.core.settings.mode, self.core.arbiter.overlay(), self.states.state.value,
             self._legal() if self.config["leds.show_legal"] else None,
         )
+        if self.engine is not None:  # the arbiter's lights win where both fall
+            plan = {**self.engine.plan(self._board()), **plan}
         if plan == self._led_plan:
             return
         self._led_plan = plan
@@ -55,6 +57,11 @@ class OutputsMixin:
         c = self.core.clocks(self.now())
         running = Color(c["running"]) if c["running"] else None
         self._clockhw.show(c["black"], c["white"], running, c["paused"])
+
+    def _board(self: Service) -> str:
+        assert self.core is not None
+        arb = self.core.arbiter
+        return arb.last_board or arb.position.board_string()
 
     def _legal(self: Service) -> list[str]:
         assert self.core is not None
@@ -102,15 +109,32 @@ class OutputsMixin:
             await self._web.start()
             self.url = self._web.url
             log.info("arbiter view: %s/arbiter?token=%s", self.url, self.token)
+        if self._wants_engine():
+            from controller.engine.seat import EngineSeat, spec_from_config
+
+            plays = self.config["engine.plays"]
+            self.engine = EngineSeat(self, spec_from_config(self.config),
+                                     None if plays == "none" else Color(plays))
+            self.engine.changed()
         if self.config["hub.enabled"]:
             from controller.hub.table import HubLink, link_settings
 
             self.hub = HubLink(self, link_settings(self.config))
             self.hub.start()
 
+    def _wants_engine(self: Service) -> bool:
+        """An engine only at a home table (rule 21), and only if it has work: an opponent
+        to play, or a page where the player can ask for hints."""
+        if self.core is None or self.core.settings.mode != "home":
+            return False
+        return self.config["engine.plays"] != "none" or self.config["web.enabled"]
+
     async def _stop_outputs(self: Service, source: Source) -> None:
         with contextlib.suppress(Exception):
             await source.close()
+        if self.engine is not None:
+            with contextlib.suppress(Exception):
+                await self.engine.close()
         if self.hub is not None:
             await asyncio.to_thread(self.hub.stop)
         if self._web is not None:

@@ -8,6 +8,7 @@ A Starlette app served by uvicorn on the service's own event loop
 * ``/api/state?view=player|arbiter`` snapshot as JSON
 * ``/events?view=player|arbiter`` Server-Sent Events: one ``state`` event per change
 * ``/record.ggf?view=player|arbiter`` the game record as a download
+* the engine's routes (hints, its colour and level, reviews): :mod:`controller.web.engine_routes`
 * ``POST /api/arbiter/<action>`` with JSON body: ``pause``, ``resume``,
   ``adjust_time`` ``{"color": "black", "seconds": -30}``, ``accept_position``,
   ``correct_position`` ``{"board": "<64 chars>"}``
@@ -47,6 +48,7 @@ from controller.records import write_ggf
 from controller.squares import Color, validate_board_string
 from controller.web.auth import ArbiterAuth
 from controller.web.embed import EmbeddedServer
+from controller.web.engine_routes import engine_routes
 from controller.web.facade import ServiceFacade, View, for_view, record_for_view
 from controller.web.guard import (
     FailureLimiter,
@@ -64,6 +66,8 @@ log = logging.getLogger("kaeshi.web")
 KEEPALIVE_SECONDS = 15.0
 STATIC_TYPES = {
     "app.js": "text/javascript; charset=utf-8",
+    "engine.js": "text/javascript; charset=utf-8",
+    "engine.css": "text/css; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
 }
 HTML = "text/html; charset=utf-8"
@@ -121,6 +125,7 @@ class WebServer:
                 Route("/static/{name}", self._asset, methods=["GET"]),
                 Route("/api/arbiter/{action}", self._action, methods=["POST"]),
                 Route("/api/dispute", self._dispute, methods=["POST"]),
+                *engine_routes(facade),
             ],
             middleware=[
                 Middleware(SecurityHeaders),

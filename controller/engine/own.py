@@ -1,0 +1,274 @@
+"""The project's own engine: the rules engine with a small search, over NBoard or GTP.
+
+Started as a child process (``kaeshi engine --protocol nboard`` or
+``python -m controller.engine.own``), it speaks exactly what Edax and Egaroucid
+speak, so the client, home play and review are tested over the real protocol
+through a pipe, and ``make demo`` needs no third-party engine. It is also the
+fallback when no strong engine is installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+from controller.engine.protocol import (
+    EngineMove,
+    ProtocolError,
+    format_nboard_move,
+    format_search_line,
+    gtp_error,
+    gtp_ok,
+    gtp_vertex,
+    parse_move,
+)
+from controller.engine.search import Result, Searcher, Settings
+from controller.position import IllegalMoveError, Position
+from controller.records import RecordError, read_ggf_text
+from controller.squares import BoardStringError, Color
+
+NAME = "Kaeshi"
+VERSION = "1"
+DEFAULT_LEVEL = 4
+DEFAULT_SECONDS = 5.0
+#: How much longer than the last the next depth is expected to take.
+GROWTH = 6.0
+
+
+def timed_analyse(position: Position, settings: Settings, seconds: float) -> Result:
+    """A move to play: deeper and deeper up to ``settings.depth``, stopping before the
+    next depth would likely pass ``seconds`` (a pure-Python search is slow, and a level
+    too high for this machine must cost strength, not the game's time). Hints and
+    reviews are not timed: they search to the depth they were given."""
+    started = time.monotonic()
+    result = Searcher(Settings(1, settings.exact)).analyse(position)
+    for depth in range(2, settings.depth + 1):
+        if result.exact:
+            break
+        took = time.monotonic() - started
+        if took * GROWTH > seconds:
+            break
+        result = Searcher(Settings(depth, settings.exact)).analyse(position)
+    return result
+
+
+class NBoardServer:
+    """One NBoard session: commands in, lines out (``write`` flushes each line)."""
+
+    def __init__(self, write: Callable[[str], None], level: int = DEFAULT_LEVEL,
+                 seconds: float = DEFAULT_SECONDS) -> None:
+        self.write = write
+        self.level = level
+        self.seconds = seconds
+        self.position = Position.start()
+
+    def handle(self, line: str) -> bool:
+        """Handle one command line; False once the session should end."""
+        words = line.split(maxsplit=2)
+        if not words:
+            return True
+        cmd = words[0]
+        if cmd == "quit":
+            return False
+        if cmd == "ping":
+            self.write(f"pong {words[1] if len(words) > 1 else 0}")
+        elif cmd == "set" and len(words) > 2 and words[1] == "depth":
+            try:
+                self.level = max(1, min(20, int(words[2])))
+            except ValueError:
+                self.write(f"status bad depth {words[2][:20]}")
+            self.write(f"set myname {NAME}{self.level}")
+        elif cmd == "set" and len(words) > 2 and words[1] == "game":
+            self._set_game(words[2])
+        elif cmd == "move" and len(words) > 1:
+            self._move(words[1].split("/")[0])
+        elif cmd == "go":
+            self.write(format_nboard_move(self.choose()))
+        elif cmd == "hint" and len(words) > 1:
+            self._hint(words[1])
+        elif cmd == "learn":
+            self.write("learned")
+        # nboard, set contempt and anything unknown: ignored, as the protocol asks
+        return True
+
+    def _set_game(self, text: str) -> None:
+        try:
+            games = read_ggf_text(text, "set game")
+            if len(games) != 1:
+                raise RecordError("set game: exactly one game expected")
+            self.position = games[0].final_position()
+        except (RecordError, BoardStringError) as exc:
+            self.write(f"status cannot read the game: {exc}")
+
+    def _move(self, token: str) -> None:
+        try:
+            square = parse_move(token)
+            pos = self.position
+            self.position = pos.pass_turn() if square is None else pos.play(square)
+        except (ProtocolError, IllegalMoveError) as exc:
+            self.write(f"status bad move {token[:10]}: {exc}")
+
+    def _searcher(self) -> Searcher:
+        return Searcher(Settings.for_level(self.level))
+
+    def choose(self) -> EngineMove:
+        started = time.monotonic()
+        self.write("status thinking")
+        result = timed_analyse(self.position, Settings.for_level(self.level), self.seconds)
+        self.write("status waiting")
+        return EngineMove(result.best, result.score, round(time.monotonic() - started, 2))
+
+    def _hint(self, count: str) -> None:
+        try:
+            n = max(1, int(count))
+        except ValueError:
+            n = 1
+        searcher = self._searcher()
+        result = searcher.analyse(self.position, n)
+        depth = 64 - (self.position.black | self.position.white).bit_count() \
+            if result.exact else searcher.settings.depth
+        if not result.scores:  # a pass, or the game is over
+            self.write(format_search_line(None, result.score, depth))
+        for square, score in sorted(result.scores.items(), key=lambda kv: -kv[1])[:n]:
+            self.write(format_search_line(square, score, depth))
+        self.write("status")
+
+
+class GtpServer:
+    """One GTP session in Egaroucid's dialect: ``play``/``genmove`` on its own board."""
+
+    COMMANDS = ("protocol_version", "name", "version", "known_command", "list_commands",
+                "boardsize", "clear_board", "komi", "play", "genmove", "reg_genmove",
+                "undo", "showboard", "quit")
+
+    def __init__(self, write: Callable[[str], None], level: int = DEFAULT_LEVEL,
+                 seconds: float = DEFAULT_SECONDS) -> None:
+        self.write = write
+        self.level = level
+        self.seconds = seconds
+        self.history = [Position.start()]
+
+    @property
+    def position(self) -> Position:
+        return self.history[-1]
+
+    def handle(self, line: str) -> bool:
+        words = line.split()
+        if not words:
+            return True
+        ident = ""
+        if words[0].isdigit():
+            ident, words = words[0], words[1:]
+        if not words:
+            return True
+        cmd, args = words[0], words[1:]
+        ok, text = self._command(cmd, args)
+        reply = gtp_ok(text) if ok else gtp_error(text)
+        self.write(reply[0] + ident + reply[1:])
+        return cmd != "quit"
+
+    def _command(self, cmd: str, args: list[str]) -> tuple[bool, str]:
+        if cmd == "protocol_version":
+            return True, "2"
+        if cmd == "name":
+            return True, NAME
+        if cmd == "version":
+            return True, VERSION
+        if cmd == "known_command":
+            return True, "true" if args and args[0] in self.COMMANDS else "false"
+        if cmd == "list_commands":
+            return True, "\n".join(self.COMMANDS)
+        if cmd in ("boardsize", "komi", "quit"):
+            if cmd == "boardsize" and args and args[0] != "8":
+                return False, "unacceptable size"
+            return True, ""
+        if cmd == "clear_board":
+            self.history = [Position.start()]
+            return True, ""
+        if cmd == "undo":
+            if len(self.history) < 2:
+                return False, "cannot undo"
+            self.history.pop()
+            return True, ""
+        if cmd == "showboard":
+            return True, "\n" + str(self.position)
+        if cmd == "play":
+            return self._play(args)
+        if cmd in ("genmove", "reg_genmove"):
+            return self._genmove(args, cmd == "genmove")
+        return False, "unknown command"
+
+    def _side(self, args: list[str]) -> Color | None:
+        try:
+            return Color.parse(args[0]) if args else None
+        except BoardStringError:
+            return None
+
+    def _turn(self, color: Color) -> Position:
+        """The position with ``color`` to move: a colour out of turn is a pass (Egaroucid)."""
+        pos = self.position
+        return pos if pos.to_move is color else pos.with_to_move(color)
+
+    def _play(self, args: list[str]) -> tuple[bool, str]:
+        color = self._side(args)
+        if color is None or len(args) < 2:
+            return False, "syntax error"
+        try:
+            square = parse_move(args[1])
+            pos = self._turn(color)
+            self.history.append(pos.pass_turn() if square is None else pos.play(square))
+        except (ProtocolError, IllegalMoveError) as exc:
+            return False, f"illegal move: {exc}"
+        return True, ""
+
+    def _genmove(self, args: list[str], play: bool) -> tuple[bool, str]:
+        color = self._side(args)
+        if color is None:
+            return False, "syntax error"
+        pos = self._turn(color)
+        result = timed_analyse(pos, Settings.for_level(self.level), self.seconds)
+        if play:
+            self.history.append(pos.pass_turn() if result.best is None
+                                else pos.play(result.best))
+        return True, gtp_vertex(result.best)
+
+
+def serve(protocol: str, level: int, stdin: TextIO, stdout: TextIO,
+          seconds: float = DEFAULT_SECONDS) -> int:
+    """Answer commands from ``stdin`` until ``quit`` or end of input."""
+
+    def write(line: str) -> None:
+        stdout.write(line if line.endswith("\n") else line + "\n")
+        stdout.flush()
+
+    server = (NBoardServer if protocol == "nboard" else GtpServer)(write, level, seconds)
+    for raw in stdin:
+        if not server.handle(raw.strip()):
+            break
+    return 0
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--protocol", choices=("nboard", "gtp"), default="nboard",
+                   help="the protocol to speak on stdin/stdout (default: nboard)")
+    p.add_argument("--level", type=int, default=DEFAULT_LEVEL,
+                   help=f"search depth 1-20 (default {DEFAULT_LEVEL}); NBoard's "
+                   "'set depth' changes it")
+    p.add_argument("--seconds", type=float, default=DEFAULT_SECONDS,
+                   help=f"time to choose a move (default {DEFAULT_SECONDS:g}); the search "
+                   "stops deepening before it would pass it")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m controller.engine.own",
+                                description="Kaeshi's own Othello engine (NBoard or GTP).")
+    add_arguments(p)
+    args = p.parse_args(argv)
+    return serve(args.protocol, args.level, sys.stdin, sys.stdout, args.seconds)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

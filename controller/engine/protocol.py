@@ -1,0 +1,157 @@
+"""The two engine protocols, defined once for the client and the project's own engine.
+
+NBoard (Edax ``-nboard``, NTest, Novello): the GUI sends one command per line
+(``nboard 2``, ``set depth N``, ``set game GGF``, ``move F5``, ``hint N``, ``go``,
+``ping N``); the engine answers ``=== F5/score/time`` to ``go``,
+``search F5 score 0 depth`` (or ``book ...``) lines to ``hint``, and ``pong N`` once
+everything sent before the ping is done. Scores are from the side to move's view.
+
+GTP (Egaroucid's ``-gtp`` mode, as GoGui uses it): ``boardsize 8``,
+``clear_board``, ``play black d3``, ``genmove white``; each answer is ``= text``
+or ``? error`` ended by a blank line. Squares are written as in Othello records
+(column a-h, row 1 at the top), passes as ``PASS``.
+
+This module only formats and parses lines; it does no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from controller.position import Position
+from controller.squares import BoardStringError, Color, parse_square, square_name
+
+PROTOCOLS = ("nboard", "gtp")
+NBOARD_VERSION = 2
+
+_MOVE = re.compile(r"^(?:[a-hA-H][1-8]|PA|pa|PASS|pass)$")
+
+
+class ProtocolError(ValueError):
+    """A line from an engine that the protocol does not allow; the message quotes it."""
+
+
+@dataclass(frozen=True)
+class EngineMove:
+    """An engine's choice: ``square`` (None: pass), its score (mover's view) if given."""
+
+    square: str | None
+    score: float | None = None
+    seconds: float | None = None
+
+
+# ------------------------------------------------------------- squares
+def move_text(square: str | None) -> str:
+    """A square as NBoard writes it (``F5``); a pass is ``PA``."""
+    return "PA" if square is None else square.upper()
+
+
+def parse_move(text: str) -> str | None:
+    """``F5``/``f5`` -> ``"f5"``; ``PA``/``PASS`` -> None; anything else raises."""
+    token = text.strip()
+    if not _MOVE.match(token):
+        raise ProtocolError(f"not a move: {text[:40]!r}")
+    if token.lower() in ("pa", "pass"):
+        return None
+    try:
+        return square_name(parse_square(token.lower()))
+    except BoardStringError as exc:
+        raise ProtocolError(str(exc)) from None
+
+
+def parse_score(text: str) -> float:
+    """An NBoard eval: a number, or ``(a,b)`` (draw-to-black, draw-to-white) -> their mean."""
+    t = text.strip()
+    try:
+        if t.startswith("(") and t.endswith(")"):
+            a, b = t[1:-1].split(",")
+            return (float(a) + float(b)) / 2
+        return float(t)
+    except ValueError:
+        raise ProtocolError(f"not a score: {text[:40]!r}") from None
+
+
+# ------------------------------------------------------------- NBoard
+def ggf_game(start: Position, moves: list[str | None]) -> str:
+    """A minimal GGF game (``set game``): the start position and the moves, passes as PA.
+
+    Only tags every NBoard engine reads are written; names, clocks and comments of the
+    record are none of the engine's business.
+    """
+    s = start.board_string().replace("X", "*")
+    rows = " ".join(s[r * 8:(r + 1) * 8] for r in range(8))
+    side = "*" if start.to_move is Color.BLACK else "O"
+    parts = [f"(;GM[Othello]PB[]PW[]TY[8]BO[8 {rows} {side}]"]
+    pos = start
+    for sq in moves:
+        tag = "B" if pos.to_move is Color.BLACK else "W"
+        parts.append(f"{tag}[{move_text(sq)}]")
+        pos = pos.pass_turn() if sq is None else pos.play(sq)
+    parts.append(";)")
+    return "".join(parts)
+
+
+def parse_nboard_move(line: str) -> EngineMove:
+    """``=== F5/1.5/0.2`` (eval and time optional) or ``=== F5 1.5 0.2`` (Edax)."""
+    body = line[3:].strip()
+    fields = [f for f in re.split(r"[/\s]+", body) if f]
+    if not fields:
+        raise ProtocolError(f"move line without a move: {line[:60]!r}")
+    square = parse_move(fields[0])
+    score = parse_score(fields[1]) if len(fields) > 1 else None
+    seconds = None
+    if len(fields) > 2:
+        try:
+            seconds = float(fields[2])
+        except ValueError:
+            seconds = None
+    return EngineMove(square, score, seconds)
+
+
+def parse_search_line(line: str) -> tuple[str | None, float]:
+    """``search F5d6 1.5 0 12 ...`` or ``book F5 1.5 30 12``: the first move of the PV, score."""
+    fields = line.split()
+    if len(fields) < 3:
+        raise ProtocolError(f"search line too short: {line[:60]!r}")
+    pv = fields[1]
+    return parse_move(pv[:2]), parse_score(fields[2])
+
+
+def format_nboard_move(move: EngineMove) -> str:
+    score = "" if move.score is None else f"{move.score:.2f}"
+    seconds = "" if move.seconds is None else f"{move.seconds:.2f}"
+    return f"=== {move_text(move.square)}/{score}/{seconds}"
+
+
+def format_search_line(square: str | None, score: float, depth: int) -> str:
+    return f"search {move_text(square)} {score:.2f} 0 {depth}"
+
+
+# ---------------------------------------------------------------- GTP
+def gtp_color(color: Color) -> str:
+    return color.value
+
+
+def gtp_vertex(square: str | None) -> str:
+    return "PASS" if square is None else square.upper()
+
+
+def gtp_ok(text: str = "") -> str:
+    return f"= {text}".rstrip() + "\n\n"
+
+
+def gtp_error(text: str) -> str:
+    return f"? {text}\n\n"
+
+
+def parse_gtp_reply(lines: list[str]) -> tuple[bool, str]:
+    """The reply's lines (without the closing blank line) -> (success, text)."""
+    if not lines:
+        raise ProtocolError("empty GTP reply")
+    head = lines[0]
+    m = re.match(r"^([=?])\d*\s?(.*)$", head)
+    if m is None:
+        raise ProtocolError(f"GTP reply must start with '=' or '?': {head[:60]!r}")
+    text = "\n".join([m.group(2), *lines[1:]]).strip()
+    return m.group(1) == "=", text

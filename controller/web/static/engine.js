@@ -1,0 +1,81 @@
+// The engine panel of a home table's page: which engine plays, whether it is there,
+// its move to carry out, and hints on request. Only a home game's state carries an
+// "engine" entry (tournament rule 21), so elsewhere the panel never appears.
+"use strict";
+(function () {
+  if (document.body.dataset.view === "arbiter") return;
+  const panel = document.createElement("section");
+  panel.id = "engine-panel";
+  panel.className = "engine-panel";
+  panel.hidden = true;
+  panel.innerHTML =
+    '<h2>Engine</h2><p id="engine-status"></p><p id="engine-move"></p>' +
+    '<form id="engine-choice"><label>engine plays <select id="engine-plays">' +
+    '<option value="none">nobody</option><option value="black">black</option>' +
+    '<option value="white">white</option></select></label> ' +
+    '<label>level <input id="engine-level" type="number" min="1" max="60" size="3"></label> ' +
+    '<button type="submit">Set</button></form>' +
+    '<p><button type="button" id="hint-best">Best move</button> ' +
+    '<button type="button" id="hint-heat">Score every move</button></p>' +
+    '<ol id="engine-hints"></ol><p id="engine-error" role="status"></p>';
+  (document.querySelector(".side") || document.body).appendChild(panel);
+  const $ = (id) => document.getElementById(id);
+
+  function render(s) {
+    const e = s.engine;
+    panel.hidden = !e;
+    if (!e) return;
+    const who = e.plays ? `plays ${e.plays}` : "hints only";
+    let status = `${e.name} (${e.protocol}, level ${e.level}), ${who}: ${e.status}`;
+    if (e.gone) status = `The engine is gone (${e.problem}). Play on: both sides are yours.`;
+    else if (e.problem) status += ` (last problem: ${e.problem})`;
+    $("engine-status").textContent = status;
+    if (document.activeElement !== $("engine-level")) $("engine-level").value = e.level;
+    if (document.activeElement !== $("engine-plays")) $("engine-plays").value = e.plays || "none";
+    $("engine-status").className = e.gone ? "engine-gone" : "";
+    const m = e.move;
+    let text = "";
+    if (m && m.square === null) text = `The engine passes: press its clock.`;
+    else if (m && m.stage === "put") text = `Engine: put a ${m.player} disc on ${m.square}.`;
+    else if (m && m.stage === "turn") text = `Now turn ${m.squares.join(", ")}.`;
+    else if (m && m.stage === "press") text = `Done: press ${m.player}'s clock.`;
+    if (m && m.wrong && m.wrong.length) text += ` Wrong square: ${m.wrong.join(", ")}.`;
+    $("engine-move").textContent = text;
+    const list = $("engine-hints");
+    list.replaceChildren();
+    if (e.hints) {
+      for (const [sq, score] of Object.entries(e.hints.scores)) {
+        const li = document.createElement("li");
+        li.textContent = score === null ? sq : `${sq}: ${score > 0 ? "+" : ""}${score}`;
+        list.appendChild(li);
+      }
+    }
+  }
+
+  async function ask(heat) {
+    $("engine-error").textContent = "thinking…";
+    try {
+      const r = await fetch("/api/hint", {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ heat }),
+      });
+      const body = await r.text();
+      $("engine-error").textContent = r.ok ? "" : body;
+    } catch (err) {
+      $("engine-error").textContent = String(err);
+    }
+  }
+  $("engine-choice").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const r = await fetch("/api/engine", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ plays: $("engine-plays").value,
+                             level: Number($("engine-level").value) }),
+    });
+    $("engine-error").textContent = r.ok ? "" : await r.text();
+  });
+  $("hint-best").addEventListener("click", () => ask(false));
+  $("hint-heat").addEventListener("click", () => ask(true));
+  const source = new EventSource("/events?view=player");
+  source.addEventListener("state", (ev) => render(JSON.parse(ev.data)));
+})();

@@ -1,0 +1,144 @@
+"""The engine on the table's page: its panel in a real browser, the colour and level
+the player picks, and the review page of a finished game."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+
+from test_engine_service import (
+    Player,
+    QueueSource,
+    _config,
+    _engine,
+    _engine_move,
+    _faulty,
+    _until,
+)
+
+from controller.service.app import Service
+from controller.squares import Color
+
+
+def _text(element: str) -> str:
+    return f"(document.getElementById('{element}') || {{}}).textContent || ''"
+
+
+def test_the_page_names_the_engine_and_says_when_it_is_gone(tmp_path, browser):
+    marker = tmp_path / "starts"
+    cfg = _config(tmp_path, **{"web.enabled": True, "engine.time": 0.3,
+                               "engine.command": _faulty("crash", 1, marker)})
+    source = QueueSource()
+    service = Service(cfg, source=source)
+    service.open()
+    player = Player(service, source)
+
+    async def scenario():
+        task = asyncio.create_task(service.run())
+        await _until(lambda: bool(service.url))
+        await asyncio.to_thread(browser.navigate, service.url + "/")
+        await player.start()
+        await player.own_move()
+        await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
+        square = _engine(service)["move"]["square"]
+        await asyncio.to_thread(
+            browser.wait_for, f"{_text('engine-move')}.includes('put a white disc on "
+            f"{square}')", 10)
+        shown = await asyncio.to_thread(browser.js, _text("engine-status"))
+        assert "Kaeshi" in shown and "plays white" in shown  # which engine is playing
+        lit = await asyncio.to_thread(
+            browser.js, f"document.querySelector('[data-sq=\"{square}\"]').outerHTML")
+        assert lit  # the square is on the board the page draws
+        await player.move(square, _engine(service)["move"]["flips"], Color.WHITE)
+        await player.own_move()
+        await _engine_move(player)  # crashed, started again, answered
+        await player.own_move()  # crashes again: gone
+        await asyncio.to_thread(browser.wait_for,
+                                f"{_text('engine-status')}.includes('The engine is gone')", 15)
+        await player.own_move()  # white by hand: the game goes on
+        service.stop()
+        await task
+
+    asyncio.run(scenario())
+    assert len(service.core.arbiter.moves) == 6
+    assert browser.errors == []
+
+
+def test_the_review_page_of_a_finished_game(tmp_path, data_dir):
+    from controller.records import load_games
+    from controller.service.games import write_game_files
+
+    game = load_games(data_dir / "games" / "wthor" / "WTH_2001.wtb")[0]
+    write_game_files(game, "20260101-120000", tmp_path / "games")
+
+    def get(url: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(url, timeout=60) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    def serve(mode: str, paths: list[str]) -> list[tuple[int, str]]:
+        cfg = _config(tmp_path, **{"web.enabled": True, "game.mode": mode,
+                                   "engine.plays": "none", "engine.level": 1,
+                                   "journal.path": str(tmp_path / f"{mode}.sqlite")})
+        service = Service(cfg, source=QueueSource())
+        service.open()
+
+        async def scenario():
+            task = asyncio.create_task(service.run())
+            await _until(lambda: bool(service.url))
+            out = [await asyncio.to_thread(get, service.url + p) for p in paths]
+            service.stop()
+            await task
+            return out
+
+        return asyncio.run(scenario())
+
+    page, ggf, bad = serve("home", ["/review/20260101-120000", "/review/20260101-120000.ggf",
+                                    "/review/..%2Fjournal"])
+    assert page[0] == 200 and "<svg" in page[1] and "Biggest mistakes" in page[1]
+    assert ggf[0] == 200 and "Reviewed by Kaeshi1" in ggf[1]
+    assert bad[0] in (400, 404)
+    (refused,) = serve("tournament", ["/review/20260101-120000"])
+    assert refused[0] == 400 and "rule 21" in refused[1]
+
+
+def test_the_player_picks_the_engines_colour_and_level_on_the_page(tmp_path):
+    source = QueueSource()
+    cfg = _config(tmp_path, **{"web.enabled": True, "engine.plays": "none"})
+    service = Service(cfg, source=source)
+    service.open()
+    player = Player(service, source)
+
+    def post(body: dict) -> tuple[int, str]:
+        req = urllib.request.Request(
+            f"{service.url}/api/engine", data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "Origin": service.url},
+            method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    async def scenario():
+        task = asyncio.create_task(service.run())
+        await _until(lambda: bool(service.url))
+        await player.start()
+        await player.own_move()  # black
+        await asyncio.sleep(0.3)
+        assert _engine(service)["move"] is None  # nobody asked the engine to play
+        assert (await asyncio.to_thread(post, {"plays": "purple"}))[0] == 400
+        assert await asyncio.to_thread(post, {"plays": "white", "level": 3}) == (
+            200, '{"ok":true}')
+        square = await _engine_move(player)  # white's turn: it plays at once
+        service.stop()
+        await task
+        return square
+
+    square = asyncio.run(scenario())
+    assert service.core.arbiter.moves[1].square == square
+    assert service.engine.client.name == "Kaeshi3" and _engine(service)["level"] == 3

@@ -1,0 +1,282 @@
+"""The engine in the running service: it plays its colour at a home table, the page
+says when it is gone, and in a tournament it is never started nor consulted."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from controller.position import Position
+from controller.service.app import Service
+from controller.service.config import defaults
+from controller.service.journal import Journal
+from controller.service.sources import Reading
+from controller.squares import Color, parse_square, squares_of
+from controller.web.facade import ActionError
+
+FAULTS = Path(__file__).with_name("engine_faults.py")
+
+
+class QueueSource:
+    """A sensor the test feeds by hand."""
+
+    name = "test"
+    watchdog = False
+    settled = False
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue = asyncio.Queue()
+
+    async def items(self):
+        while True:
+            yield await self.queue.get()
+
+    async def close(self) -> None:
+        pass
+
+
+def _config(tmp: Path, **extra):
+    values = {
+        "game.mode": "home", "source.kind": "hall", "leds.driver": "web",
+        "journal.path": str(tmp / "journal.sqlite"), "games.folder": str(tmp / "games"),
+        "web.enabled": False, "web.host": "127.0.0.1", "web.port": 0,
+        "engine.plays": "white", "engine.level": 1, "engine.time": 10.0,
+    }
+    values.update(extra)
+    return defaults().replace(**values)
+
+
+def _faulty(mode: str, after: int, marker: Path) -> str:
+    return f"{sys.executable} {FAULTS} nboard {mode} {after} {marker}"
+
+
+async def _until(predicate, timeout=15.0):
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < end, "condition not reached in time"
+        await asyncio.sleep(0.02)
+
+
+class Player:
+    """Hands over the board: puts a disc, turns discs, presses the clock."""
+
+    def __init__(self, service: Service, source: QueueSource) -> None:
+        self.service, self.source = service, source
+        self.board = list(Position.start().board_string())
+
+    def show(self) -> None:
+        for _ in range(2):  # a raw source: a reading counts once a second agrees
+            self.source.queue.put_nowait(Reading(board="".join(self.board)))
+
+    async def start(self) -> None:
+        self.show()
+        self.source.queue.put_nowait(Reading(press=Color.WHITE))
+        await _until(lambda: self.service.core.started)
+
+    async def move(self, square: str, flips: list[str], color: Color) -> None:
+        n = len(self.service.core.arbiter.moves)
+        self.board[parse_square(square)] = color.symbol
+        self.show()
+        for sq in flips:
+            self.board[parse_square(sq)] = color.symbol
+        self.show()
+        self.source.queue.put_nowait(Reading(press=color))
+        await _until(lambda: len(self.service.core.arbiter.moves) > n)
+
+    async def own_move(self) -> None:
+        """The side to move plays its first legal move, correctly."""
+        pos = self.service.core.arbiter.position
+        sq = pos.legal_squares()[0]
+        await self.move(sq, squares_of(pos.flips(sq)), pos.to_move)
+
+
+def _engine(service: Service) -> dict:
+    return service.snapshot("player").get("engine") or {}
+
+
+async def _engine_move(player: Player) -> str:
+    """Wait for the engine's instruction and carry it out as the LEDs show it."""
+    service = player.service
+    await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
+    move = _engine(service)["move"]
+    assert service._led_plan[move["square"]].rgb == (255, 255, 255)  # the square to put
+    await player.move(move["square"], move["flips"], Color.WHITE)
+    return move["square"]
+
+
+def test_the_engine_plays_white_at_a_home_table(tmp_path):
+    source = QueueSource()
+    service = Service(_config(tmp_path), source=source)
+    service.open()
+    player = Player(service, source)
+
+    async def scenario():
+        task = asyncio.create_task(service.run())
+        await player.start()
+        played = []
+        for _ in range(3):
+            await player.own_move()  # black
+            played.append(await _engine_move(player))
+        hints = await service.ask_hints(heat=True)  # black asks for every move's score
+        assert set(hints["scores"]) == set(service.core.arbiter.position.legal_squares())
+        assert _engine(service)["hints"]["heat"] is True
+        service.stop()
+        await task
+        return played
+
+    played = asyncio.run(scenario())
+    whites = [m.square for m in service.core.arbiter.moves if m.player is Color.WHITE]
+    assert whites == played
+    assert service.engine.client.name.startswith("Kaeshi")
+    assert service.core.clocks(service.now())["white"] < 1200.0  # white's clock ran too
+
+
+@pytest.mark.parametrize("mode", ["hang", "crash", "garbage"])
+def test_an_engine_failing_mid_game_leaves_the_game_going(tmp_path, mode):
+    marker = tmp_path / "starts"
+    cfg = _config(tmp_path, **{"engine.command": _faulty(mode, 2, marker),
+                               "engine.time": 0.3})
+    source = QueueSource()
+    service = Service(cfg, source=source)
+    service.open()
+    player = Player(service, source)
+
+    async def scenario():
+        task = asyncio.create_task(service.run())
+        await player.start()
+        for _ in range(2):
+            await player.own_move()
+            await _engine_move(player)
+        await player.own_move()
+        # the engine fails, is started again, answers once more (its count starts over)...
+        await _engine_move(player)
+        await player.own_move()
+        await _engine_move(player)
+        await player.own_move()
+        # ... and fails again: now it is gone, and the page says so
+        await _until(lambda: _engine(service).get("status") == "gone"
+                     and service.message.startswith("engine: "))
+        snap = service.snapshot("player")
+        assert snap["engine"]["gone"] and snap["engine"]["problem"]
+        assert "engine" in snap["message"]
+        # the player plays white's moves by hand, and the game goes on
+        for _ in range(4):
+            await player.own_move()
+        service.stop()
+        await task
+
+    asyncio.run(scenario())
+    assert marker.read_text().count("started") == 2
+    moves = service.core.arbiter.moves
+    assert len(moves) == 13 and all(m.square for m in moves)
+    # nothing lost: every move is in the journal, and a resume rebuilds them all
+    journal = Journal(tmp_path / "journal.sqlite")
+    assert sum(e.data["event"] == "move"
+               for e in journal.entries(service.game.id, ("event",))) == 13
+    journal.close()
+    resumed = Service(cfg.replace(**{"engine.plays": "none"}), source=QueueSource())
+    resumed.open()
+    assert [m.square for m in resumed.core.arbiter.moves] == [m.square for m in moves]
+
+
+@pytest.mark.parametrize("mode", ["tournament", "record"])
+def test_no_engine_is_started_or_consulted_outside_home(tmp_path, mode):
+    marker = tmp_path / "starts"
+    cfg = _config(tmp_path, **{"game.mode": mode, "web.enabled": True,
+                               "engine.command": _faulty("hang", 99, marker)})
+    source = QueueSource()
+    service = Service(cfg, source=source)
+    service.open()
+    player = Player(service, source)
+
+    def post_hint() -> tuple[int, str]:
+        req = urllib.request.Request(
+            f"{service.url}/api/hint", data=json.dumps({"heat": True}).encode(),
+            headers={"Content-Type": "application/json", "Origin": service.url},
+            method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=5) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    async def scenario():
+        task = asyncio.create_task(service.run())
+        await player.start()
+        for _ in range(6):  # both sides by hand: white never gets an engine move
+            await player.own_move()
+        with pytest.raises(ActionError, match="rule 21"):
+            await service.ask_hints(heat=False)
+        status, body = await asyncio.to_thread(post_hint)
+        service.stop()
+        await task
+        return status, body
+
+    status, body = asyncio.run(scenario())
+    assert status == 400 and "rule 21" in body
+    assert service.engine is None and not marker.exists()  # never even started
+    for view in ("player", "arbiter"):
+        snap = service.snapshot(view)
+        assert "engine" not in snap
+        assert "hints" not in json.dumps(snap)
+    assert len(service.core.arbiter.moves) == 6
+
+
+def test_the_engine_playing_black_opens_the_game(tmp_path):
+    """Black moves first: the engine is asked as soon as the start position stands."""
+    source = QueueSource()
+    service = Service(_config(tmp_path, **{"engine.plays": "black"}), source=source)
+    service.open()
+    player = Player(service, source)
+
+    async def scenario():
+        task = asyncio.create_task(service.run())
+        await player.start()
+        await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
+        move = _engine(service)["move"]
+        await player.move(move["square"], move["flips"], Color.BLACK)
+        service.stop()
+        await task
+        return move["square"]
+
+    first = asyncio.run(scenario())
+    assert service.core.arbiter.moves[0].square == first
+    assert service.core.arbiter.moves[0].player is Color.BLACK
+
+
+def test_a_handicap_game_against_the_engine_at_a_home_table(tmp_path):
+    """Two corner discs for black: white (the engine) moves first from that start."""
+    source = QueueSource()
+    service = Service(_config(tmp_path, **{"game.handicap": 2}), source=source)
+    service.open()
+    player = Player(service, source)
+    player.board = list(Position.handicap(2).board_string())
+
+    async def scenario():
+        task = asyncio.create_task(service.run())
+        player.show()
+        source.queue.put_nowait(Reading(press=Color.BLACK))  # black's press starts white
+        await _until(lambda: service.core.started)
+        first = await _engine_move(player)
+        await player.own_move()
+        await _engine_move(player)
+        service.stop()
+        await task
+        return first
+
+    first = asyncio.run(scenario())
+    moves = service.core.arbiter.moves
+    assert [m.player for m in moves] == [Color.WHITE, Color.BLACK, Color.WHITE]
+    assert moves[0].square == first and Position.handicap(2).is_legal(first)
+    assert service.core.record().start == Position.handicap(2)
+    resumed = Service(service.config.replace(**{"engine.plays": "none"}), source=QueueSource())
+    resumed.open()
+    assert resumed.core.arbiter.position == service.core.arbiter.position
+
