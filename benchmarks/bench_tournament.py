@@ -9,7 +9,8 @@ import random
 import time
 
 from controller.tournament import Player, Tournament
-from controller.tournament.pairing import Entrant, pair_pool
+from controller.tournament.model import Entrant
+from controller.tournament.pairing import pair_pool
 
 
 def _event_until(players: int, rounds: int, seed: int = 1) -> Tournament:

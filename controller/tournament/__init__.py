@@ -59,11 +59,12 @@ from controller.tournament.game import Game, GameSettings, Round
 from controller.tournament.model import (
     SETTINGS,
     DivisionSettings,
+    Entrant,
     Player,
     TournamentError,
     settings_for,
 )
-from controller.tournament.pairing import Entrant, PoolPairing, pair_pool
+from controller.tournament.pairing import PoolPairing, pair_pool
 from controller.tournament.ranking import KnockoutStanding, OpenStanding
 
 __all__ = [

@@ -23,11 +23,11 @@ from controller.tournament.lottery import (
 )
 from controller.tournament.model import (
     DivisionSettings,
+    Entrant,
     Player,
     TournamentError,
     settings_for,
 )
-from controller.tournament.pairing import Entrant
 from controller.tournament.ranking import (
     GameResult,
     KnockoutStanding,

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING
 from controller.tournament import knockout as ko
 from controller.tournament.game import Game
 from controller.tournament.leagues import LEAGUES
-from controller.tournament.pairing import Prefer, pair_pool, split_pairing
+from controller.tournament.model import Prefer
+from controller.tournament.pairing import pair_pool, split_pairing
 
 if TYPE_CHECKING:
     from controller.tournament.event import Tournament

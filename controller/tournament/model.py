@@ -51,3 +51,18 @@ def settings_for(division: str) -> DivisionSettings:
             f"unknown division {division!r}; expected one of {', '.join(DIVISIONS)}"
         )
     return SETTINGS[division]  # type: ignore[index]
+
+
+#: Which end of the standings an unpaired top player meets: the open division's
+#: rule 6 pairs them as low as it can, the 新オセロ方式 as high as it can.
+Prefer = Literal["lowest", "highest"]
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One player as the pairing sees them: standing, past opponents, past byes."""
+
+    name: str
+    wins: int
+    had_bye: bool = False
+    played: frozenset[str] = frozenset()

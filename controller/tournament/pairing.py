@@ -33,27 +33,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
+from controller.tournament.model import Entrant, Prefer
 from controller.tournament.solver import Problem, blossom, search
-
-Prefer = Literal["lowest", "highest"]
 
 #: Pools up to this size fall back to the blossom solver quickly (well under a second).
 BLOSSOM_CHEAP = 100
 
 #: Name used for the virtual −1-win player in a pairing; meeting it is a bye.
 BYE: None = None
-
-
-@dataclass(frozen=True)
-class Entrant:
-    """One player as the pairing sees them: standing, past opponents, past byes."""
-
-    name: str
-    wins: int
-    had_bye: bool = False
-    played: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

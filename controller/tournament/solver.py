@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 if TYPE_CHECKING:
-    from controller.tournament.pairing import Entrant, Prefer
+    from controller.tournament.model import Entrant, Prefer
 
 #: Levels up to this size get their exact shortfall in the search's bound; larger
 #: ones are assumed to pair among themselves but for parity.

@@ -28,7 +28,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.tournament import flow as flow_module
-from controller.tournament.pairing import Entrant, pair_pool
+from controller.tournament.model import Entrant
+from controller.tournament.pairing import pair_pool
 from controller.tournament_store.formats import event_json
 from controller.tournament_store.simulate import simulate
 
