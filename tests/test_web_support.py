@@ -17,8 +17,10 @@ from controller.leds import plan_overlay
 from controller.observation import Observation
 from controller.position import Position
 from controller.records import GameRecord, write_ggf
+from controller.records.irregular import History
 from controller.squares import Color, parse_square, squares_of
 from controller.web import ActionError, ChangeNotifier, View
+from controller.web.facade import disc_graph, result_of
 
 TOKEN = "s3cret-arbiter-token"  # 20 characters: strong enough for check_token_strength
 
@@ -39,6 +41,8 @@ class SimulatedGame:
         self.events: list[Event] = []
         self.state = "waiting_for_start"
         self.actions: list[tuple[str, Any]] = []
+        self.history = History()
+        self.after: dict[int, Position] = {0: self.arbiter.position}
         self.board = self.arbiter.position.board_string()
         self.sense(self.board)
 
@@ -47,17 +51,29 @@ class SimulatedGame:
         self._last_t = max(self._last_t + 1e-3, self._now())
         return self._last_t
 
+    def _took(self, t: float, events: list[Event]) -> None:
+        """Keep the events, the irregularity history and the positions, as the service."""
+        self.events += events
+        self.history.take(events, len(self.arbiter.moves), t, self.arbiter.open_flags())
+        self.after[len(self.arbiter.moves)] = self.arbiter.position
+        if self.arbiter.game_over:
+            self.state = "game_over"
+
     def sense(self, board: str) -> None:
         self.board = board
         for _ in range(2):
-            self.events += self.arbiter.feed(Observation(self.t(), board=board))
+            t = self.t()
+            self._took(t, self.arbiter.feed(Observation(t, board=board)))
         self.notifier.notify()
 
     def press(self, color: Color) -> None:
         t = self.t()
-        self.clock.press(color, t)
-        self.events += self.arbiter.feed(Observation(t, press=color))
-        self.state = "game_over" if self.arbiter.game_over else "playing"
+        if not self.arbiter.game_over:
+            self.clock.press(color, t)
+        self.state = "playing"
+        self._took(t, self.arbiter.feed(Observation(t, press=color)))
+        if self.arbiter.game_over and self.clock.running is not None and not self.clock.paused:
+            self.clock.pause(t)  # the game is over: the clock stops with the last press
         self.notifier.notify()
 
     def start_clock(self) -> None:
@@ -124,6 +140,10 @@ class SimulatedGame:
             "events": [e.to_dict() for e in self.events[-50:]],
             "overlay": {sq: c.to_json() for sq, c in plan.items()},
             "irregularities": flags,
+            "history": self.history.to_json(),
+            "graph": disc_graph(self.after, len(arb.moves)),
+            "result": result_of([e.to_dict() for e in self.events]) if arb.game_over else None,
+            "now": now,
             "legal": legal,
             "message": "",
         }
@@ -157,10 +177,18 @@ class SimulatedGame:
     def accept_position(self) -> None:
         if self.arbiter.open is None:
             raise ActionError("there is no flagged position to accept")
+        t = self.t()
+        events = self.arbiter.rule_position(t)
+        self.history.ruled(t, accepted=True)
+        self._took(t, events)
         self._did("accept_position")
 
     def correct_position(self, board: str) -> None:
         Position.from_board_string(board, self.arbiter.to_move)
+        t = self.t()
+        events = self.arbiter.rule_position(t, board)
+        self.history.ruled(t, accepted=False)
+        self._took(t, events)
         self._did("correct_position", board)
 
 

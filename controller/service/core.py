@@ -19,6 +19,7 @@ from controller.events import Event, EventKind
 from controller.events import game_over as game_over_event
 from controller.observation import Observation
 from controller.position import Position
+from controller.records.irregular import History
 from controller.records.model import GameRecord
 from controller.squares import OBSERVATION_ALPHABET, Color, validate_board_string
 
@@ -84,6 +85,11 @@ class GameCore:
         self.t = 0.0
         self.started = False  # the start position has been seen (or a move made)
         self.inputs = 0
+        #: Every irregularity of the game and what became of it, to its end.
+        self.history = History()
+        #: The official position after each move (1-based, 0: the start), as it stood
+        #: when the next move began: the record keeps what the rules cannot rebuild.
+        self.after: dict[int, Position] = {0: self.arbiter.position}
 
     # ------------------------------------------------------------------ state
     @property
@@ -107,11 +113,18 @@ class GameCore:
         self.t = max(self.t, t)
         fallen = self._fallen_before(t)
         if fallen:
+            self._follow(t, fallen)
             return fallen
         events = self._input(t, data)
         if self.clock is not None and not self.game_over and self.clock.flag(t) is not None:
             events.extend(self._flag(t))  # an arbiter's correction took the last second
+        self._follow(t, events)
         return events
+
+    def _follow(self, t: float, events: list[Event]) -> None:
+        arb = self.arbiter
+        self.history.take(events, len(arb.moves), t, arb.open_flags())
+        self.after[len(arb.moves)] = arb.position
 
     def _fallen_before(self, t: float) -> list[Event]:
         if self.clock is None or self.game_over:
@@ -200,9 +213,11 @@ class GameCore:
         if board is not None:
             validate_board_string(board, 8, "-XO")
         try:
-            return self.arbiter.rule_position(t, board)
+            events = self.arbiter.rule_position(t, board)
         except RulingRefused as exc:
             raise ActionRefused(str(exc)) from None
+        self.history.ruled(t, accepted=board is None)
+        return events
 
     def clocks(self, now: float) -> dict[str, Any]:
         c = self.clock

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from controller.leds.plan import plan_overlay
 from controller.service.core import ActionRefused
 from controller.squares import Color
-from controller.web.facade import ActionError, View
+from controller.web.facade import ActionError, View, disc_graph, result_of
 
 if TYPE_CHECKING:
     from controller.records.model import GameRecord
@@ -71,6 +71,10 @@ class FacadeMixin:
             "overlay": {sq: cell.to_json() for sq, cell in plan.items()},
             "message": self.message,
             "irregularities": self._open_flags(),
+            "history": core.history.to_json(),
+            "graph": disc_graph(core.after, len(arb.moves)),
+            "result": result_of(self.events, core.over_by_time) if core.game_over else None,
+            "now": round(now, 3),
             "legal": legal or [],
             "url": self.url,
         }
