@@ -91,6 +91,16 @@ class SimulatedGame:
         self.sense("".join(cells))
         self.press(mover)
 
+    def put_right(self) -> None:
+        """The offender puts the flagged move right on the board (before the next move)."""
+        op = self.arbiter.open
+        assert op is not None, "nothing to put right"
+        self.sense(op.judgement.correct.board_string())
+
+    def pass_turn(self) -> None:
+        """The side to move presses without moving: a pass (illegal if it had a move)."""
+        self.press(self.arbiter.position.to_move)
+
     # -------------------------------------------------------------------- facade
     def snapshot(self, view: View) -> dict[str, Any]:
         now = self._last_t if self.clock.running is None else self._now()
@@ -114,7 +124,7 @@ class SimulatedGame:
         return {
             "version": self.notifier.version,
             "mode": self.mode.value,
-            "state": "paused" if self.clock.paused else self.state,
+            "state": "paused" if self.clock.paused and self.state != "game_over" else self.state,
             "board": self.board,
             "position": pos.board_string(),
             "to_move": pos.to_move.value,
@@ -138,6 +148,7 @@ class SimulatedGame:
                 for i, m in enumerate(arb.moves, 1)
             ],  # fmt: skip
             "events": [e.to_dict() for e in self.events[-50:]],
+            "last_move": arb.last_move,
             "overlay": {sq: c.to_json() for sq, c in plan.items()},
             "irregularities": flags,
             "history": self.history.to_json(),
