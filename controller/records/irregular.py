@@ -12,9 +12,15 @@ journal rebuilds it exactly, as it rebuilds the game.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from controller.position import IllegalMoveError, Position
+
+if TYPE_CHECKING:
+    from controller.records.model import GameRecord, Move
 
 #: A short name per kind, as a heading or a list item.
 KIND_NAMES: dict[str, str] = {
@@ -145,7 +151,7 @@ class Entry:
             STOOD: "It was not pointed out and stands.",
             ACCEPTED: "The arbiter accepted the board as it stood.",
             RULED: "The arbiter set the position.",
-            OPEN: "It was still open when the game ended.",
+            OPEN: "It may still be pointed out.",
         }.get(self.status, "")
         return f"Irregular move (rule 5): {self.text()}. {tail}".strip()
 
@@ -201,3 +207,59 @@ class History:
 
     def on_move(self, n: int) -> list[Entry]:
         return [e for e in self.entries if e.n == n and e.status != WITHDRAWN]
+
+
+#: How a record says, in words, that play went on from a board the rules do not give.
+#: GGF has no tag for it; Kaeshi reads this sentence back (the board as in ``BO``).
+STOOD_NOTE = "Play went on from the board as it stood after this move: "
+_STOOD = re.compile(re.escape(STOOD_NOTE) + r"(\d{1,2}(?: [-*O]+)+ [*O])\.?")
+
+
+def stood_note(board: str) -> str:
+    """The sentence for a record: ``board`` is a GGF ``BO`` value."""
+    return f"{STOOD_NOTE}{board}."
+
+
+def split_stood(comment: str) -> tuple[str, str | None]:
+    """A comment without its stood-board sentence, and the board it names (or None)."""
+    m = _STOOD.search(comment)
+    if m is None:
+        return comment, None
+    rest = (comment[: m.start()] + comment[m.end():]).strip()
+    return re.sub(r"[ \t]*\n[ \t]*\n+", "\n", rest), m.group(1)
+
+
+def stood_board(before: Position | None, after: Position | None, mv: Move
+                ) -> Position | None:
+    """The official board after ``mv`` if the rules, from ``before``, do not give it (an
+    irregular move that stood, a ruling); else None. Its side to move is the opponent's."""
+    if before is None or after is None:
+        return None
+    here = before.with_to_move(mv.player)
+    kept = after.with_to_move(mv.player.opponent)
+    try:
+        if mv.square is None:
+            if here.legal_moves():
+                return kept  # a pass with a move available, not pointed out
+            ruled = here.pass_turn()
+        else:
+            ruled = here.play(mv.square)
+    except IllegalMoveError:
+        return kept
+    return None if (ruled.black, ruled.white) == (after.black, after.white) else kept
+
+
+def for_people(rec: GameRecord, history: History, after: dict[int, Position]) -> GameRecord:
+    """The arbiter's record made readable: each move's irregularities in words and what
+    became of them, the board play went on from wherever the rules do not give it
+    (``after``: the official board after each move, 0 the start), and the mode in
+    words rather than a tag GGF does not have."""
+    mode = rec.extra.pop("mode", None)
+    if mode is not None:
+        rec.comments.insert(0, f"Judged by Kaeshi in {mode} mode.")
+    for n, mv in enumerate(rec.moves, 1):
+        entries = history.on_move(n)
+        if entries:
+            mv.comment = "\n".join(e.comment() for e in entries)
+        mv.stands = stood_board(after.get(n - 1), after.get(n), mv)
+    return rec

@@ -19,7 +19,7 @@ from controller.events import Event, EventKind
 from controller.events import game_over as game_over_event
 from controller.observation import Observation
 from controller.position import Position
-from controller.records.irregular import History
+from controller.records.irregular import History, for_people
 from controller.records.model import GameRecord
 from controller.squares import OBSERVATION_ALPHABET, Color, validate_board_string
 
@@ -245,7 +245,9 @@ class GameCore:
                 "to_move": None if self.game_over else pos.to_move.value}
 
     def record(self) -> GameRecord:
-        rec = self.arbiter.record()
+        """The game for people and files: irregularities in words, on the move they
+        happened on, and the board play went on from wherever the rules do not give it."""
+        rec = for_people(self.arbiter.record(), self.history, self.after)
         s = self.settings
         rec.black, rec.white, rec.event, rec.place = s.black, s.white, s.event, s.place
         if self.clock is not None:

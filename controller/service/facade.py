@@ -8,6 +8,7 @@ step function, so they are on disk before anyone sees their effect.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -91,7 +92,10 @@ class FacadeMixin:
     def game_record(self: Service) -> GameRecord:
         # everything, comments included: the web server filters it per view
         assert self.core is not None
-        return self.core.record()
+        rec = self.core.record()
+        if self.game is not None and not rec.date:
+            rec.date = dt.datetime.fromtimestamp(self.game.started).date().isoformat()
+        return rec
 
     def _action(self: Service, data: dict[str, Any]) -> None:
         if self.core is None:

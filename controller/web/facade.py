@@ -249,6 +249,7 @@ def record_for_view(record: GameRecord, snapshot: dict[str, Any], view: View) ->
         return record
     return dataclasses.replace(
         record,
-        moves=[dataclasses.replace(m, comment="") for m in record.moves],
+        # a board that stood after an unnoticed fault says there was one: kept back too
+        moves=[dataclasses.replace(m, comment="", stands=None) for m in record.moves],
         comments=[],
     )
