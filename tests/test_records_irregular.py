@@ -4,6 +4,7 @@ game it cannot hold."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -152,3 +153,45 @@ def test_the_stood_board_sentence_reads_back() -> None:
     comment = "Irregular move (rule 5): something.\n" + stood_note(board)
     assert split_stood(comment) == ("Irregular move (rule 5): something.", board)
     assert split_stood("no board here") == ("no board here", None)
+
+
+def test_arbitrate_speaks_in_words_and_its_records_verify(tmp_path: Path,
+                                                          data_dir: Path) -> None:
+    """Independent scenarios from real games, with irregularities nobody put right:
+    the record ``kaeshi arbitrate`` writes reads back and verifies, whatever stood."""
+    dev = data_dir / "arbiter-dev"
+    log = dev / "0001.obs.jsonl"  # white passes with legal moves at move 20
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "arbitrate", "--clock",
+                          "--mode", "tournament", "--format", "text", str(log),
+                          "--record", str(tmp_path / "g.ggf")],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "move 20  White passes" in run.stdout
+    assert "IRREGULAR White passed with a legal move at d1, e1" in run.stdout
+    assert "Black may point out d1, e1" in run.stdout and '"event"' not in run.stdout
+    verify = subprocess.run([sys.executable, "-m", "controller.cli", "record", "verify",
+                             str(tmp_path / "g.ggf")], capture_output=True, text=True)
+    assert verify.returncode == 0, verify.stderr
+    assert "move 20 (white pass): the board as it stood was kept" in verify.stderr
+    # and so on for a run of scenarios, judged in this process
+    from types import SimpleNamespace
+
+    from controller.commands import arbitrate
+    from controller.records.verify import verify_files
+
+    for obs in sorted(dev.glob("*.obs.jsonl"))[:12]:
+        out = tmp_path / f"{obs.name}.ggf"
+        meta = json.loads(obs.with_name(obs.name.replace(".obs.jsonl", ".meta.json"))
+                          .read_text(encoding="utf-8"))
+        args = SimpleNamespace(log=str(obs), mode="tournament", record=str(out),
+                               handicap=None, board=None, to_move="X", no_draws=False,
+                               draw_win_right=None, clock=True if meta["clock"] else None,
+                               settled=False, format="json")
+        with open(tmp_path / "events.jsonl", "w") as sink:
+            real, sys.stdout = sys.stdout, sink
+            try:
+                assert arbitrate.run(args) == 0  # type: ignore[arg-type]
+            finally:
+                sys.stdout = real
+        report = verify_files([out])
+        assert report.ok, (obs.name, report.problems)

@@ -169,7 +169,10 @@ def _raw_entry(path: Path, problem: str) -> GameEntry | None:
 def list_games(folder: Path) -> list[GameEntry]:
     """The finished games of a folder, oldest first (ids are start times)."""
     if not folder.is_dir():
-        raise KaeshiError(f"{folder}: no games folder there")
+        raise KaeshiError(
+            f"{folder}: no games folder there (no game has been finished with it yet). "
+            "Name the folder with --folder DIR, or the service's configuration with "
+            "--config FILE (its games.folder); `kaeshi demo` writes into ./games")
     return [e for e in map(_entry, sorted(folder.glob("*.json"))) if e is not None]
 
 
