@@ -147,7 +147,8 @@ def hall(tmp_path: Path) -> Iterator[tuple[LiveHub, dict[int, Table]]]:
 
 
 LIVE = "document.getElementById('conn').textContent === 'live'"
-TOP = "document.querySelector('#tables .card')"
+#: The first table under "Needs you now": the most urgent one.
+TOP = "document.querySelector('#urgent .card')"
 
 
 def test_hub_browser_irregularity_on_top_and_pause_reaches_the_table(
@@ -157,18 +158,32 @@ def test_hub_browser_irregularity_on_top_and_pause_reaches_the_table(
     browser.navigate(f"{live.url}/arbiter?token={TOKEN}")
     browser.wait_for(LIVE + " && document.querySelectorAll('#tables .card').length === 6",
                      timeout=15)
-    assert browser.js(f"{TOP}.dataset.table") == "1"  # nothing needs the arbiter yet
+    assert browser.js(TOP) is None  # nothing needs the arbiter yet
+    assert browser.js("document.getElementById('urgent-box').hidden") is True
     assert browser.js("location.search") == ""  # the token left the address bar
 
-    flag = {"kind": "forgotten_flip", "player": "white", "squares": ["d4", "e4"]}
+    flag = {"kind": "forgotten_flip", "player": "white", "squares": ["d4", "e4"], "n": 4,
+            "at": time.time() - 75}
     made = time.monotonic()
     tables[5].publish(state(5, [flag]))
     browser.wait_for(f"{TOP}.dataset.table === '5'", timeout=5)
     shown = time.monotonic() - made
     print(f"irregularity at table 5 on top of the dashboard after {shown * 1000:.0f} ms")
     assert shown < SHOW_DEADLINE
-    assert browser.js(f"{TOP}.querySelector('.attention').textContent") == (
-        "irregularity: forgotten flip d4 e4")
+    card = browser.js(f"{TOP}.innerText")
+    assert "white: forgotten flip d4 e4 at move 4 · 1 min 15 s ago" in card
+    assert ("Black may point out d4 and e4: press the clock to hand the turn back; then "
+            "White must turn the discs on d4 and e4 to white") in card
+    assert "move 0 · discs 2–2" in card
+    # the hall's map keeps its order: table 5 stays fifth, and is outlined there
+    assert browser.js("[...document.querySelectorAll('#tables .card')]"
+                      ".map(c => c.dataset.table).join()") == "1,2,3,4,5,6"
+    assert browser.js("document.querySelector('#tables .card[data-table=\"5\"]')"
+                      ".dataset.rank") == "0"
+    assert browser.js("document.getElementById('summary').textContent") == (
+        "6 tables, 1 needs you")
+    # no tournament is loaded: no pairings, no standings, no button to send them
+    assert browser.js("document.getElementById('aside').hidden") is True
     flagged = browser.js(f"[...{TOP}.querySelectorAll('.cell.flag')].map(c => c.dataset.sq)")
     assert flagged == ["d4", "e4"]
 
@@ -253,7 +268,8 @@ def test_hub_browser_pause_stops_a_real_tables_clock(
         try:
             browser.wait_for(
                 f"{TOP} && {TOP}.dataset.table === '5' && "
-                f"{TOP}.querySelector('.attention').textContent.includes('forgotten flip d4')",
+                f"{TOP}.querySelector('.attention').textContent.includes('forgotten flip d4')"
+                f" && {TOP}.innerText.includes('at move 3')",
                 timeout=30)
         except AssertionError as exc:
             proc.terminate()

@@ -114,10 +114,16 @@ const Hub = (() => {
     for (const p of rows) list.append(el("li", { "data-table": p.table }, p.text));
   }
 
+  // " · 1 min 12 s ago": since a wall time (seconds; the hall keeps its clocks in step)
+  function ago(at) {
+    const s = Math.max(0, Math.round(Date.now() / 1000 - at));
+    return ` · ${s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`} ago`;
+  }
+
   function players(s) {
     if (!s.black && !s.white) return "";
     return `● ${s.black || "?"} — ○ ${s.white || "?"}`;
   }
 
-  return { el, board, clocks, stream, post, standings, pairings, players, fmt };
+  return { el, board, clocks, stream, post, standings, pairings, players, fmt, ago };
 })();
