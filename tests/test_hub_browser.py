@@ -191,6 +191,13 @@ def test_hub_browser_irregularity_on_top_and_pause_reaches_the_table(
     browser.js(f"{TOP}.click()")
     browser.wait_for("document.body.dataset.view === 'table' && " + LIVE, timeout=10)
     browser.wait_for("document.querySelectorAll('#board .cell.flag').length === 2", timeout=5)
+    page = browser.text()
+    assert "white: forgotten flip d4 e4 at move 4" in page
+    assert "Black may point out d4 and e4" in page
+    # a board with its coordinates, and no raw position string to type into
+    assert browser.js("[...document.querySelectorAll('#board .coord')].map(c => c.textContent)"
+                      ".join('')") == "abcdefgh12345678"
+    assert browser.js("document.querySelectorAll('input[maxlength=\"64\"]').length") == 0
     browser.js("document.querySelector('[data-action=\"pause\"]').click()")
     assert tables[5].got_order.wait(5), "the pause never reached table 5"
     assert [o.command for o in tables[5].orders] == ["pause"]
@@ -203,9 +210,12 @@ def test_hub_browser_irregularity_on_top_and_pause_reaches_the_table(
               "moves": ["white d6", "black c3"]}
     tables[5].client.publish(Topics(EVENT).events(5), encode_event(
         EventMessage(5, "g5", 1, resync, None, START, "white")), qos=1).wait_for_publish(5)
-    browser.wait_for("document.querySelector('#events .ev.resync') !== null", timeout=10)
-    assert browser.js("document.querySelector('#events .ev.resync').textContent") == (
-        "1. board adopted after white d6, black c3, white to move (changed: c3 d4 d6)")
+    browser.wait_for("document.querySelector('#events .ev-resync') !== null", timeout=10)
+    assert browser.js("document.querySelector('#events .ev-resync').textContent") == (
+        "board adopted after white d6, black c3, white to move (changed: c3 d4 d6)")
+    assert browser.js("document.querySelector('#events .ev-resync').value") == 1  # numbered once
+    # no event is drawn as a clock
+    assert browser.js("document.querySelectorAll('#events .clock').length") == 0
 
     # the spectators' page: every table, none of the arbiter's channel
     browser.navigate(f"{live.url}/")

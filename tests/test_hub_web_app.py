@@ -104,14 +104,21 @@ def test_the_spectator_page_and_feeds_wait_for_the_delay(hub: Setup) -> None:
 def test_the_arbiters_views_need_the_token(hub: Setup) -> None:
     play_with_flag(hub)
     for path in ("/api/dashboard", "/api/table/5", "/export/event.ggf",
-                 "/export/event-wthor.zip", "/arbiter/table/5"):
+                 "/export/event-wthor.zip"):
         assert hub.client.get(path).status_code == 403, path
     assert hub.client.get("/arbiter").text.count('name="token"') == 1  # the login form
+    # a page asks a person for the token, and brings them back to it
+    page = hub.client.get("/arbiter/table/5")
+    assert page.text.count('name="token"') == 1 and "dashboard" not in page.text
+    assert 'name="next" value="/arbiter/table/5"' in page.text
+    wrong = hub.client.get("/arbiter/table/5?token=not-the-token")
+    assert wrong.status_code == 403 and "Wrong arbiter token." in wrong.text
     client = hub.login()
     cards = client.get("/api/dashboard").json()["tables"]
     assert [c["table"] for c in cards] == [5, 6]
-    assert cards[0]["irregularities"] == [{"kind": "forgotten_flip", "player": "white",
-                                           "squares": ["e4"]}]
+    (flag,) = cards[0]["irregularities"]
+    assert (flag["kind"], flag["player"], flag["squares"]) == ("forgotten_flip", "white", ["e4"])
+    assert flag["instruction"].startswith("Black may point out e4")
     full = client.get("/api/table/5").json()
     assert [e["event"] for e in full["events"]].count("irregularity") == 1
     assert client.get("/api/table/99").status_code == 404
@@ -312,7 +319,7 @@ def test_the_dashboard_stream_follows_the_hubs_changes() -> None:
             # only the card that changed, and the new order of all of them
             assert second["full"] is False and second["order"] == [3, 1, 2]
             assert [c["table"] for c in second["tables"]] == [3]
-            assert second["tables"][0]["attention"]["detail"] == "over flip c4"
+            assert second["tables"][0]["attention"]["detail"] == "black: over-flip c4"
             assert "pairings" not in second and second["gone"] == []
             app.state.close_streams()
 

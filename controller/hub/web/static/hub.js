@@ -21,15 +21,24 @@ const Hub = (() => {
     return node;
   }
 
-  // 64 cells; `marks` names squares to outline (the discs of an open irregularity).
-  function board(container, text, marks) {
+  // 64 cells; `marks` names squares to outline (the discs of an open irregularity);
+  // `opts.coords` adds a-h and 1-8 around them, `opts.last` marks the last move's square.
+  function board(container, text, marks, opts) {
+    const o = opts || {};
     const marked = new Set(marks || []);
     container.textContent = "";
+    container.classList.toggle("coords", !!o.coords);
     const s = text || "";
+    if (o.coords) {
+      container.append(el("div", { class: "coord corner" }));
+      for (const c of COLS) container.append(el("div", { class: "coord" }, c));
+    }
     for (let i = 0; i < 64; i++) {
       const name = squareName(i);
-      const cell = el("div", { class: marked.has(name) ? "cell flag" : "cell", "data-sq": name,
-                               "data-disc": DISC[s[i]] || "", title: name });
+      if (o.coords && i % 8 === 0) container.append(el("div", { class: "coord" }, String(i / 8 + 1)));
+      let cls = marked.has(name) ? "cell flag" : "cell";
+      if (o.last === name) cls += " last";
+      const cell = el("div", { class: cls, "data-sq": name, "data-disc": DISC[s[i]] || "", title: name });
       if (DISC[s[i]]) cell.append(el("span", { class: "disc " + DISC[s[i]] }));
       container.append(cell);
     }
