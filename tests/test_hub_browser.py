@@ -97,13 +97,13 @@ def state(n: int, flags: list[dict[str, object]] | None = None) -> TableState:
 class LiveHub:
     """Broker, hub and web app (Uvicorn on its own thread), as ``kaeshi hub`` runs them."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, delay: float = 900.0) -> None:
         self.broker = PrivateBroker(folder / "broker", tables=TABLES)
         self.broker.start()
         self.store = HubStore(folder / "hub.sqlite")
         self.hub = Hub(self.broker.hub_settings(), EVENT, self.store)
         self.hub.start()
-        settings = HubWebSettings(TOKEN, delay=900.0, event_name="Open")
+        settings = HubWebSettings(TOKEN, delay=delay, event_name="Open")
         app = self.app = build_app(self.store, self.hub, None, settings)
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
@@ -128,9 +128,9 @@ class LiveHub:
         self.broker.stop()
 
 
-@pytest.fixture
-def hall(tmp_path: Path) -> Iterator[tuple[LiveHub, dict[int, Table]]]:
-    live = LiveHub(tmp_path)
+def open_hall(folder: Path, delay: float = 900.0) -> Iterator[tuple[LiveHub, dict[int, Table]]]:
+    """A live hub with every table online and publishing its state."""
+    live = LiveHub(folder, delay)
     tables: dict[int, Table] = {}
     try:
         for n in range(1, TABLES + 1):
@@ -144,6 +144,11 @@ def hall(tmp_path: Path) -> Iterator[tuple[LiveHub, dict[int, Table]]]:
         for t in tables.values():
             t.close()
         live.close()
+
+
+@pytest.fixture
+def hall(tmp_path: Path) -> Iterator[tuple[LiveHub, dict[int, Table]]]:
+    yield from open_hall(tmp_path)
 
 
 LIVE = "document.getElementById('conn').textContent === 'live'"
