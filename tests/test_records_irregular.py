@@ -138,9 +138,11 @@ def test_wthor_names_the_game_it_cannot_hold(tmp_path: Path) -> None:
 def test_every_kind_has_words_and_an_instruction_under_rule_5() -> None:
     for kind in KIND_NAMES:
         text = describe(kind, "white", ["e4", "f5"])
-        assert text.startswith("White ") and "e4 and f5" in text
+        squares = "e4 or f5" if kind == "illegal_pass" else "e4 and f5"  # one of / both
+        assert text.startswith("White ") and squares in text
         what = instruction(kind, "white", ["e4", "f5"])
-        assert what.startswith("Black may point out e4 and f5: press the clock")
+        pointed = "that White can play e4 or f5" if kind == "illegal_pass" else "e4 and f5"
+        assert what.startswith(f"Black may point out {pointed}: press the clock")
         assert "then White must" in what and what.endswith("the board stands as it is.")
     assert instruction("forgotten_flip", "black", ["e5"]) == (
         "White may point out e5: press the clock to hand the turn back; then Black must "
@@ -168,7 +170,8 @@ def test_arbitrate_speaks_in_words_and_its_records_verify(tmp_path: Path,
     assert run.returncode == 0, run.stderr
     assert "move 20  White passes" in run.stdout
     assert "IRREGULAR White passed with a legal move at d1, e1" in run.stdout
-    assert "Black may point out d1, e1" in run.stdout and '"event"' not in run.stdout
+    assert "Black may point out that White can play d1, e1" in run.stdout
+    assert "then White must play d1, e1, e2" in run.stdout and '"event"' not in run.stdout
     verify = subprocess.run([sys.executable, "-m", "controller.cli", "record", "verify",
                              str(tmp_path / "g.ggf")], capture_output=True, text=True)
     assert verify.returncode == 0, verify.stderr

@@ -162,7 +162,7 @@ def test_web_illegal_pass_never_shows_players_the_legal_moves(mode: Mode) -> Non
     game = SimulatedGame(mode)
     game.start_clock()
     game.press(Color.BLACK)  # black passes although d3, c4, f5 and e6 are legal
-    assert "C[Irregular move (rule 5): Black passed with a legal move at d3, c4, f5 and e6." \
+    assert "C[Irregular move (rule 5): Black passed with a legal move at d3, c4, f5 or e6." \
         in write_ggf(game.game_record())
     c = client(game)
     for path in ("/record.ggf", "/api/state", "/api/state?view=player"):

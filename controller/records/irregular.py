@@ -60,11 +60,11 @@ def _other(color: str) -> str:
     return {"black": "white", "white": "black"}.get(color, "the opponent")
 
 
-def _list(squares: Iterable[str]) -> str:
+def _list(squares: Iterable[str], last: str = "and") -> str:
     items = list(squares)
     if len(items) <= 1:
         return "".join(items) or "?"
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return ", ".join(items[:-1]) + f" {last} " + items[-1]
 
 
 def _discs(squares: list[str]) -> str:
@@ -83,7 +83,7 @@ def describe(kind: str, player: str, squares: list[str]) -> str:
         "extra_disc": f"{who} put more than one new disc down ({sq})",
         "removed_disc": f"{who} took away {_discs(squares)}",
         "shifted_disc": f"{who} left {_discs(squares)} off its square",
-        "illegal_pass": f"{who} passed with a legal move at {sq}",
+        "illegal_pass": f"{who} passed with a legal move at {_list(squares, 'or')}",
     }
     return texts.get(kind, f"{who}: {kind.replace('_', ' ')} {sq}")
 
@@ -102,7 +102,7 @@ def _fix(kind: str, player: str, squares: list[str]) -> str:
                       f"({_list(squares)})",
         "removed_disc": f"{who} must put {_discs(squares)} back",
         "shifted_disc": f"{who} must set {_discs(squares)} straight",
-        "illegal_pass": f"{who} must play one of {_list(squares)}",
+        "illegal_pass": f"{who} must play {_list(squares, 'or')}",
     }
     return fixes.get(kind, f"{who} must put {_list(squares)} right")
 
@@ -115,7 +115,9 @@ def instruction(kind: str, player: str, squares: list[str]) -> str:
     presses. If the opponent moves on instead, the board stands as it is.
     """
     opp = _name(_other(player))
-    return (f"{opp} may point out {_list(squares)}: press the clock to hand the turn back; "
+    what = (f"that {_name(player)} can play {_list(squares, 'or')}" if kind == "illegal_pass"
+            else _list(squares))
+    return (f"{opp} may point out {what}: press the clock to hand the turn back; "
             f"then {_fix(kind, player, squares)}, then press the clock. If {opp} plays on "
             "instead, the board stands as it is.")
 
