@@ -137,10 +137,16 @@ class DevTools:
         """Lay pages out as a ``width`` x ``height`` screen (a phone below 600 px)."""
         self.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
                   deviceScaleFactor=1, mobile=width < 600)
+        self.width = width
 
     def scrolls_sideways(self) -> bool:
-        """Whether the page is wider than the screen (a phone user would scroll sideways)."""
-        return bool(self.js("document.documentElement.scrollWidth > window.innerWidth + 1"))
+        """Whether the page is wider than the screen (a phone user would scroll sideways).
+
+        Compared with the screen's width, not the window's: a phone widens its layout
+        to fit a page that is too wide, and would then compare the page with itself.
+        """
+        width = getattr(self, "width", None) or self.js("window.innerWidth")
+        return bool(self.js(f"document.documentElement.scrollWidth > {int(width)} + 1"))
 
     def text(self) -> str:
         """What a person reads on the page."""
