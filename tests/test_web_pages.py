@@ -139,3 +139,31 @@ def test_home_player_view_explains_its_markings(screen: DevTools) -> None:
         assert screen.errors == []
     finally:
         live.close()
+
+
+def test_the_arbiter_sets_up_a_position_by_clicking_squares(screen: DevTools) -> None:
+    live = LiveServer(SimulatedGame(Mode.TOURNAMENT))
+    try:
+        live.on_loop(live.game.start_clock)
+        live.on_loop(lambda: live.game.play("f5", forget=("e5",)))
+        open_page(screen, live, "arbiter")
+        screen.js("document.getElementById('edit-start').click()")
+        assert screen.js("document.getElementById('edit-box').hidden") is False
+        # e5 (white, left unturned): a click empties it, the next one makes it black
+        assert screen.js("document.querySelector('[data-sq=\"e5\"]').dataset.disc") == "white"
+        screen.js("document.querySelector('[data-sq=\"e5\"]').click()")
+        assert screen.js("document.querySelector('[data-sq=\"e5\"]').dataset.disc") == "empty"
+        screen.js("document.querySelector('[data-sq=\"e5\"]').click()")
+        assert screen.js("document.querySelector('[data-sq=\"e5\"]').dataset.disc") == "black"
+        screen.js("document.getElementById('edit-apply').click()")
+        screen.wait_for("document.getElementById('action-result').textContent === "
+                        "'Position set.'", timeout=5)
+        action, board = live.on_loop(lambda: live.game.actions[-1])
+        assert action == "correct_position"
+        assert board == live.on_loop(lambda: live.game.arbiter.position.board_string())
+        assert board[36] == "X"  # e5: black, as the arbiter set it
+        screen.wait_for("document.getElementById('history').textContent"
+                        ".includes('position set by the arbiter')", timeout=5)
+        assert screen.errors == []
+    finally:
+        live.close()
