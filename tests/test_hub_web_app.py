@@ -59,9 +59,9 @@ def play_with_flag(s: Setup) -> None:
     """Table 5 plays four moves, the fourth with a forgotten flip still open."""
     squares = ["f5", "d6", "c3", "d3"]
     for i, ev in enumerate(moves_of(squares)):
-        if i == 3:
-            s.hall.event(5, "g5", FLAG, T0 + 100 + i)
         s.hall.event(5, "g5", ev, T0 + 100 + i)
+        if i == 3:  # the arbiter reports a move's irregularities after the move
+            s.hall.event(5, "g5", FLAG, T0 + 100 + i)
     open_flag = {"kind": "forgotten_flip", "player": "white", "squares": ["e4"]}
     s.hall.state(5, T0 + 104, game="g5", board=board_after(squares[:3]), flags=[open_flag],
                  clock=ClockState(500_000, 480_000, "black", T0 + 104))
@@ -124,7 +124,9 @@ def test_the_arbiters_views_need_the_token(hub: Setup) -> None:
     assert client.get("/api/table/99").status_code == 404
     assert client.get("/arbiter/table/5").status_code == 200
     ggf = read_ggf_text(client.get("/export/event.ggf").text)
-    assert [m.comment for m in ggf[0].moves] == ["", "", "", "forgotten_flip e4"]
+    assert [m.comment for m in ggf[0].moves] == ["", "", "", (
+        "Irregular move (rule 5): White did not turn the disc on e4. "
+        "It may still be pointed out.")]
     with zipfile.ZipFile(io.BytesIO(client.get("/export/event-wthor.zip").content)) as zf:
         assert sorted(zf.namelist()) == ["WTHOR.JOU", "WTHOR.TRN", "event.wtb"]
 

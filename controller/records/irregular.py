@@ -82,7 +82,8 @@ def describe(kind: str, player: str, squares: list[str]) -> str:
         "illegal_square": f"{who} played {sq}, where no legal move is",
         "extra_disc": f"{who} put more than one new disc down ({sq})",
         "removed_disc": f"{who} took away {_discs(squares)}",
-        "shifted_disc": f"{who} left {_discs(squares)} off its square",
+        "shifted_disc": f"{who} left {_discs(squares)} off "
+                        f"{'their squares' if len(squares) > 1 else 'its square'}",
         "illegal_pass": f"{who} passed with a legal move at {_list(squares, 'or')}",
     }
     return texts.get(kind, f"{who}: {kind.replace('_', ' ')} {sq}")
@@ -165,10 +166,11 @@ class History:
     entries: list[Entry] = field(default_factory=list)
 
     def take(self, events: Iterable[Any], moves: int, t: float,
-             open_now: Iterable[dict[str, Any]] = ()) -> None:
+             open_now: Iterable[dict[str, Any]] | None = None) -> None:
         """Fold in one step at game time ``t``: its events (``Event`` or dicts),
         ``moves`` in the record after it, and the arbiter's open flags after it (a
-        flag that left them unexplained was left behind when the next move began)."""
+        flag that left them unexplained was left behind when the next move began;
+        None: only the events say, as in a store of events without the arbiter)."""
         for ev in events:
             d = ev.to_dict() if hasattr(ev, "to_dict") else dict(ev)
             kind, when = d.get("event"), float(d.get("t", t))
@@ -179,6 +181,8 @@ class History:
                                           list(d.get("squares", [])), when))
             elif kind == "corrected":
                 self._corrected(str(d["kind"]), list(d.get("squares", [])), when)
+        if open_now is None:
+            return
         still = {(f.get("player"), f.get("kind"), tuple(f.get("squares", [])))
                  for f in open_now}
         for e in self.entries:
