@@ -355,3 +355,34 @@ def test_a_restarted_hub_still_names_the_players_of_earlier_games() -> None:
     games = read_ggf_text(client.get("/export/event.ggf").text)
     assert [(g.black, g.white, g.extra["RND"]) for g in games] == [
         ("Ann", "Bob", "1"), ("Cy", "Di", "2")]
+
+
+def test_a_board_that_stood_stays_in_the_arbiters_export_not_the_feeds(hub: Setup) -> None:
+    from controller.hub.protocol import EventMessage
+    from controller.position import Position
+
+    pos = Position.start()
+    seq = 0
+
+    def send(event: dict[str, object]) -> None:
+        nonlocal seq
+        seq += 1
+        hub.hall.store.add_event(EventMessage(5, "g5", seq, {"t": float(seq), **event}, None,
+                                              pos.board_string(), pos.to_move.value),
+                                 T0 + seq)
+
+    for square in ("f5", "d6", "c3"):
+        mover = pos.to_move
+        pos = pos.play(square)
+        send({"event": "move", "player": mover.value, "square": square, "flips": []})
+    pos = pos.with_to_move(pos.to_move.opponent)  # white passes with moves; it stands
+    send({"event": "pass", "player": "white"})
+    square = pos.legal_squares()[0]
+    pos = pos.play(square)
+    send({"event": "move", "player": "black", "square": square, "flips": []})
+    hub.clock.now = T0 + 10 * DELAY
+    exported = hub.login().get("/export/event.ggf").text
+    assert "Play went on from the board as it stood after this move" in exported
+    assert read_ggf_text(exported)[0].stood() == [4]
+    feed = hub.client.get("/feed/games.ggf").text
+    assert "W[PA" in feed and "Play went on" not in feed and "C[" not in feed
