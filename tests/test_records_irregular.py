@@ -198,3 +198,21 @@ def test_arbitrate_speaks_in_words_and_its_records_verify(tmp_path: Path,
                 sys.stdout = real
         report = verify_files([out])
         assert report.ok, (obs.name, report.problems)
+
+
+def test_the_games_folder_lists_a_let_stand_game_and_says_what_it_cannot_be(
+        tmp_path: Path) -> None:
+    from controller.service.games import write_game_files
+
+    rec = played_game().core.record()
+    written = write_game_files(rec, "20261128-101500", tmp_path)
+    assert sorted(p.suffix for p in written) == [".ggf", ".json"]  # no transcript
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "games", "list",
+                          "--folder", str(tmp_path)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "(board kept as it stood after move 4, 6: GGF/json only)" in run.stdout
+    wtb = subprocess.run([sys.executable, "-m", "controller.cli", "games", "export",
+                          "20261128-101500", "wtb", "--out", str(tmp_path / "x.wtb"),
+                          "--folder", str(tmp_path)], capture_output=True, text=True)
+    assert wtb.returncode == 1 and "WTHOR cannot hold it" in wtb.stderr
+    assert "KID[" not in (tmp_path / "20261128-101500.ggf").read_text(encoding="utf-8")
