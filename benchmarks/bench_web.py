@@ -14,6 +14,7 @@ from controller.clockhw.tm1637 import Tm1637
 from controller.leds import LedCell, encode_spi
 from controller.position import Position
 from controller.records import GameRecord
+from controller.records.irregular import History
 from controller.web import ChangeNotifier, WebServer, for_view
 
 TOKEN = "bench-arbiter-token-4f9K"
@@ -22,6 +23,7 @@ TOKEN = "bench-arbiter-token-4f9K"
 def _game_snapshot(moves: int) -> dict[str, Any]:
     pos = Position.start()
     played = []
+    graph = [list(pos.counts())]
     for i in range(moves):
         legal = pos.legal_squares()
         if not legal:
@@ -40,7 +42,18 @@ def _game_snapshot(moves: int) -> dict[str, Any]:
             }
         )
         pos = pos.play(sq)
+        graph.append(list(pos.counts()))
     b, w = pos.counts()
+    # two irregularities, as the page gets them: one put right, one open
+    history = [History(), History()]
+    for h, (n, status) in zip(history, ((12, "corrected"), (len(played), "open")), strict=True):
+        h.take([{"t": float(n), "event": "irregularity", "player": "black",
+                 "kind": "forgotten_flip", "squares": ["e5"]}], n, float(n),
+                [] if status != "open" else [{"player": "black", "kind": "forgotten_flip",
+                                              "squares": ["e5"]}])
+        if status == "corrected":
+            h.take([{"t": n + 1.0, "event": "corrected", "kind": "forgotten_flip",
+                     "squares": ["e5"]}], n, n + 1.0)
     return {
         "version": 1, "mode": "tournament", "state": "playing", "board": pos.board_string(),
         "position": pos.board_string(), "to_move": pos.to_move.value,
@@ -50,6 +63,8 @@ def _game_snapshot(moves: int) -> dict[str, Any]:
         "events": [{"t": m["t"], "event": "move", "player": m["player"], "square": m["square"],
                     "flips": ["d4"]} for m in played[-50:]],
         "overlay": {}, "irregularities": [], "legal": pos.legal_squares(), "message": "",
+        "history": [e for h in history for e in h.to_json()], "graph": graph,
+        "result": None, "now": float(moves),
     }  # fmt: skip
 
 

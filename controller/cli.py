@@ -7,7 +7,9 @@ Subcommands live in ``controller/commands/``; each module there has a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
@@ -62,6 +64,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        # the reader went away (``kaeshi arbitrate log | head``): nothing to complain about
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (KaeshiError, ValueError, OSError) as exc:
         if args.debug:
             raise

@@ -133,10 +133,35 @@ class DevTools:
                 raise AssertionError(f"page never showed: {expression}")
             time.sleep(poll)
 
-    def screenshot(self, path: Path) -> None:
+    def viewport(self, width: int, height: int) -> None:
+        """Lay pages out as a ``width`` x ``height`` screen (a phone below 600 px)."""
+        self.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
+                  deviceScaleFactor=1, mobile=width < 600)
+        self.width = width
+
+    def scrolls_sideways(self) -> bool:
+        """Whether the page is wider than the screen (a phone user would scroll sideways).
+
+        Compared with the screen's width, not the window's: a phone widens its layout
+        to fit a page that is too wide, and would then compare the page with itself.
+        """
+        width = getattr(self, "width", None) or self.js("window.innerWidth")
+        return bool(self.js(f"document.documentElement.scrollWidth > {int(width)} + 1"))
+
+    def text(self) -> str:
+        """What a person reads on the page."""
+        return str(self.js("document.body.innerText"))
+
+    def screenshot(self, path: Path, full_page: bool = False) -> None:
         import base64
 
-        path.write_bytes(base64.b64decode(self.call("Page.captureScreenshot")["data"]))
+        params: dict[str, Any] = {"captureBeyondViewport": full_page}
+        if full_page:
+            size = self.call("Page.getLayoutMetrics")["cssContentSize"]
+            params["clip"] = {"x": 0, "y": 0, "width": size["width"],
+                              "height": size["height"], "scale": 1}
+        shot = self.call("Page.captureScreenshot", **params)
+        path.write_bytes(base64.b64decode(shot["data"]))
 
     def close(self) -> None:
         try:

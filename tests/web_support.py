@@ -17,8 +17,10 @@ from controller.leds import plan_overlay
 from controller.observation import Observation
 from controller.position import Position
 from controller.records import GameRecord
+from controller.records.irregular import History, for_people
 from controller.squares import Color, parse_square, squares_of
 from controller.web import ActionError, ChangeNotifier, View
+from controller.web.facade import disc_graph, result_of
 
 TOKEN = "s3cret-arbiter-token"  # 20 characters: strong enough for check_token_strength
 
@@ -39,6 +41,8 @@ class SimulatedGame:
         self.events: list[Event] = []
         self.state = "waiting_for_start"
         self.actions: list[tuple[str, Any]] = []
+        self.history = History()
+        self.after: dict[int, Position] = {0: self.arbiter.position}
         self.board = self.arbiter.position.board_string()
         self.sense(self.board)
 
@@ -47,17 +51,29 @@ class SimulatedGame:
         self._last_t = max(self._last_t + 1e-3, self._now())
         return self._last_t
 
+    def _took(self, t: float, events: list[Event]) -> None:
+        """Keep the events, the irregularity history and the positions, as the service."""
+        self.events += events
+        self.history.take(events, len(self.arbiter.moves), t, self.arbiter.open_flags())
+        self.after[len(self.arbiter.moves)] = self.arbiter.position
+        if self.arbiter.game_over:
+            self.state = "game_over"
+
     def sense(self, board: str) -> None:
         self.board = board
         for _ in range(2):
-            self.events += self.arbiter.feed(Observation(self.t(), board=board))
+            t = self.t()
+            self._took(t, self.arbiter.feed(Observation(t, board=board)))
         self.notifier.notify()
 
     def press(self, color: Color) -> None:
         t = self.t()
-        self.clock.press(color, t)
-        self.events += self.arbiter.feed(Observation(t, press=color))
-        self.state = "game_over" if self.arbiter.game_over else "playing"
+        if not self.arbiter.game_over:
+            self.clock.press(color, t)
+        self.state = "playing"
+        self._took(t, self.arbiter.feed(Observation(t, press=color)))
+        if self.arbiter.game_over and self.clock.running is not None and not self.clock.paused:
+            self.clock.pause(t)  # the game is over: the clock stops with the last press
         self.notifier.notify()
 
     def start_clock(self) -> None:
@@ -74,6 +90,16 @@ class SimulatedGame:
             cells[parse_square(sq)] = mover.opponent.symbol
         self.sense("".join(cells))
         self.press(mover)
+
+    def put_right(self) -> None:
+        """The offender puts the flagged move right on the board (before the next move)."""
+        op = self.arbiter.open
+        assert op is not None, "nothing to put right"
+        self.sense(op.judgement.correct.board_string())
+
+    def pass_turn(self) -> None:
+        """The side to move presses without moving: a pass (illegal if it had a move)."""
+        self.press(self.arbiter.position.to_move)
 
     # -------------------------------------------------------------------- facade
     def snapshot(self, view: View) -> dict[str, Any]:
@@ -98,7 +124,7 @@ class SimulatedGame:
         return {
             "version": self.notifier.version,
             "mode": self.mode.value,
-            "state": "paused" if self.clock.paused else self.state,
+            "state": "paused" if self.clock.paused and self.state != "game_over" else self.state,
             "board": self.board,
             "position": pos.board_string(),
             "to_move": pos.to_move.value,
@@ -122,8 +148,13 @@ class SimulatedGame:
                 for i, m in enumerate(arb.moves, 1)
             ],  # fmt: skip
             "events": [e.to_dict() for e in self.events[-50:]],
+            "last_move": arb.last_move,
             "overlay": {sq: c.to_json() for sq, c in plan.items()},
             "irregularities": flags,
+            "history": self.history.to_json(),
+            "graph": disc_graph(self.after, len(arb.moves)),
+            "result": result_of([e.to_dict() for e in self.events]) if arb.game_over else None,
+            "now": now,
             "legal": legal,
             "message": "",
         }
@@ -132,7 +163,9 @@ class SimulatedGame:
         return await self.notifier.wait_change(version)
 
     def game_record(self) -> GameRecord:
-        return self.arbiter.record()
+        rec = for_people(self.arbiter.record(), self.history, self.after)
+        rec.black, rec.white, rec.date = "Hasegawa", "Tamaru", "2026-11-28"
+        return rec
 
     def _did(self, action: str, arg: Any = None) -> None:
         self.actions.append((action, arg))
@@ -157,8 +190,16 @@ class SimulatedGame:
     def accept_position(self) -> None:
         if self.arbiter.open is None:
             raise ActionError("there is no flagged position to accept")
+        t = self.t()
+        events = self.arbiter.rule_position(t)
+        self.history.ruled(t, accepted=True)
+        self._took(t, events)
         self._did("accept_position")
 
     def correct_position(self, board: str) -> None:
         Position.from_board_string(board, self.arbiter.to_move)
+        t = self.t()
+        events = self.arbiter.rule_position(t, board)
+        self.history.ruled(t, accepted=False)
+        self._took(t, events)
         self._did("correct_position", board)

@@ -1,4 +1,5 @@
-"""``kaeshi arbitrate``: judge an observation log; events as JSON Lines, optionally a record."""
+"""``kaeshi arbitrate``: judge an observation log; events as JSON Lines or in words,
+optionally a record."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from pathlib import Path
 from typing import TextIO
 
 from controller.arbiter import Arbiter, ArbiterConfig, Mode
+from controller.events import Event
 from controller.observation import read_observations
 from controller.position import Position
 from controller.records import save_games
+from controller.records.irregular import KIND_NAMES, History, describe, for_people, instruction
 from controller.squares import Color
 
 
@@ -40,6 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="every board in the log is already debounced (recorded from the "
                    "sensor board's driver): each counts as it comes, without a second "
                    "reading")
+    p.add_argument("--format", choices=["json", "text"], default="json",
+                   help="json: one event per line, for programs (default); text: one "
+                   "line per event in words, irregularities with what happens next")
     p.set_defaults(func=run, clock=None)
 
 
@@ -69,18 +75,52 @@ def config_from(args: argparse.Namespace) -> ArbiterConfig:
     )
 
 
+def as_text(event: Event, move: int) -> str:
+    """One event in words: ``  12.3 s  move 4   white d6 (turns d5)``."""
+    d = event.to_dict()
+    kind = d["event"]
+    head = f"{d['t']:8.1f} s  "
+    who = str(d.get("player", "")).capitalize()
+    if kind == "move":
+        flips = " ".join(d.get("flips", []))
+        return f"{head}move {move:<3} {who} {d['square']}" + (f" (turns {flips})" if flips else "")
+    if kind == "pass":
+        return f"{head}move {move:<3} {who} passes"
+    if kind == "irregularity":
+        squares = list(d.get("squares", []))
+        return (f"{head}IRREGULAR {describe(d['kind'], d['player'], squares)}.\n"
+                f"{'':12}{instruction(d['kind'], d['player'], squares)}")
+    if kind == "corrected":
+        return f"{head}put right: {KIND_NAMES.get(d['kind'], d['kind'])} on " \
+               f"{' '.join(d.get('squares', []))}"
+    if kind == "game_over":
+        winner = "a draw" if d["winner"] == "draw" else f"{d['winner']} wins"
+        return f"{head}game over: Black {d['black']}, White {d['white']}: {winner}"
+    if kind == "resync":
+        return f"{head}the board was caught up: {', '.join(d.get('moves', []))}"
+    return f"{head}{kind}"
+
+
 def run(args: argparse.Namespace) -> int:
     arbiter = Arbiter(config_from(args))
+    history = History()
+    after = {0: arbiter.position}
     out = sys.stdout
+
+    def say(events: list[Event], t: float) -> None:
+        for event in events:
+            text = event.to_json() if args.format == "json" else as_text(event, len(arbiter.moves))
+            out.write(text + "\n")
+        history.take(events, len(arbiter.moves), t, arbiter.open_flags())
+        after[len(arbiter.moves)] = arbiter.position
+
     t = 0.0
     with _open(args.log) as lines:
         for obs in read_observations(lines):
-            for event in arbiter.feed(obs):
-                out.write(event.to_json() + "\n")
+            say(arbiter.feed(obs), obs.t)
             t = obs.t
-    for event in arbiter.finish(t):
-        out.write(event.to_json() + "\n")
+    say(arbiter.finish(t), t)
     out.flush()
     if args.record:
-        save_games([arbiter.record()], args.record)
+        save_games([for_people(arbiter.record(), history, after)], args.record)
     return 0

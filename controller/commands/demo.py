@@ -74,9 +74,12 @@ def run(args: argparse.Namespace) -> int:
     with open(log_path, "w", encoding="utf-8") as f:
         write_observations(demo.simulation.observations, f)
     terminal = TerminalDisplay()
-    setup_logging("warning", True)
+    # the view itself shows every flag and state: the log speaks only of real faults
+    setup_logging("error", True)
+    pace = ("at the pace it was played" if demo.speed < 1.5
+            else f"{round(demo.speed)} times faster than it was played")
     terminal.message(f"Kaeshi demo: {rec.black} vs {rec.white}, {rec.event} {rec.date}, "
-                     f"played {demo.speed:g}x faster with a 20-minute clock.")
+                     f"shown {pace}, with a 20-minute clock.")
     terminal.message(f"Move {number}: {player} will forget to turn {', '.join(squares)}; "
                      "the opponent points it out and it is put right.")
     board = _start_board(args.board, terminal)
@@ -133,7 +136,7 @@ def _service(demo: DemoGame, board: Any, log_path: Path, tmp: Path, out: Path,
         "web.host": "127.0.0.1",
         "web.port": 0,
         "display.terminal": True,
-        "log.level": "warning",
+        "log.level": "error",
     }
     if board is None:
         values.update({"source.kind": "sim", "source.log": str(log_path),

@@ -82,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
                 note = "  (position left irregular: GGF/txt/json only)"
             elif not e.record.has_standard_start():
                 note = "  (not the standard start: GGF/json only)"
+            elif e.record.stood():
+                after = ", ".join(map(str, e.record.stood()))
+                note = f"  (board kept as it stood after move {after}: GGF/json only)"
             print(f"{e.id}  {e.black or '?'} vs {e.white or '?'}  {result}  "
                   f"{e.moves} moves  {e.flagged} flagged{note}")
         return 0

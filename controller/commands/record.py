@@ -45,6 +45,8 @@ def run_verify(args: argparse.Namespace) -> int:
     if not args.no_warnings:
         for line in report.warnings:
             print(f"warning: {line}", file=sys.stderr)
+    for line in report.notes:
+        print(f"kept: {line}", file=sys.stderr)
     for line in report.problems:
         print(line, file=sys.stderr)
     sys.stderr.flush()

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.hub.broadcast import GameInfo, StoredEventLike
+from controller.position import Position
 from controller.records import write_ggf_games, write_wthor
+from controller.records.irregular import History, stood_board
 from controller.records.model import GameRecord, Move, RecordError
 from controller.records.wthor import PLAYERS_FILE, TOURNAMENTS_FILE
 from controller.squares import BoardStringError, Color
@@ -66,6 +68,7 @@ def game_record(events: Sequence[StoredEventLike], info: GameInfo | None = None,
             last.comment = "\n".join(([last.comment] if last.comment else []) + notes)
         else:
             rec.comments.extend(notes)
+    _in_words(rec, sorted(events, key=lambda e: e.seq))
     if first is not None:
         rec.date = dt.datetime.fromtimestamp(first, dt.UTC).date().isoformat()
     if info.round is not None:
@@ -73,6 +76,37 @@ def game_record(events: Sequence[StoredEventLike], info: GameInfo | None = None,
     if table is not None:
         rec.extra["TBL"] = str(table)
     return rec
+
+
+def _in_words(rec: GameRecord, events: Sequence[StoredEventLike]) -> None:
+    """Each irregular move's comment in words with what became of it, and the board play
+    went on from where the rules do not give it (from the official board each stored
+    event carries), as the table's own records have them: the event's GGF then reads
+    back and verifies, and WTHOR names the game it cannot hold."""
+    history = History()
+    after: dict[int, Position] = {0: rec.start}
+    moves = 0
+    for stored in events:
+        ev = stored.event
+        kind = ev.get("event")
+        if kind in ("move", "pass"):
+            moves += 1
+        elif kind == "resync":
+            moves += len(ev.get("moves") or [])
+        history.take([ev], moves, float(ev.get("t") or 0.0))
+        board, to_move = getattr(stored, "board", None), getattr(stored, "to_move", None)
+        if board:
+            try:
+                after[moves] = Position.from_board_string(
+                    board, Color.parse(to_move) if to_move else Color.BLACK)
+            except BoardStringError:
+                pass
+    if moves != len(rec.moves):
+        return  # a resync the record could not follow: numbers would not match
+    for n, mv in enumerate(rec.moves, 1):
+        # an irregularity follows the move it was found in (its event comes after it)
+        mv.comment = "\n".join(e.comment() for e in history.on_move(n))
+        mv.stands = stood_board(after.get(n - 1), after.get(n), mv)
 
 
 def event_records(
@@ -121,6 +155,11 @@ def storable(records: Sequence[GameRecord]) -> tuple[list[GameRecord], list[str]
         label = f"table {rec.extra.get('TBL', '?')}, {rec.black or '?'} vs {rec.white or '?'}"
         if not rec.has_standard_start():
             skipped.append(f"{label}: not from the standard start")
+            continue
+        if rec.stood():
+            skipped.append(f"{label}: WTHOR cannot hold it: after move "
+                           f"{', '.join(map(str, rec.stood()))} play went on from a board "
+                           "the rules do not give (GGF keeps it)")
             continue
         try:
             rec.positions()

@@ -85,9 +85,23 @@ def table_state(
         table=table, game=game, round=round, black=s.black, white=s.white, mode=s.mode,
         service=service_state, board=arb.last_board or arb.position.board_string(),
         to_move=None if core.game_over else arb.position.to_move.value, clock=clock,
-        irregularities=arb.open_flags(), result=result, moves=len(arb.moves), wall=wall,
-        signoff=core.signoff, late=core.late,
+        irregularities=open_flags(core, now, wall), result=result, moves=len(arb.moves),
+        wall=wall, signoff=core.signoff, late=core.late,
     )
+
+
+def open_flags(core: GameCore, now: float, wall: float) -> list[dict[str, Any]]:
+    """The open flags, each with the move it happened on (``n``) and when it was flagged
+    (``at``, the table's wall time): the dashboard says who, at which move, since when."""
+    flags = core.arbiter.open_flags()
+    entries = core.history.open()
+    for f in flags:
+        e = next((e for e in entries if (e.player, e.kind, e.squares)
+                  == (f.get("player"), f.get("kind"), f.get("squares"))), None)
+        if e is not None:
+            f["n"] = e.n
+            f["at"] = round(wall - max(0.0, now - e.t), 3)
+    return flags
 
 
 def round_ms(seconds: float) -> float:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +31,18 @@ def _kind(path: Path) -> str:
         raise RecordError(f"{path}: unknown record format {ext or '(no extension)'!r}; "
                           f"use one of {', '.join(EXTENSIONS)}")
     return ext
+
+
+def record_filename(game: GameRecord, ext: str = ".ggf") -> str:
+    """``Hasegawa-Tamaru-2026-11-28.ggf``: a download named after the players and date.
+
+    Letters beyond ASCII stay (browsers take them, quoted as RFC 6266 says); anything
+    that could leave a folder or upset a shell becomes ``_``.
+    """
+    parts = [re.sub(r"[^\w.-]+", "_", p.strip(), flags=re.UNICODE).strip("._-")
+             for p in (game.black, game.white, game.date)]
+    stem = "-".join(p for p in parts if p)[:100] or "kaeshi-game"
+    return stem + ext
 
 
 def _text(path: Path) -> str:

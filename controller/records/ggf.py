@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 from controller.position import Position
+from controller.records.irregular import split_stood, stood_note
 from controller.records.model import GameRecord, RecordError
 from controller.records.replay import Step, replay, square_index
 from controller.records.scan import Scan
@@ -260,8 +261,16 @@ def _game(tags: list[tuple[str, str]]) -> tuple[GameRecord, Position]:
         if result is not None:
             game.result, game.result_note = result, note
             del game.extra["RE"]
-    game.moves, final = replay(game.start, steps)
+    game.moves, final = replay(game.start, [_stood(step) for step in steps])
     return game, final
+
+
+def _stood(step: Step) -> Step:
+    """A step whose comment says play went on from another board carries that board."""
+    comment, board = split_stood(step.comment)
+    if board is None:
+        return step
+    return Step(step.square, step.player, step.time, step.eval, comment, parse_board(board))
 
 
 def _with_comment(step: Step, comments: list[str]) -> Step:
@@ -380,8 +389,12 @@ def write_ggf(game: GameRecord) -> str:
             tm = "" if mv.time is None else _fmt(mv.time)
             value += f"/{ev}/{tm}"
         tag("B" if mv.player is Color.BLACK else "W", value)
-        if mv.comment:
-            tag("C", mv.comment)
+        comment = mv.comment
+        if mv.stands is not None:
+            note = stood_note(board_value(mv.stands))
+            comment = f"{comment}\n{note}" if comment else note
+        if comment:
+            tag("C", comment)
     out.append(";)")
     return "".join(out)
 

@@ -8,8 +8,10 @@ through when in doubt. A file is one object::
 
 and a GAME has every :class:`GameRecord` field, with the start position as
 ``{"board": <board string>, "to_move": "black", "size": 8}`` and each move as
-``{"player": "black", "square": "f5" | null, "time": .., "eval": .., "comment": ..}``
-(``time``, ``eval`` and ``comment`` only when set). Games are written one per line.
+``{"player": "black", "square": "f5" | null, "time": .., "eval": .., "comment": ..,
+"stands": {"board": .., "to_move": ..}}`` (``time``, ``eval``, ``comment`` and ``stands``
+only when set; ``stands`` is the board play went on from when the rules do not give it).
+Games are written one per line.
 Readers accept a file that is a bare list of games, too.
 """
 
@@ -61,6 +63,8 @@ def _move(m: Move) -> dict[str, Any]:
         out["eval"] = m.eval
     if m.comment:
         out["comment"] = m.comment
+    if m.stands is not None:
+        out["stands"] = {"board": m.stands.board_string(), "to_move": m.stands.to_move.value}
     return out
 
 
@@ -104,6 +108,20 @@ def _color(value: object, what: str) -> Color:
         raise RecordError(f"{what}: {exc}") from None
 
 
+def _stands(value: object, number: int, size: int) -> Position | None:
+    """A move's ``stands``: the board play went on from, when the rules do not give it."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("board"), str):
+        raise RecordError(f"move {number}: stands must be {{\"board\": ..., \"to_move\": ...}}")
+    try:
+        return Position.from_board_string(
+            value["board"], _color(value.get("to_move", "black"), f"move {number}: stands"),
+            size)
+    except BoardStringError as exc:
+        raise RecordError(f"move {number}: stands: {exc}") from None
+
+
 def game_from_dict(doc: object) -> tuple[GameRecord, Position]:
     """A record from its JSON object, checked field by field and replayed."""
     if not isinstance(doc, dict):
@@ -138,7 +156,8 @@ def game_from_dict(doc: object) -> tuple[GameRecord, Position]:
             raise RecordError(f"move {number}: {exc}") from None
         steps.append(Step(sq, _color(mv.get("player"), f"move {number}: player"),
                           _number(mv.get("time"), f"move {number}: time"),
-                          _number(mv.get("eval"), f"move {number}: eval"), comment))
+                          _number(mv.get("eval"), f"move {number}: eval"), comment,
+                          _stands(mv.get("stands"), number, game.start.size)))
     game.moves, final = replay(game.start, steps)
     result = doc.get("result")
     if result is not None:

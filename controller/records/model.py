@@ -27,6 +27,10 @@ class Move:
     time: float | None = None  # seconds of clock time used on this move
     eval: float | None = None  # engine evaluation, as GGF stores it
     comment: str = ""  # e.g. irregularities the arbiter saw on this move
+    #: The board as it stood after this move when that is not what the rules give: an
+    #: irregular move nobody put right, or a position the arbiter ruled. Play goes on
+    #: from it (rule 5①: an unnoticed fault stays on the board).
+    stands: Position | None = None
 
     @property
     def is_pass(self) -> bool:
@@ -56,6 +60,10 @@ class GameRecord:
         pos = self.start
         out = [pos]
         for number, mv in enumerate(self.moves, 1):
+            if mv.stands is not None:
+                pos = mv.stands
+                out.append(pos)
+                continue
             if mv.player is not pos.to_move:
                 # Records imply passes; make an implied pass explicit if it is forced.
                 if pos.legal_moves() or mv.player is not pos.to_move.opponent:
@@ -100,6 +108,17 @@ class GameRecord:
             raise RecordError(f"no move {move} to comment on (the game has {len(self.moves)})")
         mv = self.moves[move - 1]
         mv.comment = f"{mv.comment}\n{text}" if mv.comment else text
+
+    def label(self, index: int) -> str:
+        """``game 3 (Ann vs Bob, 2024-05-06)``: how an error names this game to a person."""
+        who = " vs ".join(n for n in (self.black, self.white) if n)
+        about = ", ".join(x for x in (who, self.date) if x)
+        return f"game {index}" + (f" ({about})" if about else "")
+
+    def stood(self) -> list[int]:
+        """Numbers (1-based) of the moves after which the board stood as the rules do not
+        give it: what a format that only lists moves cannot hold."""
+        return [n for n, mv in enumerate(self.moves, 1) if mv.stands is not None]
 
     def has_standard_start(self) -> bool:
         """Whether the game starts from the standard 8x8 start, the only start that

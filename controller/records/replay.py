@@ -36,6 +36,8 @@ class Step:
     time: float | None = None
     eval: float | None = None
     comment: str = ""
+    #: The board as it stood after this move, when the rules do not give it.
+    stands: Position | None = None
 
 
 def replay(start: Position, steps: Iterable[Step]) -> tuple[list[Move], Position]:
@@ -48,6 +50,16 @@ def replay(start: Position, steps: Iterable[Step]) -> tuple[list[Move], Position
     black, white, to_move = start.black, start.white, start.to_move
     moves: list[Move] = []
     for number, step in enumerate(steps, 1):
+        if step.stands is not None:
+            # An irregular move that stood: taken as played, play goes on from its board.
+            if step.stands.size != size:
+                raise RecordError(f"move {number}: the board it left is not {size}x{size}")
+            player = step.player or to_move
+            name = None if step.square is None else _NAMES[size][step.square]
+            after = step.stands.with_to_move(_OTHER[player])
+            moves.append(Move(player, name, step.time, step.eval, step.comment, after))
+            black, white, to_move = after.black, after.white, after.to_move
+            continue
         mover, other = (black, white) if to_move is Color.BLACK else (white, black)
         sq = step.square
         # Fast path: a move that turns discs is legal; the move mask is only
@@ -104,5 +116,5 @@ def rebuild(game: GameRecord) -> tuple[list[Move], Position]:
             sq = None if mv.square is None else square_index(mv.square, game.start.size)
         except ValueError as exc:
             raise RecordError(f"move {number}: {exc}") from None
-        steps.append(Step(sq, mv.player, mv.time, mv.eval, mv.comment))
+        steps.append(Step(sq, mv.player, mv.time, mv.eval, mv.comment, mv.stands))
     return replay(game.start, steps)

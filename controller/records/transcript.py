@@ -71,6 +71,11 @@ def transcript(game: GameRecord, name: str = "") -> str:
             f"8x8 start position, and this one starts from {_start_name(game.start)} "
             "(keep it as GGF or JSON)"
         )
+    if game.stood():
+        raise RecordError(
+            f"{name or _game_name(game)}: a transcript cannot hold it: after move "
+            f"{', '.join(map(str, game.stood()))} play went on from a board the rules do "
+            "not give (an irregular move that stood); keep it as GGF or JSON")
     return "".join(game.transcript_moves())
 
 

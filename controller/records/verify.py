@@ -28,14 +28,20 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     #: Files that could not be read at all.
     unreadable: int = 0
+    #: Games where play went on from a board the rules do not give (an irregular move
+    #: that stood, or the arbiter's ruling): not errors, but a reader should know.
+    stood: int = 0
+    #: One line per such move, saying what was kept.
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not (self.illegal or self.score_mismatch or self.unreadable)
 
     def summary(self) -> str:
-        return (f"games: {self.games}, illegal: {self.illegal}, "
+        text = (f"games: {self.games}, illegal: {self.illegal}, "
                 f"score_mismatch: {self.score_mismatch}, unfinished: {self.unfinished}")
+        return text + (f", irregular but kept: {self.stood}" if self.stood else "")
 
 
 def check_scan(scan: Scan, report: Report) -> None:
@@ -48,6 +54,15 @@ def check_scan(scan: Scan, report: Report) -> None:
             continue
         game, final = entry.game, entry.final
         assert game is not None and final is not None
+        if game.stood():
+            report.stood += 1
+        for n in game.stood():
+            mv = game.moves[n - 1]
+            what = f"{mv.player.value} {mv.square or 'pass'}"
+            said = " ".join(mv.comment.split()) if mv.comment else ""
+            report.notes.append(
+                f"{scan.source}: game {entry.index}: move {n} ({what}): the board as it "
+                f"stood was kept and play went on from it" + (f" — {said}" if said else ""))
         if not final.is_game_over():
             report.unfinished += 1
             continue

@@ -262,14 +262,22 @@ def read_wthor(path: str | Path, names_dir: str | Path | None = None) -> list[Ga
 # ------------------------------------------------------------------ writing
 def game_bytes(game: GameRecord, index: int, players: NameTable,
                tournaments: NameTable) -> bytes:
-    """The 68-byte record of one game; raise if WTHOR cannot hold it."""
+    """The 68-byte record of one game; raise naming the game if WTHOR cannot hold it."""
+    label = game.label(index)
     if not game.has_standard_start():
-        raise RecordError(f"game {index}: WTHOR holds only games from the standard "
+        raise RecordError(f"{label}: WTHOR holds only games from the standard "
                           "8x8 start position")
+    stood = game.stood()
+    if stood:
+        moves_text = ", ".join(map(str, stood))
+        raise RecordError(
+            f"{label}: WTHOR cannot hold it: after move {moves_text} play went on from a "
+            "board the rules do not give (an irregular move that stood, or the arbiter's "
+            "ruling), and WTHOR stores the moves only. Keep this game as GGF or JSON.")
     try:
         moves, final = rebuild(game)
     except RecordError as exc:
-        raise RecordError(f"game {index}: {exc}") from None
+        raise RecordError(f"{label}: {exc}") from None
     squares = [square_index(m.square) for m in moves if m.square is not None]
     if game.result is not None:
         score = game.result[0]

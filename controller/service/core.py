@@ -20,6 +20,7 @@ from controller.events import Event, EventKind
 from controller.events import game_over as game_over_event
 from controller.observation import Observation
 from controller.position import Position
+from controller.records.irregular import History, for_people
 from controller.records.model import GameRecord
 from controller.scorecard import LateArrival, ScoreCardError, SignOff
 from controller.service.late import LATE_ACTIONS, LateRefused, late_action, late_press
@@ -99,6 +100,11 @@ class GameCore:
         self.t = 0.0
         self.started = False  # the start position has been seen (or a move made)
         self.inputs = 0
+        #: Every irregularity of the game and what became of it, to its end.
+        self.history = History()
+        #: The official position after each move (1-based, 0: the start), as it stood
+        #: when the next move began: the record keeps what the rules cannot rebuild.
+        self.after: dict[int, Position] = {0: self.arbiter.position}
 
     # ------------------------------------------------------------------ state
     @property
@@ -123,11 +129,13 @@ class GameCore:
         self.t = max(self.t, t)
         fallen = self._fallen_before(t)
         if fallen:
+            self._follow(t, fallen)
             self._open_signoff(fallen)
             return fallen
         events = self._input(t, data)
         if self.clock is not None and not self.game_over and self.clock.flag(t) is not None:
             events.extend(self._flag(t))  # an arbiter's correction took the last second
+        self._follow(t, events)
         self._open_signoff(events)
         return events
 
@@ -161,6 +169,11 @@ class GameCore:
         right = self.settings.draw_win_right
         drawn = self.settings.draws_allowed or right not in ("black", "white")
         return b, w, "draw" if drawn else right
+
+    def _follow(self, t: float, events: list[Event]) -> None:
+        arb = self.arbiter
+        self.history.take(events, len(arb.moves), t, arb.open_flags())
+        self.after[len(arb.moves)] = arb.position
 
     def _fallen_before(self, t: float) -> list[Event]:
         if self.clock is None or self.game_over:
@@ -273,9 +286,11 @@ class GameCore:
         if board is not None:
             validate_board_string(board, 8, "-XO")
         try:
-            return self.arbiter.rule_position(t, board)
+            events = self.arbiter.rule_position(t, board)
         except RulingRefused as exc:
             raise ActionRefused(str(exc)) from None
+        self.history.ruled(t, accepted=board is None)
+        return events
 
     def clocks(self, now: float) -> dict[str, Any]:
         c = self.clock
@@ -303,7 +318,9 @@ class GameCore:
                 "to_move": None if self.game_over else pos.to_move.value}
 
     def record(self) -> GameRecord:
-        rec = self.arbiter.record()
+        """The game for people and files: irregularities in words, on the move they
+        happened on, and the board play went on from wherever the rules do not give it."""
+        rec = for_people(self.arbiter.record(), self.history, self.after)
         s = self.settings
         rec.black, rec.white, rec.event, rec.place = s.black, s.white, s.event, s.place
         if self.clock is not None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from typing import IO, Any
 
+from controller.records.irregular import describe
+
 _RESET = "\x1b[0m"
 _BOARD_BG = "\x1b[42m"  # green felt
 _FLAG_BG = "\x1b[41m"  # red: a square named by an open irregularity
@@ -38,7 +40,9 @@ def describe_event(e: dict[str, Any]) -> str:
     if kind == "pass":
         return f"{e['player']} passes"
     if kind == "irregularity":
-        return f"FLAG {e['kind']} by {e['player']}: {', '.join(e.get('squares', []))}"
+        squares = list(e.get("squares", []))
+        return (f"FLAG {e['kind']} by {e['player']}: {', '.join(squares)} — "
+                f"{describe(str(e['kind']), str(e['player']), squares)}")
     if kind == "corrected":
         return f"corrected {e['kind']}: {', '.join(e.get('squares', []))}"
     if kind == "game_over":

@@ -8,13 +8,14 @@ step function, so they are on disk before anyone sees their effect.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from typing import TYPE_CHECKING, Any
 
 from controller.leds.plan import plan_overlay
 from controller.service.core import ActionRefused
 from controller.squares import Color
-from controller.web.facade import ActionError, View
+from controller.web.facade import ActionError, View, disc_graph, result_of
 
 if TYPE_CHECKING:
     from controller.records.model import GameRecord
@@ -71,6 +72,10 @@ class FacadeMixin:
             "overlay": {sq: cell.to_json() for sq, cell in plan.items()},
             "message": self.message,
             "irregularities": self._open_flags(),
+            "history": core.history.to_json(),
+            "graph": disc_graph(core.after, len(arb.moves)),
+            "result": result_of(self.events, core.over_by_time) if core.game_over else None,
+            "now": round(now, 3),
             "legal": legal or [],
             "url": self.url,
             "late": None if core.late is None else {
@@ -146,7 +151,10 @@ class FacadeMixin:
     def game_record(self: Service) -> GameRecord:
         # everything, comments included: the web server filters it per view
         assert self.core is not None
-        return self.core.record()
+        rec = self.core.record()
+        if self.game is not None and not rec.date:
+            rec.date = dt.datetime.fromtimestamp(self.game.started).date().isoformat()
+        return rec
 
     def _action(self: Service, data: dict[str, Any]) -> None:
         if self.core is None:

@@ -7,6 +7,7 @@ comments in all three, so a record shows what the arbiter saw and when.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -44,7 +45,10 @@ def write_game_files(record: GameRecord, game_id: str, folder: Path) -> list[Pat
         record.date = dt.date.today().isoformat()
     record.extra.setdefault("KID", game_id)
     written = []
-    renderers = {".json": lambda: _json(record), ".ggf": lambda: write_ggf(record) + "\n",
+    # GGF gets the standard tags only: the game id is the file's name
+    plain = dataclasses.replace(record, extra={k: v for k, v in record.extra.items()
+                                               if k != "KID"})
+    renderers = {".json": lambda: _json(record), ".ggf": lambda: write_ggf(plain) + "\n",
                  ".txt": lambda: transcript_file(record)}
     for ext, render in renderers.items():
         path = folder / f"{game_id}{ext}"
@@ -165,7 +169,10 @@ def _raw_entry(path: Path, problem: str) -> GameEntry | None:
 def list_games(folder: Path) -> list[GameEntry]:
     """The finished games of a folder, oldest first (ids are start times)."""
     if not folder.is_dir():
-        raise KaeshiError(f"{folder}: no games folder there")
+        raise KaeshiError(
+            f"{folder}: no games folder there (no game has been finished with it yet). "
+            "Name the folder with --folder DIR, or the service's configuration with "
+            "--config FILE (its games.folder); `kaeshi demo` writes into ./games")
     return [e for e in map(_entry, sorted(folder.glob("*.json"))) if e is not None]
 
 

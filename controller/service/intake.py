@@ -33,6 +33,9 @@ from controller.squares import Color
 if TYPE_CHECKING:
     from controller.service.app import Service
 
+#: How often a failed source is tried again, and how many tries make one log line.
+RETRY_SECONDS = 2.0
+RETRIES_PER_LOG = 30
 log = logging.getLogger("kaeshi.service")
 
 
@@ -88,11 +91,13 @@ class IntakeMixin:
         a live sensor is still read, but its readings are not taken (see :meth:`_reading`).
         """
         replay = isinstance(source, LogSource)
+        failures = 0
         while True:
             try:
                 async for item in source.items():
                     if replay and self._journal_ok is not None:
                         await self._journal_ok.wait()
+                    failures = 0
                     if isinstance(item, Reading):
                         self._handle(self._reading, item)
                     elif isinstance(item, LinkChange):
@@ -105,8 +110,14 @@ class IntakeMixin:
             except Exception as exc:  # a driver bug must not end the game
                 log.exception("source %s failed", source.name)
                 self._link(LinkChange(False, f"{source.name} failed: {exc}"))
-            await asyncio.sleep(2.0)
-            log.info("retrying the %s source", source.name)
+            await asyncio.sleep(RETRY_SECONDS)
+            failures += 1
+            # a board left unplugged must not fill the log: once, then once a minute
+            if failures == 1 or failures % RETRIES_PER_LOG == 0:
+                log.info("retrying the %s source (attempt %d, every %.0f s)",
+                         source.name, failures, RETRY_SECONDS)
+            else:
+                log.debug("retrying the %s source (attempt %d)", source.name, failures)
 
     def _handle(self: Service, handler: Callable[..., None], *args: Any) -> None:
         """Run one item's handling; a bug there is logged, never mistaken for the sensor."""

@@ -116,4 +116,5 @@ class LifecycleMixin:
         self._finish_pending = False
         names = ", ".join(p.name for p in self.finished_files)
         log.info("game %s written to %s: %s", self.game.id, folder, names)
-        self.message = f"game record written to {folder}"
+        # the page shows file names only: the service's folders are no one else's business
+        self.message = f"Game record saved: {names}. Download it with the link above."

@@ -290,7 +290,7 @@ class CameraSource:
         period = 1.0 / self.fps
         last = float("-inf")
         seen = True
-        yield LinkChange(True, f"camera {self.camera} open")
+        delivering = False  # "up" only once a frame came: an open that fails is no link
         try:
             while not self._closed:
                 frame = await loop.run_in_executor(None, next, frames, None)
@@ -299,6 +299,9 @@ class CameraSource:
                         raise OSError(f"camera {self.camera} stopped delivering frames")
                     yield SourceEnd()
                     return
+                if not delivering:
+                    delivering = True
+                    yield LinkChange(True, f"camera {self.camera} open")
                 if live and frame.t - last < period:
                     continue  # keep the camera's buffer drained, read at ``fps``
                 last = frame.t

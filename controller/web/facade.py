@@ -23,6 +23,12 @@ and clock. A snapshot is a plain JSON-ready dict:
   "irregularities": [{"player": "black", "kind": "forgotten_flip", "squares": ["e5"]}, ...],
   "position": "-----...",              # the arbiter's idea of the position
   "legal": ["c4", "d3", ...],          # home: the page shows them on request; arbiter: always
+  "history": [{"n": 23, "player": "white", "kind": "over_flip", "squares": ["e5"],
+               "t": 612.4, "status": "open", "until": null, "text": "...",
+               "status_text": "...", "instruction": "..."}, ...],  # whole game, as flags
+  "graph": [[2, 2], [4, 1], ...],      # discs (black, white) after each move; as flags
+  "result": {"black": 38, "white": 26, "winner": "black", "reason": null} | null,
+  "now": 731.0,                        # game time of the snapshot (for "since")
 }
 ```
 
@@ -44,6 +50,7 @@ import dataclasses
 from typing import Any, Literal, Protocol
 
 from controller.errors import KaeshiError
+from controller.position import Position
 from controller.records.model import GameRecord
 from controller.squares import Color
 from controller.web.disclosure import Disclosure, disclosure
@@ -71,6 +78,8 @@ PLAYER_KEYS = frozenset(
         "url",
         "signoff",  # rule 15: the result the players sign, once the game is over
         "late",  # rules 11–12: who is late, and their time
+        "result",
+        "now",
     }
 )
 PUBLIC_EVENTS = frozenset({"move", "pass", "game_over"})
@@ -81,9 +90,10 @@ FLAG_EVENTS = frozenset({"irregularity", "corrected"})
 PUBLIC_EVENT_KEYS = {"move": ("t", "event", "player", "square"), "pass": ("t", "event", "player")}
 MOVE_KEYS = ("n", "player", "square", "t")
 #: What an audience without the flags does not get (record mode: not even the arbiter).
-LIVE_FLAG_KEYS = ("irregularities", "flags", "overlay")
+LIVE_FLAG_KEYS = ("irregularities", "flags", "overlay", "history")
 #: What a player gets with the flags, once the game is over (never the overlay: advice).
-PLAYER_FLAG_KEYS = frozenset({"irregularities", "flags"})
+#: The disc-count graph counts the official position, which a forgotten flip shifts.
+PLAYER_FLAG_KEYS = frozenset({"irregularities", "flags", "history", "graph"})
 
 
 class ActionError(KaeshiError):
@@ -149,6 +159,26 @@ class ChangeNotifier:
         while self.version == version:
             await self._event.wait()
         return self.version
+
+
+def disc_graph(after: dict[int, Position], moves: int) -> list[list[int]]:
+    """Discs (black, white) on the official board after each move, from the start."""
+    out: list[list[int]] = []
+    last = after.get(0)
+    for i in range(moves + 1):
+        last = after.get(i, last)
+        if last is not None:
+            out.append(list(last.counts()))
+    return out
+
+
+def result_of(events: list[dict[str, Any]], over: Any = None) -> dict[str, Any] | None:
+    """The game's result from its ``game_over`` event (``over``: one the clock decided)."""
+    found = over.to_dict() if over is not None else next(
+        (e for e in reversed(events) if e.get("event") == "game_over"), None)
+    if found is None:
+        return None
+    return {k: found.get(k) for k in ("black", "white", "winner", "reason", "loser")}
 
 
 def _public_moves(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -230,6 +260,7 @@ def record_for_view(record: GameRecord, snapshot: dict[str, Any], view: View) ->
         return record
     return dataclasses.replace(
         record,
-        moves=[dataclasses.replace(m, comment="") for m in record.moves],
+        # a board that stood after an unnoticed fault says there was one: kept back too
+        moves=[dataclasses.replace(m, comment="", stands=None) for m in record.moves],
         comments=[],
     )

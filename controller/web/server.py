@@ -34,7 +34,7 @@ import socket
 from collections.abc import AsyncIterator, Callable, Iterable
 from importlib import resources
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, quote
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -45,6 +45,7 @@ from starlette.routing import Route
 
 from controller.errors import KaeshiError
 from controller.records import write_ggf
+from controller.records.files import record_filename
 from controller.squares import Color, validate_board_string
 from controller.web.auth import ArbiterAuth
 from controller.web.embed import EmbeddedServer
@@ -267,11 +268,14 @@ class WebServer:
         view = self._view(request)
         snapshot = self.facade.snapshot(view)
         record = record_for_view(self.facade.game_record(), snapshot, view)
+        name = record_filename(record)
+        ascii_name = name.encode("ascii", "replace").decode().replace("?", "_")
         return Response(
             write_ggf(record),
             200,
             {
-                "Content-Disposition": 'attachment; filename="kaeshi.ggf"',
+                "Content-Disposition": f'attachment; filename="{ascii_name}"; '
+                                       f"filename*=UTF-8''{quote(name)}",
                 "Cache-Control": "no-store",
             },
             "application/x-ggf; charset=utf-8",

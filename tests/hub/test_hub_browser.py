@@ -97,13 +97,13 @@ def state(n: int, flags: list[dict[str, object]] | None = None) -> TableState:
 class LiveHub:
     """Broker, hub and web app (Uvicorn on its own thread), as ``kaeshi hub`` runs them."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, delay: float = 900.0) -> None:
         self.broker = PrivateBroker(folder / "broker", tables=TABLES)
         self.broker.start()
         self.store = HubStore(folder / "hub.sqlite")
         self.hub = Hub(self.broker.hub_settings(), EVENT, self.store)
         self.hub.start()
-        settings = HubWebSettings(TOKEN, delay=900.0, event_name="Open")
+        settings = HubWebSettings(TOKEN, delay=delay, event_name="Open")
         app = self.app = build_app(self.store, self.hub, None, settings)
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
@@ -128,9 +128,9 @@ class LiveHub:
         self.broker.stop()
 
 
-@pytest.fixture
-def hall(tmp_path: Path) -> Iterator[tuple[LiveHub, dict[int, Table]]]:
-    live = LiveHub(tmp_path)
+def open_hall(folder: Path, delay: float = 900.0) -> Iterator[tuple[LiveHub, dict[int, Table]]]:
+    """A live hub with every table online and publishing its state."""
+    live = LiveHub(folder, delay)
     tables: dict[int, Table] = {}
     try:
         for n in range(1, TABLES + 1):
@@ -146,8 +146,14 @@ def hall(tmp_path: Path) -> Iterator[tuple[LiveHub, dict[int, Table]]]:
         live.close()
 
 
+@pytest.fixture
+def hall(tmp_path: Path) -> Iterator[tuple[LiveHub, dict[int, Table]]]:
+    yield from open_hall(tmp_path)
+
+
 LIVE = "document.getElementById('conn').textContent === 'live'"
-TOP = "document.querySelector('#tables .card')"
+#: The first table under "Needs you now": the most urgent one.
+TOP = "document.querySelector('#urgent .card')"
 
 
 def test_hub_browser_irregularity_on_top_and_pause_reaches_the_table(
@@ -157,18 +163,32 @@ def test_hub_browser_irregularity_on_top_and_pause_reaches_the_table(
     browser.navigate(f"{live.url}/arbiter?token={TOKEN}")
     browser.wait_for(LIVE + " && document.querySelectorAll('#tables .card').length === 6",
                      timeout=15)
-    assert browser.js(f"{TOP}.dataset.table") == "1"  # nothing needs the arbiter yet
+    assert browser.js(TOP) is None  # nothing needs the arbiter yet
+    assert browser.js("document.getElementById('urgent-box').hidden") is True
     assert browser.js("location.search") == ""  # the token left the address bar
 
-    flag = {"kind": "forgotten_flip", "player": "white", "squares": ["d4", "e4"]}
+    flag = {"kind": "forgotten_flip", "player": "white", "squares": ["d4", "e4"], "n": 4,
+            "at": time.time() - 75}
     made = time.monotonic()
     tables[5].publish(state(5, [flag]))
     browser.wait_for(f"{TOP}.dataset.table === '5'", timeout=5)
     shown = time.monotonic() - made
     print(f"irregularity at table 5 on top of the dashboard after {shown * 1000:.0f} ms")
     assert shown < SHOW_DEADLINE
-    assert browser.js(f"{TOP}.querySelector('.attention').textContent") == (
-        "irregularity: forgotten flip d4 e4")
+    card = browser.js(f"{TOP}.innerText")
+    assert "white: forgotten flip d4 e4 at move 4 · 1 min 15 s ago" in card
+    assert ("Black may point out d4 and e4: press the clock to hand the turn back; then "
+            "White must turn the discs on d4 and e4 to white") in card
+    assert "move 0 · discs 2–2" in card
+    # the hall's map keeps its order: table 5 stays fifth, and is outlined there
+    assert browser.js("[...document.querySelectorAll('#tables .card')]"
+                      ".map(c => c.dataset.table).join()") == "1,2,3,4,5,6"
+    assert browser.js("document.querySelector('#tables .card[data-table=\"5\"]')"
+                      ".dataset.rank") == "0"
+    assert browser.js("document.getElementById('summary').textContent") == (
+        "6 tables, 1 needs you")
+    # no tournament is loaded: no pairings, no standings, no button to send them
+    assert browser.js("document.getElementById('aside').hidden") is True
     flagged = browser.js(f"[...{TOP}.querySelectorAll('.cell.flag')].map(c => c.dataset.sq)")
     assert flagged == ["d4", "e4"]
 
@@ -176,6 +196,13 @@ def test_hub_browser_irregularity_on_top_and_pause_reaches_the_table(
     browser.js(f"{TOP}.click()")
     browser.wait_for("document.body.dataset.view === 'table' && " + LIVE, timeout=10)
     browser.wait_for("document.querySelectorAll('#board .cell.flag').length === 2", timeout=5)
+    page = browser.text()
+    assert "white: forgotten flip d4 e4 at move 4" in page
+    assert "Black may point out d4 and e4" in page
+    # a board with its coordinates, and no raw position string to type into
+    assert browser.js("[...document.querySelectorAll('#board .coord')].map(c => c.textContent)"
+                      ".join('')") == "abcdefgh12345678"
+    assert browser.js("document.querySelectorAll('input[maxlength=\"64\"]').length") == 0
     browser.js("document.querySelector('[data-action=\"pause\"]').click()")
     assert tables[5].got_order.wait(5), "the pause never reached table 5"
     assert [o.command for o in tables[5].orders] == ["pause"]
@@ -188,9 +215,12 @@ def test_hub_browser_irregularity_on_top_and_pause_reaches_the_table(
               "moves": ["white d6", "black c3"]}
     tables[5].client.publish(Topics(EVENT).events(5), encode_event(
         EventMessage(5, "g5", 1, resync, None, START, "white")), qos=1).wait_for_publish(5)
-    browser.wait_for("document.querySelector('#events .ev.resync') !== null", timeout=10)
-    assert browser.js("document.querySelector('#events .ev.resync').textContent") == (
-        "1. board adopted after white d6, black c3, white to move (changed: c3 d4 d6)")
+    browser.wait_for("document.querySelector('#events .ev-resync') !== null", timeout=10)
+    assert browser.js("document.querySelector('#events .ev-resync').textContent") == (
+        "board adopted after white d6, black c3, white to move (changed: c3 d4 d6)")
+    assert browser.js("document.querySelector('#events .ev-resync').value") == 1  # numbered once
+    # no event is drawn as a clock
+    assert browser.js("document.querySelectorAll('#events .clock').length") == 0
 
     # the spectators' page: every table, none of the arbiter's channel
     browser.navigate(f"{live.url}/")
@@ -253,7 +283,8 @@ def test_hub_browser_pause_stops_a_real_tables_clock(
         try:
             browser.wait_for(
                 f"{TOP} && {TOP}.dataset.table === '5' && "
-                f"{TOP}.querySelector('.attention').textContent.includes('forgotten flip d4')",
+                f"{TOP}.querySelector('.attention').textContent.includes('forgotten flip d4')"
+                f" && {TOP}.innerText.includes('at move 3')",
                 timeout=30)
         except AssertionError as exc:
             proc.terminate()

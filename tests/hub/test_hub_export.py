@@ -31,9 +31,6 @@ def play_into(hall: Hall, table: int, game: str, rec: GameRecord, t0: float,
     positions = rec.positions()
     t = t0
     for n, (mv, pos) in enumerate(zip(rec.moves, positions, strict=False), 1):
-        if n == flag_at:
-            hall.event(table, game, {"t": t, "event": "irregularity", "player": mv.player.value,
-                                     "kind": "forgotten_flip", "squares": ["d4"]}, t)
         if mv.square is None:
             hall.event(table, game, {"t": t, "event": "pass", "player": mv.player.value}, t)
         else:
@@ -45,6 +42,9 @@ def play_into(hall: Hall, table: int, game: str, rec: GameRecord, t0: float,
                                      "square": mv.square,
                                      "flips": sorted(square_name(i) for i in range(64)
                                                      if flips >> i & 1)}, t)
+        if n == flag_at:  # the arbiter reports a move's irregularities after the move
+            hall.event(table, game, {"t": t, "event": "irregularity", "player": mv.player.value,
+                                     "kind": "forgotten_flip", "squares": ["d4"]}, t)
         t += 1.0
     assert rec.result is not None
     b, w = rec.result
@@ -77,7 +77,9 @@ def test_the_event_exports_as_one_ggf_file(real_games: list[GameRecord]) -> None
     assert [(g.extra["RND"], g.extra["TBL"]) for g in back] == [
         ("1", "1"), ("1", "2"), ("1", "3"), ("2", "1"), ("2", "2"), ("2", "3")]
     flagged = [(n, m.comment) for n, m in enumerate(back[1].moves, 1) if m.comment]
-    assert flagged == [(9, "forgotten_flip d4")]
+    (n, comment), = flagged
+    assert n == 9 and comment.startswith("Irregular move (rule 5): ")
+    assert comment.endswith("did not turn the disc on d4. It was not pointed out and stands.")
     assert back[1].date == "2023-11-14"
 
 
@@ -124,6 +126,52 @@ def test_a_game_record_keeps_a_time_loss_and_a_late_flag() -> None:
     hall.event(1, "g", {"t": 3, "event": "game_over", "black": 4, "white": 1,
                         "winner": "black", "reason": "time", "loser": "white"}, 12.0)
     rec = game_record(hall.store.events(1, "g"), GameInfo("Ann", "Bob", None), EVENT, 1)
-    assert rec.moves[0].comment == "shifted_disc e5 f5"
+    assert rec.moves[0].comment == (
+        "Irregular move (rule 5): Black left the discs on e5 and f5 off their squares. "
+        "It was not pointed out and stands.")
     assert (rec.result, rec.result_note) == ((4, 1), "time")
     assert "RND" not in rec.extra
+
+
+def test_a_pass_that_stood_reads_back_and_wthor_names_the_game(tmp_path: Path) -> None:
+    """Each stored event carries the table's official board after its step: the event's
+    GGF keeps the board play went on from, verifies, and WTHOR names what it leaves out."""
+    from controller.hub.protocol import EventMessage
+    from controller.position import Position
+    from controller.records.verify import verify_files
+
+    hall = Hall()
+    seq = 0
+
+    def send(event: dict[str, object], pos: Position) -> None:
+        nonlocal seq
+        seq += 1
+        hall.store.add_event(EventMessage(4, "g", seq, {"t": float(seq), **event}, None,
+                                          pos.board_string(), pos.to_move.value),
+                             2_000_000_000.0 + seq)
+
+    pos = Position.start()
+    for square in ("f5", "d6", "c3"):
+        mover = pos.to_move
+        pos = pos.play(square)
+        send({"event": "move", "player": mover.value, "square": square, "flips": []}, pos)
+    legal = pos.legal_squares()  # white passes with moves: nobody points it out
+    pos = pos.with_to_move(pos.to_move.opponent)
+    send({"event": "pass", "player": "white"}, pos)
+    send({"event": "irregularity", "player": "white", "kind": "illegal_pass",
+          "squares": legal}, pos)
+    square = pos.legal_squares()[0]
+    pos = pos.play(square)
+    send({"event": "move", "player": "black", "square": square, "flips": []}, pos)
+    infos = {(4, "g"): GameInfo("Ann", "Bob", 2)}
+    records = event_records(hall.store.games(), hall.store.events, infos, EVENT)
+    (rec,) = records
+    assert rec.stood() == [4]
+    assert rec.moves[3].comment.endswith("It was not pointed out and stands.")
+    (tmp_path / "event.ggf").write_text(event_ggf(records), encoding="utf-8")
+    report = verify_files([tmp_path / "event.ggf"])
+    assert report.ok and report.stood == 1, report.problems
+    out = export_wthor(records, tmp_path / "wthor")
+    assert out.written == 0
+    (why,) = out.skipped
+    assert why.startswith("table 4, Ann vs Bob") and "WTHOR cannot hold it" in why

@@ -59,9 +59,9 @@ def play_with_flag(s: Setup) -> None:
     """Table 5 plays four moves, the fourth with a forgotten flip still open."""
     squares = ["f5", "d6", "c3", "d3"]
     for i, ev in enumerate(moves_of(squares)):
-        if i == 3:
-            s.hall.event(5, "g5", FLAG, T0 + 100 + i)
         s.hall.event(5, "g5", ev, T0 + 100 + i)
+        if i == 3:  # the arbiter reports a move's irregularities after the move
+            s.hall.event(5, "g5", FLAG, T0 + 100 + i)
     open_flag = {"kind": "forgotten_flip", "player": "white", "squares": ["e4"]}
     s.hall.state(5, T0 + 104, game="g5", board=board_after(squares[:3]), flags=[open_flag],
                  clock=ClockState(500_000, 480_000, "black", T0 + 104))
@@ -104,20 +104,29 @@ def test_the_spectator_page_and_feeds_wait_for_the_delay(hub: Setup) -> None:
 def test_the_arbiters_views_need_the_token(hub: Setup) -> None:
     play_with_flag(hub)
     for path in ("/api/dashboard", "/api/table/5", "/export/event.ggf",
-                 "/export/event-wthor.zip", "/arbiter/table/5"):
+                 "/export/event-wthor.zip"):
         assert hub.client.get(path).status_code == 403, path
     assert hub.client.get("/arbiter").text.count('name="token"') == 1  # the login form
+    # a page asks a person for the token, and brings them back to it
+    page = hub.client.get("/arbiter/table/5")
+    assert page.text.count('name="token"') == 1 and "dashboard" not in page.text
+    assert 'name="next" value="/arbiter/table/5"' in page.text
+    wrong = hub.client.get("/arbiter/table/5?token=not-the-token")
+    assert wrong.status_code == 403 and "Wrong arbiter token." in wrong.text
     client = hub.login()
     cards = client.get("/api/dashboard").json()["tables"]
     assert [c["table"] for c in cards] == [5, 6]
-    assert cards[0]["irregularities"] == [{"kind": "forgotten_flip", "player": "white",
-                                           "squares": ["e4"]}]
+    (flag,) = cards[0]["irregularities"]
+    assert (flag["kind"], flag["player"], flag["squares"]) == ("forgotten_flip", "white", ["e4"])
+    assert flag["instruction"].startswith("Black may point out e4")
     full = client.get("/api/table/5").json()
     assert [e["event"] for e in full["events"]].count("irregularity") == 1
     assert client.get("/api/table/99").status_code == 404
     assert client.get("/arbiter/table/5").status_code == 200
     ggf = read_ggf_text(client.get("/export/event.ggf").text)
-    assert [m.comment for m in ggf[0].moves] == ["", "", "", "forgotten_flip e4"]
+    assert [m.comment for m in ggf[0].moves] == ["", "", "", (
+        "Irregular move (rule 5): White did not turn the disc on e4. "
+        "It may still be pointed out.")]
     with zipfile.ZipFile(io.BytesIO(client.get("/export/event-wthor.zip").content)) as zf:
         assert sorted(zf.namelist()) == ["WTHOR.JOU", "WTHOR.TRN", "event.wtb"]
 
@@ -312,7 +321,7 @@ def test_the_dashboard_stream_follows_the_hubs_changes() -> None:
             # only the card that changed, and the new order of all of them
             assert second["full"] is False and second["order"] == [3, 1, 2]
             assert [c["table"] for c in second["tables"]] == [3]
-            assert second["tables"][0]["attention"]["detail"] == "over flip c4"
+            assert second["tables"][0]["attention"]["detail"] == "black: over-flip c4"
             assert "pairings" not in second and second["gone"] == []
             app.state.close_streams()
 
@@ -346,3 +355,34 @@ def test_a_restarted_hub_still_names_the_players_of_earlier_games() -> None:
     games = read_ggf_text(client.get("/export/event.ggf").text)
     assert [(g.black, g.white, g.extra["RND"]) for g in games] == [
         ("Ann", "Bob", "1"), ("Cy", "Di", "2")]
+
+
+def test_a_board_that_stood_stays_in_the_arbiters_export_not_the_feeds(hub: Setup) -> None:
+    from controller.hub.protocol import EventMessage
+    from controller.position import Position
+
+    pos = Position.start()
+    seq = 0
+
+    def send(event: dict[str, object]) -> None:
+        nonlocal seq
+        seq += 1
+        hub.hall.store.add_event(EventMessage(5, "g5", seq, {"t": float(seq), **event}, None,
+                                              pos.board_string(), pos.to_move.value),
+                                 T0 + seq)
+
+    for square in ("f5", "d6", "c3"):
+        mover = pos.to_move
+        pos = pos.play(square)
+        send({"event": "move", "player": mover.value, "square": square, "flips": []})
+    pos = pos.with_to_move(pos.to_move.opponent)  # white passes with moves; it stands
+    send({"event": "pass", "player": "white"})
+    square = pos.legal_squares()[0]
+    pos = pos.play(square)
+    send({"event": "move", "player": "black", "square": square, "flips": []})
+    hub.clock.now = T0 + 10 * DELAY
+    exported = hub.login().get("/export/event.ggf").text
+    assert "Play went on from the board as it stood after this move" in exported
+    assert read_ggf_text(exported)[0].stood() == [4]
+    feed = hub.client.get("/feed/games.ggf").text
+    assert "W[PA" in feed and "Play went on" not in feed and "C[" not in feed

@@ -53,8 +53,12 @@ def test_dashboard_puts_what_needs_the_arbiter_first() -> None:
     ranks = [c["attention"]["rank"] for c in cards]
     assert ranks == [IRREGULARITY] * 2 + [CLOCK] * 2 + [STOPPED] * 3 + [RESULT] + [REST] * 3
     top = cards[0]
-    assert top["irregularities"] == [FLAG]
-    assert top["attention"]["detail"] == "forgotten flip e4 f4"
+    (flag,) = top["irregularities"]
+    assert {k: flag[k] for k in FLAG} == FLAG
+    assert flag["text"] == "White did not turn the discs on e4 and f4"
+    assert flag["instruction"].startswith("Black may point out e4 and f4: press the clock")
+    assert top["attention"]["detail"] == "white: forgotten flip e4 f4"
+    assert top["discs"] == {"black": 2, "white": 2} and "moves" in top
     assert cards[2]["attention"]["detail"] == "white's flag has fallen"
     assert cards[3]["attention"]["detail"] == "black has 30 s left"
     assert [c["attention"]["detail"] for c in cards[4:7]] == ["paused", "offline", "sensor lost"]

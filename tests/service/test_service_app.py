@@ -104,7 +104,7 @@ def test_a_replayed_game_is_judged_journaled_and_recorded(tmp_path, real_game):
     assert rec.time_control == "20:00"
     assert all(m.time is not None and m.time > 0 for m in rec.moves if m.square)
     ggf = (tmp_path / "games" / f"{service.game.id}.ggf").read_text()
-    assert "forgotten_flip" in ggf and "PB[B. Player]" in ggf
+    assert "Black did not turn the disc on e5" in ggf and "PB[B. Player]" in ggf
     txt = (tmp_path / "games" / f"{service.game.id}.txt").read_text()
     assert "# move 9 black" in txt and txt.splitlines()[-1] == "".join(real_game.transcript_moves())
     # The flagged disc was lit as "still to turn" in home mode, then cleared.

@@ -132,8 +132,8 @@ def test_sigkill_at_random_moments_loses_and_doubles_nothing(tmp_path, data_dir)
     assert written.final_position() == expected.final_position()
     assert written.result == expected.result == game.result
     assert written.black == "Black Player"
-    assert "forgotten_flip" in written.moves[8].comment
-    assert "corrected" in written.moves[8].comment
+    assert "Black did not turn the disc on" in written.moves[8].comment
+    assert "It was pointed out and put right." in written.moves[8].comment
 
     # Each event was journaled exactly once, and replay reproduces every clock state.
     journal = Journal(tmp_path / "journal.sqlite")

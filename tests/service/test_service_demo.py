@@ -68,7 +68,8 @@ def test_kaeshi_demo_runs_and_leaves_the_record(tmp_path, data_dir, board, secon
     (json_file,) = out.glob("*.json")
     rec = load_games(json_file)[0]
     assert rec.black == "Vinar Matt" and rec.result is not None
-    assert any("forgotten_flip f4" in m.comment and "corrected" in m.comment for m in rec.moves)
+    assert any("did not turn the disc on f4" in m.comment and "put right" in m.comment
+               for m in rec.moves)
     assert (out / "demo-observations.jsonl").is_file()
     # reviewed by Kaeshi's own engine: no third-party engine needed
     assert "review (score after each move" in text and "engine: Kaeshi2" in text

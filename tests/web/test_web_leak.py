@@ -149,5 +149,5 @@ def test_web_tournament_leaks_nothing_to_players_until_the_game_is_over(
         assert not traces(message["text"]), traces(message["text"])
     # ... and once the game is over the record is everyone's, the arbiter's notes included
     final = polls[-1]["player"]["/record.ggf"]
-    assert "C[forgotten_flip" in final
+    assert "C[Irregular move (rule 5): Black did not turn" in final
     assert polls[-1]["leds"] == {}

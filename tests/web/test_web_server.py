@@ -135,14 +135,16 @@ def test_web_record_download_is_the_game_in_ggf() -> None:
     game.play("d6")
     r = client(game).get("/record.ggf")
     assert r.status_code == 200
-    assert r.headers["content-disposition"] == 'attachment; filename="kaeshi.ggf"'
+    assert r.headers["content-disposition"] == (
+        'attachment; filename="Hasegawa-Tamaru-2026-11-28.ggf"; '
+        "filename*=UTF-8''Hasegawa-Tamaru-2026-11-28.ggf")
     (record,) = read_ggf_text(r.text)
     assert [m.square for m in record.moves] == ["f5", "d6"]
 
 
 def test_web_tournament_record_keeps_the_arbiters_notes_from_players() -> None:
     game = flagged_game(Mode.TOURNAMENT)
-    assert "forgotten_flip e5" in game.game_record().moves[0].comment  # there is a note
+    assert "did not turn the disc on e5" in game.game_record().moves[0].comment  # a note
     c = client(game)
     player = c.get("/record.ggf").text
     assert "forgotten" not in player and "C[" not in player
@@ -150,9 +152,9 @@ def test_web_tournament_record_keeps_the_arbiters_notes_from_players() -> None:
     assert c.get("/record.ggf?view=player").text == player
     assert c.get("/record.ggf?view=arbiter").status_code == 403
     arbiter = c.get("/record.ggf?view=arbiter", headers=bearer()).text
-    assert "C[forgotten_flip e5]" in arbiter
+    assert "C[Irregular move (rule 5): Black did not turn the disc on e5." in arbiter
     home = client(flagged_game(Mode.HOME)).get("/record.ggf").text
-    assert "C[forgotten_flip e5]" in home  # at home the board teaches, the record too
+    assert "Black did not turn the disc on e5" in home  # at home the board teaches, the record too
 
 
 @pytest.mark.parametrize("mode", [Mode.TOURNAMENT, Mode.RECORD])
@@ -160,14 +162,16 @@ def test_web_illegal_pass_never_shows_players_the_legal_moves(mode: Mode) -> Non
     game = SimulatedGame(mode)
     game.start_clock()
     game.press(Color.BLACK)  # black passes although d3, c4, f5 and e6 are legal
-    assert "C[illegal_pass d3 c4 f5 e6]" in write_ggf(game.game_record())
+    assert "C[Irregular move (rule 5): Black passed with a legal move at d3, c4, f5 or e6." \
+        in write_ggf(game.game_record())
     c = client(game)
     for path in ("/record.ggf", "/api/state", "/api/state?view=player"):
         text = c.get(path).text
         for word in ("illegal", "d3", "c4", "f5", "e6", "C["):
             assert word not in text, (path, word)
     arbiter = c.get("/record.ggf?view=arbiter", headers=bearer()).text
-    assert ("C[illegal_pass" in arbiter) == (mode is Mode.TOURNAMENT)  # record: not even live
+    # record mode: not even the arbiter sees it live
+    assert ("Black passed with a legal move" in arbiter) == (mode is Mode.TOURNAMENT)
 
 
 def test_web_record_mode_arbiter_and_everyone_get_the_notes_once_the_game_is_over() -> None:
@@ -175,7 +179,8 @@ def test_web_record_mode_arbiter_and_everyone_get_the_notes_once_the_game_is_ove
     c = client(game)
     assert "forgotten" not in c.get("/record.ggf?view=arbiter", headers=bearer()).text
     game.state = "game_over"  # the facade says so: flags can no longer advise anyone
-    assert "C[forgotten_flip e5]" in c.get("/record.ggf").text
+    assert "C[Irregular move (rule 5): Black did not turn the disc on e5." in (
+        c.get("/record.ggf").text)
     snap = c.get("/api/state").json()
     assert snap["moves"][0]["comment"] == "forgotten_flip e5"
     assert "legal" not in snap and "overlay" not in snap  # advice stays out

@@ -8,6 +8,7 @@ from, counts against the same throttle.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from urllib.parse import parse_qs
 
@@ -60,9 +61,28 @@ class ArbiterAccess:
             return refused if refused is not None else await handler(request)
         return run
 
-    def login_redirect(self) -> Response:
-        return RedirectResponse("/arbiter", 303,
+    def login_redirect(self, to: str = "/arbiter") -> Response:
+        return RedirectResponse(_page_path(to), 303,
                                 headers={"Set-Cookie": _hub_cookie(self.auth.cookie_header())})
+
+    def page_guarded(self, pages: Pages, handler: Handler) -> Handler:
+        """A page (not an API): a person without the cookie gets the login form, which
+        brings them back here; ``?token=`` logs in and leaves the address bar."""
+        async def run(request: Request) -> Response:
+            here = request.url.path
+            if not self.auth.enabled:
+                return pages.page("login.html", 403, NEXT=here, MESSAGE="The arbiter view is "
+                                  "off: set an arbiter token in the hub's configuration.")
+            if "token" in request.query_params:
+                refused = self.check_token(request, request.query_params["token"])
+                if refused is not None:
+                    return pages.page("login.html", refused.status_code, NEXT=here,
+                                      MESSAGE=_message(refused))
+                return self.login_redirect(here)
+            if not self.has_cookie(request):
+                return pages.page("login.html", NEXT=here, MESSAGE="")
+            return await handler(request)
+        return run
 
 
 def login_routes(access: ArbiterAccess, pages: Pages) -> list[Route]:
@@ -71,25 +91,29 @@ def login_routes(access: ArbiterAccess, pages: Pages) -> list[Route]:
 
     async def arbiter_page(request: Request) -> Response:
         if not auth.enabled:
-            return pages.page("login.html", 403, MESSAGE="The arbiter view is off: set an "
-                              "arbiter token in the hub's configuration.")
+            return pages.page("login.html", 403, NEXT="/arbiter", MESSAGE="The arbiter view "
+                              "is off: set an arbiter token in the hub's configuration.")
         if "token" in request.query_params:
             refused = access.check_token(request, request.query_params["token"])
             if refused is not None:
-                return pages.page("login.html", refused.status_code, MESSAGE=_message(refused))
+                return pages.page("login.html", refused.status_code, NEXT="/arbiter",
+                                  MESSAGE=_message(refused))
             return access.login_redirect()
         if access.has_cookie(request):
             return pages.page("dashboard.html")
-        return pages.page("login.html", MESSAGE="")
+        return pages.page("login.html", NEXT="/arbiter", MESSAGE="")
 
     async def login(request: Request) -> Response:
         if not auth.enabled:
-            return pages.page("login.html", 403, MESSAGE="The arbiter view is off.")
+            return pages.page("login.html", 403, NEXT="/arbiter",
+                              MESSAGE="The arbiter view is off.")
         form = parse_qs((await read_body(request, 4096)).decode("utf-8", "replace"))
+        back = _page_path((form.get("next") or ["/arbiter"])[0])
         refused = access.check_token(request, (form.get("token") or [None])[0])
         if refused is not None:
-            return pages.page("login.html", refused.status_code, MESSAGE=_message(refused))
-        return access.login_redirect()
+            return pages.page("login.html", refused.status_code, NEXT=back,
+                              MESSAGE=_message(refused))
+        return access.login_redirect(back)
 
     async def logout(request: Request) -> Response:
         return RedirectResponse("/", 303, headers={
@@ -100,6 +124,15 @@ def login_routes(access: ArbiterAccess, pages: Pages) -> list[Route]:
         Route("/arbiter/login", login, methods=["POST"]),
         Route("/arbiter/logout", logout, methods=["POST"]),
     ]
+
+
+_PAGES = re.compile(r"/arbiter(/table/[0-9]{1,4})?")
+
+
+def _page_path(path: str) -> str:
+    """Where a login may send the arbiter back to: one of the arbiter's own pages only
+    (never another site: the value comes from a form)."""
+    return path if _PAGES.fullmatch(path) else "/arbiter"
 
 
 def _bearer(request: Request) -> str | None:

@@ -38,7 +38,6 @@ def arbiter_routes(hub: HubContext, access: ArbiterAccess) -> list[Route]:
     def table_number(request: Request) -> int:
         return int(request.path_params["table"])
 
-    @guarded
     async def table_page(request: Request) -> Response:
         return hub.pages.page("table.html", TABLE=str(table_number(request)))
 
@@ -133,7 +132,7 @@ def arbiter_routes(hub: HubContext, access: ArbiterAccess) -> list[Route]:
         return Response(data, media_type="application/zip", headers=headers)
 
     return [
-        Route("/arbiter/table/{table:int}", table_page),
+        Route("/arbiter/table/{table:int}", access.page_guarded(hub.pages, table_page)),
         Route("/api/dashboard", dashboard_json),
         Route("/events/dashboard", dashboard_events),
         Route("/api/table/{table:int}", table_json),

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.hub.protocol import ClockState, TableStatus
+from controller.records.irregular import KIND_NAMES, describe, instruction
 
 IRREGULARITY, CLOCK, STOPPED, RESULT, REST = range(5)
 REASONS = {
@@ -71,6 +72,32 @@ def irregularities(status: TableStatus) -> list[dict[str, Any]]:
     return list(s.irregularities)
 
 
+def _flag_line(f: dict[str, Any]) -> str:
+    """``white: forgotten flip d4 e4 at move 23``: who, what, where, which move."""
+    who = f"{f['player']}: " if f.get("player") in ("black", "white") else ""
+    what = f"{KIND_NAMES.get(str(f.get('kind')), str(f.get('kind', '?')).replace('_', ' '))}"
+    where = " ".join(f.get("squares", []))
+    move = f" at move {f['n']}" if isinstance(f.get("n"), int) else ""
+    return f"{who}{what} {where}{move}".strip()
+
+
+def explained(flags: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The open flags with what a person reads: the sentence, and what happens next."""
+    out = []
+    for f in flags:
+        player, kind = str(f.get("player", "")), str(f.get("kind", ""))
+        squares = [str(s) for s in f.get("squares", [])]
+        out.append({**f, "line": _flag_line(f), "text": describe(kind, player, squares),
+                    "instruction": instruction(kind, player, squares)})
+    return out
+
+
+def discs(board: str) -> dict[str, int]:
+    """Discs on the board as it stands (shifted ones counted)."""
+    return {"black": sum(board.count(c) for c in "Xx"),
+            "white": sum(board.count(c) for c in "Oo")}
+
+
 def attention(status: TableStatus, now: float, awaiting: bool,
               warning: float = CLOCK_WARNING_SECONDS) -> Attention:
     """How urgently table ``status`` needs the arbiter; ``awaiting``: its result waits."""
@@ -78,10 +105,7 @@ def attention(status: TableStatus, now: float, awaiting: bool,
     table = status.table
     flags = irregularities(status)
     if flags:
-        detail = "; ".join(
-            f"{f.get('kind', '?').replace('_', ' ')} {' '.join(f.get('squares', []))}".strip()
-            for f in flags
-        )
+        detail = "; ".join(_flag_line(f) for f in flags)
         return Attention(IRREGULARITY, REASONS[IRREGULARITY], detail, (IRREGULARITY, 0.0, table))
     if s is not None and s.clock is not None and not _game_over(status):
         black, white = clock_now(s.clock, now)
@@ -120,7 +144,7 @@ def card(status: TableStatus, now: float, awaiting: bool,
         "last_seen": status.last_seen,
         "attention": {"rank": att.rank, "reason": att.reason, "detail": att.detail},
         "awaiting_confirmation": bool(awaiting and s is not None and s.result is not None),
-        "irregularities": irregularities(status),
+        "irregularities": explained(irregularities(status)),
     }
     if s is None:
         return out
@@ -139,6 +163,7 @@ def card(status: TableStatus, now: float, awaiting: bool,
         "board": s.board,
         "to_move": s.to_move,
         "moves": s.moves,
+        "discs": discs(s.board),
         "clock": clock,
         "result": None if s.result is None else {
             "black": s.result.black, "white": s.result.white, "winner": s.result.winner,

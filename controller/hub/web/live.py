@@ -251,7 +251,12 @@ class Views:
         def seen(table: int, game: str) -> list[StoredEvent]:
             return visible(self.store.events(table, game), now, self.delay)
 
-        return event_records(self.store.games(), seen, self.book.infos(), self.event_name)
+        records = event_records(self.store.games(), seen, self.book.infos(), self.event_name)
+        # a board kept "as it stood" would say that a fault went unnoticed: the arbiter's
+        for rec in records:
+            for mv in rec.moves:
+                mv.stands, mv.comment = None, ""
+        return records
 
     def records(self) -> list[GameRecord]:
         """Every game in full, irregularities included (the arbiter's export)."""

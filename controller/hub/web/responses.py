@@ -17,9 +17,10 @@ STATIC_TYPES = {
     "dashboard.js": "text/javascript; charset=utf-8",
     "table.js": "text/javascript; charset=utf-8",
     "spectator.js": "text/javascript; charset=utf-8",
+    "board.js": "text/javascript; charset=utf-8",
     "hub.css": "text/css; charset=utf-8",
 }
-PAGES = ("spectator.html", "dashboard.html", "table.html", "login.html")
+PAGES = ("spectator.html", "board.html", "dashboard.html", "table.html", "login.html")
 HEADERS = {"Cache-Control": "no-store"}
 
 

@@ -14,6 +14,7 @@ from starlette.routing import Route
 
 from controller.hub.export import event_ggf
 from controller.hub.web.context import HubContext
+from controller.hub.web.spectator_view import spectator_marked
 from controller.hub.web.streams import Shared, broadcast_stream, spectator_built, whole
 from controller.records import games_to_json
 
@@ -22,8 +23,8 @@ def spectator_routes(hub: HubContext) -> list[Route]:
     """Routes open to anyone in the hall or on the internet."""
     settings, views = hub.settings, hub.views
     # what spectators see moves with time, not with what arrives: rebuilt by age alone
-    broadcast_snap = Shared(lambda: spectator_built(views.spectator()), settings.refresh,
-                            settings.clock)
+    broadcast_snap = Shared(lambda: spectator_built(spectator_marked(views.spectator())),
+                            settings.refresh, settings.clock)
     feed_max_age = max(5.0, settings.refresh)
     ggf_feed = Shared(lambda: whole(event_ggf(views.delayed_records())), feed_max_age,
                       settings.clock)
@@ -32,6 +33,10 @@ def spectator_routes(hub: HubContext) -> list[Route]:
 
     async def spectator_page(request: Request) -> Response:
         return hub.pages.page("spectator.html", DELAY=_minutes(settings.delay))
+
+    async def board_page(request: Request) -> Response:
+        return hub.pages.page("board.html", DELAY=_minutes(settings.delay),
+                              TABLE=str(int(request.path_params["table"])))
 
     async def broadcast_json(request: Request) -> Response:
         return Response(await broadcast_snap.get(), media_type="application/json",
@@ -55,6 +60,7 @@ def spectator_routes(hub: HubContext) -> list[Route]:
 
     return [
         Route("/", spectator_page),
+        Route("/board/{table:int}", board_page),
         Route("/api/broadcast", broadcast_json),
         Route("/events/broadcast", broadcast_events),
         Route("/feed/games.ggf", feed_ggf),

@@ -34,11 +34,14 @@ function buildBoard() {
 }
 
 const DISC = { X: "black", O: "white", x: "black shifted", o: "white shifted", "?": "unknown" };
+const LEGAL_RGB = "0,255,60"; // plan_overlay's colour for a legal move
+let draft = null; // the arbiter's position being set up, or null
 
 function drawBoard(s) {
-  const board = s.board || "";
-  const overlay = s.overlay || {};
-  const legal = $("show-legal").checked && s.legal ? new Set(s.legal) : new Set();
+  const board = draft || s.board || "";
+  const overlay = draft ? {} : s.overlay || {};
+  const showLegal = $("show-legal").checked;
+  const legal = showLegal && s.legal && s.mode === "home" && VIEW === "player" ? new Set(s.legal) : new Set();
   for (let i = 0; i < 64; i++) {
     const sq = COLS[i % 8] + (Math.floor(i / 8) + 1);
     const cell = document.querySelector(`[data-sq="${sq}"]`);
@@ -46,8 +49,9 @@ function drawBoard(s) {
     const kind = DISC[board[i]] || "";
     disc.className = "disc " + kind;
     cell.dataset.disc = kind ? kind.split(" ")[0] : "empty";
-    const mark = overlay[sq];
-    cell.classList.remove("lit", "steady", "slow_blink", "fast_blink", "breathe", "legal");
+    let mark = overlay[sq];
+    if (mark && !showLegal && mark.rgb.join(",") === LEGAL_RGB) mark = null;
+    cell.classList.remove("lit", "steady", "slow_blink", "fast_blink", "breathe", "legal", "last");
     cell.style.removeProperty("--lit");
     if (mark) {
       cell.classList.add("lit", mark.pattern);
@@ -55,6 +59,7 @@ function drawBoard(s) {
     } else if (legal.has(sq)) {
       cell.classList.add("legal");
     }
+    if (!draft && s.last_move === sq) cell.classList.add("last");
   }
 }
 
@@ -85,13 +90,27 @@ function tickClocks() {
 
 function drawClocks(s) {
   const c = s.clocks || {};
-  clockBase = { black: c.black, white: c.white, running: c.running, paused: !!c.paused, at: performance.now() };
+  const over = s.state === "game_over";
+  clockBase = { black: c.black, white: c.white, running: over ? null : c.running, paused: over || !!c.paused, at: performance.now() };
   let text = "";
-  if (c.paused) text = "Clock paused";
-  else if (!c.running) text = "Clock not started";
+  if (c.enabled === false) text = "Played without a clock";
+  else if (over) text = "Game over: the clock has stopped";
+  else if (c.paused) text = "Clock paused";
+  else if (!c.running) text = "Clock not started: white presses to start black's time";
   if (c.flag) text = `${c.flag === "black" ? "Black" : "White"}'s flag has fallen`;
   $("clock-state").textContent = text;
+  for (const b of document.querySelectorAll('[data-action="pause"], [data-action="resume"]')) {
+    const wanted = b.dataset.action === "pause" ? !c.paused : !!c.paused;
+    b.disabled = over || c.enabled === false || !wanted;
+  }
+  for (const b of document.querySelectorAll('#adjust button, [data-action="accept_position"], #edit-start')) {
+    b.disabled = over;
+  }
   tickClocks();
+}
+
+function onMove(s, n) {
+  return (s.history || []).filter((h) => h.n === n && h.status !== "withdrawn");
 }
 
 function drawMoves(s) {
@@ -110,9 +129,16 @@ function drawMoves(s) {
     }
     const col = m.player === "black" ? 1 : 2;
     const cell = row.children[col];
-    cell.textContent = m.square || "pass";
+    const marks = onMove(s, m.n);
+    const illegalPass = !m.square && marks.some((h) => h.kind === "illegal_pass");
+    cell.textContent = m.square || (illegalPass ? "pass (illegal)" : "pass");
     cell.dataset.square = m.square || "pass";
     cell.dataset.player = m.player;
+    cell.dataset.n = m.n;
+    if (marks.length) {
+      cell.classList.add("irregular");
+      cell.title = marks.map((h) => `${h.text}: ${h.status_text}`).join("\n");
+    }
     if (m.player === "white") row = null;
   }
 }
@@ -128,17 +154,97 @@ const KIND_TEXT = {
   illegal_pass: "illegal pass",
 };
 
+function ago(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  return s < 60 ? `${s} s ago` : `${Math.floor(s / 60)} min ${s % 60} s ago`;
+}
+
+function gameNow() {
+  if (!snap || typeof snap.now !== "number") return null;
+  const running = snap.state !== "game_over" && snap.clocks && snap.clocks.running && !snap.clocks.paused;
+  return snap.now + (running ? (performance.now() - clockBase.at) / 1000 : 0);
+}
+
 function drawFlags(s) {
   const box = $("flags");
   const list = $("irregularities");
   list.textContent = "";
-  const items = s.irregularities || [];
-  box.hidden = !("irregularities" in s);
+  const open = s.history ? s.history.filter((h) => h.status === "open") : null;
+  const items = open || (s.irregularities || []);
+  box.hidden = !items.length;
   for (const it of items) {
-    const text = `${it.player}: ${KIND_TEXT[it.kind] || it.kind} — ${(it.squares || []).join(" ")}`;
-    list.appendChild(el("li", { "data-kind": it.kind }, text));
+    const li = el("li", { "data-kind": it.kind });
+    const who = it.player === "black" ? "Black" : "White";
+    const head = el("p", { class: "flag-head" });
+    head.appendChild(el("b", {}, `Move ${it.n ?? "?"} · ${who} · ${KIND_TEXT[it.kind] || it.kind} — ${(it.squares || []).join(" ")}`));
+    head.appendChild(el("span", { class: "since", "data-t": it.t ?? "" }));
+    li.appendChild(head);
+    if (it.text) li.appendChild(el("p", { class: "flag-text" }, it.text + "."));
+    if (it.instruction) li.appendChild(el("p", { class: "instruction" }, it.instruction));
+    list.appendChild(li);
   }
-  if ("irregularities" in s && !items.length) list.appendChild(el("li", { class: "none" }, "none"));
+  tickSince();
+}
+
+function tickSince() {
+  const now = gameNow();
+  for (const e of document.querySelectorAll(".since[data-t]")) {
+    const t = Number(e.dataset.t);
+    e.textContent = now === null || e.dataset.t === "" ? "" : ` · flagged ${ago(now - t)}`;
+  }
+}
+
+function drawHistory(s) {
+  const box = $("history-box");
+  const list = $("history");
+  list.textContent = "";
+  box.hidden = !("history" in s);
+  const items = s.history || [];
+  for (const h of items) {
+    const li = el("li", { class: "h-" + h.status, "data-status": h.status, "data-n": h.n });
+    li.appendChild(el("span", { class: "h-move" }, `Move ${h.n}`));
+    li.appendChild(el("span", { class: "h-text" }, ` ${h.text}. `));
+    li.appendChild(el("span", { class: "h-status" }, h.status_text));
+    list.appendChild(li);
+  }
+  if ("history" in s && !items.length) list.appendChild(el("li", { class: "none" }, "none so far"));
+}
+
+function drawResult(s) {
+  const r = s.result;
+  const box = $("result");
+  box.hidden = !r;
+  if (!r) return;
+  const players = s.players || {};
+  const name = (c) => players[c] ? `${players[c]} (${c})` : c[0].toUpperCase() + c.slice(1);
+  let title;
+  if (r.winner === "draw") title = `Draw ${r.black}–${r.white}`;
+  else title = `${name(r.winner)} wins ${r.black}–${r.white}`;
+  $("result-title").textContent = "Game over: " + title;
+  const why = { time: `${r.loser || "a player"} ran out of time`, both_flags: "both flags fell" }[r.reason];
+  const open = (s.history || []).length;
+  const parts = [];
+  if (why) parts.push(why[0].toUpperCase() + why.slice(1) + ".");
+  parts.push("Black " + r.black + ", White " + r.white + " (empty squares go to the winner).");
+  if ("history" in s) parts.push(open ? `${open} irregularit${open > 1 ? "ies" : "y"} in this game, listed below.` : "No irregularities in this game.");
+  $("result-detail").textContent = parts.join(" ");
+}
+
+function drawGraph(s) {
+  const g = s.graph || [];
+  const box = $("graph-box");
+  box.hidden = g.length < 2;
+  if (box.hidden) return;
+  const svg = $("graph");
+  const peak = Math.max(...g.map((p) => Math.max(p[0], p[1])));
+  const W = 300, H = 120, top = Math.min(64, Math.max(16, Math.ceil(peak / 8) * 8));
+  const x = (i) => 4 + (i * (W - 8)) / Math.max(1, g.length - 1);
+  const y = (v) => H - 4 - (v * (H - 8)) / top;
+  const line = (k) => g.map((p, i) => `${x(i).toFixed(1)},${y(p[k]).toFixed(1)}`).join(" ");
+  svg.innerHTML =
+    `<line x1="0" x2="${W}" y1="${y(top / 2)}" y2="${y(top / 2)}" class="mid"/>` +
+    `<text x="4" y="12" class="axis">${top} discs</text><text x="${W - 4}" y="${H - 6}" class="axis end">move ${g.length - 1}</text>` +
+    `<polyline points="${line(1)}" class="w"/><polyline points="${line(0)}" class="b"/>`;
 }
 
 function describeEvent(e) {
@@ -156,9 +262,10 @@ function drawEvents(s) {
   const list = $("events");
   if (!list) return;
   list.textContent = "";
-  for (const e of (s.events || []).slice(-12)) {
-    list.appendChild(el("li", { class: e.event }, `${Number(e.t).toFixed(1)} s  ${describeEvent(e)}`));
+  for (const e of s.events || []) {
+    list.appendChild(el("li", { class: "ev-" + e.event }, `${Number(e.t).toFixed(1)} s  ${describeEvent(e)}`));
   }
+  list.scrollTop = list.scrollHeight;
 }
 
 const SAYS = { true: "signed", false: "disputes", null: "not yet signed" };
@@ -202,6 +309,7 @@ function drawLate(s) {
 function render(s) {
   snap = s;
   document.body.dataset.mode = s.mode || "";
+  document.body.dataset.state = s.state || "";
   $("mode").textContent = s.mode || "";
   $("state").textContent = (s.state || "").replaceAll("_", " ");
   $("state").dataset.state = s.state || "";
@@ -213,14 +321,16 @@ function render(s) {
   $("count-black").textContent = counts.black ?? "";
   $("count-white").textContent = counts.white ?? "";
   for (const color of ["black", "white"]) {
-    $("clock-" + color).classList.toggle("to-move", s.to_move === color);
+    $("clock-" + color).classList.toggle("to-move", s.to_move === color && s.state !== "game_over");
   }
   $("message").textContent = s.message || "";
-  if ($("position")) $("position").textContent = s.position || "";
   drawBoard(s);
   drawClocks(s);
   drawMoves(s);
   drawFlags(s);
+  drawHistory(s);
+  drawResult(s);
+  drawGraph(s);
   drawEvents(s);
   drawSignoff(s);
   drawLate(s);
@@ -234,6 +344,12 @@ function connect() {
     render(JSON.parse(ev.data));
   });
   source.addEventListener("error", () => {
+    if (snap && snap.state === "game_over") {
+      // the service may stop once its game is over (a replay that ended): nothing is lost
+      $("conn").textContent = "game over · the table has stopped sending";
+      $("conn").classList.remove("lost");
+      return;
+    }
     $("conn").textContent = "connection lost — retrying";
     $("conn").classList.add("lost");
   });
@@ -250,7 +366,11 @@ async function act(action, body) {
       credentials: "same-origin",
     });
     const data = await r.json().catch(() => ({}));
-    out.textContent = r.ok ? `done: ${action.replaceAll("_", " ")}` : `refused: ${data.error || r.status}`;
+    const DONE = {
+      pause: "Clock paused.", resume: "Clock running again.", adjust_time: "Time adjusted.",
+      accept_position: "The board as it stands is now the position.", correct_position: "Position set.",
+    };
+    out.textContent = r.ok ? DONE[action] || "Done." : `Refused: ${data.error || r.status}`;
     out.classList.toggle("bad", !r.ok);
   } catch (err) {
     out.textContent = `no answer from the service: ${err}`;
@@ -269,12 +389,32 @@ function wireControls() {
     const f = ev.target;
     act("adjust_time", { color: f.color.value, seconds: Number(f.seconds.value) });
   });
-  $("copy-board").addEventListener("click", () => {
-    if (snap && snap.board) $("correct-board").value = snap.board.replace(/x/g, "X").replace(/o/g, "O");
+  $("edit-start").addEventListener("click", () => {
+    if (!snap) return;
+    draft = (snap.position || snap.board || "").replace(/x/g, "X").replace(/o/g, "O").replace(/\?/g, "-");
+    $("edit-box").hidden = false;
+    document.body.classList.add("editing");
+    drawBoard(snap);
   });
-  $("correct").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    act("correct_position", { board: $("correct-board").value.trim() });
+  $("edit-cancel").addEventListener("click", () => {
+    draft = null;
+    $("edit-box").hidden = true;
+    document.body.classList.remove("editing");
+    if (snap) drawBoard(snap);
+  });
+  $("edit-apply").addEventListener("click", async () => {
+    if (!draft) return;
+    await act("correct_position", { board: draft });
+    $("edit-cancel").click();
+  });
+  $("board").addEventListener("click", (ev) => {
+    const cell = ev.target.closest("[data-sq]");
+    if (!draft || !cell) return;
+    const sq = cell.dataset.sq;
+    const i = (Number(sq[1]) - 1) * 8 + COLS.indexOf(sq[0]);
+    const next = { "-": "X", X: "O", O: "-" }[draft[i]] || "-";
+    draft = draft.slice(0, i) + next + draft.slice(i + 1);
+    drawBoard(snap);
   });
 }
 
@@ -286,3 +426,4 @@ $("show-legal").addEventListener("change", () => snap && drawBoard(snap));
 wireControls();
 connect();
 setInterval(tickClocks, 100);
+setInterval(tickSince, 1000);

@@ -1,23 +1,40 @@
 "use strict";
-// The arbiter's dashboard: every table, most urgent first, live over server-sent events.
+// The arbiter's dashboard, live over server-sent events. "Needs you now" lists the tables
+// that need the arbiter, most urgent first; "All tables" keeps every table in its place by
+// number, so the hall's map does not move while flags come and go.
 (() => {
   const { el } = Hub;
   const tables = document.getElementById("tables");
+  const urgent = document.getElementById("urgent");
+  const URGENT_BELOW = 4; // attention ranks 0-3: irregularity, clock, stopped, result
 
-  function card(t) {
-    const flags = (t.irregularities || []).flatMap((f) => f.squares || []);
+  function flagBox(f) {
+    return el("div", { class: "flag-box", "data-kind": f.kind },
+      el("p", { class: "attention" }, f.line || f.kind,
+        f.at ? el("span", { class: "since", "data-at": f.at }, Hub.ago(f.at)) : null),
+      f.instruction ? el("p", { class: "instruction" }, f.instruction) : null);
+  }
+
+  function card(t, big) {
+    const flags = t.irregularities || [];
+    const marks = flags.flatMap((f) => f.squares || []);
     const a = t.attention || {};
     const state = !t.online ? "offline" : (t.service || "").replace(/_/g, " ");
     const result = t.result ? `${t.result.black}–${t.result.white}` : "";
     const small = el("div", { class: "board small" });
-    Hub.board(small, t.board, flags);
+    Hub.board(small, t.board, marks);
     const black = el("span", { class: "clock black" }), white = el("span", { class: "clock white" });
     Hub.clocks(black, white, t.clock);
-    return el("a", { class: `card rank-${a.rank}`, href: `/arbiter/table/${t.table}`,
+    const progress = t.discs
+      ? `move ${t.moves || 0} · discs ${t.discs.black}–${t.discs.white}` : "";
+    const why = flags.length ? flags.map(flagBox)
+      : [el("p", { class: "attention" }, a.reason ? `${a.reason}: ${a.detail}` : "")];
+    return el("a", { class: `card rank-${a.rank}${big ? " big-card" : ""}`, href: `/arbiter/table/${t.table}`,
                      "data-table": t.table, "data-rank": a.rank },
       el("h3", {}, `Table ${t.table}`, t.round !== null && t.round !== undefined ? el("small", {}, ` round ${t.round}`) : null),
-      el("p", { class: "attention" }, a.reason ? `${a.reason}: ${a.detail}` : ""),
       el("p", { class: "players" }, Hub.players(t)),
+      el("p", { class: "progress" }, progress),
+      ...why,
       small,
       el("p", { class: "clocks" }, black, white),
       el("p", { class: "state" }, state, result ? ` · ${result}` : "",
@@ -26,24 +43,39 @@
   }
 
   // The stream sends what changed: the cards that changed, the tables gone, and the
-  // order, round, pairings and standings when they changed; `full` starts afresh.
-  // A card left alone keeps its node (its running clock ticks on its own).
-  const data = new Map(), nodes = new Map();
+  // order (most urgent first), round, pairings and standings when they changed; `full`
+  // starts afresh. A card left alone keeps its node (its running clock ticks on its own).
+  const data = new Map(), nodes = new Map(), bigNodes = new Map();
   let order = [];
   function render(d) {
-    if (d.full) { data.clear(); nodes.clear(); }
-    for (const n of d.gone || []) { data.delete(n); nodes.delete(n); }
-    for (const t of d.tables || []) { data.set(t.table, t); nodes.set(t.table, card(t)); }
+    if (d.full) { data.clear(); nodes.clear(); bigNodes.clear(); }
+    for (const n of d.gone || []) { data.delete(n); nodes.delete(n); bigNodes.delete(n); }
+    for (const t of d.tables || []) {
+      data.set(t.table, t);
+      nodes.set(t.table, card(t, false));
+      bigNodes.set(t.table, card(t, true));
+    }
     if (d.order) order = d.order;
-    tables.replaceChildren(...order.filter((n) => nodes.has(n)).map((n) => nodes.get(n)));
-    const all = [...data.values()];
-    const urgent = all.filter((t) => t.attention && t.attention.rank < 4).length;
-    document.getElementById("summary").textContent = `${all.length} tables, ${urgent} need you`;
+    const byNumber = [...nodes.keys()].sort((x, y) => x - y);
+    tables.replaceChildren(...byNumber.map((n) => nodes.get(n)));
+    const needing = order.filter((n) => data.has(n) && (data.get(n).attention || {}).rank < URGENT_BELOW);
+    urgent.replaceChildren(...needing.map((n) => bigNodes.get(n)));
+    document.getElementById("urgent-box").hidden = !needing.length;
+    document.getElementById("summary").textContent =
+      `${data.size} tables, ${needing.length ? `${needing.length} need${needing.length === 1 ? "s" : ""} you` : "none needs you"}`;
     if ("round" in d) {
       document.getElementById("round").textContent = d.round !== null && d.round !== undefined ? `(round ${d.round})` : "";
     }
-    if (d.pairings) Hub.pairings(document.getElementById("pairings"), d.pairings);
-    if (d.standings) Hub.standings(document.getElementById("standings"), d.standings);
+    if (d.pairings) {
+      Hub.pairings(document.getElementById("pairings"), d.pairings);
+      document.getElementById("pairings-box").hidden = !d.pairings.length;
+    }
+    if (d.standings) {
+      Hub.standings(document.getElementById("standings"), d.standings);
+      document.getElementById("standings-box").hidden = !d.standings.length;
+    }
+    document.getElementById("aside").hidden =
+      document.getElementById("pairings-box").hidden && document.getElementById("standings-box").hidden;
   }
 
   document.getElementById("send-pairings").addEventListener("click", async () => {
@@ -53,6 +85,10 @@
       msg.textContent = `Sent to ${r.sent.length} tables.`;
     } catch (e) { msg.textContent = e.message; }
   });
+
+  setInterval(() => {
+    for (const s of document.querySelectorAll(".since[data-at]")) s.textContent = Hub.ago(Number(s.dataset.at));
+  }, 1000);
 
   Hub.stream("/events/dashboard", "dashboard", render);
 })();

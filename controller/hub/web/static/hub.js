@@ -21,15 +21,24 @@ const Hub = (() => {
     return node;
   }
 
-  // 64 cells; `marks` names squares to outline (the discs of an open irregularity).
-  function board(container, text, marks) {
+  // 64 cells; `marks` names squares to outline (the discs of an open irregularity);
+  // `opts.coords` adds a-h and 1-8 around them, `opts.last` marks the last move's square.
+  function board(container, text, marks, opts) {
+    const o = opts || {};
     const marked = new Set(marks || []);
     container.textContent = "";
+    container.classList.toggle("coords", !!o.coords);
     const s = text || "";
+    if (o.coords) {
+      container.append(el("div", { class: "coord corner" }));
+      for (const c of COLS) container.append(el("div", { class: "coord" }, c));
+    }
     for (let i = 0; i < 64; i++) {
       const name = squareName(i);
-      const cell = el("div", { class: marked.has(name) ? "cell flag" : "cell", "data-sq": name,
-                               "data-disc": DISC[s[i]] || "", title: name });
+      if (o.coords && i % 8 === 0) container.append(el("div", { class: "coord" }, String(i / 8 + 1)));
+      let cls = marked.has(name) ? "cell flag" : "cell";
+      if (o.last === name) cls += " last";
+      const cell = el("div", { class: cls, "data-sq": name, "data-disc": DISC[s[i]] || "", title: name });
       if (DISC[s[i]]) cell.append(el("span", { class: "disc " + DISC[s[i]] }));
       container.append(cell);
     }
@@ -114,10 +123,16 @@ const Hub = (() => {
     for (const p of rows) list.append(el("li", { "data-table": p.table }, p.text));
   }
 
+  // " · 1 min 12 s ago": since a wall time (seconds; the hall keeps its clocks in step)
+  function ago(at) {
+    const s = Math.max(0, Math.round(Date.now() / 1000 - at));
+    return ` · ${s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`} ago`;
+  }
+
   function players(s) {
     if (!s.black && !s.white) return "";
     return `● ${s.black || "?"} — ○ ${s.white || "?"}`;
   }
 
-  return { el, board, clocks, stream, post, standings, pairings, players, fmt };
+  return { el, board, clocks, stream, post, standings, pairings, players, fmt, ago };
 })();

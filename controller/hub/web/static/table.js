@@ -1,41 +1,72 @@
 "use strict";
-// One table in full for the arbiter: board with the flagged discs, clocks, events, actions.
+// One table in full for the arbiter: board with the flagged discs, clocks, what happens
+// next, the game's events, and the arbiter's actions.
 (() => {
   const { el } = Hub;
   const table = document.body.dataset.table;
   const msg = document.getElementById("msg");
   let game = null;
+  let card = null;
+  let draft = null; // the position being set up on the board, or null
+
+  const KIND = {
+    forgotten_flip: "forgotten flip", over_flip: "over-flip", wrong_color: "wrong colour",
+    illegal_square: "illegal square", extra_disc: "extra disc", removed_disc: "removed disc",
+    shifted_disc: "shifted disc", illegal_pass: "illegal pass",
+  };
+
+  function drawBoard() {
+    const t = card || {};
+    const flags = (t.irregularities || []).flatMap((f) => f.squares || []);
+    Hub.board(document.getElementById("board"), draft || t.board, draft ? [] : flags, { coords: true });
+  }
 
   function render(d) {
     const t = d.card;
+    card = t;
     game = t.game || null;
-    const flags = (t.irregularities || []).flatMap((f) => f.squares || []);
-    Hub.board(document.getElementById("board"), t.board, flags);
+    drawBoard();
     Hub.clocks(document.getElementById("clock-black"), document.getElementById("clock-white"), t.clock);
     document.getElementById("players").textContent =
       `${Hub.players(t)}${t.round !== null && t.round !== undefined ? ` · round ${t.round}` : ""}`;
+    document.getElementById("progress").textContent = t.discs
+      ? `move ${t.moves || 0} · discs ${t.discs.black}–${t.discs.white}` : "";
     document.getElementById("service").textContent = t.online ? (t.service || "").replace(/_/g, " ") : "offline";
     const a = t.attention || {};
-    document.getElementById("attention").textContent = a.reason ? `${a.reason}: ${a.detail}` : "";
-    const correct = document.getElementById("correct-board");
-    if (document.activeElement !== correct && t.board) correct.value = t.board.replace(/[?]/g, "-").toUpperCase();
-    const box = document.getElementById("result-box");
-    box.hidden = !t.result;
+    const box = document.getElementById("attention");
+    const flags = t.irregularities || [];
+    box.replaceChildren(...(flags.length ? flags.map((f) => el("div", { class: "flag-box" },
+      el("p", { class: "attention" }, f.line || f.kind, f.at ? el("span", { class: "since", "data-at": f.at }, Hub.ago(f.at)) : null),
+      f.text ? el("p", {}, `${f.text}.`) : null,
+      el("p", { class: "instruction" }, f.instruction || "")))
+      : [el("p", { class: "attention" }, a.reason ? `${a.reason}: ${a.detail}` : "")]));
+    const resultBox = document.getElementById("result-box");
+    resultBox.hidden = !t.result;
     if (t.result && document.activeElement.closest("#result-box") === null) {
       document.getElementById("result-black").value = t.result.black;
       document.getElementById("result-white").value = t.result.white;
     }
     const list = document.getElementById("events");
-    list.replaceChildren(...d.events.map((e) => el("li", { class: `ev ${e.event}` }, describe(e))));
+    list.replaceChildren(...d.events.map((e) => el("li", { class: `ev ev-${e.event}`, value: e.seq }, describe(e))));
   }
 
+  function who(p) { return p ? p[0].toUpperCase() + p.slice(1) : ""; }
+
   function describe(e) {
-    if (e.event === "resync") {  // the board was reached by legal play out of turn order and adopted
-      return `${e.seq}. board adopted after ${(e.moves || []).join(", ") || "?"}` +
-        `${e.to_move ? `, ${e.to_move} to move` : ""} (changed: ${(e.squares || []).join(" ")})`;
+    const sq = (e.squares || []).join(" ");
+    switch (e.event) {
+      case "move": return `${who(e.player)} ${e.square}`;
+      case "pass": return `${who(e.player)} passes`;
+      case "irregularity": return `${who(e.player)}: ${KIND[e.kind] || e.kind} ${sq}`;
+      case "corrected": return `put right: ${KIND[e.kind] || e.kind} ${sq}`;
+      case "game_over": return `game over ${e.black}–${e.white}` + (e.winner === "draw" ? ", a draw" : `, ${e.winner} wins`);
+      case "clock": return `clock: black ${Hub.fmt(e.black * 1000)}, white ${Hub.fmt(e.white * 1000)}` +
+        (e.paused ? " (paused)" : e.running ? ` (${e.running} running)` : "");
+      // the board was reached by legal play out of turn order and adopted
+      case "resync": return `board adopted after ${(e.moves || []).join(", ") || "?"}` +
+        `${e.to_move ? `, ${e.to_move} to move` : ""} (changed: ${sq})`;
+      default: return `${e.event} ${e.player || ""} ${e.square || ""}`.trim();
     }
-    return `${e.seq}. ${e.event} ${e.player || ""} ${e.square || ""} ${e.kind ? e.kind.replace(/_/g, " ") : ""} ` +
-      `${e.squares ? e.squares.join(" ") : ""}${e.event === "game_over" ? ` ${e.black}–${e.white}` : ""}`;
   }
 
   async function refresh() {
@@ -48,7 +79,7 @@
       return { color: document.getElementById("adjust-color").value,
                seconds: Number(document.getElementById("adjust-seconds").value) };
     }
-    if (action === "correct_board") return { board: document.getElementById("correct-board").value.trim() };
+    if (action === "correct_board") return { board: draft || "" };
     if (action === "confirm") {
       return { game, black: Number(document.getElementById("result-black").value),
                white: Number(document.getElementById("result-white").value) };
@@ -56,6 +87,8 @@
     return {};
   }
 
+  const SENT = { pause: "Pause sent.", resume: "Resume sent.", adjust_time: "Time adjustment sent.",
+                 accept_board: "Sent: the board stands as it is.", correct_board: "Position sent." };
   for (const button of document.querySelectorAll("[data-action]")) {
     button.addEventListener("click", async () => {
       const action = button.dataset.action;
@@ -63,11 +96,40 @@
         const r = await Hub.post(`/api/table/${table}/${action}`, args(action));
         msg.textContent = action === "confirm"
           ? `Confirmed. ${(r.next_pairings || []).join(" · ")} ${r.problem || ""}`
-          : `${action.replace(/_/g, " ")} sent.`;
+          : SENT[action] || "Sent.";
         msg.dataset.sent = action;
+        if (action === "correct_board") stopEditing();
       } catch (e) { msg.textContent = e.message; }
     });
   }
+
+  function stopEditing() {
+    draft = null;
+    document.getElementById("edit-box").hidden = true;
+    document.body.classList.remove("editing");
+    drawBoard();
+  }
+  document.getElementById("edit-start").addEventListener("click", () => {
+    if (!card || !card.board) return;
+    draft = card.board.replace(/[?]/g, "-").toUpperCase();
+    document.getElementById("edit-box").hidden = false;
+    document.body.classList.add("editing");
+    drawBoard();
+  });
+  document.getElementById("edit-cancel").addEventListener("click", stopEditing);
+  document.getElementById("board").addEventListener("click", (ev) => {
+    const cell = ev.target.closest("[data-sq]");
+    if (!draft || !cell) return;
+    const name = cell.dataset.sq;
+    const i = (Number(name.slice(1)) - 1) * 8 + "abcdefgh".indexOf(name[0]);
+    const next = { "-": "X", X: "O", O: "-" }[draft[i]] || "-";
+    draft = draft.slice(0, i) + next + draft.slice(i + 1);
+    drawBoard();
+  });
+
+  setInterval(() => {
+    for (const s of document.querySelectorAll(".since[data-at]")) s.textContent = Hub.ago(Number(s.dataset.at));
+  }, 1000);
 
   // the dashboard's stream says when something changed; the table's events come by fetch
   Hub.stream("/events/dashboard", "dashboard", refresh);

@@ -1,0 +1,271 @@
+"""Irregular moves in words a person reads, and each game's history of them.
+
+The arbiter speaks in kinds and squares (``forgotten_flip e5``); arbiters, players
+and whoever reads a record later want a sentence: who did what, where, what the
+opponent may do about it under rule 5① (第41期名人戦 ルール細則), and what became of
+it. Every output — the table's page, the hall's pages, the record's comments —
+takes its wording from here, so they never disagree.
+
+:class:`History` is a fold over the arbiter's events and rulings: replaying a
+journal rebuilds it exactly, as it rebuilds the game.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from controller.position import IllegalMoveError, Position
+
+if TYPE_CHECKING:
+    from controller.records.model import GameRecord, Move
+
+#: A short name per kind, as a heading or a list item.
+KIND_NAMES: dict[str, str] = {
+    "forgotten_flip": "forgotten flip",
+    "over_flip": "over-flip",
+    "wrong_color": "wrong colour",
+    "illegal_square": "illegal square",
+    "extra_disc": "extra disc",
+    "removed_disc": "removed disc",
+    "shifted_disc": "shifted disc",
+    "illegal_pass": "illegal pass",
+}
+
+#: What became of an irregularity.
+OPEN = "open"  # may still be pointed out and put right
+CORRECTED = "corrected"  # put right on the board
+WITHDRAWN = "withdrawn"  # the move (or pass) was taken back and played again
+STOOD = "stood"  # not pointed out before the next move: the board stands as it is
+ACCEPTED = "accepted"  # the arbiter accepted the board as it stood
+RULED = "ruled"  # the arbiter set the position
+
+STATUS_TEXT: dict[str, str] = {
+    OPEN: "open: it may still be pointed out",
+    CORRECTED: "put right",
+    WITHDRAWN: "taken back and played again",
+    STOOD: "not pointed out: it stands",
+    ACCEPTED: "accepted by the arbiter as it stood",
+    RULED: "position set by the arbiter",
+}
+
+
+def _name(color: str) -> str:
+    return color.capitalize() if color in ("black", "white") else color
+
+
+def _other(color: str) -> str:
+    return {"black": "white", "white": "black"}.get(color, "the opponent")
+
+
+def _list(squares: Iterable[str], last: str = "and") -> str:
+    items = list(squares)
+    if len(items) <= 1:
+        return "".join(items) or "?"
+    return ", ".join(items[:-1]) + f" {last} " + items[-1]
+
+
+def _discs(squares: list[str]) -> str:
+    return f"the disc{'s' if len(squares) > 1 else ''} on {_list(squares)}"
+
+
+def describe(kind: str, player: str, squares: list[str]) -> str:
+    """One sentence: who did what, where. ``player`` committed it."""
+    who = _name(player)
+    sq = _list(squares)
+    texts = {
+        "forgotten_flip": f"{who} did not turn {_discs(squares)}",
+        "over_flip": f"{who} turned {_discs(squares)}, which should not have turned",
+        "wrong_color": f"{who} put the new disc on {sq} with the wrong colour up",
+        "illegal_square": f"{who} played {sq}, where no legal move is",
+        "extra_disc": f"{who} put more than one new disc down ({sq})",
+        "removed_disc": f"{who} took away {_discs(squares)}",
+        "shifted_disc": f"{who} left {_discs(squares)} off "
+                        f"{'their squares' if len(squares) > 1 else 'its square'}",
+        "illegal_pass": f"{who} passed with a legal move at {_list(squares, 'or')}",
+    }
+    return texts.get(kind, f"{who}: {kind.replace('_', ' ')} {sq}")
+
+
+def _fix(kind: str, player: str, squares: list[str]) -> str:
+    who = _name(player)
+    own = player if player in ("black", "white") else "their own"
+    other = _other(player)
+    fixes = {
+        "forgotten_flip": f"{who} must turn {_discs(squares)} to {own}",
+        "over_flip": f"{who} must turn {_discs(squares)} back to {other}",
+        "wrong_color": f"{who} must turn the disc on {_list(squares)} to {own}",
+        "illegal_square": f"{who} must take the disc on {_list(squares)} back and play "
+                          "a legal move",
+        "extra_disc": f"{who} must take back the disc that is not the move "
+                      f"({_list(squares)})",
+        "removed_disc": f"{who} must put {_discs(squares)} back",
+        "shifted_disc": f"{who} must set {_discs(squares)} straight",
+        "illegal_pass": f"{who} must play {_list(squares, 'or')}",
+    }
+    return fixes.get(kind, f"{who} must put {_list(squares)} right")
+
+
+def instruction(kind: str, player: str, squares: list[str]) -> str:
+    """What happens next under rule 5①, for an irregularity ``player`` committed.
+
+    The opponent points it out by pressing their clock (handing the turn back) and
+    naming the discs (for a pass, the legal moves); the offender corrects and
+    presses. If the opponent moves on instead, the board stands as it is.
+    """
+    opp = _name(_other(player))
+    what = (f"that {_name(player)} can play {_list(squares, 'or')}" if kind == "illegal_pass"
+            else _list(squares))
+    return (f"{opp} may point out {what}: press the clock to hand the turn back; "
+            f"then {_fix(kind, player, squares)}, then press the clock. If {opp} plays on "
+            "instead, the board stands as it is.")
+
+
+@dataclass
+class Entry:
+    """One irregularity of the game and what became of it."""
+
+    n: int  # the move it happened on: 1-based, passes counted (as in the record)
+    player: str  # who committed it
+    kind: str
+    squares: list[str]
+    t: float  # game time it was flagged
+    status: str = OPEN
+    until: float | None = None  # game time its status was settled
+
+    def text(self) -> str:
+        return describe(self.kind, self.player, self.squares)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["text"] = self.text()
+        d["status_text"] = STATUS_TEXT.get(self.status, self.status)
+        if self.status == OPEN:
+            d["instruction"] = instruction(self.kind, self.player, self.squares)
+        return d
+
+    def comment(self) -> str:
+        """The sentence for the record, on the move it happened on."""
+        tail = {
+            CORRECTED: "It was pointed out and put right.",
+            WITHDRAWN: "It was pointed out and the move taken back.",
+            STOOD: "It was not pointed out and stands.",
+            ACCEPTED: "The arbiter accepted the board as it stood.",
+            RULED: "The arbiter set the position.",
+            OPEN: "It may still be pointed out.",
+        }.get(self.status, "")
+        return f"Irregular move (rule 5): {self.text()}. {tail}".strip()
+
+
+@dataclass
+class History:
+    """Every irregularity of one game, kept to its end (a fold over the arbiter)."""
+
+    entries: list[Entry] = field(default_factory=list)
+
+    def take(self, events: Iterable[Any], moves: int, t: float,
+             open_now: Iterable[dict[str, Any]] | None = None) -> None:
+        """Fold in one step at game time ``t``: its events (``Event`` or dicts),
+        ``moves`` in the record after it, and the arbiter's open flags after it (a
+        flag that left them unexplained was left behind when the next move began;
+        None: only the events say, as in a store of events without the arbiter)."""
+        for ev in events:
+            d = ev.to_dict() if hasattr(ev, "to_dict") else dict(ev)
+            kind, when = d.get("event"), float(d.get("t", t))
+            if kind in ("move", "pass", "game_over"):
+                self._settle(STOOD, when)
+            if kind == "irregularity":
+                self.entries.append(Entry(moves, str(d["player"]), str(d["kind"]),
+                                          list(d.get("squares", [])), when))
+            elif kind == "corrected":
+                self._corrected(str(d["kind"]), list(d.get("squares", [])), when)
+        if open_now is None:
+            return
+        still = {(f.get("player"), f.get("kind"), tuple(f.get("squares", [])))
+                 for f in open_now}
+        for e in self.entries:
+            if e.status == OPEN and (e.player, e.kind, tuple(e.squares)) not in still:
+                e.status, e.until = STOOD, t
+
+    def _corrected(self, kind: str, squares: list[str], t: float) -> None:
+        for e in self.entries:
+            if e.status == OPEN and e.kind == kind and e.squares == squares:
+                withdrawn = kind in ("illegal_square", "illegal_pass")
+                e.status, e.until = (WITHDRAWN if withdrawn else CORRECTED), t
+                return
+
+    def _settle(self, status: str, t: float) -> None:
+        for e in self.entries:
+            if e.status == OPEN:
+                e.status, e.until = status, t
+
+    def ruled(self, t: float, accepted: bool) -> None:
+        """The arbiter's ruling settles whatever was open."""
+        self._settle(ACCEPTED if accepted else RULED, t)
+
+    def open(self) -> list[Entry]:
+        return [e for e in self.entries if e.status == OPEN]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [e.to_json() for e in self.entries]
+
+    def on_move(self, n: int) -> list[Entry]:
+        return [e for e in self.entries if e.n == n and e.status != WITHDRAWN]
+
+
+#: How a record says, in words, that play went on from a board the rules do not give.
+#: GGF has no tag for it; Kaeshi reads this sentence back (the board as in ``BO``).
+STOOD_NOTE = "Play went on from the board as it stood after this move: "
+_STOOD = re.compile(re.escape(STOOD_NOTE) + r"(\d{1,2}(?: [-*O]+)+ [*O])\.?")
+
+
+def stood_note(board: str) -> str:
+    """The sentence for a record: ``board`` is a GGF ``BO`` value."""
+    return f"{STOOD_NOTE}{board}."
+
+
+def split_stood(comment: str) -> tuple[str, str | None]:
+    """A comment without its stood-board sentence, and the board it names (or None)."""
+    m = _STOOD.search(comment)
+    if m is None:
+        return comment, None
+    rest = (comment[: m.start()] + comment[m.end():]).strip()
+    return re.sub(r"[ \t]*\n[ \t]*\n+", "\n", rest), m.group(1)
+
+
+def stood_board(before: Position | None, after: Position | None, mv: Move
+                ) -> Position | None:
+    """The official board after ``mv`` if the rules, from ``before``, do not give it (an
+    irregular move that stood, a ruling); else None. Its side to move is the opponent's."""
+    if before is None or after is None:
+        return None
+    here = before.with_to_move(mv.player)
+    kept = after.with_to_move(mv.player.opponent)
+    try:
+        if mv.square is None:
+            if here.legal_moves():
+                return kept  # a pass with a move available, not pointed out
+            ruled = here.pass_turn()
+        else:
+            ruled = here.play(mv.square)
+    except IllegalMoveError:
+        return kept
+    return None if (ruled.black, ruled.white) == (after.black, after.white) else kept
+
+
+def for_people(rec: GameRecord, history: History, after: dict[int, Position]) -> GameRecord:
+    """The arbiter's record made readable: each move's irregularities in words and what
+    became of them, the board play went on from wherever the rules do not give it
+    (``after``: the official board after each move, 0 the start), and the mode in
+    words rather than a tag GGF does not have."""
+    mode = rec.extra.pop("mode", None)
+    if mode is not None:
+        rec.comments.insert(0, f"Judged by Kaeshi in {mode} mode.")
+    for n, mv in enumerate(rec.moves, 1):
+        entries = history.on_move(n)
+        if entries:
+            mv.comment = "\n".join(e.comment() for e in entries)
+        mv.stands = stood_board(after.get(n - 1), after.get(n), mv)
+    return rec

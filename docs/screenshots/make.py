@@ -1,0 +1,115 @@
+"""Screenshots of the table's page and the hall's pages, for the documentation.
+
+Plays a game through the real arbiter (the web tests' simulated table) and a small hall
+(a private Mosquitto, the hub, MQTT tables), opens every page in headless Chromium at a
+desktop and a phone size, and writes the PNGs beside this file, where docs/clock-leds-web.md
+and docs/hub.md show them. Run from the repository:
+
+    .venv/bin/python docs/screenshots/make.py
+
+Needs chromium and mosquitto, as the browser tests do.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from devtools import DevTools  # noqa: E402
+from test_hub_browser import LIVE as HUB_LIVE  # noqa: E402
+from test_hub_browser import open_hall, state  # noqa: E402
+from test_hub_pages import play_opening  # noqa: E402
+from test_web_browser import LIVE, LiveServer  # noqa: E402
+from test_web_support import TOKEN, SimulatedGame  # noqa: E402
+
+from controller.arbiter import Mode  # noqa: E402
+
+SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
+
+
+def shoot(browser: DevTools, url: str, ready: str, name: str,
+          before: Callable[[DevTools], None] | None = None) -> None:
+    for size, (w, h) in SIZES.items():
+        browser.navigate("about:blank")
+        browser.viewport(w, h)
+        browser.navigate(url)
+        browser.wait_for(ready, timeout=15)
+        if before is not None:
+            before(browser)
+        time.sleep(0.4)  # let the last frame paint
+        path = HERE / f"{name}-{size}.png"
+        browser.screenshot(path, full_page=True)
+        print(f"wrote {path.relative_to(ROOT)}")
+
+
+def table_pages(browser: DevTools) -> None:
+    live = LiveServer(SimulatedGame(Mode.TOURNAMENT))
+    game = live.game
+    try:
+        live.on_loop(game.start_clock)
+        for square in ("f5", "d6", "c3", "d3", "c4", "f4", "f6", "f3", "e6", "e7"):
+            live.on_loop(lambda sq=square: game.play(sq))
+        arbiter = f"{live.server.url}/arbiter?token={TOKEN}"
+        shoot(browser, live.server.url + "/", LIVE, "table-player")
+        live.on_loop(lambda: game.play("d7", forget=("e6",)))  # black forgets e6
+        shoot(browser, arbiter, LIVE + " && !document.getElementById('flags').hidden",
+              "table-arbiter-flag")
+        live.on_loop(game.put_right)
+        while not live.on_loop(lambda: game.arbiter.game_over):
+            pos = live.on_loop(lambda: game.arbiter.position)
+            if pos.legal_squares():
+                live.on_loop(lambda p=pos: game.play(p.legal_squares()[0]))
+            else:
+                live.on_loop(game.pass_turn)
+        shoot(browser, arbiter, LIVE + " && !document.getElementById('result').hidden",
+              "table-game-over")
+    finally:
+        live.close()
+
+
+def hall_pages(browser: DevTools) -> None:
+    with tempfile.TemporaryDirectory(prefix="kaeshi-shots-") as tmp:
+        hall = open_hall(Path(tmp), delay=0.0)
+        live, tables = next(hall)
+        try:
+            play_opening(tables[3])
+            flag = {"kind": "over_flip", "player": "white", "squares": ["e4"], "n": 4,
+                    "at": time.time() - 42}
+            tables[5].publish(state(5, [flag]))
+            shoot(browser, f"{live.url}/arbiter?token={TOKEN}",
+                  HUB_LIVE + " && document.querySelector('#urgent .card') !== null",
+                  "hub-dashboard")
+            shoot(browser, f"{live.url}/arbiter/table/5",
+                  HUB_LIVE + " && document.querySelector('.instruction') !== null",
+                  "hub-table")
+            shoot(browser, f"{live.url}/",
+                  HUB_LIVE + " && document.querySelector('.card .cell.last') !== null",
+                  "hub-multiboard")
+            shoot(browser, f"{live.url}/board/3",
+                  HUB_LIVE + " && document.querySelector('#board .cell.last') !== null",
+                  "hub-board")
+        finally:
+            hall.close()
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="kaeshi-chromium-") as profile:
+        browser = DevTools(Path(profile))
+        try:
+            browser.open("about:blank")
+            table_pages(browser)
+            hall_pages(browser)
+        finally:
+            browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

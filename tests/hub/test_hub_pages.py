@@ -1,0 +1,145 @@
+"""The hall's pages as people read them, at desktop and phone sizes, in Chromium.
+
+The hub, broker and tables run as in :mod:`test_hub_browser` (a real Mosquitto, MQTT
+tables); the broadcast delay is zero here so that what the tables publish is at once
+what a spectator may see.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from devtools import DevTools
+from hub_web_support import TOKEN
+from test_hub_browser import EVENT, LIVE, LiveHub, Table, open_hall, state
+
+from controller.hub.protocol import EventMessage, Topics, encode_event
+from controller.position import Position
+
+SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
+OPENING = ("f5", "d6", "c3", "d3", "c4")
+
+
+@pytest.fixture(scope="module")
+def hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveHub, dict[int, Table]]]:
+    yield from open_hall(tmp_path_factory.mktemp("hall"), delay=0.0)
+
+
+@pytest.fixture(params=sorted(SIZES))
+def screen(request: pytest.FixtureRequest, browser: DevTools) -> Iterator[DevTools]:
+    browser.navigate("about:blank")
+    browser.viewport(*SIZES[request.param])
+    yield browser
+
+
+def play_opening(table: Table) -> Position:
+    """Table 3's game: the opening's moves, each with the board it left, then the clock
+    as it stood after the last press (stopped, so the page's reading is exact)."""
+    pos = Position.start()
+    seq = 0
+
+    def send(event: dict[str, object]) -> None:
+        nonlocal seq
+        seq += 1
+        message = EventMessage(table.n, f"g{table.n}", seq, {"t": float(seq), **event},
+                               time.time(), pos.board_string(), pos.to_move.value)
+        table.client.publish(Topics(EVENT).events(table.n), encode_event(message),
+                             qos=1).wait_for_publish(5)
+
+    for square in OPENING:
+        mover = pos.to_move
+        pos = pos.play(square)
+        send({"event": "move", "player": mover.value, "square": square, "flips": []})
+    send({"event": "clock", "black": 840.0, "white": 870.0, "running": "white",
+          "paused": True})
+    return pos
+
+
+@pytest.fixture(scope="module")
+def played(hall: tuple[LiveHub, dict[int, Table]]) -> tuple[LiveHub, dict[int, Table]]:
+    live, tables = hall
+    play_opening(tables[3])
+    flag = {"kind": "over_flip", "player": "white", "squares": ["e4"], "n": 4,
+            "at": time.time() - 20}
+    tables[5].publish(state(5, [flag]))
+    return live, tables
+
+
+def test_multiboard_links_each_table_to_its_own_page(
+        played: tuple[LiveHub, dict[int, Table]], screen: DevTools) -> None:
+    live, _ = played
+    screen.navigate(live.url + "/")
+    screen.wait_for(LIVE + " && document.querySelector('#tables .card[data-table=\"3\"]')"
+                    "?.innerText.includes('1. f5 d6 2. c3 d3 3. c4')", timeout=15)
+    card = "document.querySelector('#tables .card[data-table=\"3\"]')"
+    assert screen.js(f"{card}.getAttribute('href')") == "/board/3"
+    text = screen.js(f"{card}.innerText")
+    assert "white to move · move 5 · discs" in text
+    assert screen.js(f"{card}.querySelector('.cell.last').dataset.sq") == "c4"
+    assert screen.js("document.getElementById('aside').hidden") is True  # no tournament
+    assert screen.js(f"{card}.getBoundingClientRect().width") > 300 or (
+        screen.js("window.innerWidth") > 600)  # a phone gives each card the screen
+    assert not screen.scrolls_sideways()
+    assert "irregular" not in screen.text().lower() and "over-flip" not in screen.text()
+    assert screen.errors == []
+
+
+def test_the_board_page_shows_one_game_big(
+        played: tuple[LiveHub, dict[int, Table]], screen: DevTools) -> None:
+    live, _ = played
+    screen.navigate(live.url + "/board/3")
+    screen.wait_for(LIVE + " && document.querySelectorAll('#moves tbody tr').length === 3",
+                    timeout=15)
+    rows = screen.js("[...document.querySelectorAll('#moves tbody tr')]"
+                     ".map(r => r.innerText.split('\\t').join(' '))")
+    assert rows == ["1 f5 d6", "2 c3 d3", "3 c4 "]
+    assert screen.js("document.querySelector('#board .cell.last').dataset.sq") == "c4"
+    assert screen.js("[...document.querySelectorAll('#board .coord')].map(c => c.textContent)"
+                     ".join('')") == "abcdefgh12345678"
+    pos = Position.start()
+    for square in OPENING:
+        pos = pos.play(square)
+    black, white = pos.counts()
+    assert screen.js("document.getElementById('discs-black').textContent") == str(black)
+    assert screen.js("document.getElementById('discs-white').textContent") == str(white)
+    assert screen.js("document.getElementById('name-black').textContent") == "Black 3"
+    assert screen.js("document.getElementById('clock-black').textContent") == "14:00"
+    assert screen.js("document.getElementById('clock-white').textContent") == "14:30"
+    assert "5 moves played · white to move" in screen.text()
+    assert not screen.scrolls_sideways()
+    assert screen.errors == []
+
+
+def test_dashboard_and_table_page_fit_the_screen(
+        played: tuple[LiveHub, dict[int, Table]], screen: DevTools) -> None:
+    live, _ = played
+    screen.navigate(f"{live.url}/arbiter?token={TOKEN}")
+    screen.wait_for(LIVE + " && document.querySelector('#urgent .card') !== null", timeout=15)
+    text = screen.text()
+    assert "Needs you now" in text and "white: over-flip e4 at move 4 · 2" in text
+    assert "Black may point out e4" in text
+    assert not screen.scrolls_sideways()
+    screen.js("document.querySelector('#urgent .card').click()")
+    screen.wait_for("document.body.dataset.view === 'table' && " + LIVE, timeout=10)
+    screen.wait_for("document.querySelector('.instruction')?.textContent.length > 0", 5)
+    assert "then White must turn the disc on e4 back to black" in screen.text()
+    assert not screen.scrolls_sideways()
+    assert screen.errors == []
+
+
+def test_a_table_page_link_asks_for_the_token_then_shows_the_table(
+        played: tuple[LiveHub, dict[int, Table]], browser: DevTools, tmp_path: Path) -> None:
+    live, _ = played
+    fresh = DevTools(tmp_path / "profile")  # no cookie yet
+    try:
+        fresh.open(f"{live.url}/arbiter/table/4")
+        fresh.wait_for("document.querySelector('input[name=\"token\"]') !== null", 10)
+        assert "{" not in fresh.text()  # a form, not JSON
+        fresh.navigate(f"{live.url}/arbiter/table/4?token={TOKEN}")
+        fresh.wait_for("document.body.dataset.view === 'table'", 10)
+        assert fresh.js("location.pathname + location.search") == "/arbiter/table/4"
+    finally:
+        fresh.close()

@@ -1,0 +1,169 @@
+"""What a person reads on the table's page, at desktop and phone sizes, in Chromium.
+
+Each test plays a real game through the arbiter (:class:`SimulatedGame`) and checks
+the words an arbiter or player must see: what happens next after an irregularity,
+the game's history of them, the result at the end, the markings explained, and that
+nothing on a 390 px phone needs scrolling sideways.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from devtools import DevTools
+from test_web_browser import LIVE, LiveServer
+from web_support import TOKEN, SimulatedGame
+
+from controller.arbiter import Mode
+
+#: Squares marked as a legal move: a dot, or the green light the LEDs show.
+LEGAL_MARKS = ("[...document.querySelectorAll('#board .cell')].filter(c => "
+               "c.classList.contains('legal') || "
+               "c.style.getPropertyValue('--lit') === 'rgb(0,255,60)').length")
+SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
+#: A whole game in nine moves (black takes every disc): the page's game-over state.
+SHORT_GAME = ("d3", "c3", "b3", "d2", "e1", "d6", "d7", "e3", "f4")
+
+
+@pytest.fixture(params=sorted(SIZES))
+def screen(request: pytest.FixtureRequest, browser: DevTools) -> Iterator[DevTools]:
+    browser.navigate("about:blank")
+    browser.viewport(*SIZES[request.param])
+    yield browser
+
+
+def open_page(browser: DevTools, live: LiveServer, view: str) -> None:
+    url = live.server.url + ("/" if view == "player" else f"/arbiter?token={TOKEN}")
+    browser.navigate(url)
+    browser.wait_for(f"document.body.dataset.view === '{view}' && {LIVE}", timeout=15)
+
+
+def test_arbiter_reads_what_happens_next_after_an_irregularity(screen: DevTools) -> None:
+    live = LiveServer(SimulatedGame(Mode.TOURNAMENT))
+    try:
+        live.on_loop(live.game.start_clock)
+        live.on_loop(lambda: live.game.play("d3", forget=("d4",)))
+        open_page(screen, live, "arbiter")
+        screen.wait_for("document.querySelector('#irregularities .instruction') !== null", 5)
+        text = screen.text()
+        assert "Move 1 · Black · forgotten flip — d4" in text
+        assert "Black did not turn the disc on d4." in text
+        assert ("White may point out d4: press the clock to hand the turn back; then Black "
+                "must turn the disc on d4 to black, then press the clock.") in text
+        assert "flagged" in text and "s ago" in text  # since when
+        # the history keeps it, and the raw position string is gone from the page
+        assert screen.js("document.querySelector('#history li').dataset.status") == "open"
+        assert "----" not in text
+        assert not screen.scrolls_sideways()
+
+        # the opponent plays on: the flag leaves "what happens next", the history keeps it
+        reply = live.on_loop(lambda: live.game.arbiter.position.legal_squares()[0])
+        live.on_loop(lambda: live.game.play(reply))
+        screen.wait_for("document.getElementById('flags').hidden", 5)
+        screen.wait_for("document.querySelector('#history li').dataset.status === 'stood'", 5)
+        assert "Move 1 Black did not turn the disc on d4. not pointed out: it stands" in (
+            screen.text())
+
+        # players see none of it while the game runs (rule 21)
+        open_page(screen, live, "player")
+        text = screen.text()
+        assert "d4" not in text.split("Moves")[0] and "did not turn" not in text
+        assert screen.js("document.getElementById('history-box').hidden") is True
+        assert not screen.scrolls_sideways()
+        assert screen.errors == []
+    finally:
+        live.close()
+
+
+def test_game_over_shows_the_result_history_and_graph(screen: DevTools) -> None:
+    live = LiveServer(SimulatedGame(Mode.TOURNAMENT))
+    try:
+        game = live.game
+        live.on_loop(game.start_clock)
+        live.on_loop(lambda: game.play(SHORT_GAME[0], forget=("d4",)))
+        live.on_loop(game.put_right)
+        for square in SHORT_GAME[1:]:
+            live.on_loop(lambda sq=square: game.play(sq))
+        assert live.on_loop(lambda: game.arbiter.game_over)
+        for view in ("arbiter", "player"):
+            open_page(screen, live, view)
+            screen.wait_for("!document.getElementById('result').hidden", 5)
+            text = screen.text()
+            assert "Game over: Hasegawa (black) wins 64–0" in text
+            assert "1 irregularity in this game" in text
+            assert "Move 1 Black did not turn the disc on d4. put right" in text
+            assert "Game over: the clock has stopped" in text
+            assert screen.js("document.querySelectorAll('#graph polyline').length") == 2
+            assert screen.js("document.getElementById('graph-box').hidden") is False
+            # numbered moves, the last one marked on the board
+            assert screen.js("document.querySelector('#moves tbody tr:last-child td.n')"
+                             ".textContent") == "5"
+            assert screen.js("document.querySelector('[data-sq=\"f4\"]')"
+                             ".classList.contains('last')")
+            assert not screen.scrolls_sideways()
+        # the arbiter cannot pause or resume a finished game
+        open_page(screen, live, "arbiter")
+        screen.wait_for("!document.getElementById('result').hidden", 5)
+        assert screen.js("document.querySelector('[data-action=\"pause\"]').disabled") is True
+        assert screen.js("document.querySelector('[data-action=\"resume\"]').disabled") is True
+        assert screen.errors == []
+    finally:
+        live.close()
+
+
+def test_home_player_view_explains_its_markings(screen: DevTools) -> None:
+    live = LiveServer(SimulatedGame(Mode.HOME))
+    try:
+        game = live.game
+        live.on_loop(game.start_clock)
+        live.on_loop(lambda: game.play("f5"))
+        live.on_loop(game.pass_turn)  # white has moves: an illegal pass
+        open_page(screen, live, "player")
+        screen.wait_for("document.querySelector('#moves [data-n=\"2\"]') !== null", 5)
+        assert screen.js("document.querySelector('#moves [data-n=\"2\"]').textContent") == (
+            "pass (illegal)")
+        assert screen.js("document.getElementById('show-legal').checked") is True
+        assert screen.js(LEGAL_MARKS) == 3  # ticked, and the legal moves are marked
+        text = screen.text()
+        assert "discs 4" in text.replace("\n", " ") and "discs 1" in text.replace("\n", " ")
+        screen.js("document.getElementById('legend').open = true")
+        legend = screen.js("document.getElementById('legend').innerText")
+        for words in ("last move", "disc still to turn", "disc that is wrong", "legal move",
+                      "not seen"):
+            assert words in legend
+        # unticking the box hides every legal-move mark
+        screen.js("document.getElementById('show-legal').click()")
+        assert screen.js(LEGAL_MARKS) == 0
+        assert not screen.scrolls_sideways()
+        assert screen.errors == []
+    finally:
+        live.close()
+
+
+def test_the_arbiter_sets_up_a_position_by_clicking_squares(screen: DevTools) -> None:
+    live = LiveServer(SimulatedGame(Mode.TOURNAMENT))
+    try:
+        live.on_loop(live.game.start_clock)
+        live.on_loop(lambda: live.game.play("f5", forget=("e5",)))
+        open_page(screen, live, "arbiter")
+        screen.js("document.getElementById('edit-start').click()")
+        assert screen.js("document.getElementById('edit-box').hidden") is False
+        # e5 (white, left unturned): a click empties it, the next one makes it black
+        assert screen.js("document.querySelector('[data-sq=\"e5\"]').dataset.disc") == "white"
+        screen.js("document.querySelector('[data-sq=\"e5\"]').click()")
+        assert screen.js("document.querySelector('[data-sq=\"e5\"]').dataset.disc") == "empty"
+        screen.js("document.querySelector('[data-sq=\"e5\"]').click()")
+        assert screen.js("document.querySelector('[data-sq=\"e5\"]').dataset.disc") == "black"
+        screen.js("document.getElementById('edit-apply').click()")
+        screen.wait_for("document.getElementById('action-result').textContent === "
+                        "'Position set.'", timeout=5)
+        action, board = live.on_loop(lambda: live.game.actions[-1])
+        assert action == "correct_position"
+        assert board == live.on_loop(lambda: live.game.arbiter.position.board_string())
+        assert board[36] == "X"  # e5: black, as the arbiter set it
+        screen.wait_for("document.getElementById('history').textContent"
+                        ".includes('position set by the arbiter')", timeout=5)
+        assert screen.errors == []
+    finally:
+        live.close()
