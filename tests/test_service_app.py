@@ -284,6 +284,7 @@ def test_a_settled_source_counts_a_board_at_once_and_resume_keeps_it(tmp_path):
     journal = Journal(tmp_path / "journal.sqlite")
     inputs = [e.data for e in journal.entries(service.game.id, ("input",))]
     assert {"action": "elapse"} not in inputs  # nothing was left for time to confirm
+    journal.close()
     assert service.game.info["settings"]["settled"] is True
     # The journal, not the source at hand, decides how a resumed game reads its board.
     resumed = Service(service.config, source=QueueSource())
@@ -428,7 +429,7 @@ def test_a_game_that_ended_just_before_a_crash_is_written_on_restart(
     second.open()
     assert second.states.state is State.GAME_OVER
     assert sorted(p.suffix for p in second.finished_files) == [".ggf", ".json", ".txt"]
-    assert Journal(tmp_path / "journal.sqlite").unfinished_game() is None
+    assert Journal(tmp_path / "journal.sqlite", writer=False).unfinished_game() is None
 
 
 def test_start_position_is_recognised_under_a_hand():

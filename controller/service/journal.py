@@ -22,8 +22,10 @@ service to show. Nothing is ever dropped without a word.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
+import os
 import shutil
 import sqlite3
 import time
@@ -85,7 +87,9 @@ class GameRow:
 class Journal:
     """Append-only store of game steps; every :meth:`commit_step` is on disk when it returns."""
 
-    def __init__(self, path: str | Path, check: bool = True) -> None:
+    def __init__(self, path: str | Path, check: bool = True, writer: bool = True) -> None:
+        """Open the journal at ``path``; ``writer=False`` opens it to read beside the
+        running service: no lock, no damage check (that is the writer's to do)."""
         self.path = Path(path)
         #: What opening found and did about damage, one sentence each ([] when clean).
         self.recovery: list[str] = []
@@ -93,6 +97,16 @@ class Journal:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise JournalError(f"{self.path}: cannot open the journal ({exc})") from None
+        # One journal, one writer: taken before anything reads, checks or moves the file,
+        # so a second process can neither interleave its steps nor "repair" a live file.
+        self._lock = hold_lock(self.path) if writer else None
+        try:
+            self._open(check and writer)
+        except BaseException:
+            self._release()
+            raise
+
+    def _open(self, check: bool) -> None:
         existed = self.path.exists()
         if existed:
             _refuse_foreign(self.path)
@@ -183,6 +197,12 @@ class Journal:
     def close(self) -> None:
         with _suppress_sqlite():
             self._db.close()
+        self._release()
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.close()  # closing the descriptor releases the lock
+            self._lock = None
 
     def _last_step(self) -> int:
         row = self._db.execute("SELECT MAX(step) FROM entries").fetchone()
@@ -301,6 +321,39 @@ def _is_damage(exc: sqlite3.DatabaseError) -> bool:
     if not isinstance(exc, sqlite3.OperationalError):
         return True
     return any(w in text for w in ("malformed", "not a database", "corrupt"))
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file beside a journal (``<name>.lock``)."""
+    return path.with_name(f"{path.name}.lock")
+
+
+def hold_lock(path: Path) -> Any:
+    """Take the journal's exclusive lock (``flock`` on its lock file) and write our PID in it.
+
+    The kernel drops the lock with the process, so a killed service never leaves a
+    stale lock behind; the PID in the file is only there to name the holder.
+    """
+    where = lock_path(path)
+    try:
+        f = open(where, "a+", encoding="ascii")
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot open the journal's lock file {where} ({exc})") from None
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.seek(0)
+        holder = f.read(32).strip()
+        f.close()
+        who = f"process {holder}" if holder.isdigit() else "another process"
+        raise JournalError(
+            f"{path}: the journal is in use by {who} (lock {where}); one journal has one "
+            "writer: stop that process, or give this one another journal.path") from None
+    f.seek(0)
+    f.truncate()
+    f.write(f"{os.getpid()}\n")
+    f.flush()
+    return f
 
 
 def _refuse_foreign(path: Path) -> None:
