@@ -16,7 +16,8 @@ from service_scripts import scripted_log
 from controller.observation import write_observations
 from controller.records import load_games
 from controller.service.demo import load_one_game
-from controller.service.journal import Journal, JournalError, lock_path
+from controller.service.journal import Journal, JournalError
+from controller.service.journal_files import lock_path
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -22,7 +22,6 @@ service to show. Nothing is ever dropped without a word.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
 import os
@@ -34,8 +33,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.errors import KaeshiError
-from controller.service.salvage import inspect_wal, move_aside, salvage
+from controller.service.journal_files import (
+    JournalError,
+    complete,
+    hold_lock,
+    inspect,
+    meta,
+    recovering,
+    refuse_foreign,
+    remove_db,
+    sync_dir,
+)
+from controller.service.rows import entry_crc, game_crc, has_crc
+from controller.service.salvage import aside_name, inspect_wal, move_aside, salvage
 
 log = logging.getLogger("kaeshi.service")
 
@@ -47,7 +57,8 @@ CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
     started REAL NOT NULL,          -- wall time (Unix seconds)
     finished REAL,                  -- wall time, NULL while the game is on
-    info TEXT NOT NULL              -- JSON: players, mode, clock settings
+    info TEXT NOT NULL,             -- JSON: players, mode, clock settings
+    crc INTEGER                     -- CRC-32 of the row (controller.service.rows)
 );
 CREATE TABLE IF NOT EXISTS entries (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -56,14 +67,11 @@ CREATE TABLE IF NOT EXISTS entries (
     kind TEXT NOT NULL,             -- input | event | clock | position | state | note
     t REAL NOT NULL,                -- service time of the game (seconds)
     wall REAL NOT NULL,             -- wall time when written
-    data TEXT NOT NULL              -- JSON
+    data TEXT NOT NULL,             -- JSON
+    crc INTEGER                     -- CRC-32 of the row (controller.service.rows)
 );
 CREATE INDEX IF NOT EXISTS entries_game ON entries(game, seq);
 """
-
-
-class JournalError(KaeshiError):
-    """A journal that cannot be opened or read; names the file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,27 +116,31 @@ class Journal:
 
     def _open(self, check: bool) -> None:
         existed = self.path.exists()
+        if not existed and recovering(self.path).exists() and complete(self.path):
+            self._finish_recovery()  # killed after the damaged file was moved aside
+            self._step = self._last_step()
+            return
         if existed:
-            _refuse_foreign(self.path)
-            if check:
-                self._check_wal()
-        try:
-            self._db = self._connect()
-            problem = self._quick_check() if check and existed else ""
-            if problem:
-                self._db.close()
-        except sqlite3.DatabaseError as exc:
-            if not (check and existed and _is_damage(exc)):
-                # locked, no permission, read-only storage: the file may be fine, so it
-                # is never moved aside for that
-                raise JournalError(f"{self.path}: cannot open the journal ({exc})") from None
-            problem = str(exc)
+            refuse_foreign(self.path)
+        problem = ""
+        if check and existed:
+            self._check_wal()
+            # Checked through a read-only connection, which can neither checkpoint nor
+            # rewrite anything: if the file is damaged, the bytes kept aside as evidence
+            # are the ones found, main file and write-ahead log alike.
+            problem = inspect(self.path)
         if problem:
             self._recover(problem)
+        else:
+            try:
+                self._db = self._connect()
+            except sqlite3.DatabaseError as exc:
+                raise JournalError(f"{self.path}: cannot open the journal ({exc})") from None
+            self._recovery_note()
         self._step = self._last_step()
 
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, isolation_level=None, timeout=10)
+    def _connect(self, path: Path | None = None) -> sqlite3.Connection:
+        db = sqlite3.connect(path or self.path, isolation_level=None, timeout=10)
         try:
             mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             db.execute("PRAGMA synchronous=FULL")
@@ -139,6 +151,9 @@ class Journal:
                 (str(SCHEMA_VERSION),),
             )
             row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            for table in ("games", "entries"):  # journals written before row checksums
+                if not has_crc(db, table):
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN crc INTEGER")
         except sqlite3.DatabaseError:
             db.close()
             raise
@@ -154,11 +169,6 @@ class Journal:
                 f"{self.path}: journal schema {row[0]} is not the supported {SCHEMA_VERSION}"
             )
         return db
-
-    def _quick_check(self) -> str:
-        rows = self._db.execute("PRAGMA quick_check").fetchall()
-        found = [" ".join(str(r[0]).split()) for r in rows if str(r[0]) != "ok"]
-        return "; ".join(found[:3]) + (" ..." if len(found) > 3 else "")
 
     def _check_wal(self) -> None:
         """Copy a WAL aside when SQLite would drop part of it; say what is dropped."""
@@ -184,15 +194,55 @@ class Journal:
         )
 
     def _recover(self, problem: str) -> None:
-        """The database is damaged: move it aside, start a fresh file, copy back what reads."""
-        kept = move_aside(self.path)
+        """The database is damaged: copy what is whole into a fresh file, then swap.
+
+        The fresh journal is built beside it (``<name>.recovering``) and only a
+        complete one takes the journal's place, after the damaged file is renamed
+        aside with its ``-wal``: a recovery killed at any moment leaves either the
+        damaged journal in place (and is begun again) or the recovered one complete
+        (and is finished by :meth:`_finish_recovery`), never a partial journal.
+        """
+        tmp = recovering(self.path)
+        remove_db(tmp)  # a recovery cut short earlier is begun again
+        kept = aside_name(self.path)
         try:
-            self._db = self._connect()
+            fresh = self._connect(tmp)
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{self.path}: cannot create a new journal ({exc})") from None
-        report = salvage(kept, self._db)
-        self.recovery.append(f"the journal {self.path.name} was damaged ({problem}): "
-                             f"{report.describe()}")
+        report = salvage(self.path, fresh, kept_as=kept)
+        note = f"the journal {self.path.name} was damaged ({problem}): {report.describe()}"
+        fresh.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                          [("kept", str(kept)), ("recovered", note)])
+        # out of WAL mode: the file alone is the whole journal, complete from here on
+        # (while it is written, its -wal beside it marks it unfinished)
+        fresh.execute("PRAGMA journal_mode=DELETE")
+        fresh.close()
+        move_aside(self.path, kept)
+        self._finish_recovery()
+
+    def _finish_recovery(self) -> None:
+        """Put a complete recovered journal in place and say what it recovered."""
+        tmp = recovering(self.path)
+        kept = meta(tmp, "kept")
+        for suffix in ("-wal", "-shm"):  # the damaged file's own, if a kill left them
+            left = Path(f"{self.path}{suffix}")
+            if left.exists():
+                if kept is None:
+                    raise JournalError(f"{self.path}: a recovery was cut short and left "
+                                       f"{left}; move it away and start again")
+                os.replace(left, Path(f"{kept}{suffix}"))
+        os.replace(tmp, self.path)
+        remove_db(tmp)  # a reader's empty -shm, if any
+        sync_dir(self.path.parent)
+        self._db = self._connect()
+        self._recovery_note()
+
+    def _recovery_note(self) -> None:
+        """Say what a recovery recovered, once: it may have been killed before saying it."""
+        note = meta(self.path, "recovered", self._db)
+        if note is not None:
+            self.recovery.append(note)
+            self._db.execute("DELETE FROM meta WHERE key IN ('recovered', 'kept')")
 
     def close(self) -> None:
         with _suppress_sqlite():
@@ -224,16 +274,23 @@ class Journal:
         while self.game(game_id) is not None:
             n += 1
             game_id = f"{stamp}-{n}"
+        text = json.dumps(info)
         self._write(
-            "INSERT INTO games(id, started, finished, info) VALUES (?, ?, NULL, ?)",
-            (game_id, wall, json.dumps(info)),
+            "INSERT INTO games(id, started, finished, info, crc) VALUES (?, ?, NULL, ?, ?)",
+            (game_id, wall, text, game_crc(game_id, wall, None, text)),
         )
         self.checkpoint()
         return GameRow(game_id, wall, None, info)
 
     def finish_game(self, game_id: str, wall: float | None = None) -> None:
-        self._write("UPDATE games SET finished=? WHERE id=?",
-                    (time.time() if wall is None else wall, game_id))
+        wall = time.time() if wall is None else wall
+        try:
+            row = self._db.execute("SELECT started, info FROM games WHERE id=?",
+                                   (game_id,)).fetchone()
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot read the journal ({exc})") from None
+        crc = None if row is None else game_crc(game_id, row[0], wall, row[1])
+        self._write("UPDATE games SET finished=?, crc=? WHERE id=?", (wall, crc, game_id))
         self.checkpoint()
 
     def _write(self, sql: str, params: tuple[Any, ...]) -> None:
@@ -269,14 +326,16 @@ class Journal:
         """Write one step's entries in one synced transaction; return the step number."""
         wall = time.time() if wall is None else wall
         self._step += 1
-        rows = [
-            (game_id, self._step, kind, t, wall, json.dumps(data, separators=(",", ":")))
-            for kind, data in items
-        ]
+        rows = []
+        for kind, data in items:
+            text = json.dumps(data, separators=(",", ":"))
+            rows.append((game_id, self._step, kind, t, wall, text,
+                         entry_crc(game_id, self._step, kind, t, wall, text)))
         try:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.executemany(
-                "INSERT INTO entries(game, step, kind, t, wall, data) VALUES (?,?,?,?,?,?)",
+                "INSERT INTO entries(game, step, kind, t, wall, data, crc) "
+                "VALUES (?,?,?,?,?,?,?)",
                 rows,
             )
             self._db.execute("COMMIT")
@@ -313,59 +372,6 @@ class Journal:
 def _game(row: tuple[Any, ...]) -> GameRow:
     game_id, started, finished, info = row
     return GameRow(game_id, started, finished, json.loads(info))
-
-
-def _is_damage(exc: sqlite3.DatabaseError) -> bool:
-    """Whether SQLite says the file's contents are damaged (not merely unreachable)."""
-    text = str(exc).lower()
-    if not isinstance(exc, sqlite3.OperationalError):
-        return True
-    return any(w in text for w in ("malformed", "not a database", "corrupt"))
-
-
-def lock_path(path: Path) -> Path:
-    """The lock file beside a journal (``<name>.lock``)."""
-    return path.with_name(f"{path.name}.lock")
-
-
-def hold_lock(path: Path) -> Any:
-    """Take the journal's exclusive lock (``flock`` on its lock file) and write our PID in it.
-
-    The kernel drops the lock with the process, so a killed service never leaves a
-    stale lock behind; the PID in the file is only there to name the holder.
-    """
-    where = lock_path(path)
-    try:
-        f = open(where, "a+", encoding="ascii")
-    except OSError as exc:
-        raise JournalError(f"{path}: cannot open the journal's lock file {where} ({exc})") from None
-    try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        f.seek(0)
-        holder = f.read(32).strip()
-        f.close()
-        who = f"process {holder}" if holder.isdigit() else "another process"
-        raise JournalError(
-            f"{path}: the journal is in use by {who} (lock {where}); one journal has one "
-            "writer: stop that process, or give this one another journal.path") from None
-    f.seek(0)
-    f.truncate()
-    f.write(f"{os.getpid()}\n")
-    f.flush()
-    return f
-
-
-def _refuse_foreign(path: Path) -> None:
-    """A file that is no SQLite database at all is somebody else's: never move it aside."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(16)
-    except OSError as exc:
-        raise JournalError(f"{path}: cannot open the journal ({exc})") from None
-    if head and not b"SQLite format 3\x00".startswith(head[:16]):
-        raise JournalError(f"{path}: cannot open the journal (the file is not an SQLite "
-                           "database; is journal.path pointing at another file?)")
 
 
 def _suppress_sqlite() -> Any:

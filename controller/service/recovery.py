@@ -14,8 +14,9 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from controller.events import Event
 from controller.service.core import ActionRefused, GameCore, GameSettings
-from controller.service.journal import GameRow, JournalError
+from controller.service.journal import Entry, GameRow, JournalError
 from controller.service.states import State
 
 if TYPE_CHECKING:
@@ -57,10 +58,7 @@ class RecoveryMixin:
         assert self.journal is not None
         core = GameCore(GameSettings.from_dict(game.info.get("settings", {})))
         for entry in self.journal.entries(game.id, ("input",)):
-            try:
-                core.apply(entry.t, entry.data)
-            except ActionRefused:
-                pass
+            _apply_journaled(core, entry)
         return core
 
     def _resume(self: Service, game: GameRow) -> None:
@@ -75,10 +73,7 @@ class RecoveryMixin:
         for entry in self.journal.entries(game.id):
             last_t, last_wall = max(last_t, entry.t), entry.wall
             if entry.kind == "input":
-                try:
-                    events = core.apply(entry.t, entry.data)
-                except ActionRefused:
-                    events = []
+                events = _apply_journaled(core, entry)
                 replayed.extend(e.to_dict() for e in events)
                 board = entry.data.get("obs", {}).get("board")
                 if board is not None:
@@ -198,3 +193,20 @@ class RecoveryMixin:
             self._journal_down(str(exc), self.now())
         if self.hub is not None:
             self.hub.changed()
+
+
+def _apply_journaled(core: GameCore, entry: Entry) -> list[Event]:
+    """One journaled input replayed; one the core refuses is named and passed over.
+
+    An arbiter's action refused live is journaled too (it was asked for), and is
+    refused again here. Rows are checked whole when the journal opens, so any other
+    refusal is a fault in the journal, which must cost that input and nothing more.
+    """
+    try:
+        return core.apply(entry.t, entry.data)
+    except ActionRefused:
+        return []
+    except (ValueError, KeyError, TypeError) as exc:
+        log.warning("journal entry %d (step %d) could not be replayed: %s; passed over",
+                    entry.seq, entry.step, exc)
+        return []
