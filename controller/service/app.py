@@ -110,6 +110,10 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
         self._failed_at = 0.0
         self._held = 0  # readings not taken while the journal failed
         self._flag_timer: asyncio.TimerHandle | None = None
+        #: The source being read (its latency and, for a replay, its next reading).
+        self._active_source: Source | None = source
+        #: Readings stamped after a fall not yet confirmed: (input, time, arrival).
+        self._held_back: list[tuple[dict[str, Any], float, float | None]] = []
         self._journal_ok: asyncio.Event | None = None
         self._finish_pending = False  # game over, but not yet marked finished in the journal
         self._recent_boards: tuple[str | None, str | None] = (None, None)
@@ -136,6 +140,10 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
     def now(self) -> float:
         """Game time in seconds: monotonic, scaled for replays, continued across restarts."""
         return self._base + (self._mono() - self._m0) * self._scale
+
+    def game_time(self, mono: float) -> float:
+        """The game time of an instant of the monotonic clock (a button's edge)."""
+        return self._base + (mono - self._m0) * self._scale
 
     def _set_base(self, t: float) -> None:
         self._base = t
@@ -291,7 +299,7 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self._stop.set)
-        source = self.make_source()
+        source = self._active_source = self.make_source()
         await self._start_outputs(source)
         if self.on_ready is not None:
             self.on_ready(self)
@@ -324,9 +332,10 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
             self._stop.set()
 
     # ----------------------------------------------------------- clock buttons
-    def clock_press(self, color: Color) -> None:
-        """A player's clock button (called on the event loop's thread)."""
-        self._reading(Reading(press=color))
+    def clock_press(self, color: Color, at: float | None = None) -> None:
+        """A player's clock button (called on the event loop's thread); ``at``: the
+        monotonic instant of its edge (None: stamped on arrival)."""
+        self._reading(Reading(press=color, at=at))
 
     def clock_pause_button(self) -> None:
         """The arbiter's button on the clock: stop, or start again."""

@@ -149,8 +149,9 @@ def _open_clock_hardware(service: Service) -> Any:
     loop = asyncio.get_running_loop()
     return ClockHardware(
         clock_pins(service.config),
-        on_press=lambda color, t: loop.call_soon_threadsafe(service.clock_press, color),
+        on_press=lambda color, t: loop.call_soon_threadsafe(service.clock_press, color, t),
         on_pause=lambda t: loop.call_soon_threadsafe(service.clock_pause_button),
+        time_source=service._mono,  # the service's own clock: edges map to game time
     )
 
 
