@@ -342,4 +342,9 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
         if (self.core is None or self.core.clock is None or self.core.game_over
                 or self.journal_problem is not None):
             return
-        self._step({"action": "resume" if self.core.paused else "pause", "by": "button"})
+        try:
+            self._step({"action": "resume" if self.core.paused else "pause", "by": "button"})
+        except ActionRefused as exc:
+            log.warning("clock pause button: %s", exc)
+            self.message = f"pause button: {exc}"
+            self._show()
