@@ -40,6 +40,8 @@ from typing import Any
 
 from controller.errors import KaeshiError
 from controller.events import Event, EventKind
+from controller.service import bootclock
+from controller.service.bootclock import BootStamp
 from controller.service.config import Config
 from controller.service.core import ActionRefused, GameCore
 from controller.service.display import TerminalDisplay
@@ -76,10 +78,13 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
         monotonic: Callable[[], float] = time.monotonic,
         exit_when_done: bool | None = None,
         time_scale: float | None = None,
+        boot_clock: Callable[[], BootStamp] = bootclock.now,
     ) -> None:
         self.config = config
         self._wall = wall
         self._mono = monotonic
+        #: The clock that measures an outage within one boot (never set, never jumps).
+        self._boot_clock = boot_clock
         if time_scale is None:
             time_scale = config["source.speed"] if config["source.kind"] == "sim" else 1.0
         #: Game seconds per real second: 1 except for replays (and the demo's board).
@@ -159,7 +164,7 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
         if self._source is None and self.config["source.kind"] == "sim":
             self._log_count = self._check_log()  # a bad log stops start-up, before anything
         try:
-            self.journal = Journal(self.config["journal.path"])
+            self.journal = Journal(self.config["journal.path"], boot_clock=self._boot_clock)
         except OSError as exc:
             raise JournalError(f"{self.config['journal.path']}: {exc}") from None
         for line in self.journal.recovery:

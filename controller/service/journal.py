@@ -28,11 +28,14 @@ import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.service import bootclock
+from controller.service.bootclock import BootStamp
 from controller.service.journal_files import (
     JournalError,
     complete,
@@ -95,10 +98,13 @@ class GameRow:
 class Journal:
     """Append-only store of game steps; every :meth:`commit_step` is on disk when it returns."""
 
-    def __init__(self, path: str | Path, check: bool = True, writer: bool = True) -> None:
+    def __init__(self, path: str | Path, check: bool = True, writer: bool = True,
+                 boot_clock: Callable[[], BootStamp] = bootclock.now) -> None:
         """Open the journal at ``path``; ``writer=False`` opens it to read beside the
-        running service: no lock, no damage check (that is the writer's to do)."""
+        running service: no lock, no damage check (that is the writer's to do).
+        ``boot_clock`` stamps every step (see :meth:`last_stamp`)."""
         self.path = Path(path)
+        self._boot_clock = boot_clock
         #: What opening found and did about damage, one sentence each ([] when clean).
         self.recovery: list[str] = []
         try:
@@ -325,6 +331,7 @@ class Journal:
     ) -> int:
         """Write one step's entries in one synced transaction; return the step number."""
         wall = time.time() if wall is None else wall
+        stamp = _stamp_text(self._boot_clock(), wall)
         self._step += 1
         rows = []
         for kind, data in items:
@@ -338,6 +345,9 @@ class Journal:
                 "VALUES (?,?,?,?,?,?,?)",
                 rows,
             )
+            # the instant of the last step on the boot clock, in the same transaction
+            self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('stamp', ?)",
+                             (stamp,))
             self._db.execute("COMMIT")
         except sqlite3.Error as exc:
             if self._db.in_transaction:
@@ -346,6 +356,21 @@ class Journal:
             self._step -= 1
             raise JournalError(f"{self.path}: cannot write the journal ({exc})") from None
         return self._step
+
+    def last_stamp(self) -> tuple[BootStamp, float] | None:
+        """The boot clock and wall clock of the last step written (None: not known, or
+        damaged: a wrong figure must never be charged to a player)."""
+        text = meta(self.path, "stamp", self._db)
+        if text is None:
+            return None
+        try:
+            d = json.loads(text)
+            boot, uptime, wall = d["boot"], float(d["uptime"]), float(d["wall"])
+        except (ValueError, TypeError, KeyError):
+            return None
+        if not isinstance(boot, str) or text != _stamp_text(BootStamp(boot, uptime), wall):
+            return None
+        return BootStamp(boot, uptime), wall
 
     def entries(self, game_id: str, kinds: tuple[str, ...] | None = None) -> Iterator[Entry]:
         query = "SELECT seq, step, kind, t, wall, data FROM entries WHERE game=?"
@@ -367,6 +392,13 @@ class Journal:
             return None
         seq, step, kind, t, wall, data = row
         return Entry(seq, step, kind, t, wall, json.loads(data))
+
+
+def _stamp_text(stamp: BootStamp, wall: float) -> str:
+    """The ``stamp`` meta value, with a checksum of its own (see :meth:`Journal.last_stamp`)."""
+    body = {"boot": stamp.boot, "uptime": stamp.uptime, "wall": wall}
+    crc = zlib.crc32(json.dumps(body, sort_keys=True).encode())
+    return json.dumps({**body, "crc": crc}, sort_keys=True)
 
 
 def _game(row: tuple[Any, ...]) -> GameRow:

@@ -1,0 +1,43 @@
+"""The machine's boot clock: how long the table was down, measured on a clock that never jumps.
+
+A Raspberry Pi has no real-time clock: its wall clock starts from ``fake-hwclock``'s
+last saved time and jumps when NTP syncs, possibly while the service is down. So an
+outage is measured on ``CLOCK_BOOTTIME`` (seconds since boot, counting suspend; never
+set by anyone), which is only comparable within one boot: each journal step records
+it with the boot's id (``/proc/sys/kernel/random/boot_id``). Across a reboot nothing
+measures the outage reliably; the service then charges nothing by itself and tells
+the arbiter what the wall clock says (see ``RecoveryMixin._resume``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+_BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
+
+
+@dataclass(frozen=True, slots=True)
+class BootStamp:
+    """An instant on the boot clock: which boot, and seconds since it began."""
+
+    boot: str
+    uptime: float
+
+
+def boot_id() -> str:
+    """This boot's id ('' where the system does not say: then no outage is trusted)."""
+    try:
+        return _BOOT_ID.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+_THIS_BOOT = boot_id()
+
+
+def now() -> BootStamp:
+    """The boot clock now."""
+    clock = getattr(time, "CLOCK_BOOTTIME", time.CLOCK_MONOTONIC)
+    return BootStamp(_THIS_BOOT, time.clock_gettime(clock))
