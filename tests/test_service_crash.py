@@ -224,3 +224,38 @@ def test_sigkill_in_a_timed_game_ends_as_the_uninterrupted_game(tmp_path, data_d
         m.square for m in expected.moves if m.square]  # each move journaled once
     (over,) = [e for e in journal.entries(row.id, ("event",)) if e.data["event"] == "game_over"]
     assert over.data["t"] == pytest.approx(pure.over_by_time.t, abs=1e-6)
+
+
+def _journaled_events(path: Path) -> list[dict]:
+    journal = Journal(path, writer=False)
+    (row,) = journal.games()
+    events = [e.data for e in journal.entries(row.id, ("event",))]
+    journal.close()
+    return events
+
+
+def test_sigkill_in_an_untimed_game_keeps_every_time_to_the_millisecond(tmp_path, data_dir):
+    """Without a clock a move is judged when the next one begins (or once its board has
+    stood): killed and resumed, the game has the same events at the same instants, and
+    the same move times in its record, as the game played through."""
+    game = load_one_game(data_dir / "games" / "wthor" / "WTH_2001.wtb", 0)
+    log = [o for o in scripted_log(game, think=0.8) if o.press is None][:700]
+    runs = {}
+    for name, kill_times in (("through", 0), ("killed", 6)):
+        folder = tmp_path / name
+        folder.mkdir()
+        log_path = folder / "log.jsonl"
+        with open(log_path, "w") as f:
+            write_observations(log, f)
+        cfg = _config(folder, log_path, speed=15)
+        cfg.write_text(cfg.read_text().replace('[clock]\n', '[clock]\nenabled = false\n'))
+        kills = _kill_until_finished(cfg, folder / "games", random.Random(606), kill_times,
+                                     max_runs=30, pause=0.5)
+        assert kills == kill_times or name == "killed" and kills >= 4
+        record = load_games(next((folder / "games").glob("*.json")))[0]
+        runs[name] = (record, _journaled_events(folder / "journal.sqlite"))
+    (through, through_events), (killed, killed_events) = runs["through"], runs["killed"]
+    assert len([m for m in through.moves if m.square]) >= 20
+    assert [(m.player, m.square, m.time) for m in killed.moves] == [
+        (m.player, m.square, m.time) for m in through.moves]
+    assert killed_events == through_events  # every event, at the same instant

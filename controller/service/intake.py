@@ -153,6 +153,7 @@ class IntakeMixin:
             self._held_back.append((data, t, arrival))
             return
         try:
+            self._settle_before(t)
             self._step(data, t=t, arrival=arrival)
         except ValueError as exc:
             log.warning("reading not used: %s", exc)
@@ -202,7 +203,9 @@ class IntakeMixin:
     def _source_end(self: Service) -> None:
         """A replay ended: judge what stands (a home board has no last press), then stop."""
         if self.core is not None and not self.core.game_over:
-            self._step({"action": "finish"})
+            # a replay ends at its last reading; a video played to its end, now
+            replay = isinstance(self._active_source, LogSource)
+            self._step({"action": "finish"}, t=self.core.t if replay else None)
             if not self.core.game_over:
                 log.warning("the replay ended before the game did")
                 self.message = "the replay ended before the game did"

@@ -105,6 +105,9 @@ class RecoveryMixin:
                 "journal of game %s: replay gave %d events where %d were shown; "
                 "the replay is kept", game.id, len(replayed), len(journaled)
             )
+        # the game's time goes on from its last input, not from a note written after
+        # it (a note's time is the wall's, and would shift a resumed replay's times)
+        last_t = core.t
         self.game, self.core = game, core
         self.events = replayed[-RECENT_EVENTS:]
         self.events_total = len(replayed)

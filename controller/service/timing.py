@@ -89,6 +89,17 @@ class TimingMixin:
         fall = core.clock.fall_time()
         return fall is not None and t >= fall and not self._flag_ready(fall)
 
+    def _settle_before(self: Service, t: float) -> None:
+        """A reading that stood before ``t`` counts at the instant it stood, before the
+        input stamped ``t``: so whether the tick or the next input found it first (a
+        matter of scheduling, and of kills and restarts) never changes a time."""
+        core = self.core
+        if core is None or core.game_over:
+            return
+        due = core.arbiter.settles_at()
+        if due is not None and due <= t:
+            self._step({"action": "elapse"}, t=due)
+
     def _flush_held_back(self: Service) -> None:
         """Take the readings held back while a fall was confirmed, in order."""
         while self._held_back and self.journal_problem is None:
@@ -156,11 +167,13 @@ class TimingMixin:
                 self._step({"action": "flag"})
                 self._flush_held_back()
         due = core.arbiter.settles_at()
-        if due is not None and not core.game_over and self.now() >= due:
+        if (due is not None and not core.game_over and self.now() >= due
+                and not self._earlier_pending(due)):
             # a raw source may report a board once and fall silent (a camera whose board
             # changed again before a second frame agreed): it counts once it stood, not
-            # only at the next input, so the LEDs and corrections follow at once
-            self._step({"action": "elapse"})
+            # only at the next input, so the LEDs and corrections follow at once. It is
+            # stamped with the instant it stood, not when the tick saw it.
+            self._step({"action": "elapse"}, t=due)
         if (source.watchdog and self.states.state is not State.SENSOR_LOST
                 and self._mono() - self._last_reading > self.config["source.lost_after"]):
             quiet = self.config["source.lost_after"]
