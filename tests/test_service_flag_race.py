@@ -302,3 +302,36 @@ def test_gpio_presses_a_millisecond_after_zero_never_count(tmp_path, mock_pins):
              if r["loser"] != "black" or r["t"] != pytest.approx(r["fall"], abs=1e-9)
              or r["moves"]]
     assert len(results) == 100 and wrong == []
+
+
+def test_while_a_fall_waits_to_be_confirmed_the_clock_shows_zero_and_no_flag(tmp_path,
+                                                                              mock_pins):
+    """Nothing shows a flag that a press stamped before it could still take back."""
+    service, source, clock = _gpio_service(tmp_path, main=10, increment=0, scale=1.0)
+    cfg = service.config
+    white = mock_pins.pin(cfg["gpio.white_button"])
+    seen: list[dict] = []
+
+    async def scenario() -> None:
+        task = asyncio.create_task(service.run())
+        await _until(lambda: service._clockhw is not None)
+        source.queue.put_nowait(Reading(board=START))
+        await _until(lambda: service.core.started)
+        now = time.monotonic()
+        await asyncio.to_thread(_press_from_thread, clock, white, now, now)
+        await _until(lambda: service.core.clock.running is B)
+        fall = service.core.clock.fall_time()
+        service._base += fall - 0.02 - service.now()  # skip to 20 ms before the fall
+        service._schedule_flag()
+        while not service.core.game_over:
+            seen.append(service.snapshot("arbiter")["clocks"])
+            await asyncio.sleep(0.005)
+        seen.append(service.snapshot("arbiter")["clocks"])
+        service.stop()
+        await task
+
+    asyncio.run(asyncio.wait_for(scenario(), 30))
+    waiting = [c for c in seen[:-1] if c["black"] <= 0]
+    assert len(waiting) >= 5  # the 0.1 s wait was watched
+    assert all(c["black"] == 0 and c["flag"] is None for c in waiting)
+    assert seen[-1]["flag"] == "black"

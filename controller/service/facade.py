@@ -32,7 +32,6 @@ class FacadeMixin:
             return {"version": self.notifier.version, "state": self.states.state.value,
                     "mode": self.config["game.mode"], "board": "-" * 64, "events": []}
         arb = core.arbiter
-        now = self.now()
         position = arb.position
         board = arb.last_board or position.board_string()
         b, w = position.counts()
@@ -63,7 +62,7 @@ class FacadeMixin:
             "players": {"black": core.settings.black, "white": core.settings.white},
             "black": core.settings.black,
             "white": core.settings.white,
-            "clocks": core.clocks(now),
+            "clocks": core.clocks(self.shown_time()),
             "moves": moves,
             "last_move": overlay.last_move,
             "events": list(self.events[-50:]),

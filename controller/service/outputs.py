@@ -52,7 +52,7 @@ class OutputsMixin:
     def _update_clock_display(self: Service) -> None:
         if self._clockhw is None or self.core is None or self.core.clock is None:
             return
-        c = self.core.clocks(self.now())
+        c = self.core.clocks(self.shown_time())
         running = Color(c["running"]) if c["running"] else None
         self._clockhw.show(c["black"], c["white"], running, c["paused"])
 

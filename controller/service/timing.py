@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from typing import TYPE_CHECKING
 
 from controller.service.sources import LinkChange, Source
@@ -80,6 +81,19 @@ class TimingMixin:
     def _flag_ready(self: Service, fall: float) -> bool:
         """No press stamped before ``fall`` can still arrive: the flag may be declared."""
         return self.now() >= fall + self._flag_wait() and not self._earlier_pending(fall)
+
+    def shown_time(self: Service) -> float:
+        """The game time the clocks are shown at: now, except while a fall waits to be
+        confirmed, when they stand at zero with no flag, so a press stamped before the
+        fall that then counts never takes back a flag somebody saw."""
+        now = self.now()
+        core = self.core
+        if core is None or core.clock is None or core.game_over:
+            return now
+        fall = core.clock.fall_time()
+        if fall is not None and now >= fall and not self._flag_ready(fall):
+            return math.nextafter(fall, -math.inf)
+        return now
 
     def _in_flag_window(self: Service, t: float) -> bool:
         """An input stamped ``t`` falls after a fall not yet confirmed: hold it back."""
