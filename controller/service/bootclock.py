@@ -11,7 +11,9 @@ the arbiter what the wall clock says (see ``RecoveryMixin._resume``).
 
 from __future__ import annotations
 
+import json
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,3 +43,22 @@ def now() -> BootStamp:
     """The boot clock now."""
     clock = getattr(time, "CLOCK_BOOTTIME", time.CLOCK_MONOTONIC)
     return BootStamp(_THIS_BOOT, time.clock_gettime(clock))
+
+
+def stamp_text(stamp: BootStamp, wall: float) -> str:
+    """A step's instant on both clocks as the journal keeps it, with its own checksum."""
+    body = {"boot": stamp.boot, "uptime": stamp.uptime, "wall": wall}
+    crc = zlib.crc32(json.dumps(body, sort_keys=True).encode())
+    return json.dumps({**body, "crc": crc}, sort_keys=True)
+
+
+def parse_stamp(text: str) -> tuple[BootStamp, float] | None:
+    """The boot stamp and wall time in ``text`` (None when it is not whole)."""
+    try:
+        d = json.loads(text)
+        boot, uptime, wall = d["boot"], float(d["uptime"]), float(d["wall"])
+    except (ValueError, TypeError, KeyError):
+        return None
+    if not isinstance(boot, str) or text != stamp_text(BootStamp(boot, uptime), wall):
+        return None
+    return BootStamp(boot, uptime), wall

@@ -28,7 +28,6 @@ import os
 import shutil
 import sqlite3
 import time
-import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -331,7 +330,7 @@ class Journal:
     ) -> int:
         """Write one step's entries in one synced transaction; return the step number."""
         wall = time.time() if wall is None else wall
-        stamp = _stamp_text(self._boot_clock(), wall)
+        stamp = bootclock.stamp_text(self._boot_clock(), wall)
         self._step += 1
         rows = []
         for kind, data in items:
@@ -361,16 +360,7 @@ class Journal:
         """The boot clock and wall clock of the last step written (None: not known, or
         damaged: a wrong figure must never be charged to a player)."""
         text = meta(self.path, "stamp", self._db)
-        if text is None:
-            return None
-        try:
-            d = json.loads(text)
-            boot, uptime, wall = d["boot"], float(d["uptime"]), float(d["wall"])
-        except (ValueError, TypeError, KeyError):
-            return None
-        if not isinstance(boot, str) or text != _stamp_text(BootStamp(boot, uptime), wall):
-            return None
-        return BootStamp(boot, uptime), wall
+        return None if text is None else bootclock.parse_stamp(text)
 
     def entries(self, game_id: str, kinds: tuple[str, ...] | None = None) -> Iterator[Entry]:
         query = "SELECT seq, step, kind, t, wall, data FROM entries WHERE game=?"
@@ -392,13 +382,6 @@ class Journal:
             return None
         seq, step, kind, t, wall, data = row
         return Entry(seq, step, kind, t, wall, json.loads(data))
-
-
-def _stamp_text(stamp: BootStamp, wall: float) -> str:
-    """The ``stamp`` meta value, with a checksum of its own (see :meth:`Journal.last_stamp`)."""
-    body = {"boot": stamp.boot, "uptime": stamp.uptime, "wall": wall}
-    crc = zlib.crc32(json.dumps(body, sort_keys=True).encode())
-    return json.dumps({**body, "crc": crc}, sort_keys=True)
 
 
 def _game(row: tuple[Any, ...]) -> GameRow:
