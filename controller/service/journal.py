@@ -112,6 +112,7 @@ class Journal:
             raise JournalError(f"{self.path}: cannot open the journal ({exc})") from None
         # One journal, one writer: taken before anything reads, checks or moves the file,
         # so a second process can neither interleave its steps nor "repair" a live file.
+        self._writer = writer
         self._lock = hold_lock(self.path) if writer else None
         try:
             self._open(check and writer)
@@ -244,6 +245,8 @@ class Journal:
 
     def _recovery_note(self) -> None:
         """Say what a recovery recovered, once: it may have been killed before saying it."""
+        if not self._writer:
+            return  # the writer says it
         note = meta(self.path, "recovered", self._db)
         if note is not None:
             self.recovery.append(note)
