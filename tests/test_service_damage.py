@@ -302,3 +302,18 @@ def test_a_recovery_killed_at_any_moment_is_completed_by_the_next_start(
     again = _open(folder)
     assert not again.journal.recovery
     again.journal.close()
+
+
+def test_a_row_whose_text_is_no_longer_utf8_is_named_and_left_out(tmp_path, played):
+    """SQLite refuses to read such a row as text at all: it must cost that row only."""
+    folder = _fresh(tmp_path, "utf8")
+    data = bytearray(played["clean"])
+    needle = b'"board":"'
+    at = data.find(needle, PAGE)
+    data[at + len(needle) + 5] = 0xFF  # never valid in UTF-8
+    (folder / "journal.sqlite").write_bytes(bytes(data))
+    service = _open(folder)
+    text = " ".join(service.journal.recovery)
+    service.journal.close()
+    assert "1 damaged journal entries, left out (seq " in text
+    assert [m.square for m in service.core.arbiter.moves] == played["moves"]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import KaeshiError
-from controller.service.rows import scan
+from controller.service.rows import scan, text_factory
 
 
 class JournalError(KaeshiError):
@@ -36,6 +36,7 @@ def inspect(path: Path) -> str:
                              timeout=10)
     except sqlite3.Error as exc:
         raise JournalError(f"{path}: cannot open the journal ({exc})") from None
+    db.text_factory = text_factory  # a row that is not UTF-8 is damage, named, not a halt
     try:
         rows = db.execute("PRAGMA integrity_check").fetchall()
         found = [" ".join(str(r[0]).split()) for r in rows if str(r[0]) != "ok"]

@@ -28,6 +28,20 @@ ACTIONS = frozenset({"pause", "resume", "adjust", "flag", "elapse", "finish",
                      "accept", "correct"})
 
 
+class Undecodable(str):
+    """Text SQLite holds that is not UTF-8 (a flipped bit in a multi-byte sequence),
+    decoded with escapes so it can be named; a row holding one is damaged."""
+
+
+def text_factory(raw: bytes) -> str:
+    """``Connection.text_factory`` for reading a journal that may be damaged: text that
+    is not UTF-8 comes back as :class:`Undecodable` instead of failing the whole query."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return Undecodable(raw.decode("utf-8", "surrogateescape"))
+
+
 def entry_crc(game: str, step: int, kind: str, t: float, wall: float, data: str) -> int:
     """The checksum of one entry row, over every column but ``seq``."""
     text = "\x1f".join((game, str(step), kind, repr(float(t)), repr(float(wall)), data))
@@ -91,6 +105,8 @@ def entry_fault(game: Any, step: Any, kind: Any, t: Any, wall: Any, data: Any,
     if not (isinstance(game, str) and isinstance(step, int) and isinstance(kind, str)
             and _number(t) and _number(wall) and isinstance(data, str)):
         return "a column has the wrong type"
+    if any(isinstance(v, Undecodable) for v in (game, kind, data)):
+        return "its text is not UTF-8"
     if crc is not None and crc != entry_crc(game, step, kind, t, wall, data):
         return "it fails its checksum"
     if kind not in KINDS:
@@ -109,6 +125,8 @@ def game_fault(game_id: Any, started: Any, finished: Any, info: Any, crc: Any) -
     if not (isinstance(game_id, str) and _number(started) and isinstance(info, str)
             and (finished is None or _number(finished))):
         return "a column has the wrong type"
+    if isinstance(game_id, Undecodable) or isinstance(info, Undecodable):
+        return "its text is not UTF-8"
     if crc is not None and crc != game_crc(game_id, started, finished, info):
         return "it fails its checksum"
     try:

@@ -26,7 +26,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.service.rows import entry_crc, entry_fault, game_crc, game_fault, has_crc, ranges
+from controller.service.rows import (
+    entry_crc,
+    entry_fault,
+    game_crc,
+    game_fault,
+    has_crc,
+    ranges,
+    text_factory,
+)
 
 _WAL_MAGIC = (0x377F0682, 0x377F0683)
 _WAL_HEADER = 32
@@ -154,6 +162,7 @@ def salvage(damaged: Path, fresh: sqlite3.Connection, batch: int = 500,
     except sqlite3.Error as exc:
         report.lost.append(f"everything (the file cannot be opened: {exc})")
         return report
+    src.text_factory = text_factory
     try:
         _copy_games(src, fresh, report)
         _copy_entries(src, fresh, report, batch)
