@@ -148,7 +148,8 @@ class TimingMixin:
                 wait, self._flag_due, fall)
             return
         try:
-            self._step({"action": "flag"}, t=now)
+            # stamped with the fall itself: the readings held back keep their own times
+            self._step({"action": "flag"}, t=fall)
             self._flush_held_back()
         except Exception:
             log.exception("flag check failed")
@@ -178,7 +179,7 @@ class TimingMixin:
         if core.clock is not None and not core.game_over and core.clock.flag(self.now()):
             fall = core.clock.fall_time()
             if fall is None or self._flag_ready(fall):
-                self._step({"action": "flag"})
+                self._step({"action": "flag"}, t=fall)
                 self._flush_held_back()
         due = core.arbiter.settles_at()
         if (due is not None and not core.game_over and self.now() >= due
