@@ -249,10 +249,13 @@ def _copy_entries(
                               (game, wall, game_crc(game, wall, None, "{}")))
                 known_games.add(game)
                 report.lost.append(f"the settings of game {game} (defaults used)")
-            fresh.execute("INSERT INTO entries(seq, game, step, kind, t, wall, data, crc) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                          (seq, game, step, kind, t, wall, data,
-                           entry_crc(game, step, kind, t, wall, data)))
+            done = fresh.execute(
+                "INSERT OR IGNORE INTO entries(seq, game, step, kind, t, wall, data, crc) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (seq, game, step, kind, t, wall, data, entry_crc(game, step, kind, t, wall, data)))
+            if not done.rowcount:  # a damaged page gave this row number twice
+                damaged.append(seq)
+                continue
             report.entries += 1
             if kind == "event" and '"event":"move"' in data:
                 report.moves += 1
