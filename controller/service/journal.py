@@ -13,9 +13,14 @@ events (a move, a flag) with :meth:`Journal.checkpoint`, once it is shown, so th
 database file itself holds every move and a lost or damaged ``-wal`` can cost at
 most the move in progress.
 
+One journal has one writer: opening takes an exclusive lock first (see
+:mod:`controller.service.journal_files`). Every row carries a CRC-32
+(:mod:`controller.service.rows`), and each step records the boot clock
+(:mod:`controller.service.bootclock`) so an outage can be measured on it.
+
 Opening checks the file (see :mod:`controller.service.salvage`): a damaged
-database is moved aside and what can be read is copied into a fresh one; a
-damaged WAL is copied aside before SQLite drops its unreadable part. Either way
+database is moved aside and what is whole is copied into a fresh one; a damaged
+WAL is copied aside before SQLite drops its unreadable part. Either way
 :attr:`Journal.recovery` says what was recovered and what was not, for the
 service to show. Nothing is ever dropped without a word.
 """

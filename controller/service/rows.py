@@ -1,6 +1,6 @@
 """Each journal row carries its own checksum, and every row read back is checked whole.
 
-SQLite's ``quick_check`` finds damage to the file's structure, not to what a row
+SQLite's ``integrity_check`` finds damage to the file's structure, not to what a row
 holds: a flipped bit inside a row's JSON, its game id or its time reads back as a
 valid row with the wrong content. So every row is written with a CRC-32 of its
 fields, and a row is used only when its checksum holds, its JSON parses to an

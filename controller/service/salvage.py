@@ -9,9 +9,11 @@ checked before and right after it is opened:
 * :func:`inspect_wal` reads the ``-wal`` file as the SQLite file format
   describes it (header, frames, cumulative checksums) and says how much of it is
   whole, committed steps and how much SQLite will drop;
-* :func:`salvage` moves a database that fails ``PRAGMA quick_check`` (or cannot be
-  opened) aside, with its ``-wal``, and copies every game and entry that can still
-  be read into a fresh journal, saying exactly what came back and what did not.
+* :func:`salvage` copies every game and entry of a damaged database (one that fails
+  ``PRAGMA integrity_check`` or a row's checksum, or cannot be opened) that can still
+  be read and is whole into a fresh journal, saying exactly what came back and what
+  did not; it reads the damaged file read-only, and :func:`move_aside` then renames
+  it, with its ``-wal``, so the copy kept is the bytes found.
 
 Nothing here decides to start a new game: the journal reports, the service shows
 the report, and a damaged file is never deleted.
