@@ -317,3 +317,40 @@ def test_a_row_whose_text_is_no_longer_utf8_is_named_and_left_out(tmp_path, play
     service.journal.close()
     assert "1 damaged journal entries, left out (seq " in text
     assert [m.square for m in service.core.arbiter.moves] == played["moves"]
+
+
+def test_kaeshi_run_on_a_journal_with_two_hundred_flipped_bytes_starts_every_time(
+        tmp_path, played):
+    """End to end: the first start says what it recovered; no start ever fails."""
+    import subprocess
+    import sys
+
+    from controller.observation import Observation
+    from controller.position import Position
+
+    rng = random.Random(4600)
+    data = bytearray(played["clean"])
+    for at in rng.sample(range(PAGE, len(data)), 200):
+        data[at] = rng.randrange(256)
+    folder = _fresh(tmp_path, "e2e")
+    (folder / "journal.sqlite").write_bytes(bytes(data))
+    log = folder / "rest.jsonl"
+    log.write_text(Observation(0.0, board=Position.start().board_string()).to_json() + "\n")
+    cfg = folder / "k.toml"
+    cfg.write_text(f'[source]\nkind = "sim"\nlog = "{log}"\n'
+                   f'[journal]\npath = "{folder / "journal.sqlite"}"\n'
+                   f'[games]\nfolder = "{folder / "games"}"\n[web]\nenabled = false\n')
+    root = Path(__file__).resolve().parent.parent
+    outputs = []
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config",
+                               str(cfg)], cwd=root, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr
+        outputs.append(done.stderr)
+    assert "was damaged" in outputs[0] and "recovered" in outputs[0]
+    assert "kept as" in outputs[0]
+    assert not any("was damaged" in err for err in outputs[1:])
+    kept = [k for k in folder.glob("journal.sqlite.damaged-*")
+            if not k.name.endswith(("-wal", "-shm"))]
+    assert len(kept) == 1 and kept[0].read_bytes() == bytes(data)
