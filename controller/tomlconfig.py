@@ -98,9 +98,17 @@ def check_value(option: Option, value: Any, error: type[TomlConfigError]) -> Any
     return value
 
 
+#: Bidirectional controls (the marks, embeddings, overrides and isolates): invisible,
+#: they reorder the text after them, so a name holding U+202E displays as another
+#: name in a record or on a pairing sheet than the one stored.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                          "\u2066\u2067\u2068\u2069")
+
+
 def is_control(c: str) -> bool:
-    """Line breaks and other control characters: in a name they would forge record lines."""
-    return ord(c) < 32 or 0x7F <= ord(c) < 0xA0 or c in "\u2028\u2029"
+    """Line breaks and other control characters (in a name they would forge record
+    lines) and bidirectional controls (they would show another name than the one kept)."""
+    return ord(c) < 32 or 0x7F <= ord(c) < 0xA0 or c in "\u2028\u2029" or c in BIDI_CONTROLS
 
 
 def short(value: Any) -> str:

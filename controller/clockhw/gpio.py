@@ -33,16 +33,20 @@ def _claim(what: str, pin: int | str, make: Callable[[], Any]) -> Any:
 def button(
     what: str,
     pin: int | str,
-    bounce_time: float,
     on_pressed: Callable[[], None],
     on_released: Callable[[], None],
     pin_factory: object | None,
 ) -> Any:
-    """A button to ground using the internal pull-up; callbacks run on gpiozero's thread."""
+    """A button to ground using the internal pull-up; callbacks run on gpiozero's thread.
+
+    No ``bounce_time`` is given to the pin library: some (lgpio) debounce by holding
+    an edge back until the line has been still that long, which would stamp a press
+    late. Bounce is judged by the caller at the first edge instead, which delays nothing.
+    """
     dev = _claim(
         what,
         pin,
-        lambda: Button(pin, pull_up=True, bounce_time=bounce_time or None, pin_factory=pin_factory),
+        lambda: Button(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory),
     )
     dev.when_pressed = on_pressed
     dev.when_released = on_released

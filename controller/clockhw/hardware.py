@@ -23,8 +23,9 @@ class _Debouncer:
     """Accept a press only after the line was quiet for ``quiet`` seconds.
 
     Measured from the last edge of either direction, so the bounces after a press and
-    the bounces of a release are both swallowed, on every pin library alike (gpiozero's
-    own ``bounce_time`` is passed too, but the mock pins and some libraries ignore it).
+    the bounces of a release are both swallowed, on every pin library alike. A press
+    is taken at its first edge and stamped with it: the game clock judges it by that
+    instant, so no debounce may delay it (the pin library's own is not used).
     """
 
     def __init__(self, quiet: float, now: Callable[[], float]) -> None:
@@ -109,7 +110,7 @@ class ClockHardware:
             if t is not None:
                 fire(t)
 
-        self._claim(gpio.button(what, pin, self.pins.debounce, pressed, deb.release, pin_factory))
+        self._claim(gpio.button(what, pin, pressed, deb.release, pin_factory))
 
     def _player_cb(self, color: Color) -> Callable[[float], None]:
         return lambda t: self._on_press(color, t)

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from controller.errors import KaeshiError
+from controller.tomlconfig import is_control
 
 VERSION = 1
 #: Highest table number a topic may carry (a hall of a thousand tables is far away).
@@ -173,8 +174,9 @@ def check_command_args(where: str, command: str, d: dict[str, Any]) -> None:
         r.str("board", re.compile(r"^[-XO]{64}$"))
     elif command == "next_game":
         r.int("round", 0, 10_000)
-        r.str("black", max_len=100)
-        r.str("white", max_len=100)
+        for side in ("black", "white"):
+            if any(is_control(c) for c in r.str(side, max_len=100)):
+                raise r.fail(side, "a name without control or bidirectional characters")
         minutes = r.num("minutes")
         if not 0 < minutes <= 600:
             raise r.fail("minutes", "0-600 minutes")

@@ -40,6 +40,8 @@ from typing import Any
 
 from controller.errors import KaeshiError
 from controller.events import Event, EventKind
+from controller.service import bootclock
+from controller.service.bootclock import BootStamp
 from controller.service.config import Config
 from controller.service.core import ActionRefused, GameCore
 from controller.service.display import TerminalDisplay
@@ -76,10 +78,13 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
         monotonic: Callable[[], float] = time.monotonic,
         exit_when_done: bool | None = None,
         time_scale: float | None = None,
+        boot_clock: Callable[[], BootStamp] = bootclock.now,
     ) -> None:
         self.config = config
         self._wall = wall
         self._mono = monotonic
+        #: The clock that measures an outage within one boot (never set, never jumps).
+        self._boot_clock = boot_clock
         if time_scale is None:
             time_scale = config["source.speed"] if config["source.kind"] == "sim" else 1.0
         #: Game seconds per real second: 1 except for replays (and the demo's board).
@@ -110,6 +115,10 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
         self._failed_at = 0.0
         self._held = 0  # readings not taken while the journal failed
         self._flag_timer: asyncio.TimerHandle | None = None
+        #: The source being read (its latency and, for a replay, its next reading).
+        self._active_source: Source | None = source
+        #: Readings stamped after a fall not yet confirmed: (input, time, arrival).
+        self._held_back: list[tuple[dict[str, Any], float, float | None]] = []
         self._journal_ok: asyncio.Event | None = None
         self._finish_pending = False  # game over, but not yet marked finished in the journal
         self._recent_boards: tuple[str | None, str | None] = (None, None)
@@ -139,6 +148,10 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
         """Game time in seconds: monotonic, scaled for replays, continued across restarts."""
         return self._base + (self._mono() - self._m0) * self._scale
 
+    def game_time(self, mono: float) -> float:
+        """The game time of an instant of the monotonic clock (a button's edge)."""
+        return self._base + (mono - self._m0) * self._scale
+
     def _set_base(self, t: float) -> None:
         self._base = t
         self._m0 = self._mono()
@@ -153,7 +166,7 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
         if self._source is None and self.config["source.kind"] == "sim":
             self._log_count = self._check_log()  # a bad log stops start-up, before anything
         try:
-            self.journal = Journal(self.config["journal.path"])
+            self.journal = Journal(self.config["journal.path"], boot_clock=self._boot_clock)
         except OSError as exc:
             raise JournalError(f"{self.config['journal.path']}: {exc}") from None
         for line in self.journal.recovery:
@@ -295,7 +308,7 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self._stop.set)
-        source = self.make_source()
+        source = self._active_source = self.make_source()
         await self._start_outputs(source)
         if self.on_ready is not None:
             self.on_ready(self)
@@ -328,13 +341,19 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
             self._stop.set()
 
     # ----------------------------------------------------------- clock buttons
-    def clock_press(self, color: Color) -> None:
-        """A player's clock button (called on the event loop's thread)."""
-        self._reading(Reading(press=color))
+    def clock_press(self, color: Color, at: float | None = None) -> None:
+        """A player's clock button (called on the event loop's thread); ``at``: the
+        monotonic instant of its edge (None: stamped on arrival)."""
+        self._reading(Reading(press=color, at=at))
 
     def clock_pause_button(self) -> None:
         """The arbiter's button on the clock: stop, or start again."""
         if (self.core is None or self.core.clock is None or self.core.game_over
                 or self.journal_problem is not None):
             return
-        self._step({"action": "resume" if self.core.paused else "pause", "by": "button"})
+        try:
+            self._step({"action": "resume" if self.core.paused else "pause", "by": "button"})
+        except ActionRefused as exc:
+            log.warning("clock pause button: %s", exc)
+            self.message = f"pause button: {exc}"
+            self._show()

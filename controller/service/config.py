@@ -59,8 +59,9 @@ OPTIONS: tuple[Option, ...] = (
       "What happens to the clocks when the service restarts after a crash or power cut: "
       "`pause` stops them at the last recorded instant until someone resumes (the "
       "arbiter decides, as the rules want for a clock fault); `continue` resumes at once "
-      "without charging the outage; `charge` charges the outage to the side that was "
-      "on move.", choices=("pause", "continue", "charge")),
+      "without charging the outage; `charge` charges the outage, measured on the boot "
+      "clock, to the side that was on move (across a reboot it cannot be measured: the "
+      "clock is paused and the arbiter told).", choices=("pause", "continue", "charge")),
     O("clock", "buttons", bool, False,
       "Read the clock buttons and drive the clock displays on the Raspberry Pi's GPIO "
       "pins (the clock hardware). Off: presses come from the source only."),

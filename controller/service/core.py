@@ -190,6 +190,11 @@ class GameCore:
         if action == "pause":
             if self.clock is None:
                 raise ActionRefused("this game has no clock to pause")
+            if self.clock.running is None:
+                # a clock that never ran has nothing to stop; "paused" would answer yes
+                # and then start with white's press all the same
+                raise ActionRefused("the clock has not started yet (white's press starts "
+                                    "black's time): there is nothing to pause")
             self.clock.pause(t)
             return []
         if action == "resume":

@@ -33,7 +33,7 @@ class FacadeMixin:
             return {"version": self.notifier.version, "state": self.states.state.value,
                     "mode": self.config["game.mode"], "board": "-" * 64, "events": []}
         arb = core.arbiter
-        now = self.now()
+        now = self.shown_time()
         position = arb.position
         board = arb.last_board or position.board_string()
         b, w = position.counts()

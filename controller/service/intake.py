@@ -28,6 +28,7 @@ from controller.service.sources import (
     SourceEnd,
 )
 from controller.service.states import State
+from controller.service.timing import MAX_HELD_BACK
 from controller.squares import Color
 
 if TYPE_CHECKING:
@@ -135,6 +136,8 @@ class IntakeMixin:
         if self.states.state is State.SENSOR_LOST:
             self._link(LinkChange(True, "readings arrive again"))
         t = self._replay_time(item)
+        if t is None and item.at is not None:
+            t = self.game_time(item.at)  # a press is judged by its edge, not its arrival
         data: dict[str, Any]
         if item.press is not None:
             data = {"obs": {"press": Color(item.press).value}}
@@ -155,10 +158,17 @@ class IntakeMixin:
             return
         if item.cursor is not None:
             data["cursor"] = item.cursor
+        t = self.now() if t is None else t
+        if self._in_flag_window(t) and len(self._held_back) < MAX_HELD_BACK:
+            # after a fall not yet confirmed: a press stamped before it may still come
+            self._held_back.append((data, t, arrival))
+            return
         try:
+            self._settle_before(t)
             self._step(data, t=t, arrival=arrival)
         except ValueError as exc:
             log.warning("reading not used: %s", exc)
+        self._flush_held_back()
 
     def _replay_time(self: Service, item: Reading) -> float | None:
         """A replayed reading keeps the log's own time (shifted once per run to continue
@@ -205,7 +215,9 @@ class IntakeMixin:
     def _source_end(self: Service) -> None:
         """A replay ended: judge what stands (a home board has no last press), then stop."""
         if self.core is not None and not self.core.game_over:
-            self._step({"action": "finish"})
+            # a replay ends at its last reading; a video played to its end, now
+            replay = isinstance(self._active_source, LogSource)
+            self._step({"action": "finish"}, t=self.core.t if replay else None)
             if not self.core.game_over:
                 log.warning("the replay ended before the game did")
                 self.message = "the replay ended before the game did"

@@ -13,9 +13,14 @@ events (a move, a flag) with :meth:`Journal.checkpoint`, once it is shown, so th
 database file itself holds every move and a lost or damaged ``-wal`` can cost at
 most the move in progress.
 
+One journal has one writer: opening takes an exclusive lock first (see
+:mod:`controller.service.journal_files`). Every row carries a CRC-32
+(:mod:`controller.service.rows`), and each step records the boot clock
+(:mod:`controller.service.bootclock`) so an outage can be measured on it.
+
 Opening checks the file (see :mod:`controller.service.salvage`): a damaged
-database is moved aside and what can be read is copied into a fresh one; a
-damaged WAL is copied aside before SQLite drops its unreadable part. Either way
+database is moved aside and what is whole is copied into a fresh one; a damaged
+WAL is copied aside before SQLite drops its unreadable part. Either way
 :attr:`Journal.recovery` says what was recovered and what was not, for the
 service to show. Nothing is ever dropped without a word.
 """
@@ -24,16 +29,30 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.errors import KaeshiError
-from controller.service.salvage import inspect_wal, move_aside, salvage
+from controller.service import bootclock
+from controller.service.bootclock import BootStamp
+from controller.service.journal_files import (
+    JournalError,
+    complete,
+    hold_lock,
+    inspect,
+    meta,
+    recovering,
+    refuse_foreign,
+    remove_db,
+    sync_dir,
+)
+from controller.service.rows import entry_crc, game_crc, has_crc
+from controller.service.salvage import aside_name, inspect_wal, move_aside, salvage
 
 log = logging.getLogger("kaeshi.service")
 
@@ -45,7 +64,8 @@ CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
     started REAL NOT NULL,          -- wall time (Unix seconds)
     finished REAL,                  -- wall time, NULL while the game is on
-    info TEXT NOT NULL              -- JSON: players, mode, clock settings
+    info TEXT NOT NULL,             -- JSON: players, mode, clock settings
+    crc INTEGER                     -- CRC-32 of the row (controller.service.rows)
 );
 CREATE TABLE IF NOT EXISTS entries (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -54,14 +74,11 @@ CREATE TABLE IF NOT EXISTS entries (
     kind TEXT NOT NULL,             -- input | event | clock | position | state | note
     t REAL NOT NULL,                -- service time of the game (seconds)
     wall REAL NOT NULL,             -- wall time when written
-    data TEXT NOT NULL              -- JSON
+    data TEXT NOT NULL,             -- JSON
+    crc INTEGER                     -- CRC-32 of the row (controller.service.rows)
 );
 CREATE INDEX IF NOT EXISTS entries_game ON entries(game, seq);
 """
-
-
-class JournalError(KaeshiError):
-    """A journal that cannot be opened or read; names the file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,36 +102,56 @@ class GameRow:
 class Journal:
     """Append-only store of game steps; every :meth:`commit_step` is on disk when it returns."""
 
-    def __init__(self, path: str | Path, check: bool = True) -> None:
+    def __init__(self, path: str | Path, check: bool = True, writer: bool = True,
+                 boot_clock: Callable[[], BootStamp] = bootclock.now) -> None:
+        """Open the journal at ``path``; ``writer=False`` opens it to read beside the
+        running service: no lock, no damage check (that is the writer's to do).
+        ``boot_clock`` stamps every step (see :meth:`last_stamp`)."""
         self.path = Path(path)
+        self._boot_clock = boot_clock
         #: What opening found and did about damage, one sentence each ([] when clean).
         self.recovery: list[str] = []
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise JournalError(f"{self.path}: cannot open the journal ({exc})") from None
-        existed = self.path.exists()
-        if existed:
-            _refuse_foreign(self.path)
-            if check:
-                self._check_wal()
+        # One journal, one writer: taken before anything reads, checks or moves the file,
+        # so a second process can neither interleave its steps nor "repair" a live file.
+        self._writer = writer
+        self._lock = hold_lock(self.path) if writer else None
         try:
-            self._db = self._connect()
-            problem = self._quick_check() if check and existed else ""
-            if problem:
-                self._db.close()
-        except sqlite3.DatabaseError as exc:
-            if not (check and existed and _is_damage(exc)):
-                # locked, no permission, read-only storage: the file may be fine, so it
-                # is never moved aside for that
-                raise JournalError(f"{self.path}: cannot open the journal ({exc})") from None
-            problem = str(exc)
+            self._open(check and writer)
+        except BaseException:
+            self._release()
+            raise
+
+    def _open(self, check: bool) -> None:
+        existed = self.path.exists()
+        if not existed and recovering(self.path).exists() and complete(self.path):
+            self._finish_recovery()  # killed after the damaged file was moved aside
+            self._step = self._last_step()
+            return
+        if existed:
+            refuse_foreign(self.path)
+        problem = ""
+        if check and existed:
+            self._check_wal()
+            # Checked through a read-only connection, which can neither checkpoint nor
+            # rewrite anything: if the file is damaged, the bytes kept aside as evidence
+            # are the ones found, main file and write-ahead log alike.
+            problem = inspect(self.path)
         if problem:
             self._recover(problem)
+        else:
+            try:
+                self._db = self._connect()
+            except sqlite3.DatabaseError as exc:
+                raise JournalError(f"{self.path}: cannot open the journal ({exc})") from None
+            self._recovery_note()
         self._step = self._last_step()
 
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, isolation_level=None, timeout=10)
+    def _connect(self, path: Path | None = None) -> sqlite3.Connection:
+        db = sqlite3.connect(path or self.path, isolation_level=None, timeout=10)
         try:
             mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             db.execute("PRAGMA synchronous=FULL")
@@ -125,6 +162,9 @@ class Journal:
                 (str(SCHEMA_VERSION),),
             )
             row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            for table in ("games", "entries"):  # journals written before row checksums
+                if not has_crc(db, table):
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN crc INTEGER")
         except sqlite3.DatabaseError:
             db.close()
             raise
@@ -140,11 +180,6 @@ class Journal:
                 f"{self.path}: journal schema {row[0]} is not the supported {SCHEMA_VERSION}"
             )
         return db
-
-    def _quick_check(self) -> str:
-        rows = self._db.execute("PRAGMA quick_check").fetchall()
-        found = [" ".join(str(r[0]).split()) for r in rows if str(r[0]) != "ok"]
-        return "; ".join(found[:3]) + (" ..." if len(found) > 3 else "")
 
     def _check_wal(self) -> None:
         """Copy a WAL aside when SQLite would drop part of it; say what is dropped."""
@@ -170,19 +205,67 @@ class Journal:
         )
 
     def _recover(self, problem: str) -> None:
-        """The database is damaged: move it aside, start a fresh file, copy back what reads."""
-        kept = move_aside(self.path)
+        """The database is damaged: copy what is whole into a fresh file, then swap.
+
+        The fresh journal is built beside it (``<name>.recovering``) and only a
+        complete one takes the journal's place, after the damaged file is renamed
+        aside with its ``-wal``: a recovery killed at any moment leaves either the
+        damaged journal in place (and is begun again) or the recovered one complete
+        (and is finished by :meth:`_finish_recovery`), never a partial journal.
+        """
+        tmp = recovering(self.path)
+        remove_db(tmp)  # a recovery cut short earlier is begun again
+        kept = aside_name(self.path)
         try:
-            self._db = self._connect()
+            fresh = self._connect(tmp)
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{self.path}: cannot create a new journal ({exc})") from None
-        report = salvage(kept, self._db)
-        self.recovery.append(f"the journal {self.path.name} was damaged ({problem}): "
-                             f"{report.describe()}")
+        report = salvage(self.path, fresh, kept_as=kept)
+        note = f"the journal {self.path.name} was damaged ({problem}): {report.describe()}"
+        fresh.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                          [("kept", str(kept)), ("recovered", note)])
+        # out of WAL mode: the file alone is the whole journal, complete from here on
+        # (while it is written, its -wal beside it marks it unfinished)
+        fresh.execute("PRAGMA journal_mode=DELETE")
+        fresh.close()
+        move_aside(self.path, kept)
+        self._finish_recovery()
+
+    def _finish_recovery(self) -> None:
+        """Put a complete recovered journal in place and say what it recovered."""
+        tmp = recovering(self.path)
+        kept = meta(tmp, "kept")
+        for suffix in ("-wal", "-shm"):  # the damaged file's own, if a kill left them
+            left = Path(f"{self.path}{suffix}")
+            if left.exists():
+                if kept is None:
+                    raise JournalError(f"{self.path}: a recovery was cut short and left "
+                                       f"{left}; move it away and start again")
+                os.replace(left, Path(f"{kept}{suffix}"))
+        os.replace(tmp, self.path)
+        remove_db(tmp)  # a reader's empty -shm, if any
+        sync_dir(self.path.parent)
+        self._db = self._connect()
+        self._recovery_note()
+
+    def _recovery_note(self) -> None:
+        """Say what a recovery recovered, once: it may have been killed before saying it."""
+        if not self._writer:
+            return  # the writer says it
+        note = meta(self.path, "recovered", self._db)
+        if note is not None:
+            self.recovery.append(note)
+            self._db.execute("DELETE FROM meta WHERE key IN ('recovered', 'kept')")
 
     def close(self) -> None:
         with _suppress_sqlite():
             self._db.close()
+        self._release()
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.close()  # closing the descriptor releases the lock
+            self._lock = None
 
     def _last_step(self) -> int:
         row = self._db.execute("SELECT MAX(step) FROM entries").fetchone()
@@ -204,16 +287,23 @@ class Journal:
         while self.game(game_id) is not None:
             n += 1
             game_id = f"{stamp}-{n}"
+        text = json.dumps(info)
         self._write(
-            "INSERT INTO games(id, started, finished, info) VALUES (?, ?, NULL, ?)",
-            (game_id, wall, json.dumps(info)),
+            "INSERT INTO games(id, started, finished, info, crc) VALUES (?, ?, NULL, ?, ?)",
+            (game_id, wall, text, game_crc(game_id, wall, None, text)),
         )
         self.checkpoint()
         return GameRow(game_id, wall, None, info)
 
     def finish_game(self, game_id: str, wall: float | None = None) -> None:
-        self._write("UPDATE games SET finished=? WHERE id=?",
-                    (time.time() if wall is None else wall, game_id))
+        wall = time.time() if wall is None else wall
+        try:
+            row = self._db.execute("SELECT started, info FROM games WHERE id=?",
+                                   (game_id,)).fetchone()
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot read the journal ({exc})") from None
+        crc = None if row is None else game_crc(game_id, row[0], wall, row[1])
+        self._write("UPDATE games SET finished=?, crc=? WHERE id=?", (wall, crc, game_id))
         self.checkpoint()
 
     def _write(self, sql: str, params: tuple[Any, ...]) -> None:
@@ -248,17 +338,23 @@ class Journal:
     ) -> int:
         """Write one step's entries in one synced transaction; return the step number."""
         wall = time.time() if wall is None else wall
+        stamp = bootclock.stamp_text(self._boot_clock(), wall)
         self._step += 1
-        rows = [
-            (game_id, self._step, kind, t, wall, json.dumps(data, separators=(",", ":")))
-            for kind, data in items
-        ]
+        rows = []
+        for kind, data in items:
+            text = json.dumps(data, separators=(",", ":"))
+            rows.append((game_id, self._step, kind, t, wall, text,
+                         entry_crc(game_id, self._step, kind, t, wall, text)))
         try:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.executemany(
-                "INSERT INTO entries(game, step, kind, t, wall, data) VALUES (?,?,?,?,?,?)",
+                "INSERT INTO entries(game, step, kind, t, wall, data, crc) "
+                "VALUES (?,?,?,?,?,?,?)",
                 rows,
             )
+            # the instant of the last step on the boot clock, in the same transaction
+            self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('stamp', ?)",
+                             (stamp,))
             self._db.execute("COMMIT")
         except sqlite3.Error as exc:
             if self._db.in_transaction:
@@ -267,6 +363,12 @@ class Journal:
             self._step -= 1
             raise JournalError(f"{self.path}: cannot write the journal ({exc})") from None
         return self._step
+
+    def last_stamp(self) -> tuple[BootStamp, float] | None:
+        """The boot clock and wall clock of the last step written (None: not known, or
+        damaged: a wrong figure must never be charged to a player)."""
+        text = meta(self.path, "stamp", self._db)
+        return None if text is None else bootclock.parse_stamp(text)
 
     def entries(self, game_id: str, kinds: tuple[str, ...] | None = None) -> Iterator[Entry]:
         query = "SELECT seq, step, kind, t, wall, data FROM entries WHERE game=?"
@@ -293,26 +395,6 @@ class Journal:
 def _game(row: tuple[Any, ...]) -> GameRow:
     game_id, started, finished, info = row
     return GameRow(game_id, started, finished, json.loads(info))
-
-
-def _is_damage(exc: sqlite3.DatabaseError) -> bool:
-    """Whether SQLite says the file's contents are damaged (not merely unreachable)."""
-    text = str(exc).lower()
-    if not isinstance(exc, sqlite3.OperationalError):
-        return True
-    return any(w in text for w in ("malformed", "not a database", "corrupt"))
-
-
-def _refuse_foreign(path: Path) -> None:
-    """A file that is no SQLite database at all is somebody else's: never move it aside."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(16)
-    except OSError as exc:
-        raise JournalError(f"{path}: cannot open the journal ({exc})") from None
-    if head and not b"SQLite format 3\x00".startswith(head[:16]):
-        raise JournalError(f"{path}: cannot open the journal (the file is not an SQLite "
-                           "database; is journal.path pointing at another file?)")
 
 
 def _suppress_sqlite() -> Any:

@@ -54,7 +54,7 @@ class OutputsMixin:
     def _update_clock_display(self: Service) -> None:
         if self._clockhw is None or self.core is None or self.core.clock is None:
             return
-        c = self.core.clocks(self.now())
+        c = self.core.clocks(self.shown_time())
         running = Color(c["running"]) if c["running"] else None
         self._clockhw.show(c["black"], c["white"], running, c["paused"])
 
@@ -173,8 +173,9 @@ def _open_clock_hardware(service: Service) -> Any:
     loop = asyncio.get_running_loop()
     return ClockHardware(
         clock_pins(service.config),
-        on_press=lambda color, t: loop.call_soon_threadsafe(service.clock_press, color),
+        on_press=lambda color, t: loop.call_soon_threadsafe(service.clock_press, color, t),
         on_pause=lambda t: loop.call_soon_threadsafe(service.clock_pause_button),
+        time_source=service._mono,  # the service's own clock: edges map to game time
     )
 
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from controller.events import Event
 from controller.service.core import ActionRefused, GameCore, GameSettings
-from controller.service.journal import GameRow, JournalError
+from controller.service.journal import Entry, GameRow, JournalError
 from controller.service.states import State
 
 if TYPE_CHECKING:
@@ -25,6 +27,24 @@ log = logging.getLogger("kaeshi.service")
 
 #: Events kept in memory for the web page and the terminal (the journal has all).
 RECENT_EVENTS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Outage:
+    """An interruption measured by each clock: ``boot`` (None: not measurable), ``wall``."""
+
+    boot: float | None
+    wall: float
+    why_unmeasured: str = ""
+
+    def describe(self) -> str:
+        wall = f"{self.wall:.0f} s by the wall clock"
+        if self.boot is None:
+            return f"{wall} ({self.why_unmeasured})"
+        text = f"{self.boot:.1f} s by the boot clock"
+        if abs(self.wall - self.boot) > 2.0 + 0.01 * self.boot:
+            text += f", {wall}, which was moved meanwhile: the boot clock counts"
+        return text
 
 
 class RecoveryMixin:
@@ -57,10 +77,7 @@ class RecoveryMixin:
         assert self.journal is not None
         core = GameCore(GameSettings.from_dict(game.info.get("settings", {})))
         for entry in self.journal.entries(game.id, ("input",)):
-            try:
-                core.apply(entry.t, entry.data)
-            except ActionRefused:
-                pass
+            _apply_journaled(core, entry)
         return core
 
     def _resume(self: Service, game: GameRow) -> None:
@@ -75,10 +92,7 @@ class RecoveryMixin:
         for entry in self.journal.entries(game.id):
             last_t, last_wall = max(last_t, entry.t), entry.wall
             if entry.kind == "input":
-                try:
-                    events = core.apply(entry.t, entry.data)
-                except ActionRefused:
-                    events = []
+                events = _apply_journaled(core, entry)
                 replayed.extend(e.to_dict() for e in events)
                 board = entry.data.get("obs", {}).get("board")
                 if board is not None:
@@ -91,28 +105,57 @@ class RecoveryMixin:
                 "journal of game %s: replay gave %d events where %d were shown; "
                 "the replay is kept", game.id, len(replayed), len(journaled)
             )
+        # the game's time goes on from its last input, not from a note written after
+        # it (a note's time is the wall's, and would shift a resumed replay's times)
+        last_t = core.t
         self.game, self.core = game, core
         self.events = replayed[-RECENT_EVENTS:]
         self.events_total = len(replayed)
         self._recent_boards = (boards[0], boards[1])
         policy = self.config["clock.resume"]
-        outage = max(0.0, self._wall() - last_wall)
-        base = last_t + (outage * self._scale if policy == "charge" else 0.0)
+        down = self._outage(last_wall)
+        charged = down.boot if policy == "charge" and down.boot is not None else 0.0
+        base = last_t + charged * self._scale
         self._set_base(base)
-        log.info(
-            "resumed game %s at %.1fs after %d moves (outage %.1fs, policy %s)",
-            game.id, base, len(core.arbiter.moves), outage, policy,
-        )
-        self.message = f"resumed after an interruption of {outage:.0f} s"
+        log.info("resumed game %s at %.1fs after %d moves (%s; policy %s)",
+                 game.id, base, len(core.arbiter.moves), down.describe(), policy)
+        self.message = f"resumed after an interruption: {down.describe()}"
+        if policy == "charge":
+            self.message += (f"; {charged:.1f} s charged to the side on move"
+                             if down.boot is not None else "")
         if core.game_over:
             self._refresh_state()
             self._finish_game()  # the game ended just before the interruption
             return
         clock = core.clock
-        if (policy == "pause" and clock is not None and clock.running is not None
-                and not clock.paused and not core.game_over):
+        unmeasured = policy == "charge" and down.boot is None
+        if ((policy == "pause" or unmeasured) and clock is not None
+                and clock.running is not None and not clock.paused):
             self._step({"action": "pause", "why": "restart"}, t=last_t)
-            self.message += "; clock paused until the arbiter resumes it"
+            if unmeasured:
+                # never charged silently: the arbiter sees both figures and decides
+                self.message += ("; nothing charged (the outage cannot be measured on "
+                                 "a clock that does not jump): clock paused until the "
+                                 "arbiter adjusts it and resumes")
+            else:
+                self.message += "; clock paused until the arbiter resumes it"
+
+    def _outage(self: Service, last_wall: float) -> Outage:
+        """How long the table was down, by the boot clock (None across a reboot or when
+        the journal does not say) and by the wall clock (which may have been moved)."""
+        assert self.journal is not None
+        wall = self._wall() - last_wall
+        stamp = self.journal.last_stamp()
+        now = self._boot_clock()
+        if stamp is None or not now.boot or stamp[0].boot != now.boot:
+            reason = ("the machine restarted" if stamp is not None and now.boot
+                      and stamp[0].boot != now.boot else "the journal does not say when "
+                      "the last step was on the boot clock")
+            return Outage(None, wall, reason)
+        boot = now.uptime - stamp[0].uptime
+        if boot < 0:
+            return Outage(None, wall, "the boot clock went backwards")
+        return Outage(boot, wall, "")
 
     def resume_cursor(self: Service) -> int:
         """Where a replayable source should continue: after the last reading journaled."""
@@ -198,3 +241,20 @@ class RecoveryMixin:
             self._journal_down(str(exc), self.now())
         if self.hub is not None:
             self.hub.changed()
+
+
+def _apply_journaled(core: GameCore, entry: Entry) -> list[Event]:
+    """One journaled input replayed; one the core refuses is named and passed over.
+
+    An arbiter's action refused live is journaled too (it was asked for), and is
+    refused again here. Rows are checked whole when the journal opens, so any other
+    refusal is a fault in the journal, which must cost that input and nothing more.
+    """
+    try:
+        return core.apply(entry.t, entry.data)
+    except ActionRefused:
+        return []
+    except (ValueError, KeyError, TypeError) as exc:
+        log.warning("journal entry %d (step %d) could not be replayed: %s; passed over",
+                    entry.seq, entry.step, exc)
+        return []

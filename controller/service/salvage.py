@@ -9,9 +9,11 @@ checked before and right after it is opened:
 * :func:`inspect_wal` reads the ``-wal`` file as the SQLite file format
   describes it (header, frames, cumulative checksums) and says how much of it is
   whole, committed steps and how much SQLite will drop;
-* :func:`salvage` moves a database that fails ``PRAGMA quick_check`` (or cannot be
-  opened) aside, with its ``-wal``, and copies every game and entry that can still
-  be read into a fresh journal, saying exactly what came back and what did not.
+* :func:`salvage` copies every game and entry of a damaged database (one that fails
+  ``PRAGMA integrity_check`` or a row's checksum, or cannot be opened) that can still
+  be read and is whole into a fresh journal, saying exactly what came back and what
+  did not; it reads the damaged file read-only, and :func:`move_aside` then renames
+  it, with its ``-wal``, so the copy kept is the bytes found.
 
 Nothing here decides to start a new game: the journal reports, the service shows
 the report, and a damaged file is never deleted.
@@ -19,12 +21,22 @@ the report, and a damaged file is never deleted.
 
 from __future__ import annotations
 
-import shutil
+import os
 import sqlite3
 import struct
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from controller.service.rows import (
+    entry_crc,
+    entry_fault,
+    game_crc,
+    game_fault,
+    has_crc,
+    ranges,
+    text_factory,
+)
 
 _WAL_MAGIC = (0x377F0682, 0x377F0683)
 _WAL_HEADER = 32
@@ -110,33 +122,49 @@ class Salvage:
         return f"{got}{lost}; the damaged file is kept as {self.kept_as}"
 
 
-def move_aside(path: Path, stamp: str | None = None) -> Path:
-    """Rename ``path`` and its ``-wal``/``-shm`` to ``<name>.damaged-<stamp>``; return it."""
+def aside_name(path: Path, stamp: str | None = None) -> Path:
+    """A free ``<name>.damaged-<stamp>`` name beside ``path`` for its damaged copy."""
     stamp = stamp or time.strftime("%Y%m%d-%H%M%S")
     target = path.with_name(f"{path.name}.damaged-{stamp}")
     n = 1
-    while target.exists():
+    while any(Path(f"{target}{s}").exists() for s in ("", "-wal", "-shm")):
         n += 1
         target = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
-    for suffix in ("", "-wal", "-shm"):
-        src = Path(f"{path}{suffix}")
-        if src.exists():
-            shutil.move(src, Path(f"{target}{suffix}"))
     return target
 
 
-def salvage(damaged: Path, fresh: sqlite3.Connection, batch: int = 500) -> Salvage:
-    """Copy what can be read from ``damaged`` (moved aside already) into ``fresh``.
+def move_aside(path: Path, target: Path | None = None) -> Path:
+    """Rename ``path`` and its ``-wal``/``-shm`` to ``target`` (default: :func:`aside_name`).
+
+    A rename keeps the bytes exactly as found: the copy kept as evidence is the
+    damaged file itself. The main file goes first: a kill before it leaves the
+    journal whole in place; a kill after it leaves a ``-wal`` that the journal's
+    recovery moves after it (``Journal._finish_recovery``).
+    """
+    target = target or aside_name(path)
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(f"{path}{suffix}")
+        if src.exists():
+            os.replace(src, Path(f"{target}{suffix}"))
+    return target
+
+
+def salvage(damaged: Path, fresh: sqlite3.Connection, batch: int = 500,
+            kept_as: Path | None = None) -> Salvage:
+    """Copy what can be read from ``damaged`` into ``fresh`` (read only: it is evidence).
+
+    ``kept_as`` is where the damaged file will be kept, for the report.
 
     Entries are read in ``seq`` order in batches; where a batch fails, the rows are
     tried one by one so a single bad page costs only the rows on it.
     """
-    report = Salvage(damaged)
+    report = Salvage(kept_as or damaged)
     try:
         src = sqlite3.connect(f"file:{damaged}?mode=ro", uri=True, isolation_level=None)
     except sqlite3.Error as exc:
         report.lost.append(f"everything (the file cannot be opened: {exc})")
         return report
+    src.text_factory = text_factory
     try:
         _copy_games(src, fresh, report)
         _copy_entries(src, fresh, report, batch)
@@ -146,69 +174,97 @@ def salvage(damaged: Path, fresh: sqlite3.Connection, batch: int = 500) -> Salva
 
 
 def _copy_games(src: sqlite3.Connection, fresh: sqlite3.Connection, report: Salvage) -> None:
+    crc = "crc" if _has_crc(src, "games") else "NULL"
     try:
-        rows = src.execute("SELECT id, started, finished, info FROM games").fetchall()
+        rows = src.execute(f"SELECT id, started, finished, info, {crc} FROM games").fetchall()
     except sqlite3.Error as exc:
         report.lost.append(f"the list of games ({exc})")
         return
-    for row in rows:
-        fresh.execute("INSERT OR IGNORE INTO games(id, started, finished, info) "
-                      "VALUES (?, ?, ?, ?)", row)
+    damaged = 0
+    for game_id, started, finished, info, check in rows:
+        if game_fault(game_id, started, finished, info, check):
+            damaged += 1
+            continue
+        fresh.execute("INSERT OR IGNORE INTO games(id, started, finished, info, crc) "
+                      "VALUES (?, ?, ?, ?, ?)",
+                      (game_id, started, finished, info,
+                       game_crc(game_id, started, finished, info)))
         report.games += 1
+    if damaged:
+        report.lost.append(f"{damaged} damaged game row(s)")
+
+
+def _has_crc(src: sqlite3.Connection, table: str) -> bool:
+    try:
+        return has_crc(src, table)
+    except sqlite3.Error:
+        return False
 
 
 def _copy_entries(
     src: sqlite3.Connection, fresh: sqlite3.Connection, report: Salvage, batch: int
 ) -> None:
-    try:
-        top = src.execute("SELECT MAX(seq) FROM entries").fetchone()[0] or 0
-    except sqlite3.Error:
-        try:
-            top = src.execute("SELECT seq FROM sqlite_sequence WHERE name='entries'"
-                              ).fetchone()[0] or 0
-        except (sqlite3.Error, TypeError) as exc:
-            report.lost.append(f"every journal entry (the table cannot be read: {exc})")
-            return
-    query = ("SELECT seq, game, step, kind, t, wall, data FROM entries "
-             "WHERE seq >= ? AND seq < ? ORDER BY seq")
+    """Every entry that reads and is whole (checksum, JSON, a usable input) is copied.
+
+    Rows are walked by ``seq`` a batch at a time from the last one read, so a damaged
+    row number (a bit flipped into a huge ``seq``) costs nothing; where a batch cannot
+    be read, the next ``batch`` numbers are tried one by one and the walk goes on
+    after them.
+    """
+    crc = "crc" if _has_crc(src, "entries") else "NULL"
+    cols = f"seq, game, step, kind, t, wall, data, {crc}"
+    after_query = f"SELECT {cols} FROM entries WHERE seq > ? ORDER BY seq LIMIT ?"
+    one_query = f"SELECT {cols} FROM entries WHERE seq = ?"
     missing: list[int] = []
+    damaged: list[int] = []
     known_games = {r[0] for r in fresh.execute("SELECT id FROM games")}
-    for lo in range(1, int(top) + 1, batch):
-        hi = min(lo + batch, int(top) + 1)
+    last, failures = 0, 0
+    while True:
         try:
-            rows = src.execute(query, (lo, hi)).fetchall()
-        except sqlite3.Error:
+            rows = src.execute(after_query, (last, batch)).fetchall()
+        except sqlite3.Error as exc:
+            failures += 1
+            if failures > 200:  # nothing past here reads: say so and stop
+                report.lost.append(f"every journal entry after seq {last} ({exc})")
+                break
             rows = []
-            for seq in range(lo, hi):
+            for seq in range(last + 1, last + batch + 1):
                 try:
-                    rows.extend(src.execute(query, (seq, seq + 1)).fetchall())
+                    rows.extend(src.execute(one_query, (seq,)).fetchall())
                 except sqlite3.Error:
                     missing.append(seq)
+            last += batch
+            if not rows:
+                continue
+        else:
+            if not rows:
+                break
+            last = rows[-1][0]
         fresh.execute("BEGIN")
-        for row in rows:
-            if row[1] not in known_games:  # its game row was lost: keep the entries findable
-                fresh.execute("INSERT OR IGNORE INTO games(id, started, finished, info) "
-                              "VALUES (?, ?, NULL, '{}')", (row[1], row[5]))
-                known_games.add(row[1])
-                report.lost.append(f"the settings of game {row[1]} (defaults used)")
-            fresh.execute("INSERT INTO entries(seq, game, step, kind, t, wall, data) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+        for seq, game, step, kind, t, wall, data, check in rows:
+            if entry_fault(game, step, kind, t, wall, data, check):
+                damaged.append(seq)
+                continue
+            if game not in known_games:  # its game row was lost: keep the entries findable
+                fresh.execute("INSERT OR IGNORE INTO games(id, started, finished, info, crc) "
+                              "VALUES (?, ?, NULL, '{}', ?)",
+                              (game, wall, game_crc(game, wall, None, "{}")))
+                known_games.add(game)
+                report.lost.append(f"the settings of game {game} (defaults used)")
+            done = fresh.execute(
+                "INSERT OR IGNORE INTO entries(seq, game, step, kind, t, wall, data, crc) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (seq, game, step, kind, t, wall, data, entry_crc(game, step, kind, t, wall, data)))
+            if not done.rowcount:  # a damaged page gave this row number twice
+                damaged.append(seq)
+                continue
             report.entries += 1
-            if row[3] == "event" and '"event":"move"' in row[6]:
+            if kind == "event" and '"event":"move"' in data:
                 report.moves += 1
         fresh.execute("COMMIT")
     if missing:
         report.lost.append(f"{len(missing)} journal entries on damaged pages "
-                           f"(seq {_ranges(missing)})")
-
-
-def _ranges(numbers: list[int]) -> str:
-    """``1-60, 75`` for [1, ..., 60, 75]: the lost entries, readable in a message."""
-    spans: list[list[int]] = []
-    for n in numbers:
-        if spans and n == spans[-1][1] + 1:
-            spans[-1][1] = n
-        else:
-            spans.append([n, n])
-    out = [f"{a}" if a == b else f"{a}-{b}" for a, b in spans]
-    return ", ".join(out[:10]) + (" ..." if len(out) > 10 else "")
+                           f"(seq {ranges(missing)})")
+    if damaged:
+        report.lost.append(f"{len(damaged)} damaged journal entries, left out "
+                           f"(seq {ranges(damaged)})")

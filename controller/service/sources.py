@@ -31,12 +31,15 @@ log = logging.getLogger("kaeshi.service")
 @dataclass(frozen=True, slots=True)
 class Reading:
     """A board reading or a clock press. ``cursor`` marks a replayable source's position;
-    ``t`` is a replay's own time for it (None: the service stamps it on arrival)."""
+    ``t`` is a replay's own time for it; ``at`` the service's monotonic clock when it
+    happened, for a live input that knows (a clock button's edge). With neither, the
+    service stamps it on arrival."""
 
     board: str | None = None
     press: Color | None = None
     cursor: int | None = None
     t: float | None = None
+    at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,10 @@ class Source(Protocol):
     #: arbiter counts each reading as it arrives; False for raw frames, which count
     #: once a second frame agrees or they stood a moment.
     settled: bool
+    #: Real seconds by which an input may arrive after the instant it is stamped with.
+    #: A flag is declared only this long after its fall, so a press stamped before zero
+    #: is never beaten by the flag (0: stamped on arrival, or handed over in time order).
+    latency: float
 
     def items(self) -> AsyncIterator[SourceItem]: ...
 
@@ -88,6 +95,7 @@ class LogSource:
     name = "sim"
     watchdog = False
     settled = False  # a log's frames may misread, as the simulator's do
+    latency = 0.0  # readings are handed over in time order: see ``pending``
 
     def __init__(
         self, observations: Iterable[Observation] | Path, speed: float = 1.0, start: int = 0,
@@ -102,6 +110,10 @@ class LogSource:
             count = len(observations) if hasattr(observations, "__len__") else None
         self.count = count
         self._closed = False
+        #: The log time of the next reading, not yet handed over (None: none is left).
+        #: Readings come in time order, so nothing stamped before it can still come:
+        #: a flag that fell before it waits for it, one that fell after needs no wait.
+        self.pending: float | None = None
 
     @classmethod
     def from_file(cls, path: str | Path, speed: float = 1.0, start: int = 0,
@@ -128,6 +140,7 @@ class LogSource:
                                     self.start):
             if self._closed:
                 return
+            self.pending = obs.t
             if began is None:
                 began, t0 = loop.time(), obs.t
             due = began + (obs.t - t0) / self.speed
@@ -139,10 +152,12 @@ class LogSource:
                 await asyncio.sleep(delay)
             self.start = index + 1
             yield Reading(obs.board, obs.press, index, obs.t)
+        self.pending = None
         yield SourceEnd()
 
     async def close(self) -> None:
         self._closed = True
+        self.pending = None
 
 
 class HallSource:
@@ -161,6 +176,7 @@ class HallSource:
     name = "hall"
     watchdog = False
     settled = True
+    latency = 0.0  # stamped on arrival
 
     def __init__(
         self, device: str, baud: int, official_position: Callable[[], Any] | None = None
@@ -213,6 +229,7 @@ class CameraSource:
     name = "camera"
     watchdog = True
     settled = False
+    latency = 0.0  # stamped on arrival (its presses come from the GPIO clock)
 
     def __init__(self, camera: str, fps: int, setup_path: str = "",
                  keepalive: float = 1.0) -> None:

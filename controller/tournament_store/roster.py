@@ -7,6 +7,7 @@ import io
 import tomllib
 from dataclasses import dataclass
 
+from controller.tomlconfig import is_control
 from controller.tournament.model import DIVISIONS, Player, TournamentError
 
 COLUMNS = ("name", "rank", "club", "seed", "absent")
@@ -60,6 +61,12 @@ def parse_roster(text: str, where: str) -> list[Player]:
         name = cells.get("name", "")
         if not name:
             raise TournamentError(f"{where} line {line}: the name is empty")
+        for column in ("name", "rank", "club", "born"):
+            bad = next((c for c in cells.get(column, "") if is_control(c)), None)
+            if bad is not None:
+                raise TournamentError(f"{where} line {line}: the {column} holds the control "
+                                      f"character {bad!r} (a record or a pairing sheet would "
+                                      "show other text than the one kept)")
         if name in first_line:
             raise TournamentError(
                 f"{where} line {line}: duplicate name {name!r} (first on line {first_line[name]})"

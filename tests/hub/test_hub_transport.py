@@ -283,7 +283,7 @@ def _table_config(tmp_path, broker_settings, table, **extra):
 def _journal_events(path, game):
     from controller.hub.journal_events import event_payload
 
-    j = Journal(path)
+    j = Journal(path, writer=False)
     out = [event_payload(e.kind, e.t, json.dumps(e.data))
            for e in j.entries(game, ("event", "clock"))]
     j.close()

@@ -20,6 +20,7 @@ from controller.observation import write_observations
 from controller.position import Position
 from controller.records import load_games
 from controller.service.app import Service
+from controller.service.bootclock import BootStamp
 from controller.service.config import defaults
 from controller.service.core import GameSettings
 from controller.service.demo import load_one_game
@@ -124,9 +125,11 @@ def test_a_replayed_game_is_judged_journaled_and_recorded(tmp_path, real_game):
 def test_resume_pauses_the_clock_at_the_last_journaled_instant(tmp_path, real_game):
     log = scripted_log(real_game)
     half = log[: len(log) // 2]
-    wall = [1_000_000.0]
+    wall, up = [1_000_000.0], [500.0]
+    boot = lambda: BootStamp("boot-a", up[0])  # noqa: E731
     cfg = _config(tmp_path)
-    first = Service(cfg, source=LogSource(half, speed=400.0), wall=lambda: wall[0])
+    first = Service(cfg, source=LogSource(half, speed=400.0), wall=lambda: wall[0],
+                    boot_clock=boot)
     first.open()
     asyncio.run(first.run())
     assert not first.core.game_over
@@ -135,7 +138,8 @@ def test_resume_pauses_the_clock_at_the_last_journaled_instant(tmp_path, real_ga
     assert last_clock.data["running"] is not None and not last_clock.data["paused"]
 
     wall[0] += 300.0  # five minutes of power cut
-    second = Service(cfg, source=QueueSource(), wall=lambda: wall[0])
+    up[0] += 300.0
+    second = Service(cfg, source=QueueSource(), wall=lambda: wall[0], boot_clock=boot)
     second.open()
     assert second.game.id == first.game.id
     assert len(second.core.arbiter.moves) == moves
@@ -144,7 +148,7 @@ def test_resume_pauses_the_clock_at_the_last_journaled_instant(tmp_path, real_ga
     clocks = second.core.clocks(second.now() + 50)  # paused: no time runs
     running = last_clock.data["running"]
     assert clocks[running] == pytest.approx(first.core.clocks(last_clock.t)[running], abs=1e-6)
-    assert "resumed after an interruption of 300 s" in second.message
+    assert "resumed after an interruption: 300.0 s by the boot clock" in second.message
     second.resume()
     assert not second.core.paused
     # The replay continues after the last journaled reading; what follows it in the
@@ -157,16 +161,19 @@ def test_resume_pauses_the_clock_at_the_last_journaled_instant(tmp_path, real_ga
 def test_charge_policy_charges_the_outage_to_the_side_on_move(tmp_path, real_game):
     log = scripted_log(real_game)
     half = log[: len(log) // 3]
-    wall = [1_000_000.0]
+    wall, up = [1_000_000.0], [500.0]
+    boot = lambda: BootStamp("boot-a", up[0])  # noqa: E731
     cfg = _config(tmp_path, **{"source.speed": 1.0, "clock.resume": "charge"})
-    first = Service(cfg, source=LogSource(half, speed=400.0), wall=lambda: wall[0])
+    first = Service(cfg, source=LogSource(half, speed=400.0), wall=lambda: wall[0],
+                    boot_clock=boot)
     first.open()
     asyncio.run(first.run())
     t_last = first.core.t
     running = first.core.clock.running
     before = first.core.clocks(t_last)[running.value]
     wall[0] += 120.0
-    second = Service(cfg, source=QueueSource(), wall=lambda: wall[0])
+    up[0] += 120.0
+    second = Service(cfg, source=QueueSource(), wall=lambda: wall[0], boot_clock=boot)
     second.open()
     after = second.core.clocks(second.now())[running.value]
     assert before - after == pytest.approx(120.0, abs=0.5)
@@ -284,6 +291,7 @@ def test_a_settled_source_counts_a_board_at_once_and_resume_keeps_it(tmp_path):
     journal = Journal(tmp_path / "journal.sqlite")
     inputs = [e.data for e in journal.entries(service.game.id, ("input",))]
     assert {"action": "elapse"} not in inputs  # nothing was left for time to confirm
+    journal.close()
     assert service.game.info["settings"]["settled"] is True
     # The journal, not the source at hand, decides how a resumed game reads its board.
     resumed = Service(service.config, source=QueueSource())
@@ -428,7 +436,7 @@ def test_a_game_that_ended_just_before_a_crash_is_written_on_restart(
     second.open()
     assert second.states.state is State.GAME_OVER
     assert sorted(p.suffix for p in second.finished_files) == [".ggf", ".json", ".txt"]
-    assert Journal(tmp_path / "journal.sqlite").unfinished_game() is None
+    assert Journal(tmp_path / "journal.sqlite", writer=False).unfinished_game() is None
 
 
 def test_start_position_is_recognised_under_a_hand():

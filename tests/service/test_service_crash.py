@@ -224,3 +224,102 @@ def test_sigkill_in_a_timed_game_ends_as_the_uninterrupted_game(tmp_path, data_d
         m.square for m in expected.moves if m.square]  # each move journaled once
     (over,) = [e for e in journal.entries(row.id, ("event",)) if e.data["event"] == "game_over"]
     assert over.data["t"] == pytest.approx(pure.over_by_time.t, abs=1e-6)
+
+
+def _journaled_events(path: Path) -> list[dict]:
+    journal = Journal(path, writer=False)
+    (row,) = journal.games()
+    events = [e.data for e in journal.entries(row.id, ("event",))]
+    journal.close()
+    return events
+
+
+def test_sigkill_in_an_untimed_game_keeps_every_time_to_the_millisecond(tmp_path, data_dir):
+    """Without a clock a move is judged when the next one begins (or once its board has
+    stood): killed and resumed, the game has the same events at the same instants, and
+    the same move times in its record, as the game played through."""
+    game = load_one_game(data_dir / "games" / "wthor" / "WTH_2001.wtb", 0)
+    log = [o for o in scripted_log(game, think=0.8) if o.press is None][:700]
+    runs = {}
+    for name, kill_times in (("through", 0), ("killed", 6)):
+        folder = tmp_path / name
+        folder.mkdir()
+        log_path = folder / "log.jsonl"
+        with open(log_path, "w") as f:
+            write_observations(log, f)
+        cfg = _config(folder, log_path, speed=15)
+        cfg.write_text(cfg.read_text().replace('[clock]\n', '[clock]\nenabled = false\n'))
+        kills = _kill_until_finished(cfg, folder / "games", random.Random(606), kill_times,
+                                     max_runs=30, pause=0.5)
+        assert kills == kill_times or name == "killed" and kills >= 4
+        record = load_games(next((folder / "games").glob("*.json")))[0]
+        runs[name] = (record, _journaled_events(folder / "journal.sqlite"))
+    (through, through_events), (killed, killed_events) = runs["through"], runs["killed"]
+    assert len([m for m in through.moves if m.square]) >= 20
+    assert [(m.player, m.square, m.time) for m in killed.moves] == [
+        (m.player, m.square, m.time) for m in through.moves]
+    assert killed_events == through_events  # every event, at the same instant
+
+
+def test_sigkill_during_recovery_never_leaves_a_partial_journal(tmp_path):
+    """A journal big enough that its check and recovery take a while, with one damaged
+    row: `kaeshi run` is killed at random moments while it starts, then let run. The
+    journal it ends with holds every whole row, once; the damaged file is kept once,
+    exactly as it was found."""
+    import hashlib
+
+    from controller.observation import Observation
+    from controller.position import Position
+    from controller.service.rows import entry_crc
+
+    path = tmp_path / "journal.sqlite"
+    journal = Journal(path)
+    game = journal.new_game({"settings": {"mode": "home"}}, wall=1_000_000.0)
+    rows = 60_000
+    journal._db.execute("BEGIN")
+    for i in range(rows):  # written in bulk: the rows matter here, not their syncing
+        text = json.dumps({"n": i, "pad": "x" * 100}, separators=(",", ":"))
+        journal._db.execute(
+            "INSERT INTO entries(game, step, kind, t, wall, data, crc) VALUES (?,?,?,?,?,?,?)",
+            (game.id, i + 1, "note", i * 0.01, 1_000_000.0, text,
+             entry_crc(game.id, i + 1, "note", i * 0.01, 1_000_000.0, text)))
+    journal._db.execute("COMMIT")
+    journal.close()
+    data = bytearray(path.read_bytes())
+    at = data.find(b'"n":30000,')
+    data[at + 5] ^= 0x01  # one row's content: only its checksum can tell
+    path.write_bytes(bytes(data))
+    original = hashlib.sha256(bytes(data)).hexdigest()
+
+    log = tmp_path / "log.jsonl"
+    log.write_text(Observation(0.0, board=Position.start().board_string()).to_json() + "\n")
+    cfg = _config(tmp_path, log, speed=1)
+    rng = random.Random(4601)
+    kills = mid_recovery = 0
+    for _ in range(12):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli", "run", "--config", str(cfg)],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.3, 2.5))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait(timeout=30)
+        # the fresh journal was being built beside the damaged one when the kill came
+        mid_recovery += bool(list(tmp_path.glob("journal.sqlite.recovering*")))
+        if mid_recovery >= 2:
+            break
+    done = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config", str(cfg)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert kills >= 2 and mid_recovery >= 1
+    kept = [k for k in tmp_path.glob("journal.sqlite.damaged-*")
+            if not k.name.endswith(("-wal", "-shm"))]
+    assert len(kept) == 1
+    assert hashlib.sha256(kept[0].read_bytes()).hexdigest() == original
+    assert not list(tmp_path.glob("*.recovering*"))
+    after = Journal(path, writer=False)
+    notes = [e.data["n"] for e in after.entries(game.id, ("note",)) if "n" in e.data]
+    after.close()
+    assert notes == [n for n in range(rows) if n != 30000]  # every whole row, once

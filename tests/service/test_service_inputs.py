@@ -31,6 +31,9 @@ BIG = "9" * 400
     (f"[clock]\nmain = {BIG}\n", "clock.main", 2),
     ('[game]\nblack = "Ann\\n# result 64-0\\nf5d6c3"\n', "game.black", 2),
     ('[game]\nevent = "Cup\\u2028f5"\n', "game.event", 2),
+    ('[game]\nblack = "Ann\\u202eoJ"\n', "game.black", 2),  # shows as "AnnJo"
+    ('[game]\nwhite = "\\u2067Bob\\u2069"\n', "game.white", 2),
+    ('[game]\nplace = "Hall\\u200f"\n', "game.place", 2),
 ])
 def test_bad_config_values_are_refused_naming_file_line_and_key(text, key, line):
     with pytest.raises(ConfigError) as info:
@@ -138,3 +141,26 @@ def test_kaeshi_run_on_a_log_loads_no_camera_or_tournament_libraries(tmp_path):
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("mark", ["\u202e", "\u202d", "\u2066", "\u2067", "\u2068",
+                                  "\u2069", "\u202a", "\u202b", "\u202c", "\u200e",
+                                  "\u200f", "\u061c"])
+def test_bidirectional_controls_in_names_are_refused_everywhere_a_name_comes_in(mark):
+    """A name holding a bidirectional control displays as another name than the one
+    kept: the configuration, a roster and a hub's next-game order each refuse it."""
+    from controller.hub.checks import check_command_args
+    from controller.tournament.model import TournamentError
+    from controller.tournament_store.roster import parse_roster
+
+    with pytest.raises(ConfigError, match=r"hall.toml line 2: game.black .*control"):
+        parse_config(f'[game]\nblack = "Ann{mark}oJ"\n', "hall.toml")
+    with pytest.raises(TournamentError, match="roster.csv line 3: the name holds the control"):
+        parse_roster(f"name,rank\nAnn,1d\nBob{mark}xx,2d\n", "roster.csv")
+    args = {"round": 1, "black": f"Ann{mark}", "white": "Bob", "minutes": 20,
+            "draw_win_right": "none"}
+    with pytest.raises(Exception, match="black"):
+        check_command_args("next_game", "next_game", args)
+    args["black"] = "Ann"
+    check_command_args("next_game", "next_game", args)  # the same order without it is fine
+    assert parse_config('[game]\nblack = "Zoë Ōta"\n', "hall.toml")["game.black"] == "Zoë Ōta"

@@ -152,3 +152,27 @@ def test_after_a_restart_moves_before_the_arbiter_resumes_are_each_judged(tmp_pa
     assert [m.square for m in moves] == game.transcript_moves()[:14]
     assert not any(e["event"] == "irregularity" for e in second.events)
     assert second.core.clock.running.value == second.core.arbiter.position.to_move.value
+
+
+def test_pause_before_the_start_press_is_refused_with_its_reason(tmp_path):
+    """A clock that never ran cannot be paused: the web action says why, the clock's
+    pause button says so on the page, and the clock starts normally afterwards."""
+    from controller.web.facade import ActionError
+
+    service = Service(_config(tmp_path, **{"source.kind": "hall"}), source=LogSource([]))
+    service.open()
+    service._reading(Reading(board=START.board_string()))
+    with pytest.raises(ActionError, match="has not started yet"):
+        service.pause()
+    service.clock_pause_button()
+    assert "has not started yet" in service.message
+    assert not service.core.paused and service.core.clock.running is None
+    service._reading(Reading(press=W))  # white starts black's time
+    assert service.core.clock.running is B
+    service.pause()
+    assert service.core.paused
+    service.resume()
+    assert not service.core.paused and service.core.clock.running is B
+    inputs = [e.data.get("action") for e in service.journal.entries(service.game.id, ("input",))]
+    assert inputs.count("pause") == 1  # the refused ones were never journaled
+    service.journal.close()

@@ -1,0 +1,337 @@
+"""A press in time always counts; a press after zero never does, whenever each is processed.
+
+The race: the fall timer and a press stamped a hair before the fall are both due at
+almost the same instant. The press is judged by its stamp, so the flag may only be
+declared once no earlier press can still arrive: a replay hands its readings over in
+time order (the flag waits for one it still holds), a clock button's press may come
+up to ``BUTTON_LATENCY`` after its edge (the flag waits that long). Both are driven
+here at several replay speeds and through the GPIO button path (gpiozero's mock
+pins, the press delivered from another thread after zero, stamped with its edge).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.observation import Observation
+from controller.position import Position
+from controller.service.app import Service
+from controller.service.config import defaults
+from controller.service.core import GameCore, GameSettings
+from controller.service.journal import Journal
+from controller.service.sources import LogSource, Reading
+from controller.service.timing import BUTTON_LATENCY
+from controller.squares import Color
+
+B, W = Color.BLACK, Color.WHITE
+START = Position.start().board_string()
+F5 = Position.start().play("f5").board_string()
+
+
+def _config(tmp: Path, **extra: Any) -> Any:
+    values = {"game.mode": "home", "source.kind": "sim", "journal.path": str(tmp / "j.sqlite"),
+              "games.folder": str(tmp / "games"), "web.enabled": False,
+              "clock.resume": "continue"}
+    values.update(extra)
+    return defaults().replace(**values)
+
+
+def _run_log(tmp: Path, log: list[Observation], speed: float, main: float,
+             increment: float) -> Service:
+    cfg = _config(tmp, **{"source.speed": speed, "clock.main": main,
+                          "clock.increment": increment})
+    service = Service(cfg, source=LogSource(log, speed=speed))
+    service.open()
+    asyncio.run(asyncio.wait_for(service.run(), 60))
+    service.journal = Journal(cfg["journal.path"], writer=False)  # to read it back
+    return service
+
+
+def _issue_log(press_at: float) -> list[Observation]:
+    """Main 10 s, increment 5 s: black puts f5 down at 5.0 s and presses at ``press_at``
+    (black's time runs from 0.3 s, so the flag falls at 10.3 s)."""
+    return [Observation(0.0, board=START), Observation(0.05, board=START),
+            Observation(0.3, press=W), Observation(5.0, board=F5),
+            Observation(5.05, board=F5), Observation(press_at, press=B)]
+
+
+@pytest.mark.parametrize("speed", [20, 100, 200])
+def test_the_press_a_millisecond_before_the_fall_counts_at_every_replay_speed(
+        tmp_path, speed):
+    wrong = []
+    for n in range(5):
+        for late in (False, True):
+            folder = tmp_path / f"{n}-{late}"
+            folder.mkdir()
+            service = _run_log(folder, _issue_log(10.301 if late else 10.299), speed,
+                               main=10, increment=5)
+            kinds = [e["event"] for e in service.events]
+            over = [e for e in service.events if e["event"] == "game_over"]
+            if late:
+                ok = (kinds == ["game_over"] and over[0]["reason"] == "time"
+                      and over[0]["loser"] == "black" and over[0]["t"] == pytest.approx(10.3))
+            else:
+                ok = kinds == ["move"] and service.core.clock.running is W
+            if not ok:
+                wrong.append((n, late, service.events))
+    assert wrong == []
+
+
+def _chain_log(presses: int, main: float, increment: float, early: float) -> list[Observation]:
+    """Each side presses ``early`` seconds before its own fall, ``presses`` times: the
+    game is decided by milliseconds every move and nobody ever loses on time."""
+    log = [Observation(0.0, board=START), Observation(0.05, board=START)]
+    clock = GameCore(GameSettings(mode="home", main=main, increment=increment)).clock
+    t, side = 0.1, B
+    log.append(Observation(t, press=W))
+    clock.press(W, t)
+    for _ in range(presses):
+        t = round(clock.fall_time() - early, 6)
+        log.append(Observation(t, press=side))
+        assert clock.press(side, t) is not None
+        side = side.opponent
+    return log
+
+
+@pytest.mark.parametrize("speed", [20, 100, 400])
+def test_a_hundred_presses_each_a_millisecond_before_zero_all_count(tmp_path, speed):
+    log = _chain_log(100, main=10, increment=1, early=0.001)
+    service = _run_log(tmp_path, log, speed, main=10, increment=1)
+    pure = GameCore(GameSettings(mode="home", main=10, increment=1))
+    for obs in log:
+        pure.apply(obs.t, {"obs": obs.to_dict()})
+    # every press counted: the time left after each side's last move is exactly the
+    # pure model's (a press lost, or taken late, would charge or credit it)
+    assert service.core.clock.snapshot()["left"] == pure.clock.snapshot()["left"]
+    assert len([e for e in service.journal.entries(service.game.id, ("input",))
+                if "press" in e.data.get("obs", {})]) == 101
+    # the replay's time runs on after its last press until the service stops, so the
+    # last mover's opponent may lose on time then, but never before
+    last_fall = pure.clock.fall_time()
+    assert all(e["t"] == pytest.approx(last_fall) for e in service.events
+               if e["event"] == "game_over")
+
+
+@pytest.mark.parametrize("speed", [100, 200, 400])
+def test_presses_a_millisecond_after_zero_never_count(tmp_path, speed):
+    rng = random.Random(speed)
+    wrong = 0
+    runs = 34 if speed == 100 else 33  # 100 in all
+    for n in range(runs):
+        presses = rng.randrange(0, 3)
+        log = _chain_log(presses, main=10, increment=1, early=0.001)
+        clock = GameCore(GameSettings(mode="home", main=10, increment=1)).clock
+        for obs in log:
+            if obs.press is not None:
+                clock.press(obs.press, obs.t)
+        fall, loser = clock.fall_time(), clock.running
+        log.append(Observation(round(fall + 0.001, 6), press=loser))
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        service = _run_log(folder, log, speed, main=10, increment=1)
+        over = [e for e in service.events if e["event"] == "game_over"]
+        if not (len(over) == 1 and over[0]["loser"] == loser.value
+                and over[0]["t"] == pytest.approx(fall, abs=1e-9)):
+            wrong += 1
+    assert wrong == 0
+
+
+# ------------------------------------------------------------------ GPIO buttons
+class EdgeClock:
+    """The monotonic clock, except on a thread that is delivering a button's edge: there
+    it reads the edge's instant, as a pin library's thread stamps a press it hands on late."""
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+
+    def __call__(self) -> float:
+        at = getattr(self.local, "at", None)
+        return time.monotonic() if at is None else at
+
+
+class LiveSource:
+    """A live board fed by hand (stamped on arrival, like the sensor board)."""
+
+    name = "test"
+    watchdog = False
+    settled = True
+    latency = 0.0
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue = asyncio.Queue()
+
+    async def items(self):
+        while True:
+            yield await self.queue.get()
+
+    async def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def mock_pins():
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory
+
+    old = Device.pin_factory
+    Device.pin_factory = MockFactory()
+    yield Device.pin_factory
+    Device.pin_factory.reset()
+    Device.pin_factory = old
+
+
+def _press_from_thread(clock: EdgeClock, pin: Any, edge: float, deliver: float) -> None:
+    """The button's edge at ``edge`` (monotonic), handed on by its thread at ``deliver``."""
+    while time.monotonic() < deliver:
+        time.sleep(0.0005)
+    clock.local.at = edge
+    try:
+        pin.drive_low()
+    finally:
+        clock.local.at = None
+    time.sleep(0.005)
+    pin.drive_high()
+
+
+async def _until(predicate, timeout: float = 5.0) -> None:
+    end = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < end, "condition not reached in time"
+        await asyncio.sleep(0.002)
+
+
+def _gpio_service(tmp: Path, main: int, increment: int,
+                  scale: float) -> tuple[Service, LiveSource, EdgeClock]:
+    """A live service with the clock's buttons, its game time ``scale`` times faster
+    than real time (clock times are whole seconds), so a hundred flags take seconds."""
+    clock = EdgeClock()
+    source = LiveSource()
+    cfg = _config(tmp, **{"source.kind": "hall", "clock.buttons": True, "clock.main": main,
+                          "clock.increment": increment})
+    service = Service(cfg, source=source, monotonic=clock, time_scale=scale)
+    service.open()
+    return service, source, clock
+
+
+def _mono_of(service: Service, t: float) -> float:
+    """The monotonic instant of game time ``t``."""
+    return service._m0 + (t - service._base) / service._scale
+
+
+def test_gpio_a_hundred_presses_a_millisecond_before_zero_all_count(tmp_path, mock_pins):
+    """Each press is handed on after zero (0-60 ms late), stamped with its edge 1 ms
+    (of game time) before: every one counts, and the flag never falls."""
+    scale = 20.0
+    service, source, clock = _gpio_service(tmp_path, main=10, increment=3, scale=scale)
+    cfg = service.config
+    pins = {B: mock_pins.pin(cfg["gpio.black_button"]), W: mock_pins.pin(cfg["gpio.white_button"])}
+    rng = random.Random(46)
+    counted = 0
+
+    async def scenario() -> None:
+        nonlocal counted
+        task = asyncio.create_task(service.run())
+        await _until(lambda: service._clockhw is not None)
+        source.queue.put_nowait(Reading(board=START))
+        await _until(lambda: service.core.started)
+        now = time.monotonic()
+        await asyncio.to_thread(_press_from_thread, clock, pins[W], now, now)
+        await _until(lambda: service.core.clock.running is B)
+        side = B
+        for _ in range(100):
+            fall = _mono_of(service, service.core.clock.fall_time())
+            late = rng.uniform(0.0, 0.06)
+            await asyncio.to_thread(_press_from_thread, clock, pins[side],
+                                    fall - 0.001 / scale, fall + late)
+            await _until(lambda s=side: service.core.clock.running is s.opponent
+                         or service.core.game_over)
+            if service.core.game_over:
+                break
+            counted += 1
+            side = side.opponent
+        service.stop()
+        await task
+
+    asyncio.run(asyncio.wait_for(scenario(), 120))
+    assert counted == 100
+    assert not any(e["event"] == "game_over" for e in service.events)
+
+
+def test_gpio_presses_a_millisecond_after_zero_never_count(tmp_path, mock_pins):
+    """A hundred games, each lost by a press 1 ms after zero handed on at once: the flag
+    falls at zero every time, and the late press is no move."""
+    assert BUTTON_LATENCY >= 0.06
+    scale = 400.0
+    service, source, clock = _gpio_service(tmp_path, main=10, increment=0, scale=scale)
+    cfg = service.config
+    pins = {B: mock_pins.pin(cfg["gpio.black_button"]), W: mock_pins.pin(cfg["gpio.white_button"])}
+    results: list[dict] = []
+
+    async def scenario() -> None:
+        task = asyncio.create_task(service.run())
+        await _until(lambda: service._clockhw is not None)
+        for n in range(100):
+            games = len(results)
+            source.queue.put_nowait(Reading(board=START))
+            await _until(lambda: service.core.started and not service.core.game_over)
+            now = time.monotonic()
+            await asyncio.to_thread(_press_from_thread, clock, pins[W], now, now)
+            await _until(lambda: service.core.clock.running is B)
+            fall_t = service.core.clock.fall_time()
+            fall = _mono_of(service, fall_t)
+            await asyncio.to_thread(_press_from_thread, clock, pins[B],
+                                    fall + 0.001 / scale, fall + 0.001 / scale)
+            await _until(lambda: service.core.game_over)
+            over = service.core.over_by_time
+            results.append({"t": over.t if over else None, "fall": fall_t,
+                            "loser": over["loser"] if over else None,
+                            "moves": len(service.core.arbiter.moves)})
+            assert len(results) == games + 1 and n + 1 == len(results)
+        service.stop()
+        await task
+
+    asyncio.run(asyncio.wait_for(scenario(), 240))
+    wrong = [r for r in results
+             if r["loser"] != "black" or r["t"] != pytest.approx(r["fall"], abs=1e-9)
+             or r["moves"]]
+    assert len(results) == 100 and wrong == []
+
+
+def test_while_a_fall_waits_to_be_confirmed_the_clock_shows_zero_and_no_flag(tmp_path,
+                                                                              mock_pins):
+    """Nothing shows a flag that a press stamped before it could still take back."""
+    service, source, clock = _gpio_service(tmp_path, main=10, increment=0, scale=1.0)
+    cfg = service.config
+    white = mock_pins.pin(cfg["gpio.white_button"])
+    seen: list[dict] = []
+
+    async def scenario() -> None:
+        task = asyncio.create_task(service.run())
+        await _until(lambda: service._clockhw is not None)
+        source.queue.put_nowait(Reading(board=START))
+        await _until(lambda: service.core.started)
+        now = time.monotonic()
+        await asyncio.to_thread(_press_from_thread, clock, white, now, now)
+        await _until(lambda: service.core.clock.running is B)
+        fall = service.core.clock.fall_time()
+        service._base += fall - 0.02 - service.now()  # skip to 20 ms before the fall
+        service._schedule_flag()
+        while not service.core.game_over:
+            seen.append(service.snapshot("arbiter")["clocks"])
+            await asyncio.sleep(0.005)
+        seen.append(service.snapshot("arbiter")["clocks"])
+        service.stop()
+        await task
+
+    asyncio.run(asyncio.wait_for(scenario(), 30))
+    waiting = [c for c in seen[:-1] if c["black"] <= 0]
+    assert len(waiting) >= 5  # the 0.1 s wait was watched
+    assert all(c["black"] == 0 and c["flag"] is None for c in waiting)
+    assert seen[-1]["flag"] == "black"

@@ -1,0 +1,115 @@
+"""One journal, one writer: a second service on the same journal is refused, naming the
+process that holds it, before it reads, checks or moves anything."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from service_scripts import scripted_log
+
+from controller.observation import write_observations
+from controller.records import load_games
+from controller.service.demo import load_one_game
+from controller.service.journal import Journal, JournalError
+from controller.service.journal_files import lock_path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_second_writer_in_the_same_process_is_refused_and_the_lock_is_released(tmp_path):
+    path = tmp_path / "j.sqlite"
+    first = Journal(path)
+    game = first.new_game({}, wall=1_000_000.0)
+    with pytest.raises(JournalError, match=rf"in use by process {os.getpid()}\b"):
+        Journal(path)
+    reader = Journal(path, writer=False)  # reading beside the writer stays possible
+    assert reader.unfinished_game().id == game.id
+    reader.close()
+    first.close()
+    again = Journal(path)  # closed: the next writer may open it
+    assert again.unfinished_game().id == game.id
+    again.close()
+
+
+def _config(tmp: Path, name: str, log: Path, journal: Path, speed: float) -> Path:
+    cfg = tmp / f"{name}.toml"
+    cfg.write_text(f"""
+[game]
+mode = "home"
+[clock]
+resume = "continue"
+[source]
+kind = "sim"
+log = "{log}"
+speed = {speed}
+[journal]
+path = "{journal}"
+[games]
+folder = "{tmp / ('games-' + name)}"
+[web]
+enabled = false
+[log]
+level = "warning"
+""")
+    return cfg
+
+
+def _entries(path: Path) -> int:
+    if not path.exists():
+        return 0
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+    try:
+        return db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("same_log", [True, False])
+def test_two_services_on_one_journal_the_second_is_refused(tmp_path, data_dir, same_log):
+    wthor = data_dir / "games" / "wthor" / "WTH_2001.wtb"
+    game = load_one_game(wthor, 0)
+    logs = []
+    for n, g in enumerate((game, game if same_log else load_one_game(wthor, 1))):
+        p = tmp_path / f"log{n}.jsonl"
+        with open(p, "w") as f:
+            write_observations(scripted_log(g), f)
+        logs.append(p)
+    journal = tmp_path / "journal.sqlite"
+    first_cfg = _config(tmp_path, "first", logs[0], journal, speed=15)
+    second_cfg = _config(tmp_path, "second", logs[1], journal, speed=15)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "run", "--config", str(first_cfg)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while _entries(journal) < 20 and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert first.poll() is None, "the first service ended before the second could try"
+        before = journal.stat().st_size
+        second = subprocess.run(
+            [sys.executable, "-m", "controller.cli", "run", "--config", str(second_cfg)],
+            cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1
+        assert f"in use by process {first.pid}" in second.stderr
+        assert str(lock_path(journal)) in second.stderr
+        assert "Traceback" not in second.stderr
+        assert journal.stat().st_size >= before  # not moved aside, not "repaired"
+        assert not list(tmp_path.glob("journal.sqlite.damaged-*"))
+        _, err = first.communicate(timeout=60)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert first.returncode == 0, err
+    assert not (tmp_path / "games-second").exists()
+    (written,) = [load_games(p)[0] for p in (tmp_path / "games-first").glob("*.json")]
+    assert written.transcript_moves() == game.transcript_moves()  # each move once
+    assert written.result == game.result
