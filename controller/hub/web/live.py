@@ -14,7 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from controller.hub.broadcast import GameInfo, Replay, spectator_tables, visible
+from controller.hub.broadcast import (
+    GameInfo,
+    Replay,
+    SpectatorTable,
+    spectator_tables,
+    visible,
+)
 from controller.hub.export import event_records
 from controller.hub.protocol import GameKey, HubChange, StoredEvent, TableStatus
 from controller.hub.results import Director, ResultDesk
@@ -175,6 +181,7 @@ class Views:
         self.book = GameBook(self.store)
         self.recent = RecentEvents(self.store)
         self.replays: dict[tuple[int, str], Replay] = {}
+        self.last_good: dict[int, SpectatorTable] = {}
 
     def _statuses(self) -> list[TableStatus]:
         statuses = self.store.tables()
@@ -233,7 +240,7 @@ class Views:
                    for st in statuses if st.state is not None}
         by_table = self.recent.by_table()
         return now, spectator_tables(by_table, now, self.delay, self.book.infos(), current,
-                                     self.replays)
+                                     self.replays, self.last_good)
 
     def spectator(self) -> dict[str, Any]:
         """The hall as it stood ``delay`` seconds ago; no arbiter's channel in it."""
