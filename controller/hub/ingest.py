@@ -10,7 +10,12 @@ batch). An event after a gap is not stored and the ack goes out at once with
 ``resend`` set: the table sends again from the first missing seq.
 
 A payload that breaks the protocol is logged and dropped; nothing a table sends
-can stop the hub.
+can stop the hub, nor cost the other tables their pace: each table has a message
+budget checked before anything is decoded, the events of a game the table never
+announced are refused beyond a few (see ``HubStore.add_event``) and never acknowledged,
+a resend is asked at most once a second per table, and what a table did wrong is
+counted for the arbiter and logged at most once per ten seconds per table and kind
+(:mod:`controller.hub.admission`).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Protocol
 
 import paho.mqtt.client as mqtt
 
+from controller.hub.admission import Admission
 from controller.hub.mqtt import BrokerSettings, make_client
 from controller.hub.protocol import (
     OFFLINE,
@@ -84,13 +90,16 @@ class Hub:
         #: Changes not yet handed to the loop; one wake-up carries them all.
         self._pending: list[HubChange] = []
         self._dirty: set[GameKey] = set()
-        self._resend_asked: dict[GameKey, float] = {}
+        self._resend_asked: dict[int, float] = {}  # by table
+        #: Per-table budgets and what each table did wrong (read by the dashboard).
+        self.admission = Admission()
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._acker: threading.Thread | None = None
         self.connected = threading.Event()
         #: Counters for tests, logs and the benchmark.
-        self.stats = {"stored": 0, "duplicate": 0, "gap": 0, "dropped": 0, "states": 0}
+        self.stats = {"stored": 0, "duplicate": 0, "gap": 0, "dropped": 0, "states": 0,
+                      "refused": 0, "flood": 0}
         self.client = make_client(
             broker, client_id or f"kaeshi-hub-{event}", clean_session=False,
         )
@@ -170,37 +179,55 @@ class Hub:
         if not self._stop.is_set():
             log.warning("hub lost the broker (%s); reconnecting", reason)
 
+    def trouble(self, table: int) -> dict[str, object] | None:
+        """What table ``table`` did wrong since the hub started (for the arbiter)."""
+        return self.admission.trouble(table)
+
     def _on_message(self, client: mqtt.Client, userdata: object,
                     msg: mqtt.MQTTMessage) -> None:
+        parsed = self.topics.parse(msg.topic)
+        table = parsed[0] if parsed is not None else None
+        if table is not None and not self.admission.admit(table):
+            self.stats["flood"] += 1  # unread; a real table sends it again (no ack)
+            self.admission.note(table, "flood", msg.topic, self._clock())
+            return
         try:
-            self._handle(msg.topic, msg.payload)
+            self._handle(msg.topic, parsed, msg.payload)
         except ProtocolError as exc:
             self.stats["dropped"] += 1
-            log.warning("dropped a message: %s", exc)
+            self.admission.note(table, "junk", str(exc)[:200], self._clock())
         except StoreError as exc:
             log.error("%s", exc)  # not acknowledged: the table sends it again
         except Exception:  # a bug must not stop the hub's network thread
             self.stats["dropped"] += 1
-            log.exception("message on %s failed", msg.topic)
+            self.admission.logs.error((table, "bug"), "message on %s failed", msg.topic,
+                                      exc_info=True)
 
-    def _handle(self, topic: str, payload: bytes) -> None:
-        parsed = self.topics.parse(topic)
+    def _handle(self, topic: str, parsed: tuple[int, str] | None, payload: bytes) -> None:
         if parsed is None:
             raise ProtocolError(f"{topic}: not a table topic of event {self.topics.event}")
         table, kind = parsed
         now = self._clock()
         if kind == "events":
             msg = decode_event(payload, table, topic)
+            key = GameKey(table, msg.game)
+            new = self.store.last_seq(table, msg.game) == 0
             added = self.store.add_event(msg, now)
             self.stats[added.value] += 1
-            key = GameKey(table, msg.game)
             if added is Added.STORED:
+                if new and not self.store.announced(table, msg.game):
+                    self.admission.note(table, "unannounced", f"game {msg.game}", now,
+                                        msg.game)
                 with self._lock:
                     self._dirty.add(key)
                 self._wake.set()
                 self._emit(HubChange(table, "event", msg.seq, msg.game))
             elif added is Added.GAP:
+                self.admission.note(table, "gap", f"game {msg.game} seq {msg.seq}", now)
                 self._ask_resend(key, now)
+            elif added is Added.REFUSED:
+                self.admission.note(table, "refused", f"game {msg.game} seq {msg.seq}", now,
+                                    msg.game)
         elif kind == "state":
             if not payload:
                 return  # a retained state being cleared
@@ -246,10 +273,11 @@ class Hub:
     # ------------------------------------------------------------------- acks
     def _ask_resend(self, key: GameKey, now: float) -> None:
         """An event after a gap: ask the table to send from the first missing one,
-        at most once a second per game (its resend is on its way)."""
-        if now - self._resend_asked.get(key, 0.0) < 1.0:
+        at most once a second per table (its resend is on its way; a table sending
+        gaps in many games at once gets no more acks for it)."""
+        if now - self._resend_asked.get(key.table, 0.0) < 1.0:
             return
-        self._resend_asked[key] = now
+        self._resend_asked[key.table] = now
         self.store.sync()
         self._publish_ack(key, resend=True)
 

@@ -37,7 +37,8 @@ class Throttled:
         #: Lines held back since start, by key (for tests and the arbiter's view).
         self.suppressed_total = 0
 
-    def log(self, level: int, key: Hashable, msg: str, *args: object) -> bool:
+    def log(self, level: int, key: Hashable, msg: str, *args: object,
+            exc_info: bool = False) -> bool:
         """Log ``msg % args`` unless a line of ``key`` was written less than ``every``
         seconds ago; return whether it was written."""
         now = self._clock()
@@ -53,14 +54,14 @@ class Throttled:
         if held:
             msg += " (and %d more like it in the last %.0f s)"
             args = (*args, held, now - window.start if window else 0.0)
-        self.logger.log(level, msg, *args)
+        self.logger.log(level, msg, *args, exc_info=exc_info)
         return True
 
-    def warning(self, key: Hashable, msg: str, *args: object) -> bool:
-        return self.log(logging.WARNING, key, msg, *args)
+    def warning(self, key: Hashable, msg: str, *args: object, exc_info: bool = False) -> bool:
+        return self.log(logging.WARNING, key, msg, *args, exc_info=exc_info)
 
-    def error(self, key: Hashable, msg: str, *args: object) -> bool:
-        return self.log(logging.ERROR, key, msg, *args)
+    def error(self, key: Hashable, msg: str, *args: object, exc_info: bool = False) -> bool:
+        return self.log(logging.ERROR, key, msg, *args, exc_info=exc_info)
 
 
 def tell_terminal(text: str, stream: TextIO | None = None) -> bool:

@@ -124,7 +124,7 @@ class Hall:
         self.seed = seed
         self.event = event
         self.web = web
-        self.broker = PrivateBroker(self.folder / "broker", tables)
+        self.broker = PrivateBroker(self.folder / "broker", tables, event=event)
         self.proxy: ProxyProcess | None = None  # one relay for the tables that use it
         self.proxied = set(range(1, tables + 1)) if proxy_all else set(proxied)
         self.hub: subprocess.Popen[bytes] | None = None

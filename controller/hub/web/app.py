@@ -59,7 +59,7 @@ def build_app(store: Store, bus: HubBus, director: Director | None,
     changes = Changes()
     desk = ResultDesk(director, bus.send) if director is not None else None
     views = Views(store, director, desk, settings.clock, settings.delay,
-                  settings.clock_warning, settings.event_name)
+                  settings.clock_warning, settings.event_name, getattr(bus, "trouble", None))
     pages = Pages(settings.event_name)
     hub = HubContext(settings, store, bus, views, desk, changes, pages)
 

@@ -35,7 +35,7 @@ class Store(Protocol):
     def table(self, table: int) -> TableStatus | None: ...
     def events(self, table: int, game: str | None = None, after: int = 0
                ) -> list[StoredEvent]: ...
-    def games(self) -> list[GameKey]: ...
+    def games(self, announced: bool | None = None) -> list[GameKey]: ...
 
 
 class Changes:
@@ -148,7 +148,8 @@ class RecentEvents:
 
     def by_table(self) -> dict[int, list[StoredEvent]]:
         latest: dict[int, list[GameKey]] = {}
-        for key in self._store.games():  # oldest first
+        # oldest first; a game its table never announced is the arbiter's alone
+        for key in self._store.games(announced=True):
             latest.setdefault(key.table, []).append(key)
         wanted = {k for keys in latest.values() for k in keys[-self._keep:]}
         for key in list(self._events):
@@ -176,6 +177,8 @@ class Views:
     delay: float
     warning: float
     event_name: str = ""
+    #: What a table did wrong (the hub's ``trouble``), shown on its card; None: nothing.
+    trouble: Callable[[int], dict[str, Any] | None] | None = None
 
     def __post_init__(self) -> None:
         self.book = GameBook(self.store)
@@ -213,6 +216,11 @@ class Views:
         """The dashboard: every table, most urgent first; pairings and standings."""
         now = self.clock()
         cards = dashboard(self._statuses(), now, self.awaiting, self.warning)
+        if self.trouble is not None:
+            for card in cards:
+                trouble = self.trouble(card["table"])
+                if trouble is not None:
+                    card["trouble"] = trouble
         return {"now": now, "tables": cards, "pairings": self.pairings(),
                 "standings": self.standings(),
                 "round": self.director.current_round() if self.director else None}
@@ -230,7 +238,10 @@ class Views:
             {"seq": e.seq, "received": e.received, **e.event}
             for e in self.store.events(table, game)
         ]
-        return {"now": now, "card": card, "events": events}
+        if self.trouble is not None and (trouble := self.trouble(table)) is not None:
+            card["trouble"] = trouble
+        unannounced = [g for t, g in self.store.games(announced=False) if t == table]
+        return {"now": now, "card": card, "events": events, "unannounced": unannounced}
 
     def _delayed(self) -> tuple[float, list[Any]]:
         now = self.clock()
@@ -258,7 +269,8 @@ class Views:
         def seen(table: int, game: str) -> list[StoredEvent]:
             return visible(self.store.events(table, game), now, self.delay)
 
-        return event_records(self.store.games(), seen, self.book.infos(), self.event_name)
+        return event_records(self.store.games(announced=True), seen, self.book.infos(),
+                             self.event_name)
 
     def records(self) -> list[GameRecord]:
         """Every game in full, irregularities included (the arbiter's export)."""
