@@ -427,7 +427,7 @@ def test_table_hub_section_and_hub_toml_name_what_is_wrong(tmp_path):
 
 
 # --------------------------------------------------------------- kaeshi hub
-def test_kaeshi_hub_serves_store_and_pages_on_one_loop(broker, tmp_path):
+def test_kaeshi_hub_serves_store_and_pages_on_one_loop(broker, tmp_path, capsys, caplog):
     import httpx
 
     from controller.hub.serve import serve_hub
@@ -470,6 +470,11 @@ def test_kaeshi_hub_serves_store_and_pages_on_one_loop(broker, tmp_path):
     assert page.status_code == 200
     assert dashboard.status_code == 200 and '"table":8' in dashboard.text
     assert HubStore(tmp_path / "hub.sqlite").last_seq(8, "g8") == 1
+    # the address is printed; the token is not, on an output that is not a terminal
+    out = capsys.readouterr()
+    assert f"hub web: {page.url.scheme}://" in out.out and "/arbiter" in out.out
+    logged = out.out + out.err + caplog.text
+    assert "a-long-enough-arbiter-token-42" not in logged
 
 
 def test_acl_confines_a_table_to_the_halls_event(broker):

@@ -36,7 +36,8 @@ KEYS: tuple[Key, ...] = (
     Key("web", "enabled", bool, True, "Serve the arbiter dashboard and the broadcast."),
     Key("web", "host", str, "0.0.0.0", "Address the pages listen on."),
     Key("web", "port", int, 8090, "Port of the pages; 0 picks a free one.", 0, 65535),
-    Key("web", "token", str, "", "Arbiter token; empty: a random one, printed at start."),
+    Key("web", "token", str, "",
+        "Arbiter token; empty: a random one, shown on the terminal at start (never logged)."),
     Key("web", "delay", float, 900.0, "Broadcast delay in seconds (against outside help).",
         0.0, 86400.0),
     Key("tournament", "file", str, "", "The event file of `kaeshi tournament` (--db): "

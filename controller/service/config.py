@@ -114,7 +114,7 @@ OPTIONS: tuple[Option, ...] = (
       low=0, high=65535),
     O("web", "token", str, "",
       "Secret for the arbiter view. Empty: a random token is made at start-up and "
-      "printed in the log."),
+      "shown on the terminal that started the service (never in a log)."),
     O("leds", "driver", str, "none",
       "Where the LED overlay goes: `none`, `board` (the sensor board's LEDs), `ws2812` "
       "(a strip on the Pi), `web` (drawn on the web page only).",
