@@ -280,9 +280,12 @@ class Hall:
             return out
         with contextlib.closing(sqlite3.connect(path, timeout=10)) as db:
             try:
+                # the games the tables announced: a game a table never named (a hostile
+                # client with its password) is the arbiter's, not the table's journal's
                 rows = db.execute(
                     "SELECT e.tbl, e.game, e.event FROM events e JOIN games g ON "
-                    "g.tbl=e.tbl AND g.game=e.game ORDER BY e.tbl, g.first_seen, e.seq"
+                    "g.tbl=e.tbl AND g.game=e.game WHERE g.announced=1 "
+                    "ORDER BY e.tbl, g.first_seen, e.seq"
                 ).fetchall()
             except sqlite3.OperationalError:
                 return out  # the hub has not created its store yet
