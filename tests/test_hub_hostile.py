@@ -5,7 +5,9 @@ table services replaying real games. While they play, a client holding table 4's
 password publishes 10,000 messages a second for 10 s: events of ever new game ids,
 events after gaps, junk bytes. The other tables' moves still reach the hub's store in
 well under half a second, the hub stays small, no invented game reaches the public
-broadcast or feeds, and the arbiter's dashboard says what table 4 did.
+broadcast or feeds, and the arbiter's dashboard says what table 4 did. (Over its budget
+the hub stops hearing table 4 at the broker for a while; table 4's real game still
+reaches the hub whole, sent again once it is heard.)
 """
 
 from __future__ import annotations
@@ -98,7 +100,10 @@ def test_a_flooding_table_costs_the_others_nothing(tmp_path):
     # the arbiter sees what table 4 did, and that the others did nothing of the sort
     cards = {c["table"]: c for c in dashboard["tables"]}
     counts = cards[4]["trouble"]["counts"]
-    assert counts.get("flood", 0) > sent / 2 and counts.get("refused", 0) > 0
+    # over its budget, table 4 was left unheard at the broker (and heard again after:
+    # its real game reached the hub whole, see above)
+    assert counts.get("flood", 0) > 0 and counts.get("muted", 0) >= 1
+    assert counts.get("refused", 0) > 0 and counts.get("junk", 0) > 0
     assert all("trouble" not in cards[n] for n in (1, 2, 3))
     assert all(g.startswith(BOGUS) for g in table4["unannounced"])
     with contextlib.closing(sqlite3.connect(hall.folder / "hub.sqlite")) as db:

@@ -37,6 +37,7 @@ TROUBLE_TEXT = {
     "refused": "events of games the table never announced, refused",
     "unannounced": "a game the table never announced, stored for the arbiter only",
     "gap": "events after a gap, asked again",
+    "muted": "flooding: not heard at the broker",
 }
 
 

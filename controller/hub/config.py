@@ -25,6 +25,9 @@ KEYS: tuple[Key, ...] = (
     Key("event", "slug", str, "", "Short name in every topic (kaeshi/<slug>/...); the same "
         "in every table's [hub] event. Required."),
     Key("event", "name", str, "", "The event's name, shown on the pages."),
+    Key("event", "tables", int, 0, "Tables in the hall (numbered 1 to this). The hub then "
+        "listens to each table on its own, and can stop hearing one that floods it while "
+        "it goes on hearing the others; 0: every table number, by wildcard.", 0, 9999),
     Key("broker", "host", str, "127.0.0.1", "The broker's address."),
     Key("broker", "port", int, 1883, "The broker's port.", 1, 65535),
     Key("broker", "username", str, "hub", "The hub's broker user (the ACL's `hub`)."),
@@ -59,6 +62,7 @@ class HubConfig:
     token: str
     delay: float
     tournament: Path | None = None
+    tables: int = 0
 
 
 def parse_hub_config(text: str, source: str = "hub.toml") -> HubConfig:
@@ -91,6 +95,7 @@ def parse_hub_config(text: str, source: str = "hub.toml") -> HubConfig:
         token=values["web.token"],
         delay=values["web.delay"],
         tournament=Path(values["tournament.file"]) if values["tournament.file"] else None,
+        tables=values["event.tables"],
     )
 
 

@@ -32,10 +32,17 @@ def messages(table: int, n: int) -> tuple[str, bytes]:
     return "events", b"\xff\x00junk" + str(n).encode()  # not even JSON
 
 
-def flood(settings: BrokerSettings, event: str, table: int, rate: float, seconds: float
-          ) -> int:
-    """Publish at ``rate`` messages a second for ``seconds``; the number sent."""
+def flood(settings: BrokerSettings, event: str, table: int, rate: float, seconds: float,
+          broker_only: bool = False) -> int:
+    """Publish at ``rate`` messages a second for ``seconds``; the number sent.
+    ``broker_only``: on the table's ``ack`` topic, which the ACL lets no table write, so
+    the broker drops it all and the hub never sees it (the flood's cost to the machine
+    alone, for comparison)."""
     topics = Topics(event)
+    # made before the clock starts, so the flood's own work is the publishing alone
+    payloads = [messages(table, n) for n in range(min(int(rate * seconds) + 1, 200_000))]
+    names = {kind: topics.table(table, "ack" if broker_only else kind)  # type: ignore[arg-type]
+             for kind in {k for k, _ in payloads}}
     client = make_client(settings, f"hostile-{table}-{time.monotonic_ns()}",
                          clean_session=True)
     client.max_queued_messages_set(0)
@@ -46,9 +53,9 @@ def flood(settings: BrokerSettings, event: str, table: int, rate: float, seconds
     try:
         while (now := time.monotonic()) - start < seconds:
             due = int((now - start) * rate)
-            while sent < due:
-                kind, payload = messages(table, sent)
-                client.publish(topics.table(table, kind), payload, qos=0)  # type: ignore[arg-type]
+            while sent < due and sent < len(payloads):
+                kind, payload = payloads[sent]
+                client.publish(names[kind], payload, qos=0)
                 sent += 1
             time.sleep(0.002)
     finally:
@@ -65,10 +72,14 @@ def main(argv: list[str]) -> int:
     p.add_argument("--event", required=True)
     p.add_argument("--rate", type=float, default=10_000.0)
     p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--broker-only", action="store_true",
+                   help="flood a topic the ACL refuses: the broker drops it, the hub never "
+                   "sees it (the machine's share of the cost, for comparison)")
     args = p.parse_args(argv)
     settings = BrokerSettings("127.0.0.1", args.port, str(args.table), args.password)
     start = time.monotonic()
-    sent = flood(settings, args.event, args.table, args.rate, args.seconds)
+    sent = flood(settings, args.event, args.table, args.rate, args.seconds,
+                 args.broker_only)
     print(json.dumps({"sent": sent, "seconds": round(time.monotonic() - start, 3)}),
           flush=True)
     return 0

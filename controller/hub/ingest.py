@@ -77,7 +77,7 @@ class Hub:
     def __init__(
         self, broker: BrokerSettings, event: str, store: HubStore, *,
         ack_interval: float = 0.25, clock: Callable[[], float] = time.time,
-        client_id: str | None = None,
+        client_id: str | None = None, tables: int = 0,
     ) -> None:
         self.topics = Topics(event)
         self.store = store
@@ -93,6 +93,11 @@ class Hub:
         self._resend_asked: dict[int, float] = {}  # by table
         #: Per-table budgets and what each table did wrong (read by the dashboard).
         self.admission = Admission()
+        #: Tables 1..tables are listened to one by one (0: by wildcard), so a table that
+        #: floods can be left unheard at the broker while the others are heard.
+        self.tables = tables
+        self._muted: dict[int, float] = {}  # table -> monotonic time it is heard again
+        self._mute_for: dict[int, tuple[float, float]] = {}  # table -> (seconds, when)
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._acker: threading.Thread | None = None
@@ -157,7 +162,9 @@ class Hub:
             log.error("broker refused the hub: %s", reason)
             return
         log.info("hub connected to %s:%d", self.broker.host, self.broker.port)
-        client.subscribe([(t, 1) for t in self.topics.hub_subscriptions()])
+        topics = self._subscriptions()
+        for i in range(0, len(topics), 200):
+            client.subscribe([(t, 1) for t in topics[i:i + 200]])
         client.publish(self.topics.hub_online, ONLINE, qos=1, retain=True)
         # the broker may have lost its retained acks (restarted without its file):
         # say again where every table's latest game stands
@@ -190,6 +197,7 @@ class Hub:
         if table is not None and not self.admission.admit(table):
             self.stats["flood"] += 1  # unread; a real table sends it again (no ack)
             self.admission.note(table, "flood", msg.topic, self._clock())
+            self._mute(table)
             return
         try:
             self._handle(msg.topic, parsed, msg.payload)
@@ -270,6 +278,43 @@ class Hub:
             for cb in listeners:
                 _safe_call(cb, change)
 
+    # ------------------------------------------------------------ listening
+    def _subscriptions(self) -> list[str]:
+        if not self.tables:
+            return self.topics.hub_subscriptions()
+        with self._lock:
+            muted = set(self._muted)
+        return [t for n in range(1, self.tables + 1) if n not in muted
+                for t in self.topics.uplink(n)]
+
+    def _mute(self, table: int) -> None:
+        """Stop hearing a table that floods the hub, for 10 s (twice as long each time it
+        floods again soon after, up to a minute): the broker then drops its messages and
+        the hub's one network thread is free for the other tables. A real table loses
+        nothing: what it sent meanwhile is not acknowledged, so it sends it again."""
+        if not 1 <= table <= self.tables:
+            return
+        now = time.monotonic()
+        with self._lock:
+            if table in self._muted:
+                return
+            last, when = self._mute_for.get(table, (0.0, 0.0))
+            seconds = min(60.0, last * 2) if last and now - when < 2 * last + 30 else 10.0
+            self._mute_for[table] = (seconds, now)
+            self._muted[table] = now + seconds
+        self.client.unsubscribe(self.topics.uplink(table))
+        self.admission.note(table, "muted", f"for {seconds:.0f} s", self._clock())
+
+    def _unmute_due(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            due = [t for t, until in self._muted.items() if until <= now]
+            for t in due:
+                del self._muted[t]
+        for t in due:
+            self.client.subscribe([(topic, 1) for topic in self.topics.uplink(t)])
+            log.info("table %d is heard again", t)
+
     # ------------------------------------------------------------------- acks
     def _ask_resend(self, key: GameKey, now: float) -> None:
         """An event after a gap: ask the table to send from the first missing one,
@@ -287,8 +332,10 @@ class Hub:
 
     def _ack_loop(self) -> None:
         while not self._stop.is_set():
-            self._wake.wait()
+            self._wake.wait(1.0)
             self._wake.clear()
+            if self._muted:
+                self._unmute_due()
             with self._lock:
                 dirty, self._dirty = self._dirty, set()
             if dirty:

@@ -57,7 +57,7 @@ async def serve_hub(cfg: HubConfig, stop: asyncio.Event | None = None,
         faulthandler.register(signal.SIGUSR1, all_threads=True)  # kill -USR1: stacks to the log
     loop = asyncio.get_running_loop()
     store = HubStore(cfg.store)
-    hub = Hub(cfg.broker, cfg.event, store)
+    hub = Hub(cfg.broker, cfg.event, store, tables=cfg.tables)
     hub.start(loop)
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):

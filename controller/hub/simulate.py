@@ -171,7 +171,7 @@ class Hall:
             }))
         (self.folder / "hub.password").write_text(self.broker.passwords["hub"] + "\n")
         (self.folder / "hub.toml").write_text(_toml({
-            "event": {"slug": self.event, "name": "Simulated hall"},
+            "event": {"slug": self.event, "name": "Simulated hall", "tables": self.n},
             "broker": {"host": "127.0.0.1", "port": self.broker.port, "username": "hub",
                        "password_file": str(self.folder / "hub.password")},
             "store": {"path": str(self.folder / "hub.sqlite")},
