@@ -33,7 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--errors", type=float, default=0.03, metavar="RATE",
                    help="share of moves with an injected irregularity")
     s.add_argument("--folder", metavar="DIR", help="keep the files here (default: temporary)")
-    s.add_argument("--web", action="store_true", help="also serve the hub's pages")
+    s.add_argument("--web", action="store_true",
+                   help="also serve the hub's pages: their addresses are printed, and they "
+                   "stay up after the round until Ctrl-C")
     s.set_defaults(func=run_simulate)
 
 
@@ -66,5 +68,6 @@ def run_simulate(args: argparse.Namespace) -> int:
         folder=args.folder, web=args.web,
     )
     summary = simulate(options)
-    print(summary.text())
+    if not options.web:  # with the pages, it was said when the round ended
+        print(summary.text())
     return 0 if summary.ok else 1

@@ -12,7 +12,6 @@ again, and it compares every table's journal with what the hub stored.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import secrets
@@ -21,7 +20,9 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from typing import Any
 from controller.errors import KaeshiError
 from controller.hub.broker import PrivateBroker, die_with_parent
 from controller.hub.journal_events import PUBLISHED_KINDS, event_payload
+from controller.hub.logs import tell_terminal
 from controller.hub.proxy import ProxyProcess
 
 GAMES_FILE = Path("games") / "wthor" / "WTH_2001.wtb"
@@ -214,7 +216,7 @@ class Hall:
     def _start_group(self, group: list[int]) -> None:
         log = open(self.folder / f"tables-{group[0]}.log", "ab")  # noqa: SIM115
         proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.hub.simulate", "worker",
+            [sys.executable, "-m", "controller.hub.sim_worker",
              *(str(self.table_dir(n) / "kaeshi.toml") for n in group)],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             preexec_fn=die_with_parent,
@@ -335,8 +337,14 @@ def default_groups(tables: int, processes: int = 0) -> list[list[int]]:
     return [numbers[i:i + per] for i in range(0, tables, per)]
 
 
-def simulate(options: SimulateOptions) -> Summary:
-    """Play one round in a simulated hall and compare every table with the hub."""
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def simulate(options: SimulateOptions, say: Callable[[str], None] = _say) -> Summary:
+    """Play one round in a simulated hall and compare every table with the hub. With
+    ``options.web`` the pages' addresses are said as soon as they are up, the summary
+    when the round is over, and the pages stay up until Ctrl-C (or SIGTERM)."""
     with contextlib.ExitStack() as stack:
         folder = options.folder or stack.enter_context(
             tempfile.TemporaryDirectory(prefix="kaeshi-hall-"))
@@ -347,58 +355,50 @@ def simulate(options: SimulateOptions) -> Summary:
         hall.broker.start()
         try:
             hall.start_hub()
+            if options.web:
+                _announce_pages(hall, say)
             hall.start_tables(default_groups(options.tables, options.processes))
             comparison = hall.wait_complete(timeout=600 + 6000 / options.speed)
+            seconds = time.monotonic() - started
+            notes = [hall.latency_note()]
+            if options.folder:
+                notes.append(f"files in {folder}")
+            if not comparison.finished:
+                notes.append("not every table finished its game in time")
+            summary = Summary(options.tables, seconds, comparison, notes)
+            if options.web:
+                say(summary.text())
+                say("the hub's pages stay up until Ctrl-C")
+                _until_interrupted()
         finally:
             hall.stop()
-        seconds = time.monotonic() - started
-        notes = [hall.latency_note()]
-        if options.folder:
-            notes.append(f"files in {folder}")
-        if not comparison.finished:
-            notes.append("not every table finished its game in time")
-        return Summary(options.tables, seconds, comparison, notes)
+        return summary
     raise KaeshiError("unreachable")  # pragma: no cover - ExitStack does not swallow
 
 
-# ------------------------------------------------------------------- worker
-async def _run_tables(configs: list[str]) -> int:
-    """Run several table services on one loop until SIGTERM (the replays end on their own,
-    but a table stays on after its game, as in the hall)."""
-    from controller.service.app import Service
-    from controller.service.config import load_config
-
-    # dozens of tables share this process: let each one's MQTT threads have the
-    # interpreter lock often enough (a real table has a Pi to itself)
-    sys.setswitchinterval(0.001)
-    services = []
-    for path in configs:
-        service = Service(load_config(path), exit_when_done=False)
-        service.open()
-        services.append(service)
-    tasks = [asyncio.create_task(s.run()) for s in services]
-    await asyncio.sleep(0.5)  # each service sets its own signal handlers; ours win
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, lambda: [s.stop() for s in services])
-    await asyncio.gather(*tasks, return_exceptions=True)
-    return 0
+def _announce_pages(hall: Hall, say: Callable[[str], None], timeout: float = 30.0) -> None:
+    """The broadcast's and the dashboard's addresses; the arbiter's token only on a
+    terminal (it opens the dashboard), else where it is kept."""
+    deadline = time.monotonic() + timeout
+    while (url := hall.web_url()) is None:
+        if time.monotonic() > deadline or (hall.hub is not None and hall.hub.poll() is not None):
+            say(f"the hub's pages did not come up: see {hall.folder / 'hub.log'}")
+            return
+        time.sleep(0.1)
+    say(f"broadcast: {url}/")
+    say(f"dashboard: {url}/arbiter")
+    if not tell_terminal(f"arbiter token: {hall.token}  ({url}/arbiter?token={hall.token})"):
+        say(f"arbiter token: [web] token in {hall.folder / 'hub.toml'}")
 
 
-def main(argv: list[str]) -> int:
-    import logging
-
-    if len(argv) < 2 or argv[0] != "worker":
-        print("usage: python -m controller.hub.simulate worker CONFIG...", file=sys.stderr)
-        return 2
-    logging.basicConfig(level=logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+def _until_interrupted() -> None:
+    """Wait for Ctrl-C or SIGTERM (the caller then stops the hall)."""
+    done = threading.Event()
+    old = {sig: signal.signal(sig, lambda *_: done.set())
+           for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        return asyncio.run(_run_tables(argv[1:]))
-    except KaeshiError as exc:
-        print(f"kaeshi: error: {exc}", file=sys.stderr)
-        return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+        while not done.wait(0.5):
+            pass
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
