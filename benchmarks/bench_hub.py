@@ -234,6 +234,7 @@ def main() -> None:
             peak = _hub_peak_mb(pid)
             msgs1 = _broker_messages(hall)
             m1 = time.monotonic()
+            budget = _over_budget(url, hall.token) if url else "not read"
         finally:
             if watch is not None:
                 watch.stop()
@@ -252,7 +253,7 @@ def main() -> None:
         print(_figures("move -> dashboard latency (arbiter SSE stream)", shown))
         print(_figures("hub -> dashboard latency (stored -> shown)", stored))
         print(f"hub CPU: {(cpu1 - cpu0) / (t1 - t0) * 100:.1f}% of one core; "
-              f"peak memory {peak:.0f} MB")
+              f"peak memory {peak:.0f} MB; tables over their message budget: {budget}")
         print(f"broker: {(msgs1 - msgs0) / (m1 - m0):.0f} messages/s (received + sent, "
               f"$SYS counters, over {m1 - m0:.0f} s)")
         scaled = " (quick mode: outage scaled down from 60 s)" if quick else ""
@@ -260,6 +261,17 @@ def main() -> None:
               f"{backlog:.1f} s until the hub held every event journaled during it, "
               f"{live:.1f} s until every new event arrived within 1 s again")
     hostile()
+
+
+def _over_budget(url: str, token: str) -> str:
+    """How many tables the hub found over their message budget (none, in a sound hall)."""
+    import httpx
+
+    cards = httpx.get(f"{url}/api/dashboard", timeout=30,
+                      headers={"authorization": f"Bearer {token}"}).json()["tables"]
+    over = [c for c in cards if c.get("trouble", {}).get("counts", {}).get("flood")]
+    muted = sum(c["trouble"]["counts"].get("muted", 0) for c in over)
+    return f"{len(over)} (unheard {muted} times)"
 
 
 def _flood(hall: Hall, broker_only: bool) -> tuple[float, float, int]:

@@ -25,10 +25,13 @@ from controller.hub.logs import Throttled
 
 log = logging.getLogger("kaeshi.hub")
 
-#: Messages a second a table may send on average, and the burst it may send at once
-#: (a table catching up sends up to 256 events ahead of the hub's ack, plus its state).
-TABLE_RATE = 100.0
-TABLE_BURST = 1000.0
+#: Messages a second a table may send on average, and the burst it may send at once.
+#: A table in play sends a few a move; one catching up after an outage sends up to 256
+#: events ahead of the hub's ack, again as each ack comes (four a second), so a long
+#: backlog arrives at up to about a thousand a second for a while. A flood of ten
+#: thousand a second still empties the budget within a third of a second.
+TABLE_RATE = 300.0
+TABLE_BURST = 3000.0
 
 #: What the arbiter is told, by kind of trouble.
 TROUBLE_TEXT = {
