@@ -97,6 +97,7 @@ class Hub:
         #: floods can be left unheard at the broker while the others are heard.
         self.tables = tables
         self._muted: dict[int, float] = {}  # table -> monotonic time it is heard again
+        self._sub_pending: set[int] = set()  # subscriptions of this connection not acked
         self._mute_for: dict[int, tuple[float, float]] = {}  # table -> (seconds, when)
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -163,8 +164,10 @@ class Hub:
             return
         log.info("hub connected to %s:%d", self.broker.host, self.broker.port)
         topics = self._subscriptions()
-        for i in range(0, len(topics), 200):
-            client.subscribe([(t, 1) for t in topics[i:i + 200]])
+        with self._lock:
+            self._sub_pending = {
+                client.subscribe([(t, 1) for t in topics[i:i + 200]])[1]
+                for i in range(0, len(topics), 200)}
         client.publish(self.topics.hub_online, ONLINE, qos=1, retain=True)
         # the broker may have lost its retained acks (restarted without its file):
         # say again where every table's latest game stands
@@ -178,7 +181,11 @@ class Hub:
         if any(r.is_failure for r in reasons):
             log.error("the broker refused the hub's subscriptions: %s", reasons)
             return
-        self.connected.set()  # from here on, nothing a table sends passes the hub by
+        with self._lock:
+            self._sub_pending.discard(mid)
+            done = not self._sub_pending
+        if done:
+            self.connected.set()  # from here on, nothing a table sends passes the hub by
 
     def _on_disconnect(self, client: mqtt.Client, userdata: object, flags: object,
                        reason: mqtt.ReasonCode, props: object = None) -> None:
