@@ -138,10 +138,14 @@ class HubStore:
                              f"the supported {SCHEMA_VERSION}")
         self._last: dict[GameKey, int] = {}
         self._meta: dict[GameKey, _GameMeta] = {}
+        #: Each table's games stored unannounced (a few at most), for :meth:`_may_open`.
+        self._unannounced: dict[int, dict[str, _GameMeta]] = {}
         for t, g, last, announced, finished in self._db.execute(
                 "SELECT tbl, game, last_seq, announced, finished FROM games"):
             self._last[GameKey(t, g)] = last
-            self._meta[GameKey(t, g)] = _GameMeta(bool(announced), bool(finished))
+            meta = self._meta[GameKey(t, g)] = _GameMeta(bool(announced), bool(finished))
+            if not meta.announced:
+                self._unannounced.setdefault(t, {})[g] = meta
         #: Games each table named in a state (the table's word that they are its games).
         self._announced: set[GameKey] = {
             GameKey(t, g) for t, g in self._db.execute("SELECT tbl, game FROM announced")}
@@ -200,7 +204,11 @@ class HubStore:
                     self._db.execute("ROLLBACK")
                 raise StoreError(f"{self.path}: cannot store an event ({exc})") from None
             self._last[key] = msg.seq
-            meta = self._meta.setdefault(key, _GameMeta(announced, over))
+            meta = self._meta.get(key)
+            if meta is None:
+                meta = self._meta[key] = _GameMeta(announced, over)
+                if not announced:
+                    self._unannounced.setdefault(msg.table, {})[msg.game] = meta
             meta.finished = meta.finished or over
             return Added.STORED
 
@@ -209,7 +217,7 @@ class HubStore:
         other such game unfinished and fewer than ``UNANNOUNCED_MAX`` in all: a table
         that played a whole game while the hub could not hear its state still delivers
         it, and a table inventing games costs the hub a few rows, not thousands."""
-        mine = [m for k, m in self._meta.items() if k.table == table and not m.announced]
+        mine = [m for m in self._unannounced.get(table, {}).values() if not m.announced]
         return len(mine) < UNANNOUNCED_MAX and not any(not m.finished for m in mine)
 
     def announce(self, table: int, game: str) -> None:
