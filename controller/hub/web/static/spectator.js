@@ -10,7 +10,8 @@
     Hub.board(small, t.board, []);
     const black = el("span", { class: "clock black" }), white = el("span", { class: "clock white" });
     Hub.clocks(black, white, t.clock, t.clock ? (asOf - t.clock.at) * 1000 : 0);
-    const moves = (t.moves || []).map((m) => m.square || "pass").join(" ");
+    const moves = (t.moves || []).map((m) => m.kind === "board" ? "[board set]"
+      : m.square || (m.illegal ? "pass (illegal)" : "pass")).join(" ");
     const result = t.result ? `${t.result.black}–${t.result.white}` : "";
     return el("article", { class: "card", "data-table": t.table },
       el("h3", {}, `Table ${t.table}`, t.round !== null && t.round !== undefined ? el("small", {}, ` round ${t.round}`) : null),
