@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import logging
 
-from hub_web_support import Hall, moves_of
+from hub_web_support import START, Hall, moves_of
 
 from controller.hub.admission import Admission
+from controller.hub.ingest import Hub
 from controller.hub.logs import Throttled, tell_terminal
-from controller.hub.protocol import EventMessage
+from controller.hub.mqtt import BrokerSettings
+from controller.hub.protocol import EventMessage, TableState, Topics, encode_event, encode_state
 from controller.hub.store import UNANNOUNCED_MAX, Added, HubStore
 from controller.hub.web.live import Views
 
@@ -102,3 +104,34 @@ def test_a_secret_is_shown_only_on_a_terminal(tmp_path) -> None:
     with open(tmp_path / "out.log", "w") as f:
         assert tell_terminal("token abc", f) is False
     assert (tmp_path / "out.log").read_text() == ""
+
+
+def test_a_table_leaving_a_game_midway_for_a_new_one_is_shown_to_the_arbiter() -> None:
+    store = HubStore(":memory:")
+    hub = Hub(BrokerSettings(), "open-2026", store, client_id="unit-hub")  # never connected
+    topics = Topics("open-2026")
+
+    def state(game: str) -> bytes:
+        return encode_state(TableState(3, game, 1, "A", "B", "tournament", "playing", START,
+                                       "black", None))
+
+    def send(kind: str, payload: bytes) -> None:
+        hub._on_message(hub.client, None, _Msg(topics.table(3, kind), payload))  # type: ignore[arg-type]
+
+    send("state", state("g1"))
+    send("events", encode_event(_ev("g1")))
+    send("state", state("g2"))  # g1 has moves and no end: left midway
+    trouble = hub.trouble(3)
+    assert trouble is not None and trouble["counts"] == {"abandoned": 1}
+    assert trouble["games"] == ["g1"]
+    send("events", encode_event(_ev("g2", 1, OVER)))
+    send("state", state("g3"))  # g2 ended: moving on is normal
+    assert hub.trouble(3)["counts"] == {"abandoned": 1}
+    send("events", b"\xffjunk")
+    assert hub.trouble(3)["counts"] == {"abandoned": 1, "junk": 1}
+    assert store.announced(3, "g3") and hub.trouble(4) is None
+
+
+class _Msg:
+    def __init__(self, topic: str, payload: bytes) -> None:
+        self.topic, self.payload = topic, payload

@@ -41,6 +41,7 @@ TROUBLE_TEXT = {
     "unannounced": "a game the table never announced, stored for the arbiter only",
     "gap": "events after a gap, asked again",
     "muted": "flooding: not heard at the broker",
+    "abandoned": "a game left unfinished for a new one",
 }
 
 

@@ -247,6 +247,13 @@ class Hub:
             if not payload:
                 return  # a retained state being cleared
             state = decode_state(payload, table, topic)
+            before = self.store.table(table)
+            left = before.state.game if before is not None and before.state else None
+            if left is not None and left != state.game and self.store.unfinished(table, left):
+                # a real table moves on after a game's end (or replaces one not begun);
+                # one left midway is the arbiter's to look at
+                self.admission.note(table, "abandoned", f"game {left} left unfinished for "
+                                    f"{state.game}", now, left)
             self.store.set_state(state, payload, now)
             self.stats["states"] += 1
             self._emit(HubChange(table, "state", state.seq, state.game))

@@ -235,6 +235,12 @@ class HubStore:
             if meta is not None:
                 meta.announced = True
 
+    def unfinished(self, table: int, game: str) -> bool:
+        """Whether events of ``game`` are stored and its game_over is not."""
+        with self._lock:
+            meta = self._meta.get(GameKey(table, game))
+            return meta is not None and not meta.finished
+
     def announced(self, table: int, game: str) -> bool:
         """Whether a state of the table named ``game`` (only such games are broadcast)."""
         with self._lock:
