@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 
-from hub_web_support import START, Hall, board_after, moves_of
+from hub_web_support import START, FakeBus, Hall, board_after, moves_of
+from starlette.testclient import TestClient
 
 from controller.hub.broadcast import delayed_table, spectator_tables
 from controller.hub.protocol import EventMessage, StoredEvent
+from controller.hub.web import HubWebSettings, build_app
 from controller.hub.web.live import Views
 from controller.position import Position
 
@@ -79,16 +81,17 @@ def test_the_board_shown_is_the_tables_after_each_step_and_faults_are_marked() -
     hall = Hall()
     times = _official_game(hall)
     view = delayed_table(1, hall.store.events(1), times[-1] + DELAY, DELAY)
-    kinds = [(m["n"], m["kind"], m["player"], m["square"]) for m in view.moves]
+    moves = view.to_dict()["moves"]  # each entry with the board after it
+    kinds = [(m["n"], m["kind"], m["player"], m["square"]) for m in moves]
     assert kinds == [(1, "move", "black", "f5"), (2, "move", "white", "d6"),
                      (3, "pass", "black", None), (4, "move", "white", "f4"),
                      (None, "board", None, None), (5, "move", "black", "e6")]
-    by = {m["square"] or m["kind"]: m for m in view.moves}
+    by = {m["square"] or m["kind"]: m for m in moves}
     assert by["pass"]["illegal"] is True
     assert by["board"]["ruling"] is True and by["board"]["board"][0] == "X"
     assert by["f4"]["board"][29] == "O"  # the shifted disc stands: white's
     stored = hall.store.events(1)
-    for entry, msg in zip([m for m in view.moves if m["kind"] == "move"],
+    for entry, msg in zip([m for m in moves if m["kind"] == "move"],
                           [e for e in stored if e.event["event"] == "move"], strict=True):
         assert entry["board"] == msg.board  # every move: the table's official board
     assert view.board == stored[-1].board and view.to_move == "white"
@@ -165,3 +168,20 @@ def test_the_hall_broadcast_answers_for_every_table_with_an_illegal_pass_in_view
     assert tables[2]["board"] == board_after(["f5", "d6", "c3"])
     assert tables[3]["moves"][0]["kind"] == "pass" and tables[3]["to_move"] == "white"
     assert tables[1]["moves"][2]["illegal"] is True
+
+
+def test_the_overview_leaves_out_each_steps_board_and_one_tables_page_has_them() -> None:
+    hall = Hall()
+    times = _official_game(hall)
+    hall.state(1, T0, game="g1")
+    settings = HubWebSettings(None, delay=DELAY, clock=lambda: times[-1] + DELAY)
+    with TestClient(build_app(hall.store, FakeBus(), None, settings)) as client:
+        overview = client.get("/api/broadcast").json()
+        (table,) = overview["tables"]
+        assert all("board" not in m for m in table["moves"])
+        assert table["board"] == hall.store.events(1)[-1].board
+        one = client.get("/api/broadcast/table/1").json()
+        assert [m["board"] for m in one["moves"] if m["kind"] == "move"] == [
+            e.board for e in hall.store.events(1) if e.event["event"] == "move"]
+        assert one["moves"][2]["illegal"] is True and one["as_of"] == overview["as_of"]
+        assert client.get("/api/broadcast/table/7").status_code == 404

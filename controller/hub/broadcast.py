@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from controller.hub.broadcast_game import MARKING_EVENTS as MARKING_EVENTS
 from controller.hub.broadcast_game import PUBLIC_EVENTS as PUBLIC_EVENTS
-from controller.hub.broadcast_game import START, Replay, discs
+from controller.hub.broadcast_game import START, Replay, discs, with_boards
 from controller.hub.broadcast_game import StoredEventLike as StoredEventLike
 from controller.hub.broadcast_game import public_event as public_event
 from controller.hub.logs import Throttled
@@ -57,10 +57,15 @@ class SpectatorTable:
     to_move: str | None = "black"
     last: dict[str, Any] | None = None
     moves: list[dict[str, Any]] = field(default_factory=list)
+    boards: list[str] = field(default_factory=list)  # the board after each entry of moves
     clock: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, boards: bool = True) -> dict[str, Any]:
+        """The table's JSON; ``boards`` False leaves each move entry's board out (the
+        hall's overview sends only the boards as they stand; one table's own page gets
+        the board after every step)."""
+        moves = with_boards(self.moves, self.boards) if boards else self.moves
         return {
             "table": self.table,
             "game": self.game,
@@ -71,7 +76,7 @@ class SpectatorTable:
             "to_move": self.to_move,
             "last": self.last,
             "discs": discs(self.board),
-            "moves": self.moves,
+            "moves": moves,
             "clock": self.clock,
             "result": self.result,
         }
@@ -128,7 +133,8 @@ def delayed_table(
     if replays is not None:
         replays[(table, game)] = replay
     view.board, view.to_move, view.last = replay.board, replay.to_move, replay.last()
-    view.moves = [dict(m) for m in replay.moves]
+    # shallow: an entry only ever gains a mark that has itself passed the delay
+    view.moves, view.boards = list(replay.moves), list(replay.boards)
     view.result = None if replay.result is None else dict(replay.result)
     view.clock = replay.clock_at()
     return view

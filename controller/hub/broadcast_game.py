@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from controller.hub.checks import POSITION_RE
 from controller.position import IllegalMoveError, Position
 from controller.squares import BoardStringError, Color, parse_square
 
@@ -89,6 +90,9 @@ class Replay:
         self.pos = Position.start()
         self.to_move: str | None = "black"
         self.moves: list[dict[str, Any]] = []
+        #: The official board after each entry of ``moves`` (kept apart: the hall's
+        #: overview sends the move list without them, one table's page with them).
+        self.boards: list[str] = []
         self.plies = 0  # moves and passes so far (the list also holds board changes)
         self.result: dict[str, Any] | None = None
         self.ended: float | None = None  # hub time of the end of the game
@@ -96,9 +100,7 @@ class Replay:
         self._illegal: set[str] = set()  # illegal passes flagged before their pass came
         self._corrected_t: object = None  # ``t`` of the last correction by the players
 
-    @property
-    def board(self) -> str:
-        return self.pos.board_string()
+        self.board = START  # ``pos`` as a board string (kept, not recomputed per look)
 
     def feed(self, stored: StoredEventLike) -> None:
         self.fed += 1
@@ -160,17 +162,18 @@ class Replay:
             return
         if ev["event"] == "move":
             square = str(ev.get("square", ""))
-            after = official[0] if official is not None else \
-                _play(self.pos, player, square).board_string()
-            entry = self._entry("move", player.value, square, after)
+            if official is None:  # placed under the rules; the disc goes down regardless
+                self._set(_play(self.pos, player, square), player.opponent)
+            entry = self._entry("move", player.value, square,
+                                official[0] if official is not None else self.board)
         else:
+            if official is None:  # the turn goes over, legal or not: the table said so
+                self._set(self.pos.with_to_move(player.opponent), player.opponent)
             entry = self._entry("pass", player.value, None,
                                 official[0] if official is not None else self.board)
             if player.value in self._illegal:
                 self._illegal.discard(player.value)
                 entry["illegal"] = True
-        if official is None:
-            self._take((entry["board"], player.opponent.value))
 
     def _resync(self, ev: Mapping[str, Any], official: tuple[str, str | None] | None) -> None:
         """The moves that explain an adopted board (``"white f4"``), each as a move."""
@@ -180,12 +183,11 @@ class Replay:
             player = _color(name)
             if player is None or not square:
                 continue
-            pos = _play(self.pos, player, square)
-            self._entry("move", player.value, square, pos.board_string())
-            self._take((pos.board_string(), player.opponent.value))
+            self._set(_play(self.pos, player, square), player.opponent)
+            self._entry("move", player.value, square, self.board)
         after = _color(ev.get("to_move"))
         if after is not None and official is None:
-            self._take((self.board, after.value))
+            self._set(self.pos.with_to_move(after), after)
 
     def _entry(self, kind: str, player: str | None, square: str | None, board: str,
                **marks: bool) -> dict[str, Any]:
@@ -193,21 +195,32 @@ class Replay:
             self.plies += 1
         entry: dict[str, Any] = {"n": self.plies if kind != "board" else None,
                                  "kind": kind, "player": player, "square": square,
-                                 "board": board, **discs(board)}
+                                 **discs(board)}
         entry.update({k: v for k, v in marks.items() if v or k == "ruling"})
         self.moves.append(entry)
+        self.boards.append(board)
         return entry
 
     def _take(self, official: tuple[str, str | None]) -> None:
         """Make ``official`` (board, side to move or None at the end) the position."""
         board, to_move = official
         side = _color(to_move) if to_move is not None else None
-        try:
-            self.pos = Position.from_board_string(board, side or self.pos.to_move)
-        except BoardStringError:
-            return
+        if board == self.board and (side or self.pos.to_move) is self.pos.to_move:
+            pos = self.pos  # most steps: the board the last one left
+        else:
+            try:
+                pos = Position.from_board_string(board, side or self.pos.to_move)
+            except BoardStringError:
+                return
+        self.pos, self.board = pos, board
         if self.result is None:
             self.to_move = None if side is None else side.value
+
+    def _set(self, pos: Position, to_move: Color) -> None:
+        """A position placed by the replay itself (no official one was sent)."""
+        self.pos, self.board = pos, pos.board_string()
+        if self.result is None:
+            self.to_move = to_move.value
 
     # ------------------------------------------------------------------ view
     def last(self) -> dict[str, Any] | None:
@@ -221,7 +234,7 @@ class Replay:
     def fields(self) -> dict[str, Any]:
         """What a page shows of the game (clock apart: it depends on the time asked)."""
         return {"board": self.board, "to_move": self.to_move, "last": self.last(),
-                "discs": discs(self.board), "moves": [dict(m) for m in self.moves],
+                "discs": discs(self.board), "moves": with_boards(self.moves, self.boards),
                 "result": None if self.result is None else dict(self.result)}
 
     def clock_at(self) -> dict[str, Any] | None:
@@ -235,14 +248,15 @@ class Replay:
         return _clock_at(ev, taken, until, running=self.result is None)
 
 
+def with_boards(moves: list[dict[str, Any]], boards: list[str]) -> list[dict[str, Any]]:
+    """Move entries with the official board after each."""
+    return [{**m, "board": b} for m, b in zip(moves, boards, strict=True)]
+
+
 def _official(stored: StoredEventLike) -> tuple[str, str | None] | None:
     """The official position a message carries, if it carries a readable one."""
     board = getattr(stored, "board", None)
-    if not isinstance(board, str) or len(board) != 64:
-        return None
-    try:
-        Position.from_board_string(board, Color.BLACK)
-    except BoardStringError:
+    if not isinstance(board, str) or not POSITION_RE.match(board):
         return None
     to_move = getattr(stored, "to_move", None)
     return board, to_move if to_move in ("black", "white") else None

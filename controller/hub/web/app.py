@@ -2,7 +2,8 @@
 
 Routes (GET unless said; "arbiter" needs the token, see below):
 
-* ``/`` spectator page; ``/api/broadcast`` its JSON; ``/events/broadcast`` its SSE stream
+* ``/`` spectator page; ``/api/broadcast`` its JSON; ``/events/broadcast`` its SSE stream;
+  ``/api/broadcast/table/N`` one table with the official board after every step
 * ``/feed/games.ggf``, ``/feed/games.json`` every game as far as the delay lets it be seen
 * ``/api/standings`` standings and the current round's pairings
 * ``/arbiter`` dashboard (login form without a valid token); ``POST /arbiter/login``

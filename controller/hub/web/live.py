@@ -185,6 +185,7 @@ class Views:
         self.recent = RecentEvents(self.store)
         self.replays: dict[tuple[int, str], Replay] = {}
         self.last_good: dict[int, SpectatorTable] = {}
+        self.shown: dict[int, SpectatorTable] = {}  # the last spectator build, by table
 
     def _statuses(self) -> list[TableStatus]:
         statuses = self.store.tables()
@@ -256,10 +257,20 @@ class Views:
     def spectator(self) -> dict[str, Any]:
         """The hall as it stood ``delay`` seconds ago; no arbiter's channel in it."""
         now, tables = self._delayed()
+        self.shown = {t.table: t for t in tables}
         return {"now": now, "delay": self.delay, "as_of": now - self.delay,
                 "event": self.event_name,
-                "tables": [t.to_dict() for t in tables],
+                "tables": [t.to_dict(boards=False) for t in tables],
                 "standings": self.standings(), "pairings": self.pairings()}
+
+    def spectator_table(self, table: int) -> dict[str, Any] | None:
+        """One table of the last :meth:`spectator` build, with the official board after
+        every step of its move list (for a page that follows one board)."""
+        view = self.shown.get(table)
+        if view is None:
+            return None
+        return {"as_of": view.as_of, "delay": self.delay, "event": self.event_name,
+                **view.to_dict(boards=True)}
 
     def delayed_records(self) -> list[GameRecord]:
         """Every game as far as a spectator may see it, as records (for the feeds)."""
