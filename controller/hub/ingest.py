@@ -171,7 +171,9 @@ class Hub:
         client.publish(self.topics.hub_online, ONLINE, qos=1, retain=True)
         # the broker may have lost its retained acks (restarted without its file):
         # say again where every table's latest game stands
-        latest: dict[int, GameKey] = {k.table: k for k in self.store.games()}
+        # (of the games their tables announced: the one retained ack per table must not
+        # be an invented game's)
+        latest: dict[int, GameKey] = {k.table: k for k in self.store.games(announced=True)}
         self.store.sync()
         for key in latest.values():
             self._publish_ack(key)
