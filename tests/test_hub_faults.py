@@ -131,3 +131,20 @@ def test_kaeshi_hub_simulate_web_says_where_and_serves_until_interrupted(data_di
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.slow
+def test_kaeshi_hub_simulate_plays_several_games_per_table_in_a_row(data_dir, tmp_path, capsys):
+    import sqlite3
+
+    from controller.cli import main
+
+    assert main(["hub", "simulate", "--tables", "2", "--games", "2", "--speed", "50",
+                 "--folder", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "2 tables played 2 rounds" in out
+    assert "tables equal to their journal: 2/2; lost 0, doubled 0" in out
+    with sqlite3.connect(tmp_path / "hub.sqlite") as db:
+        games = db.execute("SELECT tbl, COUNT(*), SUM(finished) FROM games WHERE announced=1 "
+                           "GROUP BY tbl").fetchall()
+    assert games == [(1, 2, 2), (2, 2, 2)]  # each table's two games, both to their end

@@ -23,7 +23,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,74 +31,9 @@ from controller.hub.broker import PrivateBroker, die_with_parent
 from controller.hub.journal_events import PUBLISHED_KINDS, event_payload
 from controller.hub.logs import tell_terminal
 from controller.hub.proxy import ProxyProcess
+from controller.hub.sim_summary import Comparison, SimulateOptions, Summary, TableResult
 
 GAMES_FILE = Path("games") / "wthor" / "WTH_2001.wtb"
-
-
-@dataclass
-class SimulateOptions:
-    tables: int = 8
-    speed: float = 20.0
-    processes: int = 0  # 0: about 25 tables per process
-    errors: float = 0.03
-    folder: str | None = None
-    web: bool = False
-    seed: int = 0
-    event: str = "sim"
-
-
-@dataclass
-class TableResult:
-    table: int
-    journal: int  # events journaled
-    hub: int  # events the hub stored
-    moves: int
-    equal: bool
-    finished: bool
-
-
-@dataclass
-class Comparison:
-    tables: list[TableResult]
-
-    @property
-    def equal(self) -> bool:
-        return all(t.equal for t in self.tables)
-
-    @property
-    def finished(self) -> bool:
-        return all(t.finished for t in self.tables)
-
-    def lost_and_doubled(self) -> tuple[int, int]:
-        lost = sum(max(0, t.journal - t.hub) for t in self.tables)
-        doubled = sum(max(0, t.hub - t.journal) for t in self.tables)
-        return lost, doubled
-
-
-@dataclass
-class Summary:
-    tables: int
-    seconds: float
-    comparison: Comparison
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.comparison.equal and self.comparison.finished
-
-    def text(self) -> str:
-        c = self.comparison
-        lost, doubled = c.lost_and_doubled()
-        moves = sum(t.moves for t in c.tables)
-        events = sum(t.journal for t in c.tables)
-        lines = [
-            f"{self.tables} tables played a round in {self.seconds:.1f} s: {moves} moves, "
-            f"{events} events journaled, {sum(t.hub for t in c.tables)} stored by the hub",
-            f"tables equal to their journal: {sum(t.equal for t in c.tables)}/{self.tables}; "
-            f"lost {lost}, doubled {doubled}",
-            *self.notes,
-        ]
-        return "\n".join(lines)
 
 
 def _toml(sections: dict[str, dict[str, Any]]) -> str:
@@ -118,7 +52,7 @@ class Hall:
 
     def __init__(self, folder: str | Path, tables: int, speed: float, *, errors: float = 0.03,
                  seed: int = 0, event: str = "sim", proxied: tuple[int, ...] = (),
-                 proxy_all: bool = False, web: bool = False) -> None:
+                 proxy_all: bool = False, web: bool = False, games: int = 1) -> None:
         self.folder = Path(folder)
         self.n = tables
         self.speed = speed
@@ -126,6 +60,7 @@ class Hall:
         self.seed = seed
         self.event = event
         self.web = web
+        self.games = games  # per table, in a row: more than one is a folder of logs
         self.broker = PrivateBroker(self.folder / "broker", tables, event=event)
         self.proxy: ProxyProcess | None = None  # one relay for the tables that use it
         self.proxied = set(range(1, tables + 1)) if proxy_all else set(proxied)
@@ -152,18 +87,27 @@ class Hall:
         for n in range(1, self.n + 1):
             d = self.table_dir(n)
             d.mkdir(parents=True, exist_ok=True)
-            record = games[(self.seed + n - 1) % len(games)]
-            sim = simulate_game(record, SimOptions(errors=self.errors, seed=self.seed + n))
-            with (d / "obs.jsonl").open("w", encoding="utf-8") as f:
-                write_observations(sim.observations, f)
+            log = d / "obs.jsonl"
+            if self.games > 1:
+                log = d / "logs"
+                log.mkdir(exist_ok=True)
+            for k in range(self.games):  # each round a different real game
+                record = games[(self.seed + n - 1 + k * self.n) % len(games)]
+                sim = simulate_game(record, SimOptions(errors=self.errors,
+                                                       seed=self.seed + n + k * self.n))
+                path = log if self.games == 1 else log / f"round-{k + 1:02d}.jsonl"
+                with path.open("w", encoding="utf-8") as f:
+                    write_observations(sim.observations, f)
+                if k == 0:
+                    first = record
             (d / "password").write_text(self.broker.passwords[str(n)] + "\n")
-            black, white = record.black or f"Black {n}", record.white or f"White {n}"
+            black, white = first.black or f"Black {n}", first.white or f"White {n}"
             self.players[n] = (black, white)
             port = self.proxy.port if self.proxy and n in self.proxied else self.broker.port
             (d / "kaeshi.toml").write_text(_toml({
                 "game": {"mode": "tournament", "black": black, "white": white,
                          "event": self.event},
-                "source": {"kind": "sim", "log": str(d / "obs.jsonl"), "speed": self.speed},
+                "source": {"kind": "sim", "log": str(log), "speed": self.speed},
                 "journal": {"path": str(d / "journal.sqlite")},
                 "games": {"folder": str(d / "games")},
                 "web": {"enabled": False},
@@ -273,7 +217,7 @@ class Hall:
                 return [], 0, False  # the table is creating its journal just now
         events = [(g, event_payload(k, t, d)) for g, k, t, d in rows]
         moves = sum(1 for _, e in events if e["event"] == "move")
-        return events, moves, games > 0 and unfinished == 0
+        return events, moves, games >= self.games and unfinished == 0
 
     def hub_events(self) -> dict[int, list[tuple[str, dict[str, Any]]]]:
         path = self.folder / "hub.sqlite"
@@ -349,7 +293,8 @@ def simulate(options: SimulateOptions, say: Callable[[str], None] = _say) -> Sum
         folder = options.folder or stack.enter_context(
             tempfile.TemporaryDirectory(prefix="kaeshi-hall-"))
         hall = Hall(folder, options.tables, options.speed, errors=options.errors,
-                    seed=options.seed, event=options.event, web=options.web)
+                    seed=options.seed, event=options.event, web=options.web,
+                    games=options.games)
         hall.prepare()
         started = time.monotonic()
         hall.broker.start()
@@ -358,14 +303,15 @@ def simulate(options: SimulateOptions, say: Callable[[str], None] = _say) -> Sum
             if options.web:
                 _announce_pages(hall, say)
             hall.start_tables(default_groups(options.tables, options.processes))
-            comparison = hall.wait_complete(timeout=600 + 6000 / options.speed)
+            comparison = hall.wait_complete(
+                timeout=600 + 6000 * options.games / options.speed)
             seconds = time.monotonic() - started
             notes = [hall.latency_note()]
             if options.folder:
                 notes.append(f"files in {folder}")
             if not comparison.finished:
-                notes.append("not every table finished its game in time")
-            summary = Summary(options.tables, seconds, comparison, notes)
+                notes.append("not every table finished its games in time")
+            summary = Summary(options.tables, seconds, comparison, notes, options.games)
             if options.web:
                 say(summary.text())
                 say("the hub's pages stay up until Ctrl-C")
