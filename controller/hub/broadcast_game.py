@@ -99,7 +99,6 @@ class Replay:
         self.clock: tuple[dict[str, Any], float] | None = None
         self._illegal: set[str] = set()  # illegal passes flagged before their pass came
         self._corrected_t: object = None  # ``t`` of the last correction by the players
-
         self.board = START  # ``pos`` as a board string (kept, not recomputed per look)
 
     def feed(self, stored: StoredEventLike) -> None:
