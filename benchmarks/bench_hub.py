@@ -15,6 +15,12 @@ benchmark can cut the whole hall's network and time the catch-up. Figures:
   moves journaled from the cut until then.
 
 ``KAESHI_BENCH_QUICK=1`` scales the outage from 60 s down to 10 s and says so.
+
+Then a hostile-table run: a hall of ``HOSTILE_TABLES`` real tables, one of whose
+passwords floods the hub at 10,000 messages a second for 10 s (new game ids, gaps,
+junk; ``controller.hub.hostile``). Figures: the other tables' move -> hub latency
+during the flood and the 2 s after it, the hub's peak memory and its log lines, what
+the hub dropped, and whether any invented game reached the public broadcast or feed.
 - move -> dashboard: from the table journaling a move to the arbiter dashboard's SSE
   stream first showing that table's move count (a client of the hub's real pages);
   hub -> dashboard: the part of it from the hub storing the move (the hub's own share,
@@ -29,11 +35,14 @@ import os
 import queue
 import sqlite3
 import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
+from controller.hub.hostile import BOGUS
 from controller.hub.mqtt import make_client
 from controller.hub.simulate import Hall, default_groups
 
@@ -42,6 +51,9 @@ TABLES = 200
 #: (arbiter, synced journal) grows with it; a real hall plays at 1x on 200 Pis.
 SPEED = 2.0
 QUICK_SPEED = 4.0
+HOSTILE_TABLES = 40
+HOSTILE_RATE = 10_000.0
+HOSTILE_SECONDS = 10.0
 
 
 def _hub_cpu(pid: int) -> float:
@@ -165,12 +177,12 @@ def _live_again(hall: Hall, cut: float, back: float) -> float:
     return max(0.0, (row[0] or back) - back)
 
 
-def _figures(name: str, lat: list[float]) -> str:
+def _figures(name: str, lat: list[float], which: str = "moves outside the outage") -> str:
     if len(lat) < 2:
         return f"{name}: not measured"
     q = statistics.quantiles(lat, n=100)
     return (f"{name}: median {statistics.median(lat) * 1000:.1f} ms, p99 {q[98] * 1000:.1f} ms "
-            f"({len(lat)} moves outside the outage)")
+            f"({len(lat)} {which})")
 
 
 def main() -> None:
@@ -222,6 +234,7 @@ def main() -> None:
             peak = _hub_peak_mb(pid)
             msgs1 = _broker_messages(hall)
             m1 = time.monotonic()
+            budget = _over_budget(url, hall.token) if url else "not read"
         finally:
             if watch is not None:
                 watch.stop()
@@ -240,13 +253,105 @@ def main() -> None:
         print(_figures("move -> dashboard latency (arbiter SSE stream)", shown))
         print(_figures("hub -> dashboard latency (stored -> shown)", stored))
         print(f"hub CPU: {(cpu1 - cpu0) / (t1 - t0) * 100:.1f}% of one core; "
-              f"peak memory {peak:.0f} MB")
+              f"peak memory {peak:.0f} MB; tables over their message budget: {budget}")
         print(f"broker: {(msgs1 - msgs0) / (m1 - m0):.0f} messages/s (received + sent, "
               f"$SYS counters, over {m1 - m0:.0f} s)")
         scaled = " (quick mode: outage scaled down from 60 s)" if quick else ""
         print(f"catch-up after a {outage:.0f} s outage of all {TABLES} tables{scaled}: "
               f"{backlog:.1f} s until the hub held every event journaled during it, "
               f"{live:.1f} s until every new event arrived within 1 s again")
+    hostile()
+
+
+def _over_budget(url: str, token: str) -> str:
+    """How many tables the hub found over their message budget (none, in a sound hall)."""
+    import httpx
+
+    cards = httpx.get(f"{url}/api/dashboard", timeout=30,
+                      headers={"authorization": f"Bearer {token}"}).json()["tables"]
+    over = [c for c in cards if c.get("trouble", {}).get("counts", {}).get("flood")]
+    muted = sum(c["trouble"]["counts"].get("muted", 0) for c in over)
+    return f"{len(over)} (unheard {muted} times)"
+
+
+def _flood(hall: Hall, broker_only: bool) -> tuple[float, float, int]:
+    """The hostile client's run: (wall time started, ended, messages sent)."""
+    start = time.time()
+    run = subprocess.run(
+        [sys.executable, "-m", "controller.hub.hostile", "--port", str(hall.broker.port),
+         "--table", str(HOSTILE_TABLES), "--password",
+         hall.broker.passwords[str(HOSTILE_TABLES)], "--event", hall.event,
+         "--rate", str(HOSTILE_RATE), "--seconds", str(HOSTILE_SECONDS),
+         *(["--broker-only"] if broker_only else [])],
+        capture_output=True, text=True, timeout=300, check=True)
+    return start, time.time(), int(json.loads(run.stdout)["sent"])
+
+
+def hostile() -> None:
+    """The hostile-table run (see the module docstring)."""
+    import httpx
+
+    speed = QUICK_SPEED
+    with tempfile.TemporaryDirectory(prefix="kaeshi-bench-hostile-") as folder:
+        hall = Hall(folder, HOSTILE_TABLES, speed, errors=0.02, web=True, seed=5)
+        hall.prepare()
+        hall.broker.start()
+        try:
+            hall.start_hub()
+            hall.start_tables(default_groups(HOSTILE_TABLES, 2))
+            end = time.monotonic() + 120
+            while (url := hall.web_url()) is None or min(
+                    hall.journal_events(n)[1] for n in range(1, HOSTILE_TABLES)) < 6:
+                if time.monotonic() > end:
+                    print("hostile table: the hall did not start")
+                    return
+                time.sleep(0.5)
+            assert hall.hub is not None
+            pid = hall.hub.pid
+            control = _flood(hall, broker_only=True)
+            time.sleep(2.0)
+            cpu0, t0 = _hub_cpu(pid), time.monotonic()
+            start, flooded, sent = _flood(hall, broker_only=False)
+            cpu1, t1 = _hub_cpu(pid), time.monotonic()
+            result = hall.wait_complete(timeout=600)
+            peak = _hub_peak_mb(pid)
+            time.sleep(1.5)
+            auth = {"authorization": f"Bearer {hall.token}"}
+            broadcast = httpx.get(f"{url}/api/broadcast", timeout=30).text
+            feed = httpx.get(f"{url}/feed/games.json", timeout=60).text
+            cards = {c["table"]: c for c in httpx.get(
+                f"{url}/api/dashboard", headers=auth, timeout=30).json()["tables"]}
+        finally:
+            hall.stop()
+        others = tuple(range(1, HOSTILE_TABLES))
+        with contextlib.closing(sqlite3.connect(hall.folder / "hub.sqlite")) as db:
+            rows = db.execute(
+                "SELECT tbl, received - wall, wall FROM events WHERE wall IS NOT NULL AND "
+                "event LIKE '%\"event\":\"move\"%'").fetchall()
+        def window(a: float, b: float) -> list[float]:
+            return [lat for t, lat, wall in rows if t in others and a <= wall <= b]
+
+        during = window(start, flooded + 2)
+        machine = window(control[0], control[1] + 2)
+        outside = [lat for t, lat, wall in rows if t in others
+                   and not start - 1 <= wall <= flooded + 2
+                   and not control[0] - 1 <= wall <= control[1] + 2]
+        lost, doubled = result.lost_and_doubled()
+        trouble = cards.get(HOSTILE_TABLES, {}).get("trouble", {}).get("counts", {})
+        log_lines = (hall.folder / "hub.log").read_text(errors="replace").count("\n")
+        print(f"hostile table: table {HOSTILE_TABLES}'s password sent {sent} messages in "
+              f"{HOSTILE_SECONDS:.0f} s ({sent / HOSTILE_SECONDS:.0f}/s) into a hall of "
+              f"{HOSTILE_TABLES} tables at {speed:g}x; lost {lost}, doubled {doubled}, "
+              f"tables equal to journal {sum(t.equal for t in result.tables)}")
+        print(_figures("  others' move -> hub during the flood (+2 s)", during, "moves"))
+        print(_figures("  others' move -> hub while the same flood went to the broker only "
+                       "(refused by its ACL: the machine's share)", machine, "moves"))
+        print(_figures("  others' move -> hub outside both", outside, "moves"))
+        print(f"  hub: {(cpu1 - cpu0) / (t1 - t0) * 100:.0f}% of one core during the flood, "
+              f"peak memory {peak:.0f} MB, {log_lines} log lines; dropped unread "
+              f"{trouble.get('flood', 0)}, refused {trouble.get('refused', 0)}, junk "
+              f"{trouble.get('junk', 0)}, gaps {trouble.get('gap', 0)}; invented games on "
+              f"the broadcast/feed: {broadcast.count(BOGUS)}/{feed.count(BOGUS)}")
 
 
 if __name__ == "__main__":

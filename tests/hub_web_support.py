@@ -127,6 +127,7 @@ class Hall:
 
     def event(self, table: int, game: str, event: dict[str, Any], received: float) -> None:
         key = (table, game)
+        self.store.announce(table, game)  # as the table's state would
         self._seq[key] = self._seq.get(key, 0) + 1
         added = self.store.add_event(EventMessage(table, game, self._seq[key], event), received)
         assert added.value == "stored"

@@ -32,8 +32,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="table processes (default: about 25 tables each)")
     s.add_argument("--errors", type=float, default=0.03, metavar="RATE",
                    help="share of moves with an injected irregularity")
+    s.add_argument("--games", type=int, default=1, metavar="K",
+                   help="games each table plays in a row, as in a day's rounds (a real "
+                   "table service replaying a folder of K logs)")
     s.add_argument("--folder", metavar="DIR", help="keep the files here (default: temporary)")
-    s.add_argument("--web", action="store_true", help="also serve the hub's pages")
+    s.add_argument("--web", action="store_true",
+                   help="also serve the hub's pages: their addresses are printed, and they "
+                   "stay up after the round until Ctrl-C")
     s.set_defaults(func=run_simulate)
 
 
@@ -61,10 +66,13 @@ def run_simulate(args: argparse.Namespace) -> int:
         raise ValueError(f"--tables must be 1-1000, not {args.tables}")
     if not 0.1 <= args.speed <= 1000:
         raise ValueError(f"--speed must be 0.1-1000, not {args.speed}")
+    if not 1 <= args.games <= 20:
+        raise ValueError(f"--games must be 1-20, not {args.games}")
     options = SimulateOptions(
         tables=args.tables, speed=args.speed, processes=args.processes, errors=args.errors,
-        folder=args.folder, web=args.web,
+        folder=args.folder, web=args.web, games=args.games,
     )
     summary = simulate(options)
-    print(summary.text())
+    if not options.web:  # with the pages, it was said when the round ended
+        print(summary.text())
     return 0 if summary.ok else 1

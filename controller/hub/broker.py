@@ -1,7 +1,8 @@
 """A private Mosquitto for tests and ``kaeshi hub simulate``, configured as in the hall.
 
 It runs ``deploy/mosquitto/kaeshi.conf`` and ``deploy/mosquitto/acl`` with only the
-paths, the listener (a free loopback port) and the process user replaced, and a
+paths, the listener (a free loopback port), the event's slug and the process user
+replaced, and a
 password file made by ``mosquitto_passwd`` with a random password per user. So
 what the tests prove about who may publish where is what the hall's broker does.
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 import getpass
 import os
 import secrets
-import shutil
 import signal
 import socket
 import subprocess
@@ -20,10 +20,13 @@ from pathlib import Path
 
 from controller.errors import KaeshiError
 from controller.hub.mqtt import BrokerSettings
+from controller.hub.protocol import check_event_slug
 
 MOSQUITTO = "/usr/sbin/mosquitto"
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "mosquitto"
 HUB_USER = "hub"
+#: Where the ACL names the event (``deploy/mosquitto/acl``).
+ACL_EVENT = "@EVENT@"
 
 
 class BrokerError(KaeshiError):
@@ -57,14 +60,21 @@ def private_config(template: str, folder: Path, port: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def event_acl(template: str, event: str) -> str:
+    """The hall's ACL for one event: every table and the hub confined to its tree."""
+    return template.replace(ACL_EVENT, check_event_slug(event))
+
+
 class PrivateBroker:
     """A mosquitto process on ``127.0.0.1:port`` with the hall's password file and ACL."""
 
-    def __init__(self, folder: str | Path, tables: int, port: int | None = None) -> None:
+    def __init__(self, folder: str | Path, tables: int, port: int | None = None,
+                 event: str = "open-2026") -> None:
         if not Path(MOSQUITTO).exists():
             raise BrokerError(f"{MOSQUITTO} not found: install Debian's mosquitto package")
         self.folder = Path(folder)
         self.tables = tables
+        self.event = check_event_slug(event)
         self.port = port or free_port()
         self.passwords: dict[str, str] = {
             user: secrets.token_urlsafe(12)
@@ -78,10 +88,11 @@ class PrivateBroker:
         (self.folder / "data").mkdir(exist_ok=True)
         try:
             template = (DEPLOY / "kaeshi.conf").read_text(encoding="utf-8")
-            shutil.copyfile(DEPLOY / "acl", self.folder / "acl")
+            acl = (DEPLOY / "acl").read_text(encoding="utf-8")
         except OSError as exc:
             raise BrokerError(f"{DEPLOY}: the hall's mosquitto files are missing ({exc})"
                               ) from None
+        (self.folder / "acl").write_text(event_acl(acl, self.event), encoding="utf-8")
         (self.folder / "kaeshi.conf").write_text(
             private_config(template, self.folder, self.port), encoding="utf-8")
         passwd = self.folder / "passwd"

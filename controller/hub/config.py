@@ -25,6 +25,9 @@ KEYS: tuple[Key, ...] = (
     Key("event", "slug", str, "", "Short name in every topic (kaeshi/<slug>/...); the same "
         "in every table's [hub] event. Required."),
     Key("event", "name", str, "", "The event's name, shown on the pages."),
+    Key("event", "tables", int, 0, "Tables in the hall (numbered 1 to this). The hub then "
+        "listens to each table on its own, and can stop hearing one that floods it while "
+        "it goes on hearing the others; 0: every table number, by wildcard.", 0, 9999),
     Key("broker", "host", str, "127.0.0.1", "The broker's address."),
     Key("broker", "port", int, 1883, "The broker's port.", 1, 65535),
     Key("broker", "username", str, "hub", "The hub's broker user (the ACL's `hub`)."),
@@ -36,7 +39,8 @@ KEYS: tuple[Key, ...] = (
     Key("web", "enabled", bool, True, "Serve the arbiter dashboard and the broadcast."),
     Key("web", "host", str, "0.0.0.0", "Address the pages listen on."),
     Key("web", "port", int, 8090, "Port of the pages; 0 picks a free one.", 0, 65535),
-    Key("web", "token", str, "", "Arbiter token; empty: a random one, printed at start."),
+    Key("web", "token", str, "",
+        "Arbiter token; empty: a random one, shown on the terminal at start (never logged)."),
     Key("web", "delay", float, 900.0, "Broadcast delay in seconds (against outside help).",
         0.0, 86400.0),
     Key("tournament", "file", str, "", "The event file of `kaeshi tournament` (--db): "
@@ -58,6 +62,7 @@ class HubConfig:
     token: str
     delay: float
     tournament: Path | None = None
+    tables: int = 0
 
 
 def parse_hub_config(text: str, source: str = "hub.toml") -> HubConfig:
@@ -90,6 +95,7 @@ def parse_hub_config(text: str, source: str = "hub.toml") -> HubConfig:
         token=values["web.token"],
         delay=values["web.delay"],
         tournament=Path(values["tournament.file"]) if values["tournament.file"] else None,
+        tables=values["event.tables"],
     )
 
 

@@ -51,6 +51,8 @@ from controller.hub.checks import ProtocolError as ProtocolError
 from controller.scorecard import LateArrival, SignOff
 
 TopicKind = Literal["state", "events", "online", "ack", "down"]
+#: The topics a table writes (and the hub reads).
+UPLINK: tuple[TopicKind, ...] = ("state", "events", "online")
 ChangeKind = Literal["state", "event", "online"]
 
 
@@ -107,7 +109,11 @@ class Topics:
 
     def hub_subscriptions(self) -> list[str]:
         """What the hub listens to: every table's uplink (never another's downlink)."""
-        return [f"{self.root}/table/+/{kind}" for kind in ("state", "events", "online")]
+        return [f"{self.root}/table/+/{kind}" for kind in UPLINK]
+
+    def uplink(self, n: int) -> list[str]:
+        """Table ``n``'s uplink: what the hub hears of it when it listens table by table."""
+        return [self.table(n, kind) for kind in UPLINK]
 
     def table_subscriptions(self, n: int) -> list[str]:
         """What table ``n`` listens to: its own downlink and ack, and the hub's presence."""

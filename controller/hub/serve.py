@@ -19,6 +19,7 @@ from typing import Any
 
 from controller.hub.config import HubConfig
 from controller.hub.ingest import Hub
+from controller.hub.logs import tell_terminal
 from controller.hub.store import HubStore
 
 log = logging.getLogger("kaeshi.hub")
@@ -56,7 +57,7 @@ async def serve_hub(cfg: HubConfig, stop: asyncio.Event | None = None,
         faulthandler.register(signal.SIGUSR1, all_threads=True)  # kill -USR1: stacks to the log
     loop = asyncio.get_running_loop()
     store = HubStore(cfg.store)
-    hub = Hub(cfg.broker, cfg.event, store)
+    hub = Hub(cfg.broker, cfg.event, store, tables=cfg.tables)
     hub.start(loop)
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -78,7 +79,11 @@ async def serve_hub(cfg: HubConfig, stop: asyncio.Event | None = None,
         if server.started:
             port = server.servers[0].sockets[0].getsockname()[1]
             url = f"http://{cfg.web_host}:{port}"
-            print(f"hub web: {url}/  arbiter: {url}/arbiter?token={token}", flush=True)
+            print(f"hub web: {url}/  arbiter: {url}/arbiter", flush=True)
+            # the token goes to the person at the terminal only, never to a log file
+            if not tell_terminal(f"arbiter: {url}/arbiter?token={token}") and not cfg.token:
+                log.warning("web.token is empty and the output is not a terminal: the random "
+                            "arbiter token cannot be shown; set [web] token")
     if on_ready is not None:
         on_ready(hub, url)
     print(f"hub: event {cfg.event} on {cfg.broker.host}:{cfg.broker.port}, "

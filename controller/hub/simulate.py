@@ -12,7 +12,6 @@ again, and it compares every table's journal with what the hub stored.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import secrets
@@ -21,83 +20,20 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from controller.errors import KaeshiError
 from controller.hub.broker import PrivateBroker, die_with_parent
 from controller.hub.journal_events import PUBLISHED_KINDS, event_payload
+from controller.hub.logs import tell_terminal
 from controller.hub.proxy import ProxyProcess
+from controller.hub.sim_summary import Comparison, SimulateOptions, Summary, TableResult
 
 GAMES_FILE = Path("games") / "wthor" / "WTH_2001.wtb"
-
-
-@dataclass
-class SimulateOptions:
-    tables: int = 8
-    speed: float = 20.0
-    processes: int = 0  # 0: about 25 tables per process
-    errors: float = 0.03
-    folder: str | None = None
-    web: bool = False
-    seed: int = 0
-    event: str = "sim"
-
-
-@dataclass
-class TableResult:
-    table: int
-    journal: int  # events journaled
-    hub: int  # events the hub stored
-    moves: int
-    equal: bool
-    finished: bool
-
-
-@dataclass
-class Comparison:
-    tables: list[TableResult]
-
-    @property
-    def equal(self) -> bool:
-        return all(t.equal for t in self.tables)
-
-    @property
-    def finished(self) -> bool:
-        return all(t.finished for t in self.tables)
-
-    def lost_and_doubled(self) -> tuple[int, int]:
-        lost = sum(max(0, t.journal - t.hub) for t in self.tables)
-        doubled = sum(max(0, t.hub - t.journal) for t in self.tables)
-        return lost, doubled
-
-
-@dataclass
-class Summary:
-    tables: int
-    seconds: float
-    comparison: Comparison
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.comparison.equal and self.comparison.finished
-
-    def text(self) -> str:
-        c = self.comparison
-        lost, doubled = c.lost_and_doubled()
-        moves = sum(t.moves for t in c.tables)
-        events = sum(t.journal for t in c.tables)
-        lines = [
-            f"{self.tables} tables played a round in {self.seconds:.1f} s: {moves} moves, "
-            f"{events} events journaled, {sum(t.hub for t in c.tables)} stored by the hub",
-            f"tables equal to their journal: {sum(t.equal for t in c.tables)}/{self.tables}; "
-            f"lost {lost}, doubled {doubled}",
-            *self.notes,
-        ]
-        return "\n".join(lines)
 
 
 def _toml(sections: dict[str, dict[str, Any]]) -> str:
@@ -116,7 +52,7 @@ class Hall:
 
     def __init__(self, folder: str | Path, tables: int, speed: float, *, errors: float = 0.03,
                  seed: int = 0, event: str = "sim", proxied: tuple[int, ...] = (),
-                 proxy_all: bool = False, web: bool = False) -> None:
+                 proxy_all: bool = False, web: bool = False, games: int = 1) -> None:
         self.folder = Path(folder)
         self.n = tables
         self.speed = speed
@@ -124,7 +60,8 @@ class Hall:
         self.seed = seed
         self.event = event
         self.web = web
-        self.broker = PrivateBroker(self.folder / "broker", tables)
+        self.games = games  # per table, in a row: more than one is a folder of logs
+        self.broker = PrivateBroker(self.folder / "broker", tables, event=event)
         self.proxy: ProxyProcess | None = None  # one relay for the tables that use it
         self.proxied = set(range(1, tables + 1)) if proxy_all else set(proxied)
         self.hub: subprocess.Popen[bytes] | None = None
@@ -150,18 +87,27 @@ class Hall:
         for n in range(1, self.n + 1):
             d = self.table_dir(n)
             d.mkdir(parents=True, exist_ok=True)
-            record = games[(self.seed + n - 1) % len(games)]
-            sim = simulate_game(record, SimOptions(errors=self.errors, seed=self.seed + n))
-            with (d / "obs.jsonl").open("w", encoding="utf-8") as f:
-                write_observations(sim.observations, f)
+            log = d / "obs.jsonl"
+            if self.games > 1:
+                log = d / "logs"
+                log.mkdir(exist_ok=True)
+            for k in range(self.games):  # each round a different real game
+                record = games[(self.seed + n - 1 + k * self.n) % len(games)]
+                sim = simulate_game(record, SimOptions(errors=self.errors,
+                                                       seed=self.seed + n + k * self.n))
+                path = log if self.games == 1 else log / f"round-{k + 1:02d}.jsonl"
+                with path.open("w", encoding="utf-8") as f:
+                    write_observations(sim.observations, f)
+                if k == 0:
+                    first = record
             (d / "password").write_text(self.broker.passwords[str(n)] + "\n")
-            black, white = record.black or f"Black {n}", record.white or f"White {n}"
+            black, white = first.black or f"Black {n}", first.white or f"White {n}"
             self.players[n] = (black, white)
             port = self.proxy.port if self.proxy and n in self.proxied else self.broker.port
             (d / "kaeshi.toml").write_text(_toml({
                 "game": {"mode": "tournament", "black": black, "white": white,
                          "event": self.event},
-                "source": {"kind": "sim", "log": str(d / "obs.jsonl"), "speed": self.speed},
+                "source": {"kind": "sim", "log": str(log), "speed": self.speed},
                 "journal": {"path": str(d / "journal.sqlite")},
                 "games": {"folder": str(d / "games")},
                 "web": {"enabled": False},
@@ -171,7 +117,7 @@ class Hall:
             }))
         (self.folder / "hub.password").write_text(self.broker.passwords["hub"] + "\n")
         (self.folder / "hub.toml").write_text(_toml({
-            "event": {"slug": self.event, "name": "Simulated hall"},
+            "event": {"slug": self.event, "name": "Simulated hall", "tables": self.n},
             "broker": {"host": "127.0.0.1", "port": self.broker.port, "username": "hub",
                        "password_file": str(self.folder / "hub.password")},
             "store": {"path": str(self.folder / "hub.sqlite")},
@@ -214,7 +160,7 @@ class Hall:
     def _start_group(self, group: list[int]) -> None:
         log = open(self.folder / f"tables-{group[0]}.log", "ab")  # noqa: SIM115
         proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.hub.simulate", "worker",
+            [sys.executable, "-m", "controller.hub.sim_worker",
              *(str(self.table_dir(n) / "kaeshi.toml") for n in group)],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             preexec_fn=die_with_parent,
@@ -271,7 +217,7 @@ class Hall:
                 return [], 0, False  # the table is creating its journal just now
         events = [(g, event_payload(k, t, d)) for g, k, t, d in rows]
         moves = sum(1 for _, e in events if e["event"] == "move")
-        return events, moves, games > 0 and unfinished == 0
+        return events, moves, games >= self.games and unfinished == 0
 
     def hub_events(self) -> dict[int, list[tuple[str, dict[str, Any]]]]:
         path = self.folder / "hub.sqlite"
@@ -280,9 +226,12 @@ class Hall:
             return out
         with contextlib.closing(sqlite3.connect(path, timeout=10)) as db:
             try:
+                # the games the tables announced: a game a table never named (a hostile
+                # client with its password) is the arbiter's, not the table's journal's
                 rows = db.execute(
                     "SELECT e.tbl, e.game, e.event FROM events e JOIN games g ON "
-                    "g.tbl=e.tbl AND g.game=e.game ORDER BY e.tbl, g.first_seen, e.seq"
+                    "g.tbl=e.tbl AND g.game=e.game WHERE g.announced=1 "
+                    "ORDER BY e.tbl, g.first_seen, e.seq"
                 ).fetchall()
             except sqlite3.OperationalError:
                 return out  # the hub has not created its store yet
@@ -332,70 +281,70 @@ def default_groups(tables: int, processes: int = 0) -> list[list[int]]:
     return [numbers[i:i + per] for i in range(0, tables, per)]
 
 
-def simulate(options: SimulateOptions) -> Summary:
-    """Play one round in a simulated hall and compare every table with the hub."""
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def simulate(options: SimulateOptions, say: Callable[[str], None] = _say) -> Summary:
+    """Play one round in a simulated hall and compare every table with the hub. With
+    ``options.web`` the pages' addresses are said as soon as they are up, the summary
+    when the round is over, and the pages stay up until Ctrl-C (or SIGTERM)."""
     with contextlib.ExitStack() as stack:
         folder = options.folder or stack.enter_context(
             tempfile.TemporaryDirectory(prefix="kaeshi-hall-"))
         hall = Hall(folder, options.tables, options.speed, errors=options.errors,
-                    seed=options.seed, event=options.event, web=options.web)
+                    seed=options.seed, event=options.event, web=options.web,
+                    games=options.games)
         hall.prepare()
         started = time.monotonic()
         hall.broker.start()
         try:
             hall.start_hub()
+            if options.web:
+                _announce_pages(hall, say)
             hall.start_tables(default_groups(options.tables, options.processes))
-            comparison = hall.wait_complete(timeout=600 + 6000 / options.speed)
+            comparison = hall.wait_complete(
+                timeout=600 + 6000 * options.games / options.speed)
+            seconds = time.monotonic() - started
+            notes = [hall.latency_note()]
+            if options.folder:
+                notes.append(f"files in {folder}")
+            if not comparison.finished:
+                notes.append("not every table finished its games in time")
+            summary = Summary(options.tables, seconds, comparison, notes, options.games)
+            if options.web:
+                say(summary.text())
+                say("the hub's pages stay up until Ctrl-C")
+                _until_interrupted()
         finally:
             hall.stop()
-        seconds = time.monotonic() - started
-        notes = [hall.latency_note()]
-        if options.folder:
-            notes.append(f"files in {folder}")
-        if not comparison.finished:
-            notes.append("not every table finished its game in time")
-        return Summary(options.tables, seconds, comparison, notes)
+        return summary
     raise KaeshiError("unreachable")  # pragma: no cover - ExitStack does not swallow
 
 
-# ------------------------------------------------------------------- worker
-async def _run_tables(configs: list[str]) -> int:
-    """Run several table services on one loop until SIGTERM (the replays end on their own,
-    but a table stays on after its game, as in the hall)."""
-    from controller.service.app import Service
-    from controller.service.config import load_config
-
-    # dozens of tables share this process: let each one's MQTT threads have the
-    # interpreter lock often enough (a real table has a Pi to itself)
-    sys.setswitchinterval(0.001)
-    services = []
-    for path in configs:
-        service = Service(load_config(path), exit_when_done=False)
-        service.open()
-        services.append(service)
-    tasks = [asyncio.create_task(s.run()) for s in services]
-    await asyncio.sleep(0.5)  # each service sets its own signal handlers; ours win
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, lambda: [s.stop() for s in services])
-    await asyncio.gather(*tasks, return_exceptions=True)
-    return 0
+def _announce_pages(hall: Hall, say: Callable[[str], None], timeout: float = 30.0) -> None:
+    """The broadcast's and the dashboard's addresses; the arbiter's token only on a
+    terminal (it opens the dashboard), else where it is kept."""
+    deadline = time.monotonic() + timeout
+    while (url := hall.web_url()) is None:
+        if time.monotonic() > deadline or (hall.hub is not None and hall.hub.poll() is not None):
+            say(f"the hub's pages did not come up: see {hall.folder / 'hub.log'}")
+            return
+        time.sleep(0.1)
+    say(f"broadcast: {url}/")
+    say(f"dashboard: {url}/arbiter")
+    if not tell_terminal(f"arbiter token: {hall.token}  ({url}/arbiter?token={hall.token})"):
+        say(f"arbiter token: [web] token in {hall.folder / 'hub.toml'}")
 
 
-def main(argv: list[str]) -> int:
-    import logging
-
-    if len(argv) < 2 or argv[0] != "worker":
-        print("usage: python -m controller.hub.simulate worker CONFIG...", file=sys.stderr)
-        return 2
-    logging.basicConfig(level=logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+def _until_interrupted() -> None:
+    """Wait for Ctrl-C or SIGTERM (the caller then stops the hall)."""
+    done = threading.Event()
+    old = {sig: signal.signal(sig, lambda *_: done.set())
+           for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        return asyncio.run(_run_tables(argv[1:]))
-    except KaeshiError as exc:
-        print(f"kaeshi: error: {exc}", file=sys.stderr)
-        return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+        while not done.wait(0.5):
+            pass
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)

@@ -27,6 +27,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -55,8 +56,15 @@ CREATE TABLE IF NOT EXISTS games (
     game TEXT NOT NULL,
     first_seen REAL NOT NULL,
     last_seq INTEGER NOT NULL,       -- every seq 1..last_seq is stored: the ack
+    announced INTEGER NOT NULL DEFAULT 1, -- a state of the table named it (else: arbiter only)
+    finished INTEGER NOT NULL DEFAULT 0,  -- its game_over is stored
     PRIMARY KEY (tbl, game)
 );
+CREATE TABLE IF NOT EXISTS announced (
+    tbl INTEGER NOT NULL,
+    game TEXT NOT NULL,
+    PRIMARY KEY (tbl, game)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS events (
     tbl INTEGER NOT NULL,
     game TEXT NOT NULL,
@@ -86,6 +94,20 @@ class Added(StrEnum):
     STORED = "stored"
     DUPLICATE = "duplicate"
     GAP = "gap"
+    #: A game the table never announced, beyond what it may open so: not stored, no ack.
+    REFUSED = "refused"
+
+
+#: Games a table may open without announcing them in its state (a game played while the
+#: hub could not hear the table's state): unfinished at once, and in all.
+UNANNOUNCED_OPEN = 1
+UNANNOUNCED_MAX = 8
+
+
+@dataclass(slots=True)
+class _GameMeta:
+    announced: bool
+    finished: bool
 
 
 class HubStore:
@@ -105,7 +127,7 @@ class HubStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
-            _add_position_columns(self._db)
+            _add_columns(self._db)
             self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)",
                              (str(SCHEMA_VERSION),))
             row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
@@ -114,10 +136,19 @@ class HubStore:
         if int(row[0]) != SCHEMA_VERSION:
             raise StoreError(f"{self.path}: hub store schema {row[0]} is not "
                              f"the supported {SCHEMA_VERSION}")
-        self._last: dict[GameKey, int] = {
-            GameKey(t, g): s
-            for t, g, s in self._db.execute("SELECT tbl, game, last_seq FROM games")
-        }
+        self._last: dict[GameKey, int] = {}
+        self._meta: dict[GameKey, _GameMeta] = {}
+        #: Each table's games stored unannounced (a few at most), for :meth:`_may_open`.
+        self._unannounced: dict[int, dict[str, _GameMeta]] = {}
+        for t, g, last, announced, finished in self._db.execute(
+                "SELECT tbl, game, last_seq, announced, finished FROM games"):
+            self._last[GameKey(t, g)] = last
+            meta = self._meta[GameKey(t, g)] = _GameMeta(bool(announced), bool(finished))
+            if not meta.announced:
+                self._unannounced.setdefault(t, {})[g] = meta
+        #: Games each table named in a state (the table's word that they are its games).
+        self._announced: set[GameKey] = {
+            GameKey(t, g) for t, g in self._db.execute("SELECT tbl, game FROM announced")}
         #: Every table's status as stored (the ``tables`` rows, parsed once).
         self._status: dict[int, TableStatus] = {
             r[0]: _status(*r) for r in self._db.execute(
@@ -141,16 +172,22 @@ class HubStore:
             have = 0 if last is None else last
             if msg.seq <= have:
                 return Added.DUPLICATE
+            announced = key in self._announced
+            if last is None and not announced and not self._may_open(msg.table):
+                return Added.REFUSED
             if msg.seq != have + 1:
                 return Added.GAP
+            over = msg.event.get("event") == "game_over"
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 if last is None:
-                    self._db.execute("INSERT INTO games VALUES (?, ?, ?, ?)",
-                                     (msg.table, msg.game, received, msg.seq))
+                    self._db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?)",
+                                     (msg.table, msg.game, received, msg.seq,
+                                      int(announced), int(over)))
                 else:
-                    self._db.execute("UPDATE games SET last_seq=? WHERE tbl=? AND game=?",
-                                     (msg.seq, msg.table, msg.game))
+                    self._db.execute("UPDATE games SET last_seq=?, finished=finished OR ? "
+                                     "WHERE tbl=? AND game=?",
+                                     (msg.seq, int(over), msg.table, msg.game))
                 self._db.execute(
                     "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (msg.table, msg.game, msg.seq, received, msg.wall,
@@ -167,7 +204,47 @@ class HubStore:
                     self._db.execute("ROLLBACK")
                 raise StoreError(f"{self.path}: cannot store an event ({exc})") from None
             self._last[key] = msg.seq
+            meta = self._meta.get(key)
+            if meta is None:
+                meta = self._meta[key] = _GameMeta(announced, over)
+                if not announced:
+                    self._unannounced.setdefault(msg.table, {})[msg.game] = meta
+            meta.finished = meta.finished or over
             return Added.STORED
+
+    def _may_open(self, table: int) -> bool:
+        """A game the table has not announced may be opened only while the table has no
+        other such game unfinished and fewer than ``UNANNOUNCED_MAX`` in all: a table
+        that played a whole game while the hub could not hear its state still delivers
+        it, and a table inventing games costs the hub a few rows, not thousands."""
+        mine = [m for m in self._unannounced.get(table, {}).values() if not m.announced]
+        return len(mine) < UNANNOUNCED_MAX and not any(not m.finished for m in mine)
+
+    def announce(self, table: int, game: str) -> None:
+        """Table ``table`` named ``game`` in its state: the game is its own, and public."""
+        key = GameKey(table, game)
+        with self._lock:
+            if key in self._announced:
+                return
+            self._write_many([
+                ("INSERT OR IGNORE INTO announced VALUES (?, ?)", (table, game)),
+                ("UPDATE games SET announced=1 WHERE tbl=? AND game=?", (table, game)),
+            ])
+            self._announced.add(key)
+            meta = self._meta.get(key)
+            if meta is not None:
+                meta.announced = True
+
+    def unfinished(self, table: int, game: str) -> bool:
+        """Whether events of ``game`` are stored and its game_over is not."""
+        with self._lock:
+            meta = self._meta.get(GameKey(table, game))
+            return meta is not None and not meta.finished
+
+    def announced(self, table: int, game: str) -> bool:
+        """Whether a state of the table named ``game`` (only such games are broadcast)."""
+        with self._lock:
+            return GameKey(table, game) in self._announced
 
     def set_state(self, state: TableState, payload: bytes, received: float | None = None
                   ) -> None:
@@ -182,6 +259,7 @@ class HubStore:
                 ("INSERT OR REPLACE INTO game_states VALUES (?, ?, ?)",
                  (state.table, state.game, payload.decode())),
             ])
+            self.announce(state.table, state.game)
             old = self._status.get(state.table)
             self._status[state.table] = TableStatus(
                 state.table, True if old is None else old.online, state, received)
@@ -283,11 +361,13 @@ class HubStore:
         return [StoredEvent(t, g, s, r, json.loads(e), w, b, m)
                 for t, g, s, r, e, w, b, m in rows]
 
-    def games(self) -> list[GameKey]:
-        """Every (table, game) seen, in the order their first event arrived."""
+    def games(self, announced: bool | None = None) -> list[GameKey]:
+        """Every (table, game) seen, in the order their first event arrived; ``announced``
+        True: only games their table named in a state (False: only the others)."""
+        where = "" if announced is None else f" WHERE announced={int(announced)}"
         with self._lock:
             rows = self._db.execute(
-                "SELECT tbl, game FROM games ORDER BY first_seen, tbl, game"
+                f"SELECT tbl, game FROM games{where} ORDER BY first_seen, tbl, game"
             ).fetchall()
         return [GameKey(t, g) for t, g in rows]
 
@@ -296,13 +376,23 @@ class HubStore:
             return int(self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
 
 
-def _add_position_columns(db: sqlite3.Connection) -> None:
-    """A store made before events carried the official position gets its columns (NULL
-    for the events it already holds: those are shown by replaying the moves)."""
+def _add_columns(db: sqlite3.Connection) -> None:
+    """A store made by an older hub gets the newer columns: the official position (NULL
+    for the events it already holds: those are placed under the rules), and whether a
+    game was announced (its games were all taken as announced) or finished."""
     have = {row[1] for row in db.execute("PRAGMA table_info(events)")}
     for column in ("board", "to_move"):
         if column not in have:
             db.execute(f"ALTER TABLE events ADD COLUMN {column} TEXT")
+    have = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+    if "announced" not in have:
+        db.execute("ALTER TABLE games ADD COLUMN announced INTEGER NOT NULL DEFAULT 1")
+        db.execute("INSERT OR IGNORE INTO announced SELECT tbl, game FROM games")
+    if "finished" not in have:
+        db.execute("ALTER TABLE games ADD COLUMN finished INTEGER NOT NULL DEFAULT 0")
+        db.execute("UPDATE games SET finished=1 WHERE EXISTS (SELECT 1 FROM events e "
+                   "WHERE e.tbl=games.tbl AND e.game=games.game "
+                   "AND e.event LIKE '%\"event\":\"game_over\"%')")
 
 
 def _status(table: int, online: int, state: str | None, last_seen: float) -> TableStatus:

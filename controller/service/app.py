@@ -51,6 +51,7 @@ from controller.service.journal import GameRow, Journal, JournalError
 from controller.service.lifecycle import LifecycleMixin
 from controller.service.outputs import OutputsMixin
 from controller.service.recovery import RECENT_EVENTS, RecoveryMixin
+from controller.service.replay_logs import ReplayLogsMixin
 from controller.service.sources import Reading, Source
 from controller.service.states import FAULTS, State, StateMachine
 from controller.service.timing import TimingMixin
@@ -64,7 +65,7 @@ class ReplayDone(KaeshiError):
     """The configured log was already replayed to its end; nothing is left to do."""
 
 
-class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin,
+class Service(FacadeMixin, RecoveryMixin, ReplayLogsMixin, IntakeMixin, TimingMixin, OutputsMixin,
               LifecycleMixin):
     """The running service; also the web page's :class:`~controller.web.ServiceFacade`."""
 
@@ -108,6 +109,9 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
         self.token = config["web.token"] or secrets.token_urlsafe(12)
         self.finished_files: list[Path] = []
         self._log_count: int | None = None  # observations in the sim log (checked at open)
+        self._log_counts: dict[Path, int] = {}  # every log of source.log (a folder: several)
+        self._log_file: Path | None = None  # the log of the game in play
+        self._next_source = False  # a replay moved on to the folder's next log
         self._log_offset: float | None = None  # service time minus log time, this run
         self._open_base = 0.0
         #: Why the journal cannot be written (None while it can), and since when.
@@ -164,7 +168,7 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
             raise KaeshiError(f"{self.config.source}: leds.driver = \"board\" needs "
                               "source.kind = \"hall\" (the LEDs are on the sensor board)")
         if self._source is None and self.config["source.kind"] == "sim":
-            self._log_count = self._check_log()  # a bad log stops start-up, before anything
+            self._check_logs()  # a bad log stops start-up, before anything
         try:
             self.journal = Journal(self.config["journal.path"], boot_clock=self._boot_clock)
         except OSError as exc:
@@ -173,7 +177,10 @@ class Service(FacadeMixin, RecoveryMixin, IntakeMixin, TimingMixin, OutputsMixin
             log.warning("%s", line)
         try:
             game = self.journal.unfinished_game()
-            done = self._replayed_already() if game is None else None
+            if self._log_folder():
+                done = self._choose_log(game)
+            else:
+                done = self._replayed_already() if game is None else None
         except sqlite3.Error as exc:
             raise JournalError(f"{self.journal.path}: cannot read the journal ({exc})") from None
         if done is not None:

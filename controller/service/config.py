@@ -98,7 +98,8 @@ OPTIONS: tuple[Option, ...] = (
       "Empty: estimated from the first frame, which must show the whole board."),
     O("source", "fps", int, 10, "Camera frames read per second.", low=1, high=60),
     O("source", "log", str, "",
-      "`sim` only, and required there: the observation log (JSON Lines) to replay."),
+      "`sim` only, and required there: the observation log (JSON Lines) to replay, or "
+      "a folder of them (`*.jsonl`, one game each, played in name order)."),
     O("source", "speed", float, 1.0,
       "`sim` only: replay speed; 10 plays ten times faster, clocks included.",
       low=0.1, high=1000.0),
@@ -118,7 +119,7 @@ OPTIONS: tuple[Option, ...] = (
       low=0, high=65535),
     O("web", "token", str, "",
       "Secret for the arbiter view. Empty: a random token is made at start-up and "
-      "printed in the log."),
+      "shown on the terminal that started the service (never in a log)."),
     O("leds", "driver", str, "none",
       "Where the LED overlay goes: `none`, `board` (the sensor board's LEDs), `ws2812` "
       "(a strip on the Pi), `web` (drawn on the web page only).",

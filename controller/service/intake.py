@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.errors import KaeshiError
-from controller.observation import read_observations
 from controller.service.core import check_board
 from controller.service.journal import JournalError
 from controller.service.sources import (
@@ -48,8 +48,9 @@ class IntakeMixin:
             return self._source
         kind = self.config["source.kind"]
         if kind == "sim":
-            return LogSource.from_file(self.config["source.log"], self.config["source.speed"],
-                                       self.resume_cursor(), count=self._log_count)
+            return LogSource.from_file(self._log_file or self.config["source.log"],
+                                       self.config["source.speed"], self.resume_cursor(),
+                                       count=self._log_count)
         if kind == "hall":
             return HallSource(self.config["source.device"], self.config["source.baud"],
                               self._official_position)
@@ -69,18 +70,6 @@ class IntakeMixin:
             "sim": LogSource, "hall": HallSource, "camera": CameraSource,
         }
         return kinds[self.config["source.kind"]].settled
-
-    def _check_log(self: Service) -> int:
-        """Read the whole sim log once, keeping nothing: a bad line stops start-up here."""
-        path = self.config["source.log"]
-        if not path:
-            raise KaeshiError(f"{self.config.source}: source.kind = \"sim\" needs source.log "
-                              "(an observation log)")
-        try:
-            with open(path, encoding="utf-8") as f:
-                return sum(1 for _ in read_observations(f))
-        except (KaeshiError, OSError, UnicodeDecodeError) as exc:
-            raise KaeshiError(f"observation log {path}: {exc}") from None
 
     def _official_position(self: Service) -> Any:
         return None if self.core is None else self.core.arbiter.position
@@ -105,7 +94,15 @@ class IntakeMixin:
                         self._handle(self._link, item)
                     elif isinstance(item, SourceEnd):
                         self._handle(self._source_end)
-                        return
+                        if not self._next_source:
+                            return
+                        break
+                    if self._stop is not None and self._stop.is_set():
+                        return  # a replay behind its pace never waits: stop here
+                if self._next_source:  # a folder of logs: its next game
+                    self._next_source = False
+                    source = self.make_source()
+                    continue
             except (KaeshiError, OSError, ValueError, ImportError) as exc:
                 self._link(LinkChange(False, f"{source.name}: {exc}"))
             except Exception as exc:  # a driver bug must not end the game
@@ -221,5 +218,30 @@ class IntakeMixin:
             if not self.core.game_over:
                 log.warning("the replay ended before the game did")
                 self.message = "the replay ended before the game did"
+        nxt = self._next_log()
+        if nxt is not None:
+            self._next_game_from(nxt)
+            return
         if self.exit_when_done:
             self.stop()
+
+    def _next_game_from(self: Service, path: Path) -> None:
+        """The folder's next log is the next game: the one just played is closed (its
+        record was written when it ended), and the new one begins at game time 0."""
+        assert self.journal is not None and self.game is not None
+        if self.core is not None and not self.core.game_over:
+            try:
+                self.journal.finish_game(self.game.id, self._wall())
+            except JournalError as exc:
+                self._journal_down(str(exc), self.now())
+                return
+        self._use_log(path)
+        self._log_offset = None
+        self._open_base = 0.0
+        self._new_game()
+        log.info("next game from %s", path)
+        self._next_source = True
+        self._refresh_state()
+        self._show()
+        if self.hub is not None:
+            self.hub.changed()

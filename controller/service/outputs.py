@@ -108,7 +108,14 @@ class OutputsMixin:
                                   self.token)
             await self._web.start()
             self.url = self._web.url
-            log.info("arbiter view: %s/arbiter?token=%s", self.url, self.token)
+            log.info("arbiter view: %s/arbiter", self.url)
+            # the token goes to the person at the terminal only, never to a log file
+            from controller.hub.logs import tell_terminal
+
+            if not tell_terminal(f"arbiter view: {self.url}/arbiter?token={self.token}") \
+                    and not self.config["web.token"]:
+                log.warning("web.token is empty and the output is not a terminal: the random "
+                            "arbiter token cannot be shown; set web.token")
         if self._wants_engine():
             from controller.engine.seat import EngineSeat, spec_from_config
 

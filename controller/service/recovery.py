@@ -54,7 +54,7 @@ class RecoveryMixin:
         """The sim log's identity (path and size), so a finished replay is not redone."""
         if self._source is not None or self.config["source.kind"] != "sim":
             return None
-        path = Path(self.config["source.log"])
+        path = self._log_file or Path(self.config["source.log"])
         try:
             size = path.stat().st_size
         except OSError:

@@ -98,7 +98,7 @@ class LiveHub:
     """Broker, hub and web app (Uvicorn on its own thread), as ``kaeshi hub`` runs them."""
 
     def __init__(self, folder: Path, delay: float = 900.0) -> None:
-        self.broker = PrivateBroker(folder / "broker", tables=TABLES)
+        self.broker = PrivateBroker(folder / "broker", tables=TABLES, event=EVENT)
         self.broker.start()
         self.store = HubStore(folder / "hub.sqlite")
         self.hub = Hub(self.broker.hub_settings(), EVENT, self.store)

@@ -88,3 +88,63 @@ def test_kaeshi_hub_simulate_plays_a_round_and_says_so(data_dir, capsys):
     out = capsys.readouterr().out
     assert "2 tables played a round" in out
     assert "tables equal to their journal: 2/2; lost 0, doubled 0" in out
+
+
+@pytest.mark.slow
+def test_kaeshi_hub_simulate_web_says_where_and_serves_until_interrupted(data_dir, tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import tomllib
+
+    import httpx
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "hub", "simulate", "--tables", "2",
+         "--speed", "50", "--web", "--folder", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        lines: list[str] = []
+        while not any("stay up until Ctrl-C" in line for line in lines):
+            line = proc.stdout.readline()
+            assert line, "".join(lines)
+            lines.append(line)
+        said = "".join(lines)
+        url = next(x.split()[1] for x in lines if x.startswith("broadcast: ")).rstrip("/")
+        assert f"dashboard: {url}/arbiter" in said
+        token = tomllib.loads((tmp_path / "hub.toml").read_text())["web"]["token"]
+        assert token not in said  # not a terminal: it says where the token is kept
+        assert "tables equal to their journal: 2/2; lost 0, doubled 0" in said
+        time.sleep(2.0)  # the round is over: the pages are still there
+        broadcast = httpx.get(f"{url}/api/broadcast", timeout=10).json()
+        assert [t["table"] for t in broadcast["tables"]] == [1, 2]
+        assert all(t["result"] is not None for t in broadcast["tables"])
+        dashboard = httpx.get(f"{url}/api/dashboard", timeout=10,
+                              headers={"authorization": f"Bearer {token}"})
+        assert dashboard.status_code == 200
+        proc.send_signal(signal.SIGINT)  # Ctrl-C
+        assert proc.wait(timeout=60) == 0
+        with pytest.raises(httpx.HTTPError):
+            httpx.get(f"{url}/api/broadcast", timeout=2)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.slow
+def test_kaeshi_hub_simulate_plays_several_games_per_table_in_a_row(data_dir, tmp_path, capsys):
+    import sqlite3
+
+    from controller.cli import main
+
+    assert main(["hub", "simulate", "--tables", "2", "--games", "2", "--speed", "50",
+                 "--folder", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "2 tables played 2 rounds" in out
+    assert "tables equal to their journal: 2/2; lost 0, doubled 0" in out
+    with sqlite3.connect(tmp_path / "hub.sqlite") as db:
+        games = db.execute("SELECT tbl, COUNT(*), SUM(finished) FROM games WHERE announced=1 "
+                           "GROUP BY tbl").fetchall()
+    assert games == [(1, 2, 2), (2, 2, 2)]  # each table's two games, both to their end

@@ -13,6 +13,7 @@ import queue
 import threading
 import time
 
+import paho.mqtt.client as mqtt
 import pytest
 
 from controller.hub.broker import PrivateBroker
@@ -426,7 +427,7 @@ def test_table_hub_section_and_hub_toml_name_what_is_wrong(tmp_path):
 
 
 # --------------------------------------------------------------- kaeshi hub
-def test_kaeshi_hub_serves_store_and_pages_on_one_loop(broker, tmp_path):
+def test_kaeshi_hub_serves_store_and_pages_on_one_loop(broker, tmp_path, capsys, caplog):
     import httpx
 
     from controller.hub.serve import serve_hub
@@ -469,3 +470,37 @@ def test_kaeshi_hub_serves_store_and_pages_on_one_loop(broker, tmp_path):
     assert page.status_code == 200
     assert dashboard.status_code == 200 and '"table":8' in dashboard.text
     assert HubStore(tmp_path / "hub.sqlite").last_seq(8, "g8") == 1
+    # the address is printed; the token is not, on an output that is not a terminal
+    out = capsys.readouterr()
+    assert f"hub web: {page.url.scheme}://" in out.out and "/arbiter" in out.out
+    logged = out.out + out.err + caplog.text
+    assert "a-long-enough-arbiter-token-42" not in logged
+
+
+def test_acl_confines_a_table_to_the_halls_event(broker):
+    """Table 3 may write its own topics of this hall's event only: under another event's
+    tree the broker refuses it (MQTT 5 says so in the PUBACK)."""
+    acks: queue.Queue = queue.Queue()
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="t3-v5",
+                         protocol=mqtt.MQTTv5)
+    client.username_pw_set("3", broker.passwords["3"])
+    client.on_publish = lambda c, u, mid, reason, props: acks.put((mid, reason))
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    try:
+        payload = encode_event(EventMessage(3, "g", 1, {"t": 0, "event": "pass",
+                                                        "player": "white"}))
+        results = {}
+        for topic in (T.events(3), Topics("another-event").events(3),
+                      Topics("another-event").state(3)):
+            info = client.publish(topic, payload, qos=1)
+            mid, reason = acks.get(timeout=10)
+            assert mid == info.mid
+            results[topic] = reason.is_failure
+        assert results == {T.events(3): False, Topics("another-event").events(3): True,
+                           Topics("another-event").state(3): True}
+    finally:
+        client.disconnect()
+        client.loop_stop()
+    assert "@EVENT@" not in (broker.folder / "acl").read_text()
+    assert "kaeshi/open-2026/table/%u/events" in (broker.folder / "acl").read_text()

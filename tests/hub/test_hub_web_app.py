@@ -293,8 +293,8 @@ def test_the_broadcast_stream_sends_only_the_tables_that_changed() -> None:
             [(_, second)] = read_events(lines, 1)
             assert second["full"] is False
             assert [t["table"] for t in second["tables"]] == [2]
-            assert second["tables"][0]["moves"] == [{"n": 1, "player": "black",
-                                                     "square": "f5"}]
+            assert [(m["n"], m["kind"], m["player"], m["square"])
+                    for m in second["tables"][0]["moves"]] == [(1, "move", "black", "f5")]
             assert "standings" not in second and second["as_of"] == T0 + 1
             app.state.close_streams()
 
@@ -363,6 +363,7 @@ def test_a_board_that_stood_stays_in_the_arbiters_export_not_the_feeds(hub: Setu
 
     pos = Position.start()
     seq = 0
+    hub.hall.store.announce(5, "g5")  # the table's state named the game: it is public
 
     def send(event: dict[str, object]) -> None:
         nonlocal seq

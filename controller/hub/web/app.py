@@ -2,7 +2,8 @@
 
 Routes (GET unless said; "arbiter" needs the token, see below):
 
-* ``/`` spectator page; ``/api/broadcast`` its JSON; ``/events/broadcast`` its SSE stream
+* ``/`` spectator page; ``/api/broadcast`` its JSON; ``/events/broadcast`` its SSE stream;
+  ``/api/broadcast/table/N`` one table with the official board after every step
 * ``/feed/games.ggf``, ``/feed/games.json`` every game as far as the delay lets it be seen
 * ``/api/standings`` standings and the current round's pairings
 * ``/arbiter`` dashboard (login form without a valid token); ``POST /arbiter/login``
@@ -59,7 +60,7 @@ def build_app(store: Store, bus: HubBus, director: Director | None,
     changes = Changes()
     desk = ResultDesk(director, bus.send) if director is not None else None
     views = Views(store, director, desk, settings.clock, settings.delay,
-                  settings.clock_warning, settings.event_name)
+                  settings.clock_warning, settings.event_name, getattr(bus, "trouble", None))
     pages = Pages(settings.event_name)
     hub = HubContext(settings, store, bus, views, desk, changes, pages)
 

@@ -14,7 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from controller.hub.broadcast import GameInfo, Replay, spectator_tables, visible
+from controller.hub.broadcast import (
+    GameInfo,
+    Replay,
+    SpectatorTable,
+    spectator_tables,
+    visible,
+)
 from controller.hub.export import event_records
 from controller.hub.protocol import GameKey, HubChange, StoredEvent, TableStatus
 from controller.hub.results import Director, ResultDesk
@@ -29,7 +35,7 @@ class Store(Protocol):
     def table(self, table: int) -> TableStatus | None: ...
     def events(self, table: int, game: str | None = None, after: int = 0
                ) -> list[StoredEvent]: ...
-    def games(self) -> list[GameKey]: ...
+    def games(self, announced: bool | None = None) -> list[GameKey]: ...
 
 
 class Changes:
@@ -142,7 +148,8 @@ class RecentEvents:
 
     def by_table(self) -> dict[int, list[StoredEvent]]:
         latest: dict[int, list[GameKey]] = {}
-        for key in self._store.games():  # oldest first
+        # oldest first; a game its table never announced is the arbiter's alone
+        for key in self._store.games(announced=True):
             latest.setdefault(key.table, []).append(key)
         wanted = {k for keys in latest.values() for k in keys[-self._keep:]}
         for key in list(self._events):
@@ -170,11 +177,15 @@ class Views:
     delay: float
     warning: float
     event_name: str = ""
+    #: What a table did wrong (the hub's ``trouble``), shown on its card; None: nothing.
+    trouble: Callable[[int], dict[str, Any] | None] | None = None
 
     def __post_init__(self) -> None:
         self.book = GameBook(self.store)
         self.recent = RecentEvents(self.store)
         self.replays: dict[tuple[int, str], Replay] = {}
+        self.last_good: dict[int, SpectatorTable] = {}
+        self.shown: dict[int, SpectatorTable] = {}  # the last spectator build, by table
 
     def _statuses(self) -> list[TableStatus]:
         statuses = self.store.tables()
@@ -206,6 +217,11 @@ class Views:
         """The dashboard: every table, most urgent first; pairings and standings."""
         now = self.clock()
         cards = dashboard(self._statuses(), now, self.awaiting, self.warning)
+        if self.trouble is not None:
+            for card in cards:
+                trouble = self.trouble(card["table"])
+                if trouble is not None:
+                    card["trouble"] = trouble
         return {"now": now, "tables": cards, "pairings": self.pairings(),
                 "standings": self.standings(),
                 "round": self.director.current_round() if self.director else None}
@@ -223,7 +239,10 @@ class Views:
             {"seq": e.seq, "received": e.received, **e.event}
             for e in self.store.events(table, game)
         ]
-        return {"now": now, "card": card, "events": events}
+        if self.trouble is not None and (trouble := self.trouble(table)) is not None:
+            card["trouble"] = trouble
+        unannounced = [g for t, g in self.store.games(announced=False) if t == table]
+        return {"now": now, "card": card, "events": events, "unannounced": unannounced}
 
     def _delayed(self) -> tuple[float, list[Any]]:
         now = self.clock()
@@ -233,15 +252,25 @@ class Views:
                    for st in statuses if st.state is not None}
         by_table = self.recent.by_table()
         return now, spectator_tables(by_table, now, self.delay, self.book.infos(), current,
-                                     self.replays)
+                                     self.replays, self.last_good)
 
     def spectator(self) -> dict[str, Any]:
         """The hall as it stood ``delay`` seconds ago; no arbiter's channel in it."""
         now, tables = self._delayed()
+        self.shown = {t.table: t for t in tables}
         return {"now": now, "delay": self.delay, "as_of": now - self.delay,
                 "event": self.event_name,
-                "tables": [t.to_dict() for t in tables],
+                "tables": [t.to_dict(boards=False) for t in tables],
                 "standings": self.standings(), "pairings": self.pairings()}
+
+    def spectator_table(self, table: int) -> dict[str, Any] | None:
+        """One table of the last :meth:`spectator` build, with the official board after
+        every step of its move list (for a page that follows one board)."""
+        view = self.shown.get(table)
+        if view is None:
+            return None
+        return {"as_of": view.as_of, "delay": self.delay, "event": self.event_name,
+                **view.to_dict(boards=True)}
 
     def delayed_records(self) -> list[GameRecord]:
         """Every game as far as a spectator may see it, as records (for the feeds)."""
@@ -251,7 +280,8 @@ class Views:
         def seen(table: int, game: str) -> list[StoredEvent]:
             return visible(self.store.events(table, game), now, self.delay)
 
-        records = event_records(self.store.games(), seen, self.book.infos(), self.event_name)
+        records = event_records(self.store.games(announced=True), seen, self.book.infos(),
+                                self.event_name)
         # a board kept "as it stood" would say that a fault went unnoticed: the arbiter's
         for rec in records:
             for mv in rec.moves:

@@ -42,6 +42,14 @@ def spectator_routes(hub: HubContext) -> list[Route]:
         return Response(await broadcast_snap.get(), media_type="application/json",
                         headers={"Cache-Control": "no-store"})
 
+    async def broadcast_table(request: Request) -> Response:
+        await broadcast_snap.built()  # as fresh as the hall's overview, and built once
+        data = views.spectator_table(request.path_params["table"])
+        if data is None:
+            return JSONResponse({"error": "no such table on the broadcast"}, status_code=404,
+                                headers={"Cache-Control": "no-store"})
+        return JSONResponse(data, headers={"Cache-Control": "no-store"})
+
     async def broadcast_events(request: Request) -> Response:
         return hub.stream(broadcast_stream(broadcast_snap, hub.changes, settings.refresh))
 
@@ -62,6 +70,7 @@ def spectator_routes(hub: HubContext) -> list[Route]:
         Route("/", spectator_page),
         Route("/board/{table:int}", board_page),
         Route("/api/broadcast", broadcast_json),
+        Route("/api/broadcast/table/{table:int}", broadcast_table),
         Route("/events/broadcast", broadcast_events),
         Route("/feed/games.ggf", feed_ggf),
         Route("/feed/games.json", feed_json),

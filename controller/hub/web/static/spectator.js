@@ -11,7 +11,7 @@
     const out = [];
     let n = 0, afterBlack = false;
     for (const m of moves || []) {
-      const text = m.square || "pass";
+      const text = m.kind === "board" ? "[board set]" : m.square || (m.illegal ? "pass (illegal)" : "pass");
       if (m.player === "black") { n += 1; out.push(`${n}. ${text}`); afterBlack = true; continue; }
       if (afterBlack) out.push(text);
       else { n += 1; out.push(`${n}. … ${text}`); }

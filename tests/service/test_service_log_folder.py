@@ -1,0 +1,109 @@
+"""``kaeshi run`` replaying a day: a folder of observation logs, one game each, in a row.
+
+Three real WTHOR games as logs in one folder: the service plays them one after the
+other (each its own journaled game, record and moves), resumes the right log after
+a stop in the middle of the second, and refuses to replay the day once it is done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from service_scripts import scripted_log
+
+from controller.errors import KaeshiError
+from controller.observation import write_observations
+from controller.records import load_games
+from controller.service.app import ReplayDone, Service
+from controller.service.config import defaults
+from controller.service.journal import Journal
+
+
+@pytest.fixture(scope="module")
+def day(data_dir):
+    return load_games(data_dir / "games" / "wthor" / "WTH_2001.wtb")[:3]
+
+
+def _folder(tmp: Path, games: list) -> Path:
+    folder = tmp / "logs"
+    folder.mkdir()
+    for i, game in enumerate(games, 1):
+        with open(folder / f"round-{i}.jsonl", "w") as f:
+            write_observations(scripted_log(game), f)
+    (folder / "notes.txt").write_text("not a log\n")  # other files are left alone
+    return folder
+
+
+def _config(tmp: Path, **extra: Any):
+    values = {
+        "game.mode": "home", "source.kind": "sim", "source.speed": 400.0,
+        "journal.path": str(tmp / "journal.sqlite"), "games.folder": str(tmp / "games"),
+        "web.enabled": False, "leds.driver": "none", "clock.resume": "continue",
+    }
+    values.update(extra)
+    return defaults().replace(**values)
+
+
+def _played(journal: Journal) -> list[tuple[str, list[str]]]:
+    """(log file name, squares played) of every journaled game, in order."""
+    out = []
+    for g in journal.games():
+        moves = [e.data["square"] for e in journal.entries(g.id, ("event",))
+                 if e.data["event"] == "move"]
+        out.append((Path(g.info["log"]["path"]).name, moves))
+    return out
+
+
+def test_a_folder_of_logs_is_played_game_after_game(tmp_path, day) -> None:
+    folder = _folder(tmp_path, day)
+    service = Service(_config(tmp_path, **{"source.log": str(folder)}))
+    service.open()
+    assert asyncio.run(service.run()) == 0
+    journal = Journal(tmp_path / "journal.sqlite", writer=False)
+    assert _played(journal) == [(f"round-{i}.jsonl", g.transcript_moves())
+                                for i, g in enumerate(day, 1)]
+    assert all(g.finished is not None for g in journal.games())
+    assert len(list((tmp_path / "games").glob("*.ggf"))) == 3
+    with pytest.raises(ReplayDone):  # the whole day was replayed
+        Service(_config(tmp_path, **{"source.log": str(folder)})).open()
+
+
+def test_a_stop_mid_day_resumes_the_game_in_play_from_its_own_log(tmp_path, day) -> None:
+    folder = _folder(tmp_path, day[:2])
+    # slow enough that the replay keeps its pace and waits between readings, so the
+    # stop is heard inside game two (a replay behind its pace does not wait)
+    cfg = _config(tmp_path, **{"source.log": str(folder), "source.speed": 60.0})
+    first = Service(cfg, exit_when_done=False)
+    first.open()
+
+    def stop_in_game_two(events: list) -> None:
+        games = first.journal.games() if first.journal is not None else []
+        if len(games) == 2 and first.core is not None and len(first.core.arbiter.moves) >= 10:
+            first.stop()
+
+    first.on_step = stop_in_game_two
+    asyncio.run(first.run())
+    journal = Journal(tmp_path / "journal.sqlite", writer=False)
+    games = journal.games()
+    assert len(games) == 2 and games[1].finished is None  # stopped inside game two
+    again = Service(cfg)
+    again.open()
+    assert again.game is not None and again.game.id == games[1].id
+    asyncio.run(again.run())
+    assert _played(Journal(tmp_path / "journal.sqlite", writer=False)) == [
+        ("round-1.jsonl", day[0].transcript_moves()),
+        ("round-2.jsonl", day[1].transcript_moves())]
+
+
+def test_a_folder_without_logs_or_with_a_bad_one_is_named(tmp_path, day) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(KaeshiError, match="holds no"):
+        Service(_config(tmp_path, **{"source.log": str(empty)})).open()
+    folder = _folder(tmp_path, day[:1])
+    (folder / "round-2.jsonl").write_text('{"t": 0.0, "board": "short"}\n')
+    with pytest.raises(KaeshiError, match="round-2.jsonl"):
+        Service(_config(tmp_path, **{"source.log": str(folder)})).open()
