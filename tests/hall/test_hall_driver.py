@@ -82,7 +82,7 @@ def test_port_is_opened_exclusively(device):
 
 
 def test_missing_port_is_a_clear_error(tmp_path):
-    with pytest.raises(LinkLost, match="cannot open the sensor board port .*nothing"):
+    with pytest.raises(LinkLost, match="no sensor board at .*nothing: that port does not exist"):
         HallBoard(str(tmp_path / "nothing")).open()
 
 
