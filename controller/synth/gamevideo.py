@@ -34,9 +34,14 @@ class GameVideo(FrameSource):
     live = False
 
     def __init__(self, observations: Iterable[Observation], scene: object, fps: float,
-                 seed: int = 0):
+                 seed: int = 0, tail: float = 0.0):
+        """``tail``: seconds the camera goes on filming after the log's last
+        observation (a press included), the board lying as the log left it."""
         if not fps > 0:
             raise ValueError(f"fps must be positive, not {fps}")
+        if tail < 0:
+            raise ValueError(f"tail must not be negative, not {tail}")
+        self.tail = tail
         self.observations = list(observations)
         self.scene = scene
         self.seed = seed
@@ -52,6 +57,8 @@ class GameVideo(FrameSource):
             return
         (start, current), following = first, next(rendered, None)
         end = max(o.t for o in self.observations if o.board is not None)
+        if self.tail:
+            end = max(o.t for o in self.observations) + self.tail
         k = 0
         while (t := start.t + k / self.fps) <= end:
             while following is not None and following[0].t <= t:
@@ -69,17 +76,19 @@ def watch_game_video(
     stable: int = 2,
     keepalive: float | None = None,
     log: Callable[[str], None] | None = None,
+    tail: float = 0.0,
 ) -> list[Observation]:
     """The log ``watch`` writes for the rendered video, with the original presses merged in.
 
     ``setup`` is the calibration the watcher reads with (as ``--calibration``);
     ``fps`` films the log at that rate (see :class:`GameVideo`); ``stable`` and
-    ``keepalive`` are ``watch``'s options of those names. The watch loop's messages go
-    to ``log`` (dropped by default).
+    ``keepalive`` are ``watch``'s options of those names; ``tail`` films that long
+    past the log's end (see :class:`GameVideo`). The watch loop's messages go to
+    ``log`` (dropped by default).
     """
     observations = list(observations)
     out = io.StringIO()
-    watch(lambda: GameVideo(observations, scene, fps, seed), setup, out,
+    watch(lambda: GameVideo(observations, scene, fps, seed, tail), setup, out,
           WatchOptions(stable=stable, keepalive=keepalive), log or (lambda _msg: None))
     camera = list(read_observations(out.getvalue().splitlines()))
     presses = [o for o in observations if o.board is None]
