@@ -35,7 +35,8 @@ def prompt_presses(observations: Iterable[Observation], seed: int = 0,
     for obs in observations:
         if obs.board is not None:
             if obs.board != board:
-                board, since = obs.board, obs.t
+                since = None if board is None else obs.t  # the first board is no change
+                board = obs.board
             out.append(obs)
             continue
         t = obs.t
