@@ -19,6 +19,7 @@ import numpy as np
 
 from controller.observation import Observation
 from controller.vision.geometry import apply_homography
+from controller.vision.grid_guard import agreement, explained_boards
 from controller.vision.reader import SquareReader
 from controller.vision.reading import Reading
 from controller.vision.setup import CameraSetup
@@ -34,6 +35,8 @@ BUMP_CORNERS = 0.75  # ... or the squares' corners showing this much less felt t
 BUMP_DROP = 0.15  # ... or this much less (share of the corners) in every quarter of the board
 REFIT_MOVED = 0.08  # squares the grid must have moved for a re-fit to be taken
 REFIT_NET = 0.12  # grid seen on the lines less between them for a re-fitted grid to hold
+REFIT_BETTER = 6  # squares a re-fitted grid must read rightly more than the old one
+REFIT_PAUSE = 1.0  # seconds before a re-fit is tried again after one was refused
 
 
 @dataclass
@@ -66,6 +69,8 @@ class BoardWatcher:
         self.prev_grey: np.ndarray | None = None
         self.board_seen = True
         self.corner_felt: np.ndarray | None = None  # felt in the squares' corners, by quarter
+        self.anchor: str | None = None  # the last board line written with every square read
+        self.refused_at = float("-inf")  # when a re-fitted grid was last refused
         self.turn_gate = TurnGate() if turn_unsettled else None
         self.late: list[Observation] = []  # held by the gate, then released: see take_late
         self.stats = WatchStats()
@@ -122,7 +127,7 @@ class BoardWatcher:
             self.board_seen = True
         bumped = self._bumped(reading, moving)
         refitted = None
-        if bumped:
+        if bumped and t - self.refused_at >= REFIT_PAUSE:
             refitted = self._refit(t, image)
             if refitted is None and bumped == "unreadable":
                 return None  # not judged: a frame of a moved grid is no position
@@ -144,9 +149,12 @@ class BoardWatcher:
         A still frame with no hand in which many squares read otherwise than the
         reported board, or whose squares' corners suddenly show much less felt (the
         grid now falls on lines and discs), is not a move: no player turns six discs
-        without a hand in view. Returns ``unreadable`` (the grid no longer fits),
-        ``changed`` (many squares changed: a bump, or a big move whose hand left
-        between two frames) or ``""``.
+        without a hand in view. A hand or an arm can hide felt in every quarter of a
+        small board too, and a grid that slipped can itself read as a hand, so with
+        a hand in view the felt alone proposes a re-fit, which is taken only if it
+        reads the board clearly better (:meth:`_reads_better`). Returns
+        ``unreadable`` (the grid no longer fits), ``changed`` (many squares changed:
+        a bump, or a big move whose hand left between two frames) or ``""``.
         """
         if moving.any() or self.reader.layout is None:
             return ""
@@ -155,7 +163,7 @@ class BoardWatcher:
         if base is not None and bool(np.all(quarters < BUMP_CORNERS * base)):
             return "unreadable"  # all over the board at once: no hand does that
         if base is not None and bool(np.all(base - quarters >= BUMP_DROP)):
-            return "changed"  # a hand over all four quarters leaves the grid where it was
+            return "changed"
         if reading.hand:
             return ""
         chars = np.array(list(reading.board))
@@ -186,12 +194,30 @@ class BoardWatcher:
         side = float(np.linalg.norm(before[1] - before[0])) / 8
         if float(np.abs(corners - before).max()) < REFIT_MOVED * side:
             return None
-        self.reader = old.on_grid(h)
+        candidate = old.on_grid(h)
+        if not self._reads_better(image, candidate):
+            self.refused_at = t
+            self.stats.messages.append(
+                f"t={t:.2f}: the picture changed as if the camera moved, but a grid fitted "
+                "again reads the board no better: the grid was kept (the camera may have "
+                "moved)")
+            return None
+        self.reader = candidate
         self.count[:] = 0
         self.corner_felt = None
         self.stats.messages.append(
             f"t={t:.2f}: the board or the camera moved; the grid was fitted again")
         return self.reader
+
+    def _reads_better(self, image: np.ndarray, candidate: SquareReader) -> bool:
+        """Whether ``candidate`` reads the position in play (the last whole board
+        line, or one legal move on) clearly better than the current grid, on the
+        squares each sees."""
+        if self.anchor is None:
+            return True  # nothing read yet: nothing to tell the grids apart by
+        boards = explained_boards(self.anchor)
+        new = agreement(candidate.read(image).board, boards)
+        return new >= agreement(self.reader.read(image).board, boards) + REFIT_BETTER
 
     def _follow_light(self, t: float, reading: Reading, moving: np.ndarray) -> None:
         """Let the colour levels follow the light, from still frames without a hand.
@@ -239,6 +265,8 @@ class BoardWatcher:
             self.confirm -= 1
         self.last_line = line
         self.last_t = t
+        if "?" not in line:
+            self.anchor = line
         self.stats.emitted += 1
         if self.turn_gate is not None and self.turn_gate.open:
             return self._through_gate(Observation(t, board=line))
@@ -277,6 +305,8 @@ class BoardWatcher:
         self.candidate = self.candidate[was]
         self.count = self.count[was]
         self.reported = self.reported[was]
+        if self.anchor is not None:
+            self.anchor = "".join(np.array(list(self.anchor))[was])
         self.prev_grey = None  # the canvas is laid out anew
         self.corner_felt = None
 
