@@ -62,7 +62,8 @@ def test_the_wait_is_the_frames_a_camera_needs_after_the_press():
     assert press_wait(10.0, stable=1) == pytest.approx(0.3)
     assert press_wait(5.0) == MAX_PRESS_WAIT  # a slow camera: the bound holds
     assert press_wait(5.0, bound=0.2) == pytest.approx(0.2)
-    for bad in (lambda: press_wait(0.0), lambda: press_wait(10.0, stable=0),
+    assert press_wait(10.0, stable=0) == pytest.approx(0.2)  # raw frames, no watcher
+    for bad in (lambda: press_wait(0.0), lambda: press_wait(10.0, stable=-1),
                 lambda: press_wait(10.0, bound=-1.0)):
         with pytest.raises(ValueError):
             bad()

@@ -45,10 +45,12 @@ def frames_after_press(stable: int = 2) -> int:
     The last frame with the hand may be just before the press: the next one shows
     the squares it left changing (held as moving), ``stable`` more read them the
     same (the watcher's line), and one more repeats the line (the arbiter's second
-    reading, which makes a board a fact).
+    reading, which makes a board a fact). ``stable=0`` stands for raw frames with no
+    watcher between (the simulator's logs): the next frame is the second reading of
+    the finished board, and one more outlasts a one-frame misread of it.
     """
-    if stable < 1:
-        raise ValueError(f"stable must be at least 1 frame, not {stable}")
+    if stable < 0:
+        raise ValueError(f"stable must be 0 (raw frames) or more, not {stable}")
     return 1 + stable + 1
 
 
@@ -57,7 +59,7 @@ def press_wait(fps: float, stable: int = 2, bound: float = MAX_PRESS_WAIT) -> fl
     periods, at most ``bound``.
 
     At the watcher's default ``stable=2`` that is 0.4 s at 10 fps, 0.27 s at
-    15 fps and 0.13 s at 30 fps.
+    15 fps and 0.13 s at 30 fps; raw frames at 10 fps (the simulator's) wait 0.2 s.
     """
     if not fps > 0:
         raise ValueError(f"fps must be positive, not {fps}")
