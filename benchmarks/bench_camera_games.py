@@ -2,7 +2,8 @@
 
 Clock games of the independent arbiter development set (``arbiter-dev``) are given
 presses 0.15-0.4 s after the board last changed (``prompt_presses``), filmed whole
-by the project's renderer (small frames, 320x240; a clean and a hard scene), read by
+by the project's renderer (small frames, 320x240; a clean and a hard scene; hands
+taking a new pose in every frame; each game its own players' skin and sleeves), read by
 the ``watch`` loop (``--stable 2``, as ``kaeshi watch`` runs), the presses merged in
 by time, and judged by ``kaeshi arbitrate --mode tournament --fps F``: each press
 waits for the frames taken after it. The development set's own checker scores the
@@ -107,7 +108,8 @@ def main() -> None:
                 for k, path in enumerate(games):
                     with path.open(encoding="utf-8") as f:
                         log = prompt_presses(read_observations(f), seed=int(path.name[:4]))
-                    camera = watch_game_video(log, setup, scene, fps, seed=7 + k, tail=TAIL)
+                    camera = watch_game_video(log, setup, scene, fps, seed=7 + k, tail=TAIL,
+                                              moving_hands=True)
                     out = folder / path.name
                     out.write_text("".join(o.to_json() + "\n" for o in camera), encoding="utf-8")
                     expected = path.name.replace(".obs.jsonl", ".expected.jsonl")

@@ -2,8 +2,9 @@
 
 Scenarios of the independent arbiter development set are given presses as prompt as
 people make them (0.15-0.4 s after the board last changed), filmed with the
-project's renderer in small frames, read by the ``watch`` loop, the presses merged
-in by time, and judged with the wait :func:`press_wait` gives for the frame rate.
+project's renderer in small frames (hands taking a new pose in every frame), read
+by the ``watch`` loop, the presses merged in by time, and judged with the wait
+:func:`press_wait` gives for the frame rate.
 The events must be those the development set expects of the original log: no false
 flag, and no misreading carried into the next move. Judged at each press instead,
 the same camera logs carry false flags: the test would see the wait go missing.
@@ -61,7 +62,7 @@ def test_prompt_presses_through_the_camera_are_judged_as_the_log(data_dir, scena
     setup = calibrate_synthetic(scene, seed=7)
     messages: list[str] = []
     camera_log = watch_game_video(cut, setup, scene, fps, seed=7, log=messages.append,
-                                  tail=TAIL)
+                                  tail=TAIL, moving_hands=True)
 
     camera = _content(arbitrate(camera_log, ArbiterConfig(press_wait=press_wait(fps))))
     assert sum(e["event"] == "move" for e in camera) >= 16
@@ -71,3 +72,24 @@ def test_prompt_presses_through_the_camera_are_judged_as_the_log(data_dir, scena
     assert at_once != camera
     assert sum(e["event"] == "irregularity" for e in at_once) > sum(
         e["event"] == "irregularity" for e in camera)
+
+
+def test_a_hand_moves_from_frame_to_frame_and_a_still_board_does_not():
+    import numpy as np
+
+    from controller.position import Position
+    from controller.synth.gamevideo import GameVideo
+
+    start = Position.start().board_string()
+    hand = start[:35] + "???" + start[38:]
+    log = [Observation(0.0, board=start), Observation(1.0, board=hand),
+           Observation(2.0, board=start)]
+    frames = list(GameVideo(log, _scene(False), 4.0, seed=3, moving_hands=True).frames())
+    still = [f.image for f in frames if f.t < 1.0]
+    working = [f.image for f in frames if 1.0 <= f.t < 2.0]
+    assert len(still) == 4 and len(working) == 4
+    assert all(np.array_equal(still[0], s) for s in still)
+    assert not any(np.array_equal(a, b) for a, b in zip(working, working[1:], strict=False))
+    fixed = [f.image for f in GameVideo(log, _scene(False), 4.0, seed=3).frames()
+             if 1.0 <= f.t < 2.0]
+    assert all(np.array_equal(fixed[0], s) for s in fixed)
