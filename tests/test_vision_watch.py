@@ -376,3 +376,28 @@ def test_the_position_in_play_tells_a_right_grid_from_a_wrong_one():
     hidden = "?" * 16 + after[16:]
     assert agreement(hidden, boards) == 48  # a hand's squares count neither way
     assert explained_boards("?" + before[1:]) == ["?" + before[1:]]
+
+
+def test_a_grid_reading_nonsense_is_noticed_at_once_and_found_again():
+    """A grid a whole square off (the camera crept, or a grid taken by mistake) sits on
+    printed lines that would hold it; the board it reads is no position legal play
+    explains, so the next still frame finds the board anew."""
+    from controller.synth.picture import Scene
+    from controller.vision.evaluation import calibrate_on_start
+
+    scene = Scene(tilt_deg=20, rotation_deg=3, view_from_deg=30)
+    setup, ok = calibrate_on_start(scene, 5)
+    assert ok
+    before, _ = _midgame(("f5", "d6", "c3", "d3", "c4"))
+    image = render(before, scene, seed=5).image
+    w = BoardWatcher(setup.reader(), stable=2)
+    for t in range(3):
+        w.feed(t * 0.1, image)
+    right = w.reader.homography.copy()
+    w.reader = w.reader.on_grid(_shifted_by_a_square(right))
+    seen = [(t, o.board) for t in range(3, 13) if (o := w.feed(t * 0.1, image)) is not None]
+    assert any("no legal play explains" in m for m in w.stats.messages), w.stats.messages
+    assert any("the grid was fitted again" in m for m in w.stats.messages), w.stats.messages
+    back = [t for t, b in seen if b == before]
+    assert back and back[0] <= 8, seen  # within half a second of the first nonsense
+    assert seen[-1][1] == before

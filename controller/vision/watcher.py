@@ -71,6 +71,7 @@ class BoardWatcher:
         self.corner_felt: np.ndarray | None = None  # felt in the squares' corners, by quarter
         self.anchor: str | None = None  # the last board line written with every square read
         self.refused_at = float("-inf")  # when a re-fitted grid was last refused
+        self.suspect = False  # the last line was no position legal play explains
         self.turn_gate = TurnGate() if turn_unsettled else None
         self.late: list[Observation] = []  # held by the gate, then released: see take_late
         self.stats = WatchStats()
@@ -126,9 +127,13 @@ class BoardWatcher:
             self.stats.messages.append(f"t={t:.2f}: the board is back in view")
             self.board_seen = True
         bumped = self._bumped(reading, moving)
+        if not bumped and self.suspect and not moving.any():
+            bumped = "suspect"
         refitted = None
         if bumped and t - self.refused_at >= REFIT_PAUSE:
-            refitted = self._refit(t, image)
+            refitted = self._refit(t, image, anew=bumped == "suspect")
+            if bumped == "suspect":
+                self._suspect_checked(refitted is not None)
             if refitted is None and bumped == "unreadable":
                 return None  # not judged: a frame of a moved grid is no position
         if bumped and refitted is not None:
@@ -171,8 +176,17 @@ class BoardWatcher:
         changed = int((chars[known] != self.reported[known]).sum())
         return "changed" if changed >= BUMP_SQUARES else ""
 
-    def _refit(self, t: float, image: np.ndarray) -> SquareReader | None:
-        """Fit the grid again where the board now is, keeping a1 where it was."""
+    def _suspect_checked(self, refitted: bool) -> None:
+        """A suspect line's grid was checked: a grid that held reads the board as it is."""
+        self.suspect = False
+        if not refitted and self.last_line is not None:
+            self.anchor = self.last_line
+
+    def _refit(self, t: float, image: np.ndarray, anew: bool = False) -> SquareReader | None:
+        """Fit the grid again where the board now is, keeping a1 where it was.
+
+        ``anew``: find the board anew at once (the grid reads nonsense: it may sit on
+        the printed lines a whole square off, where they would hold it)."""
         from controller.vision.evaluation import align_to_truth
         from controller.vision.finder import BoardNotFound
         from controller.vision.geometry import corners_of
@@ -181,8 +195,8 @@ class BoardWatcher:
         from controller.vision.setup import CameraSetup
 
         old = self.reader
-        h, _ = refine_on_grid(image, old.homography)
-        if grid_coverage(image, h) - grid_coverage(image, h, offset=0.5) < REFIT_NET:
+        h = old.homography if anew else refine_on_grid(image, old.homography)[0]
+        if anew or grid_coverage(image, h) - grid_coverage(image, h, offset=0.5) < REFIT_NET:
             try:  # moved too far for the old grid to pull it back: find the board anew
                 found = locate(image).homography
             except BoardNotFound:
@@ -204,6 +218,7 @@ class BoardWatcher:
             return None
         self.reader = candidate
         self.count[:] = 0
+        self.reported[:] = "?"  # what the old grid read is no reading of the board
         self.corner_felt = None
         self.stats.messages.append(
             f"t={t:.2f}: the board or the camera moved; the grid was fitted again")
@@ -265,12 +280,29 @@ class BoardWatcher:
             self.confirm -= 1
         self.last_line = line
         self.last_t = t
-        if "?" not in line:
-            self.anchor = line
+        self._check_explained(t, line)
         self.stats.emitted += 1
         if self.turn_gate is not None and self.turn_gate.open:
             return self._through_gate(Observation(t, board=line))
         return Observation(t, board=line)
+
+    def _check_explained(self, t: float, line: str) -> None:
+        """Keep the line as the position in play, or, if legal play cannot explain it
+        from the last one (more than ``REFIT_BETTER`` squares read otherwise), have
+        the next still frame check the grid: a grid a square off reads nonsense at
+        once, and is noticed then, not a minute later."""
+        known = sum(c != "?" for c in line)
+        if self.anchor is None or self.turn_unsettled:
+            if "?" not in line:
+                self.anchor = line
+            return
+        if agreement(line, explained_boards(self.anchor)) < known - 2 * REFIT_BETTER:
+            if not self.suspect:
+                self.stats.messages.append(
+                    f"t={t:.2f}: no legal play explains the board read; the grid is checked")
+            self.suspect = True
+        elif "?" not in line:
+            self.anchor = line
 
     def _through_gate(self, obs: Observation) -> Observation | None:
         """``obs`` as the settled turn reads it, or None while the gate holds it."""
