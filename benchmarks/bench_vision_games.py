@@ -11,7 +11,9 @@ events (games exact, recall, precision, false flags); the same logs judged at ea
 press (no ``--fps``) show what the wait is for. The per-press delay is the time from
 a press to its judgement in the readings' time (the wait, cut short by a following
 press or the end of the input). ``KAESHI_BENCH_CAMERA_GAMES`` sets how many games
-(default 4), ``KAESHI_BENCH_CAMERA_FPS`` the frame rates (default ``10,15,30``).
+(default 4), ``KAESHI_BENCH_CAMERA_FPS`` the frame rates (default ``10,15,30``),
+``KAESHI_BENCH_CAMERA_SCENES`` the scenes (default all: ``clean``, ``hard``, and
+``hard, small board`` as ``small``).
 """
 
 from __future__ import annotations
@@ -45,11 +47,15 @@ def _kaeshi() -> str | None:
     return str(local) if local.is_file() else shutil.which("kaeshi")
 
 
-def _scenes() -> dict[str, object]:
+def _scenes() -> dict[str, tuple[str, object]]:
+    """Scenes by the name ``KAESHI_BENCH_CAMERA_SCENES`` picks them by: (label, scene)."""
     clean = replace(default_scene(), width=320, height=240)
     hard = replace(clean, tilt_deg=28.0, rotation_deg=-5.0, view_from_deg=25.0,
                    frame_style="wood", table="cloth", warmth=0.4, clutter=True)
-    return {"clean": clean, "hard": hard}
+    # the board about 145 px across, squares about 18 px: a camera far from the table
+    small = replace(hard, board_fraction=0.6)
+    return {"clean": ("clean", clean), "hard": ("hard", hard),
+            "small": ("hard, small board", small)}
 
 
 def _clock_games(n: int) -> list[Path]:
@@ -98,7 +104,10 @@ def main() -> None:
     names = ", ".join(p.name[:4] for p in games)
     print(f"   {len(games)} whole clock games of arbiter-dev ({names}),"
           " presses 0.15-0.4 s after the last change, 320x240 frames", flush=True)
-    for name, scene in _scenes().items():
+    wanted = os.environ.get("KAESHI_BENCH_CAMERA_SCENES", "")
+    for key, (name, scene) in _scenes().items():
+        if wanted and key not in wanted.split(","):
+            continue
         setup = calibrate_synthetic(scene, seed=7)
         for fps in rates:
             wait = press_wait(fps)
