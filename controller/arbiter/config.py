@@ -39,6 +39,15 @@ class ArbiterConfig:
     #: last flip sees it. False for raw frames (a camera, a simulated log), where a
     #: reading counts once a second one agrees or it stood ``HOLD`` seconds.
     settled: bool = False
+    #: Seconds a press is held for the readings taken after it, which show the board
+    #: as it stood at the press (a camera's finished move reaches the log after a
+    #: prompt press: see :mod:`controller.arbiter.presswait`). 0: judged at once,
+    #: as a settled source and a hand-made log want.
+    press_wait: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.press_wait >= 0:
+            raise ValueError(f"press_wait must be 0 or more seconds, not {self.press_wait}")
 
     def draw_winner(self) -> Color | None:
         if self.draws_allowed:

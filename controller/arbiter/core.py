@@ -29,6 +29,7 @@ from controller.arbiter.corrections import (
 from controller.arbiter.explain import Explain, in_rules_order
 from controller.arbiter.judge import Flag, judge
 from controller.arbiter.noclock import Frame, NoClock
+from controller.arbiter.presswait import HeldPress
 from controller.arbiter.readings import StableBoard, frame_masks
 from controller.arbiter.views import Views
 from controller.events import Event, Irregularity
@@ -46,7 +47,7 @@ class RulingRefused(ValueError):
     """An arbiter's ruling that cannot apply now; the message says why."""
 
 
-class Arbiter(Corrections, NoClock, Explain, Views):
+class Arbiter(Corrections, NoClock, Explain, Views, HeldPress):
     """Judges one game. ``feed`` every observation in time order; ``finish`` at the end."""
 
     def __init__(self, config: ArbiterConfig | None = None) -> None:
@@ -77,6 +78,11 @@ class Arbiter(Corrections, NoClock, Explain, Views):
         # confirmed (black, white, shifted) after it, and its time.
         self._history: list[Frame] = []
         self._base: tuple[int, int, int] = (start.black, start.white, 0)
+        # a press waiting for the frames after it (see ``presswait``)
+        self._held: tuple[float, Color] | None = None
+        self._held_masks: tuple[int, int, int] = (0, 0, 0)
+        self._view: StableBoard | None = None
+        self._at_press: str | None = None
 
     # ------------------------------------------------------------ properties
     @property
@@ -93,18 +99,20 @@ class Arbiter(Corrections, NoClock, Explain, Views):
         if self.last_t is not None and obs.t < self.last_t:
             raise ValueError(f"time goes backwards ({obs.t} after {self.last_t})")
         self.last_t = obs.t
+        events = self._release_before(obs.t)
         board = obs.board
         if board is not None:
             if board == self.last_board:
                 self._repeats += 1
                 if self._repeats >= 2:  # a still board read a third time changes nothing
-                    return []
+                    return events + self._release_reached(obs.t)
             else:
                 self._repeats = 0
-            return self._board(obs.t, board)
+            events += self._board(obs.t, board)
+            return events + self._release_reached(obs.t)
         if obs.press is not None:
-            return self._press(obs.t, obs.press)
-        return []
+            return events + self._press(obs.t, obs.press)
+        return events
 
     def elapse(self, t: float) -> list[Event]:
         """Time ``t`` has come with no new observation: a reading that stood since counts.
@@ -114,8 +122,15 @@ class Arbiter(Corrections, NoClock, Explain, Views):
         a live service calls this once :meth:`settles_at` is due: the board shown and
         any correction then follow without waiting for the next input. A log needs no
         call: its next observation does the same. With ``settled`` readings nothing
-        is ever left waiting.
+        is ever left waiting. A held press whose wait has ended by ``t`` is judged.
         """
+        if self._held is not None:
+            released = self._release_reached(t)
+            if not released and self._view is not None:  # the facts wait for the press
+                self.stable.elapse(t)
+                self._view.elapse(t)
+                return []
+            return released + self.elapse(t)
         if not self.stable.elapse(t):
             return []
         if self.clock is True:
@@ -125,8 +140,10 @@ class Arbiter(Corrections, NoClock, Explain, Views):
         return self._without_clock(t, occ, known, True)
 
     def settles_at(self) -> float | None:
-        """When a reading no observation has confirmed yet will count if it still stands."""
-        return self.stable.due()
+        """When a reading no observation has confirmed yet will count if it still stands,
+        or a held press is judged, whichever comes first."""
+        times = [x for x in (self.stable.due(), self.held_until()) if x is not None]
+        return min(times) if times else None
 
     def finish(self, t: float) -> list[Event]:
         """End of input at ``t``: without a clock, the move on the board is judged now.
@@ -135,6 +152,8 @@ class Arbiter(Corrections, NoClock, Explain, Views):
         went on (a video played to its end) passes that time; ``arbitrate`` passes
         the last observation's, so a log's last reading needs a second one.
         """
+        if self._held is not None:  # the input ended: judged with what it showed
+            return self._release(t) + self.finish(t)
         if self.phase == OVER:
             return []
         if self.clock:
@@ -180,7 +199,11 @@ class Arbiter(Corrections, NoClock, Explain, Views):
     def _board(self, t: float, board: str) -> list[Event]:
         black, white, shifted, known = frame_masks(board)
         self.last_board = board
+        if self._held is not None:  # the board at the held press: taken in when it is judged
+            self._view_board(black, white, shifted, known, t)
         changed = self.stable.update(black, white, shifted, known, t, self.config.settled)
+        if self._held is not None:
+            return []
         if self.clock is not True:
             return self._without_clock(t, black | white, known, changed)
         return self._confirmed_with_clock(t) if changed else []
@@ -204,6 +227,8 @@ class Arbiter(Corrections, NoClock, Explain, Views):
             self.clock = True
             self.phase = WAITING
             self._history.clear()
+        if self.config.press_wait > 0:
+            return self._hold(t, player)
         events = self._confirmed_with_clock(t) if self.stable.settle(t) else []
         return events + self._pressed(t, player)
 

@@ -40,7 +40,7 @@ def snapshot(a: Arbiter) -> dict[str, Any]:
         "config": {
             "mode": c.mode.value, "start": _pos(c.start), "draws_allowed": c.draws_allowed,
             "draw_win_right": c.draw_win_right.value if c.draw_win_right else None,
-            "clock": c.clock, "settled": c.settled,
+            "clock": c.clock, "settled": c.settled, "press_wait": c.press_wait,
         },
         "position": _pos(a.position), "shifted": a.shifted, "stable": a.stable.to_list(),
         "last_board": a.last_board, "clock": a.clock, "phase": a.phase,
@@ -51,6 +51,9 @@ def snapshot(a: Arbiter) -> dict[str, Any]:
         "notes": list(a.notes), "result": list(a.result) if a.result else None,
         "last_move": a.last_move, "last_t": a.last_t,
         "history": [list(h) for h in a._history], "base": list(a._base),
+        "held": None if a._held is None else [a._held[0], a._held[1].value],
+        "held_masks": list(a._held_masks), "at_press": a._at_press,
+        "view": None if a._view is None else a._view.to_list(),
     }
 
 
@@ -86,6 +89,7 @@ def restore(d: dict[str, Any]) -> Arbiter:
         mode=Mode(c["mode"]), start=_unpos(c["start"]), draws_allowed=bool(c["draws_allowed"]),
         draw_win_right=Color(right) if right else None, clock=c["clock"],
         settled=bool(c.get("settled", False)),  # absent from snapshots taken before it existed
+        press_wait=float(c.get("press_wait", 0.0)),  # likewise
     )
     a = Arbiter(config)
     a.position = _unpos(d["position"])
@@ -111,4 +115,10 @@ def restore(d: dict[str, Any]) -> Arbiter:
     a.last_t = d["last_t"]
     a._history = [tuple(h) for h in d["history"]]  # type: ignore[misc]
     a._base = tuple(d["base"])  # type: ignore[assignment]
+    held = d.get("held")
+    a._held = None if held is None else (float(held[0]), Color(held[1]))
+    a._held_masks = tuple(int(m) for m in d.get("held_masks", (0, 0, 0)))  # type: ignore[assignment]
+    a._at_press = d.get("at_press")
+    view = d.get("view")
+    a._view = None if view is None else StableBoard.from_list(view)
     return a

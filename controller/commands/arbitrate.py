@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TextIO
 
 from controller.arbiter import Arbiter, ArbiterConfig, Mode
+from controller.arbiter.presswait import press_wait
 from controller.events import Event
 from controller.observation import read_observations
 from controller.position import Position
@@ -46,6 +47,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=["json", "text"], default="json",
                    help="json: one event per line, for programs (default); text: one "
                    "line per event in words, irregularities with what happens next")
+    p.add_argument("--fps", type=float, metavar="F",
+                   help="the log was read by a camera at F frames a second ('kaeshi watch'): "
+                   "each press is judged with the frames taken just after it (see "
+                   "docs/camera.md); default: every press is judged at once")
+    p.add_argument("--stable", type=int, default=2, metavar="N",
+                   help="with --fps: the '--stable' the log was watched with (default 2)")
     p.set_defaults(func=run, clock=None)
 
 
@@ -65,6 +72,9 @@ def config_from(args: argparse.Namespace) -> ArbiterConfig:
         start = Position.from_board_string(args.board, Color.parse(args.to_move))
     else:
         start = Position.handicap(args.handicap) if args.handicap else Position.start()
+    if args.fps is not None and args.settled:
+        raise ValueError("--fps is for a camera's log; a --settled log is judged at each press")
+    wait = 0.0 if args.fps is None else press_wait(args.fps, args.stable)
     return ArbiterConfig(
         mode=Mode(args.mode),
         start=start,
@@ -72,6 +82,7 @@ def config_from(args: argparse.Namespace) -> ArbiterConfig:
         draw_win_right=Color(args.draw_win_right) if args.draw_win_right else None,
         clock=args.clock,
         settled=args.settled,
+        press_wait=wait,
     )
 
 

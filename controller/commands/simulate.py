@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--habits", action="store_true",
                    help="more of what real players do: two faults in one move, faults put "
                    "right after the press, an illegal pass replaced by a move, discs put "
-                   "down and taken back or pushed onto their square, forgotten presses")
+                   "down and taken back or pushed onto their square, forgotten presses, "
+                   "the clock pressed 0.15-0.4 s after the hand leaves (judge with "
+                   "'kaeshi arbitrate --fps 10 --stable 0')")
     p.add_argument("--via", choices=sorted(VIA), default="pure",
                    help="sensor path the log is played through: pure (none), hall (the "
                    "sensor-board simulator, a pty and the host driver), camera")

@@ -97,6 +97,10 @@ OPTIONS: tuple[Option, ...] = (
       "Camera set-up file saved by `kaeshi calibrate camera` (board position, colours). "
       "Empty: estimated from the first frame, which must show the whole board."),
     O("source", "fps", int, 10, "Camera frames read per second.", low=1, high=60),
+    O("source", "press_wait_max", float, 0.5,
+      "`camera` only: the most, in seconds, a clock press waits for the frames taken "
+      "after it before its move is judged (it waits 3-4 frames: see docs/camera.md).",
+      low=0.0, high=2.0),
     O("source", "log", str, "",
       "`sim` only, and required there: the observation log (JSON Lines) to replay, or "
       "a folder of them (`*.jsonl`, one game each, played in name order)."),

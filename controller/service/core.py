@@ -50,6 +50,9 @@ class GameSettings:
     #: as it arrives (``ArbiterConfig.settled``). Journals written before this setting
     #: existed lack it and replay as they were shown, as raw readings.
     settled: bool = False
+    #: Seconds each press waits for the camera's frames taken after it
+    #: (``ArbiterConfig.press_wait``); 0 for a settled source and older journals.
+    press_wait: float = 0.0
     #: Black's corner discs of a handicap start (1-4: a1, h8, h1, a8; white moves first);
     #: 0 for the standard start.
     handicap: int = 0
@@ -74,6 +77,7 @@ class GameSettings:
             draw_win_right=right,
             clock=True if self.clock else None,
             settled=self.settled,
+            press_wait=self.press_wait,
         )
 
     def time_control(self) -> TimeControl:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from controller.arbiter.presswait import press_wait
 from controller.errors import KaeshiError
 from controller.service.core import check_board
 from controller.service.journal import JournalError
@@ -26,6 +27,7 @@ from controller.service.sources import (
     Reading,
     Source,
     SourceEnd,
+    camera_stable,
 )
 from controller.service.states import State
 from controller.service.timing import MAX_HELD_BACK
@@ -70,6 +72,14 @@ class IntakeMixin:
             "sim": LogSource, "hall": HallSource, "camera": CameraSource,
         }
         return kinds[self.config["source.kind"]].settled
+
+    def _source_press_wait(self: Service) -> float:
+        """Seconds a press waits for the camera's frames after it (the one rule of
+        :mod:`controller.arbiter.presswait`); other sources are judged at each press."""
+        if self.config["source.kind"] != "camera":
+            return 0.0
+        fps = self.config["source.fps"]
+        return press_wait(fps, camera_stable(fps), self.config["source.press_wait_max"])
 
     def _official_position(self: Service) -> Any:
         return None if self.core is None else self.core.arbiter.position

@@ -24,8 +24,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("kaeshi.service")
 
 
-def settings_from_config(config: Config, settled: bool = False) -> GameSettings:
-    """A new game's settings; ``settled``: its source debounces every board itself."""
+def settings_from_config(config: Config, settled: bool = False,
+                         press_wait: float = 0.0) -> GameSettings:
+    """A new game's settings; ``settled``: its source debounces every board itself;
+    ``press_wait``: seconds a press waits for the frames after it."""
     return GameSettings(
         mode=config["game.mode"],
         black=config["game.black"],
@@ -40,6 +42,7 @@ def settings_from_config(config: Config, settled: bool = False) -> GameSettings:
         delay=float(config["clock.delay"]),
         settled=settled,
         handicap=config["game.handicap"],
+        press_wait=press_wait,
     )
 
 
@@ -48,7 +51,8 @@ class LifecycleMixin:
 
     def _new_game(self: Service) -> None:
         assert self.journal is not None
-        settings = settings_from_config(self.config, self._source_settled())
+        settings = settings_from_config(self.config, self._source_settled(),
+                                        self._source_press_wait())
         if self.next_game_overrides:
             settings = GameSettings.from_dict({**settings.to_dict(),
                                                **self.next_game_overrides})

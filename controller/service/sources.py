@@ -213,6 +213,18 @@ class HallSource:
             await self._link.close()
 
 
+def camera_stable(fps: float) -> int:
+    """Frames a square must read the same before the camera's watcher reports it.
+
+    The arbiter itself takes a reading only once a second frame agrees, or once it
+    stood ``HOLD`` seconds. Where a frame is short enough that a one-frame misread
+    cannot stand that long (with room to spare), the watcher leaves that to the
+    arbiter and reports each reading at once. A slower camera settles its squares in
+    the watcher as well.
+    """
+    return 1 if 2.0 / fps <= HOLD else 2
+
+
 class CameraSource:
     """The camera over the board: frames -> the vision package's watcher -> readings.
 
@@ -285,16 +297,7 @@ class CameraSource:
         log.info("the game settled which way round the board is; kept in %s", self.setup_path)
 
     def _stable(self) -> int:
-        """Frames a square must read the same before the watcher reports it.
-
-        The arbiter itself takes a reading only once a second frame agrees, or once it
-        stood ``HOLD`` seconds. Where a frame is short enough that a one-frame misread
-        cannot stand that long (with room to spare), the watcher leaves that to the
-        arbiter and reports each reading at once: a board is then taken on its second
-        frame, before a player who turned the last disc can reach the clock. A slower
-        camera settles its squares in the watcher as well.
-        """
-        return 1 if 2.0 / self.fps <= HOLD else 2
+        return camera_stable(self.fps)
 
     async def items(self) -> AsyncIterator[SourceItem]:
         loop = asyncio.get_running_loop()

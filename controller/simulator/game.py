@@ -50,7 +50,8 @@ class SimOptions:
     #: two faults in one move; a fault put right after the press without anyone
     #: pressing (path b); an illegal pass followed by the offender simply playing and
     #: pressing again; several faults put right at once; a disc put down and taken
-    #: back; the new disc put down off-centre and pushed in; a forgotten clock press.
+    #: back; the new disc put down off-centre and pushed in; a forgotten clock press;
+    #: the clock pressed 0.15-0.4 s after the hand leaves the board.
     habits: bool = False
 
 
@@ -84,7 +85,8 @@ class _Game:
         self.options = options
         self.rng = random.Random(options.seed)
         self.pos = game.start
-        self.table = Table(self.pos.board_string(), self.rng, options.hand, options.noise)
+        self.table = Table(self.pos.board_string(), self.rng, options.hand, options.noise,
+                           prompt=random.Random(options.seed + 1) if options.habits else None)
         self.truth: list[Event] = []
         self.injected: list[Injected] = []
         self.script = [parse_square(s) for s in game.transcript_moves()]

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import random
 
+from controller.arbiter.presswait import press_wait
 from controller.observation import Observation
+from controller.simulator.prompt import PROMPT
 from controller.squares import Color
 
 NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(
@@ -27,6 +29,9 @@ NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(
 )
 
 FRAME = 0.1  # seconds between frames while something happens on the board
+#: Seconds a press in these logs waits for the frames after it: raw frames (no
+#: watcher) every ``FRAME`` (see :func:`controller.arbiter.presswait.press_wait`).
+PRESS_WAIT = press_wait(1 / FRAME, stable=0)
 NOISE_GAP = 10  # frames before the same square may be misread again
 _MISREAD = {ch: [o for o in "-XO?xo" if o != ch] for ch in "-XOxo"}
 
@@ -34,7 +39,12 @@ _MISREAD = {ch: [o for o in "-XO?xo" if o != ch] for ch in "-XOxo"}
 class Table:
     """The real board, a clock, and the stream of observations they produce."""
 
-    def __init__(self, board: str, rng: random.Random, hand: bool, noise: float) -> None:
+    def __init__(self, board: str, rng: random.Random, hand: bool, noise: float,
+                 prompt: random.Random | None = None) -> None:
+        """``prompt``: players reach for the clock as the hand leaves the board, at
+        moments drawn from this generator (its own, so the rest of a seeded game
+        stays as it was; see :meth:`retreat`)."""
+        self.prompt = prompt
         self.cells = list(board)
         self.rng = rng
         self.hand = hand
@@ -116,5 +126,16 @@ class Table:
             self.show(hidden)
 
     def retreat(self) -> None:
-        """The hand leaves the board: every square is seen settled before anything else."""
-        self.still(4)
+        """The hand leaves the board: every square is seen settled before anything else.
+
+        A ``prompt`` player's press (if one follows) comes 0.15-0.4 s after the
+        first frame without the hand, as people press (``PROMPT``); otherwise after
+        four settled frames.
+        """
+        if self.prompt is None:
+            self.still(4)
+            return
+        wait = self.prompt.uniform(*PROMPT)
+        frames = int(wait / FRAME) + 1  # frames from the hand leaving up to the press
+        for k in range(frames):
+            self.show(dt=FRAME if k < frames - 1 else wait - (frames - 1) * FRAME)

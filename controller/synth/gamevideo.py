@@ -34,16 +34,24 @@ class GameVideo(FrameSource):
     live = False
 
     def __init__(self, observations: Iterable[Observation], scene: object, fps: float,
-                 seed: int = 0):
+                 seed: int = 0, tail: float = 0.0, moving_hands: bool = False):
+        """``tail``: seconds the camera goes on filming after the log's last
+        observation (a press included), the board lying as the log left it.
+        ``moving_hands``: a hand over the board takes a new pose (fingers, arm and
+        shadow) in every frame, as a working hand does, rather than in each state."""
+        self.moving_hands = moving_hands
         if not fps > 0:
             raise ValueError(f"fps must be positive, not {fps}")
+        if tail < 0:
+            raise ValueError(f"tail must not be negative, not {tail}")
+        self.tail = tail
         self.observations = list(observations)
         self.scene = scene
         self.seed = seed
         self.fps = fps
 
     def frames(self) -> Iterator[Frame]:
-        from controller.synth.picture import render_observations
+        from controller.synth.picture import render_hand_frame, render_observations
 
         rendered = render_observations(self.observations, self.scene,  # type: ignore[arg-type]
                                        self.seed)
@@ -52,12 +60,27 @@ class GameVideo(FrameSource):
             return
         (start, current), following = first, next(rendered, None)
         end = max(o.t for o in self.observations if o.board is not None)
-        k = 0
+        if self.tail:
+            end = max(o.t for o in self.observations) + self.tail
+        state, under, before = start.board or "", "-" * 64, "-" * 64
+        k = fresh = 0
         while (t := start.t + k / self.fps) <= end:
             while following is not None and following[0].t <= t:
-                (_, current), following = following, next(rendered, None)
-            yield Frame(t, current.image)
+                before = _seen(before, state)
+                (obs, current), following = following, next(rendered, None)
+                state, under, fresh = obs.board or "", before, 0
+            image = current.image
+            if self.moving_hands and "?" in state and fresh:
+                image = render_hand_frame(state, under, self.scene,  # type: ignore[arg-type]
+                                          self.seed, k).image
+            yield Frame(t, image)
+            fresh += 1
             k += 1
+
+
+def _seen(known: str, board: str) -> str:
+    """What lies on each square once ``board`` was seen (a hand's squares keep theirs)."""
+    return "".join(k if b == "?" else b.upper() for k, b in zip(known, board, strict=True))
 
 
 def watch_game_video(
@@ -69,17 +92,21 @@ def watch_game_video(
     stable: int = 2,
     keepalive: float | None = None,
     log: Callable[[str], None] | None = None,
+    tail: float = 0.0,
+    moving_hands: bool = False,
 ) -> list[Observation]:
     """The log ``watch`` writes for the rendered video, with the original presses merged in.
 
     ``setup`` is the calibration the watcher reads with (as ``--calibration``);
     ``fps`` films the log at that rate (see :class:`GameVideo`); ``stable`` and
-    ``keepalive`` are ``watch``'s options of those names. The watch loop's messages go
-    to ``log`` (dropped by default).
+    ``keepalive`` are ``watch``'s options of those names; ``tail`` films that long
+    past the log's end and ``moving_hands`` moves hands in every frame (see
+    :class:`GameVideo`). The watch loop's messages go to
+    ``log`` (dropped by default).
     """
     observations = list(observations)
     out = io.StringIO()
-    watch(lambda: GameVideo(observations, scene, fps, seed), setup, out,
+    watch(lambda: GameVideo(observations, scene, fps, seed, tail, moving_hands), setup, out,
           WatchOptions(stable=stable, keepalive=keepalive), log or (lambda _msg: None))
     camera = list(read_observations(out.getvalue().splitlines()))
     presses = [o for o in observations if o.board is None]

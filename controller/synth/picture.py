@@ -200,6 +200,15 @@ def render_observations(observations: Iterable[Observation], scene: Scene,
                 known[i] = ch.upper() if ch in "xo" else ch
 
 
+def render_hand_frame(board: str, under: str, scene: Scene, seed: int, frame: int) -> Rendered:
+    """One more frame of a video state with a hand over the board (``?`` squares):
+    the scene of ``seed`` as :func:`render_observations` draws it, with the hand in
+    a pose of its own (``frame`` numbers it), so a hand moves while it works.
+    ``under`` is what lies under the hand (the state last seen there)."""
+    return _render(board, replace(scene, hand=False), seed, seed * 100_003 + 1_000_000 + frame,
+                   None, under)
+
+
 def write_video(frames: Iterable[np.ndarray | Rendered], path: str | Path,
                 fps: float = 10.0) -> int:
     """Write frames (images or renders) to a video file; returns the number written.

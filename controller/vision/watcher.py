@@ -19,6 +19,7 @@ import numpy as np
 
 from controller.observation import Observation
 from controller.vision.geometry import apply_homography
+from controller.vision.grid_guard import agreement, explained_boards
 from controller.vision.reader import SquareReader
 from controller.vision.reading import Reading
 from controller.vision.setup import CameraSetup
@@ -34,6 +35,8 @@ BUMP_CORNERS = 0.75  # ... or the squares' corners showing this much less felt t
 BUMP_DROP = 0.15  # ... or this much less (share of the corners) in every quarter of the board
 REFIT_MOVED = 0.08  # squares the grid must have moved for a re-fit to be taken
 REFIT_NET = 0.12  # grid seen on the lines less between them for a re-fitted grid to hold
+REFIT_BETTER = 6  # squares a re-fitted grid must read rightly more than the old one
+REFIT_PAUSE = 1.0  # seconds before a re-fit is tried again after one was refused
 
 
 @dataclass
@@ -66,6 +69,9 @@ class BoardWatcher:
         self.prev_grey: np.ndarray | None = None
         self.board_seen = True
         self.corner_felt: np.ndarray | None = None  # felt in the squares' corners, by quarter
+        self.anchor: str | None = None  # the last board line written with every square read
+        self.refused_at = float("-inf")  # when a re-fitted grid was last refused
+        self.suspect = False  # the last line was no position legal play explains
         self.turn_gate = TurnGate() if turn_unsettled else None
         self.late: list[Observation] = []  # held by the gate, then released: see take_late
         self.stats = WatchStats()
@@ -121,9 +127,13 @@ class BoardWatcher:
             self.stats.messages.append(f"t={t:.2f}: the board is back in view")
             self.board_seen = True
         bumped = self._bumped(reading, moving)
+        if not bumped and self.suspect and not moving.any():
+            bumped = "suspect"
         refitted = None
-        if bumped:
-            refitted = self._refit(t, image)
+        if bumped and t - self.refused_at >= REFIT_PAUSE:
+            refitted = self._refit(t, image, anew=bumped == "suspect")
+            if bumped == "suspect":
+                self._suspect_checked(refitted is not None)
             if refitted is None and bumped == "unreadable":
                 return None  # not judged: a frame of a moved grid is no position
         if bumped and refitted is not None:
@@ -144,9 +154,12 @@ class BoardWatcher:
         A still frame with no hand in which many squares read otherwise than the
         reported board, or whose squares' corners suddenly show much less felt (the
         grid now falls on lines and discs), is not a move: no player turns six discs
-        without a hand in view. Returns ``unreadable`` (the grid no longer fits),
-        ``changed`` (many squares changed: a bump, or a big move whose hand left
-        between two frames) or ``""``.
+        without a hand in view. A hand or an arm can hide felt in every quarter of a
+        small board too, and a grid that slipped can itself read as a hand, so with
+        a hand in view the felt alone proposes a re-fit, which is taken only if it
+        reads the board clearly better (:meth:`_reads_better`). Returns
+        ``unreadable`` (the grid no longer fits), ``changed`` (many squares changed:
+        a bump, or a big move whose hand left between two frames) or ``""``.
         """
         if moving.any() or self.reader.layout is None:
             return ""
@@ -155,7 +168,7 @@ class BoardWatcher:
         if base is not None and bool(np.all(quarters < BUMP_CORNERS * base)):
             return "unreadable"  # all over the board at once: no hand does that
         if base is not None and bool(np.all(base - quarters >= BUMP_DROP)):
-            return "changed"  # a hand over all four quarters leaves the grid where it was
+            return "changed"
         if reading.hand:
             return ""
         chars = np.array(list(reading.board))
@@ -163,8 +176,17 @@ class BoardWatcher:
         changed = int((chars[known] != self.reported[known]).sum())
         return "changed" if changed >= BUMP_SQUARES else ""
 
-    def _refit(self, t: float, image: np.ndarray) -> SquareReader | None:
-        """Fit the grid again where the board now is, keeping a1 where it was."""
+    def _suspect_checked(self, refitted: bool) -> None:
+        """A suspect line's grid was checked: a grid that held reads the board as it is."""
+        self.suspect = False
+        if not refitted and self.last_line is not None:
+            self.anchor = self.last_line
+
+    def _refit(self, t: float, image: np.ndarray, anew: bool = False) -> SquareReader | None:
+        """Fit the grid again where the board now is, keeping a1 where it was.
+
+        ``anew``: find the board anew at once (the grid reads nonsense: it may sit on
+        the printed lines a whole square off, where they would hold it)."""
         from controller.vision.evaluation import align_to_truth
         from controller.vision.finder import BoardNotFound
         from controller.vision.geometry import corners_of
@@ -173,8 +195,8 @@ class BoardWatcher:
         from controller.vision.setup import CameraSetup
 
         old = self.reader
-        h, _ = refine_on_grid(image, old.homography)
-        if grid_coverage(image, h) - grid_coverage(image, h, offset=0.5) < REFIT_NET:
+        h = old.homography if anew else refine_on_grid(image, old.homography)[0]
+        if anew or grid_coverage(image, h) - grid_coverage(image, h, offset=0.5) < REFIT_NET:
             try:  # moved too far for the old grid to pull it back: find the board anew
                 found = locate(image).homography
             except BoardNotFound:
@@ -186,12 +208,31 @@ class BoardWatcher:
         side = float(np.linalg.norm(before[1] - before[0])) / 8
         if float(np.abs(corners - before).max()) < REFIT_MOVED * side:
             return None
-        self.reader = old.on_grid(h)
+        candidate = old.on_grid(h)
+        if not self._reads_better(image, candidate):
+            self.refused_at = t
+            self.stats.messages.append(
+                f"t={t:.2f}: the picture changed as if the camera moved, but a grid fitted "
+                "again reads the board no better: the grid was kept (the camera may have "
+                "moved)")
+            return None
+        self.reader = candidate
         self.count[:] = 0
+        self.reported[:] = "?"  # what the old grid read is no reading of the board
         self.corner_felt = None
         self.stats.messages.append(
             f"t={t:.2f}: the board or the camera moved; the grid was fitted again")
         return self.reader
+
+    def _reads_better(self, image: np.ndarray, candidate: SquareReader) -> bool:
+        """Whether ``candidate`` reads the position in play (the last whole board
+        line, or one legal move on) clearly better than the current grid, on the
+        squares each sees."""
+        if self.anchor is None:
+            return True  # nothing read yet: nothing to tell the grids apart by
+        boards = explained_boards(self.anchor)
+        new = agreement(candidate.read(image).board, boards)
+        return new >= agreement(self.reader.read(image).board, boards) + REFIT_BETTER
 
     def _follow_light(self, t: float, reading: Reading, moving: np.ndarray) -> None:
         """Let the colour levels follow the light, from still frames without a hand.
@@ -239,10 +280,29 @@ class BoardWatcher:
             self.confirm -= 1
         self.last_line = line
         self.last_t = t
+        self._check_explained(t, line)
         self.stats.emitted += 1
         if self.turn_gate is not None and self.turn_gate.open:
             return self._through_gate(Observation(t, board=line))
         return Observation(t, board=line)
+
+    def _check_explained(self, t: float, line: str) -> None:
+        """Keep the line as the position in play, or, if legal play cannot explain it
+        from the last one (more than ``REFIT_BETTER`` squares read otherwise), have
+        the next still frame check the grid: a grid a square off reads nonsense at
+        once, and is noticed then, not a minute later."""
+        known = sum(c != "?" for c in line)
+        if self.anchor is None or self.turn_unsettled:
+            if "?" not in line:
+                self.anchor = line
+            return
+        if agreement(line, explained_boards(self.anchor)) < known - 2 * REFIT_BETTER:
+            if not self.suspect:
+                self.stats.messages.append(
+                    f"t={t:.2f}: no legal play explains the board read; the grid is checked")
+            self.suspect = True
+        elif "?" not in line:
+            self.anchor = line
 
     def _through_gate(self, obs: Observation) -> Observation | None:
         """``obs`` as the settled turn reads it, or None while the gate holds it."""
@@ -277,6 +337,8 @@ class BoardWatcher:
         self.candidate = self.candidate[was]
         self.count = self.count[was]
         self.reported = self.reported[was]
+        if self.anchor is not None:
+            self.anchor = "".join(np.array(list(self.anchor))[was])
         self.prev_grey = None  # the canvas is laid out anew
         self.corner_felt = None
 

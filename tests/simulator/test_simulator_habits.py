@@ -63,3 +63,25 @@ def test_habits_are_off_by_default(data_dir):
     assert {inj.fix for inj in plain.injected} <= {"none", "mover", "opponent"}
     assert plain.observations != simulate_game(
         game, SimOptions(errors=0.1, seed=3, habits=True)).observations
+
+
+def test_players_press_as_the_hand_leaves_the_board(sims):
+    """0.15-0.4 s after the first frame without the hand, where a hand was at work."""
+    gaps = []
+    for sim in sims:
+        left = None
+        for o in sim.observations:
+            if o.board is not None:
+                if "?" in o.board:
+                    left = None
+                elif left is None:
+                    left = o.t
+            else:
+                if left is not None:
+                    gaps.append(round(o.t - left, 3))
+                left = None
+    assert len(gaps) > 100
+    prompt = [g for g in gaps if g <= 0.4]
+    assert len(prompt) > 0.5 * len(gaps)  # most presses follow a hand (the rest: thinking)
+    assert min(prompt) >= 0.15
+    assert max(prompt) - min(prompt) > 0.15  # drawn over the range, not one fixed delay

@@ -332,3 +332,76 @@ def test_a_calibration_a_quarter_turn_off_is_settled_by_the_game_and_kept(
                      "--out", str(again)]) == 0
     assert "quarter turn" not in capsys.readouterr().err
     assert again.read_text() == log.read_text()
+
+
+def _shifted_by_a_square(h: np.ndarray) -> np.ndarray:
+    """The grid ``h`` (board squares -> image) moved one square along the rows."""
+    return h @ np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+
+
+def test_a_grid_fitted_again_a_square_off_is_refused_and_the_old_one_kept(monkeypatch):
+    """A re-fit proposed while the camera stood still (a hand over a small board)
+    lands a square off: it reads the position in play worse, so it is not taken."""
+    import controller.vision.grid as grid
+    from controller.synth.picture import Scene
+    from controller.vision.evaluation import calibrate_on_start
+
+    scene = Scene(tilt_deg=20, rotation_deg=3, view_from_deg=30)
+    setup, ok = calibrate_on_start(scene, 5)
+    assert ok
+    before, _ = _midgame(("f5", "d6", "c3", "d3", "c4"))
+    image = render(before, scene, seed=5).image
+    w = BoardWatcher(setup.reader(), stable=2)
+    for t in range(3):
+        w.feed(t * 0.1, image)
+    assert w.anchor == before
+    kept = w.reader.homography.copy()
+    monkeypatch.setattr(grid, "refine_on_grid", lambda img, h: (_shifted_by_a_square(h), 1.0))
+    monkeypatch.setattr(grid, "grid_coverage", lambda img, h, offset=0.0: 1.0 - offset)
+    assert w._refit(0.3, image) is None
+    assert np.allclose(w.reader.homography, kept)
+    assert any("grid was kept" in m for m in w.stats.messages), w.stats.messages
+    assert not any("the grid was fitted again" in m for m in w.stats.messages)
+    # the frames go on being read through the old grid, and no re-fit is tried at
+    # once again: the next still frames read the board as it is
+    later = [o.board for t in range(3, 6) if (o := w.feed(t * 0.1, image)) is not None]
+    assert all(b == before for b in later)
+
+
+def test_the_position_in_play_tells_a_right_grid_from_a_wrong_one():
+    from controller.vision.grid_guard import agreement, explained_boards
+
+    before, after = _midgame(("f5", "d6", "c3"))
+    boards = explained_boards(before)
+    assert before in boards and after in boards  # a legal move on is explained
+    assert agreement(after, boards) == 64
+    shifted = before[1:] + "-"  # what a grid a square off would read, roughly
+    assert agreement(shifted, boards) < agreement(after, boards) - 6
+    hidden = "?" * 16 + after[16:]
+    assert agreement(hidden, boards) == 48  # a hand's squares count neither way
+    assert explained_boards("?" + before[1:]) == ["?" + before[1:]]
+
+
+def test_a_grid_reading_nonsense_is_noticed_at_once_and_found_again():
+    """A grid a whole square off (the camera crept, or a grid taken by mistake) sits on
+    printed lines that would hold it; the board it reads is no position legal play
+    explains, so the next still frame finds the board anew."""
+    from controller.synth.picture import Scene
+    from controller.vision.evaluation import calibrate_on_start
+
+    scene = Scene(tilt_deg=20, rotation_deg=3, view_from_deg=30)
+    setup, ok = calibrate_on_start(scene, 5)
+    assert ok
+    before, _ = _midgame(("f5", "d6", "c3", "d3", "c4"))
+    image = render(before, scene, seed=5).image
+    w = BoardWatcher(setup.reader(), stable=2)
+    for t in range(3):
+        w.feed(t * 0.1, image)
+    right = w.reader.homography.copy()
+    w.reader = w.reader.on_grid(_shifted_by_a_square(right))
+    seen = [(t, o.board) for t in range(3, 13) if (o := w.feed(t * 0.1, image)) is not None]
+    assert any("no legal play explains" in m for m in w.stats.messages), w.stats.messages
+    assert any("the grid was fitted again" in m for m in w.stats.messages), w.stats.messages
+    back = [t for t, b in seen if b == before]
+    assert back and back[0] <= 8, seen  # within half a second of the first nonsense
+    assert seen[-1][1] == before
