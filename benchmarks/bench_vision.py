@@ -4,7 +4,7 @@ For each set: squares read right / wrong / ``?`` over *all* scenes (a scene whos
 board is not found counts all its squares wrong), boards found (and how many of
 those were misplaced by more than half a square), calibration refusals, ``?``
 split by reason, and the median CPU time to find the board. See
-controller/vision/evaluation.py for how squares are counted.
+controller/measure/evaluation.py for how squares are counted.
 
 Sets: the independent development renders in ``../shared/data/renders-dev``
 (measured only: nothing is tuned on them), then scenes of the project's own
@@ -31,15 +31,15 @@ from calibration.evaluation import (
     evaluate_calibration,
     evaluate_wrong_starts,
 )
-from controller.synth.picture import Scene, render
-from controller.vision.evaluation import (
+from controller.measure.crop import evaluate_cut_off_renders, evaluate_photo_crops
+from controller.measure.evaluation import (
     calibrate_on_start,
     evaluate_folder,
     evaluate_rendered,
     random_position,
 )
-from controller.vision.evaluation_crop import evaluate_cut_off_renders, evaluate_photo_crops
-from controller.vision.scoring import EndToEnd
+from controller.synth.picture import Scene, render
+from controller.vision.reading.scoring import EndToEnd
 
 SHARED = Path(os.environ.get("KAESHI_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 DEV = SHARED / "data" / "renders-dev"
@@ -68,7 +68,7 @@ def _per_frame(width: int, height: int, frames: int = 300) -> float:
 def _learned_cost() -> str:
     """CPU time of the learned square model per call, for the few squares a frame
     usually asks about and for a whole board (what the finder's checks ask)."""
-    from controller.vision.square_model import INPUT, default_model
+    from controller.vision.reading.square_model import INPUT, default_model
 
     model = default_model()
     if model is None:

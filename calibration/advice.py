@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from controller.squares import square_name
+from controller.vision.calibrating.fit import StartFit
+from controller.vision.calibrating.start_reading import START_DISCS, next_to_glare
 from controller.vision.cv import components, cv2
-from controller.vision.finder import green_mask_hsv
+from controller.vision.finding.finder import green_mask_hsv
 from controller.vision.geometry import corners_of, upright_order
-from controller.vision.startfit import StartFit
-from controller.vision.startreading import START_DISCS, next_to_glare
 
 UNREAD_ADVICE = 8  # unread squares at calibration from which the user is told what to change
 DARK = 30  # grey level (of 255) below which a picture is too dark to read discs well
@@ -75,7 +75,7 @@ def no_board_advice(image: np.ndarray, felt_seen: bool = False) -> str:
     """What to change when no board was found: the causes the picture shows, or
     where it shows none, what usually helps (a refusal must never leave the user
     with nothing to try). ``felt_seen``: the finder found a felt-coloured area
-    (see :class:`controller.vision.finder_felt.BoardNotFound`), so the camera is
+    (see :class:`controller.vision.finding.felt.BoardNotFound`), so the camera is
     not to be told it sees no felt."""
     hint = picture_hint(image)
     if hint:

@@ -12,14 +12,14 @@ import numpy as np
 
 from calibration.advice import UNREAD_ADVICE, no_board_advice, too_dim, what_to_change
 from controller.squares import square_name
+from controller.vision.calibrating.fit import START_BOARD, StartFit, fit_start_position
+from controller.vision.calibrating.search import DOUBTED, fit_on_start
+from controller.vision.calibrating.start_reading import START_DISCS, next_to_glare
+from controller.vision.calibrating.turn import BY_MODEL, UNSETTLED, settle_turn
 from controller.vision.calibration_file import CameraCalibration
-from controller.vision.finder import BoardNotFound
+from controller.vision.finding.finder import BoardNotFound
 from controller.vision.geometry import a1_place, grid_with_a1
 from controller.vision.pipeline import auto_setup
-from controller.vision.startfit import START_BOARD, StartFit, fit_start_position
-from controller.vision.startreading import START_DISCS, next_to_glare
-from controller.vision.startsearch import DOUBTED, fit_on_start
-from controller.vision.startturn import BY_MODEL, UNSETTLED, settle_turn
 
 
 def _mismatch_advice(fit: StartFit) -> list[str]:

@@ -23,15 +23,15 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from calibration.advice import DARK
+from controller.measure.evaluation import grid_error, own_scenes, start_picture
 from controller.position import START_BOARD
+from controller.vision.calibrating.fit import StartFit
+from controller.vision.calibrating.search import fit_on_start
+from controller.vision.calibrating.start_reading import START_DISCS
+from controller.vision.calibrating.turn import UNSETTLED, settle_turn
 from controller.vision.cv import cv2
-from controller.vision.evaluation import grid_error, own_scenes, start_picture
-from controller.vision.finder import BoardNotFound
+from controller.vision.finding.finder import BoardNotFound
 from controller.vision.geometry import corners_of
-from controller.vision.startfit import StartFit
-from controller.vision.startreading import START_DISCS
-from controller.vision.startsearch import fit_on_start
-from controller.vision.startturn import UNSETTLED, settle_turn
 
 #: A grid whose corner lies this many squares or more from the truth is misplaced.
 OFF = 0.5

@@ -12,8 +12,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VISION = ROOT / "controller" / "vision"
-#: The measurement harness draws the scenes it scores the reader on.
-HARNESS = {"evaluation.py", "evaluation_crop.py"}
+#: The camera reader's floors: a module imports vision modules of its own floor or
+#: lower, so finding builds on reading, calibrating and watching on both, and the
+#: plain helpers at the bottom know none of them.
+FLOORS = {
+    "cv": 0, "colour": 0, "geometry": 0, "sampling": 0, "capture": 0,
+    "reading": 1,
+    "finding": 2,
+    "setup": 3, "calibration_file": 3, "pipeline": 3, "annotate": 3,
+    "calibrating": 4,
+    "watching": 5,
+}
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -34,18 +43,42 @@ def test_imported_modules_sees_imports_inside_functions(tmp_path: Path) -> None:
     assert "controller.synth.picture" in imported_modules(source)
 
 
-def test_no_reading_module_imports_the_synthetic_renderer() -> None:
-    readers = [p for p in sorted(VISION.glob("*.py")) if p.name not in HARNESS]
-    assert len(readers) > 20  # the reader is where this test thinks it is
-    leaks = {p.name: sorted(m for m in imported_modules(p)
-                            if m == "controller.synth" or m.startswith("controller.synth."))
-             for p in readers}
+def _vision_part(module: str) -> str | None:
+    """The floor name of a ``controller.vision`` module (its sub-package, or itself)."""
+    parts = module.split(".")
+    if parts[:2] != ["controller", "vision"] or len(parts) < 3:
+        return None
+    return parts[2]
+
+
+def test_no_reading_module_imports_the_renderer_or_the_measuring_harness() -> None:
+    readers = sorted(VISION.rglob("*.py"))
+    assert len(readers) > 30  # the reader is where this test thinks it is
+    leaks = {str(p.relative_to(VISION)): sorted(
+        m for m in imported_modules(p)
+        if m.split(".")[:2] in (["controller", "synth"], ["controller", "measure"]))
+        for p in readers}
     assert {name: mods for name, mods in leaks.items() if mods} == {}
 
 
+def test_the_camera_reader_imports_down_its_floors_only() -> None:
+    upward = {}
+    for path in sorted(VISION.rglob("*.py")):
+        rel = path.relative_to(VISION)
+        if rel.name == "__init__.py" and len(rel.parts) == 1:
+            continue
+        own = FLOORS[rel.parts[0] if len(rel.parts) > 1 else rel.stem]
+        above = sorted(m for m in imported_modules(path)
+                       if (part := _vision_part(m)) in FLOORS and FLOORS[part] > own)
+        if above:
+            upward[str(rel)] = above
+    assert upward == {}
+
+
 def test_the_renderer_stands_apart_from_the_reader() -> None:
-    assert not list(VISION.glob("synth*.py"))
+    assert not list(VISION.rglob("synth*.py")) and not list(VISION.rglob("evaluation*.py"))
     assert (ROOT / "controller" / "synth" / "picture.py").is_file()
+    assert (ROOT / "controller" / "measure" / "evaluation.py").is_file()
 
 
 def _package_files(name: str) -> list[Path]:

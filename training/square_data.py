@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from controller.measure.evaluation import random_position, shifts_with_room
 from controller.synth.picture import random_scene, render
-from controller.vision.evaluation import random_position, shifts_with_room
 from controller.vision.geometry import apply_homography, homography_from_corners
 from controller.vision.pipeline import DISC_HEIGHT
+from controller.vision.reading.square_model import CLASSES, patch_index, patches
 from controller.vision.sampling import make_layout, smoothed, warp_to_canvas
-from controller.vision.square_model import CLASSES, patch_index, patches
 
 #: Corner error of the located board, as a share of a square (standard deviation):
 #: about what the finder and the grid refinement leave.

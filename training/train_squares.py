@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from controller.vision.square_model import ACCEPT, CLASSES, INPUT, MODEL_FILE
+from controller.vision.reading.square_model import ACCEPT, CLASSES, INPUT, MODEL_FILE
 from training.square_data import MISPLACED, Examples, make_examples
 
 

@@ -61,7 +61,7 @@ def keep_turn(path: str, setup: CameraSetup, log: Callable[[str], None]) -> None
 def run(args: argparse.Namespace) -> int:
     from controller.vision.calibration_file import load_calibration, refused_note
     from controller.vision.capture import open_source
-    from controller.vision.watchloop import WatchOptions, watch
+    from controller.vision.watching.loop import WatchOptions, watch
 
     if args.stable < 1:
         raise ValueError("--stable must be at least 1")

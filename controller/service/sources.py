@@ -269,7 +269,7 @@ class CameraSource:
     def _watcher(self, image: Any) -> Any:
         from controller.vision.calibration_file import load_calibration, refused_note
         from controller.vision.pipeline import auto_setup
-        from controller.vision.watcher import BoardWatcher
+        from controller.vision.watching.watcher import BoardWatcher
 
         if self.setup_path:
             cal = load_calibration(self.setup_path, bare=True)
@@ -282,7 +282,7 @@ class CameraSource:
 
     def _keep_turn(self, watcher: Any) -> None:
         """Keep in the set-up file the quarter turn the game settled (see
-        :mod:`controller.vision.turn_in_play`); a file that cannot be written leaves
+        :mod:`controller.vision.watching.turn_in_play`); a file that cannot be written leaves
         the game read the settled way, and the next start settles it again."""
         from controller.vision.calibration_file import CalibrationError, save_settled_turn
 

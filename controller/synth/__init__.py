@@ -6,6 +6,6 @@ a position with exact ground truth, so that the camera reader in
 simulated camera (:mod:`controller.synth.replay`, :mod:`controller.synth.gamevideo`).
 It lives apart from the reader so that nothing the reader does can lean on how these
 pictures happen to be drawn: no reading module imports from here, only the
-measurement harness (:mod:`controller.vision.evaluation` and its siblings) that
+measurement harness (:mod:`controller.measure.evaluation` and its siblings) that
 draws the scenes it scores the reader on.
 """

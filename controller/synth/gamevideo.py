@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from controller.observation import Observation, read_observations
 from controller.vision.capture import Frame, FrameSource
 from controller.vision.setup import CameraSetup
-from controller.vision.watchloop import WatchOptions, watch
+from controller.vision.watching.loop import WatchOptions, watch
 
 
 class GameVideo(FrameSource):

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from controller.measure.evaluation import start_fit
 from controller.observation import Observation
-from controller.vision.evaluation import start_fit
-from controller.vision.finder import BoardNotFound
+from controller.vision.finding.finder import BoardNotFound
 from controller.vision.setup import CameraSetup
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from controller.squares import square_name
 from controller.vision.cv import cv2
 from controller.vision.geometry import apply_homography
-from controller.vision.reading import Reading
+from controller.vision.reading.board_reading import Reading
 
 _COLOURS = {  # BGR, chosen to read on felt and on both disc colours
     "-": (150, 255, 150),

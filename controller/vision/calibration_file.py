@@ -70,7 +70,7 @@ def save_calibration(path: str | Path, cal: CameraCalibration) -> None:
 def save_settled_turn(path: str | Path, setup: CameraSetup) -> None:
     """Keep in the calibration (or bare set-up) file at ``path`` the grid on which the
     game settled which way round the board is (see
-    :mod:`controller.vision.turn_in_play`), so the next game reads the right way round
+    :mod:`controller.vision.watching.turn_in_play`), so the next game reads the right way round
     from its first move. Everything else in the file stays as it was; the file is
     replaced whole, so a power cut leaves the old one or the new one, never half."""
     p = Path(path)

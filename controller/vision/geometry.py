@@ -155,3 +155,13 @@ def top_offsets(pose: CameraPose, disc_height: float) -> np.ndarray:
     hz = min(disc_height, 0.9 * cz)
     s = hz / (cz - hz)
     return s * (p - np.array([cx, cy]))
+
+
+def aligned_grid(h: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """Grid ``h`` relabelled so that its corners are nearest ``corners``, in order:
+    the same board found again keeps its a1 where it was."""
+    found = corners_of(h)
+    t = np.asarray(corners, dtype=np.float64)
+    candidates = [np.roll(found, -k, axis=0) for k in range(4)]
+    candidates += [np.roll(found[::-1], -k, axis=0) for k in range(4)]
+    return homography_from_corners(min(candidates, key=lambda c: float(np.abs(c - t).max())))

@@ -13,19 +13,19 @@ import numpy as np
 
 from controller.vision.colour import ColourModel, balanced_on
 from controller.vision.cv import cv2
-from controller.vision.finder import BoardFit, find_board
+from controller.vision.finding.finder import BoardFit, find_board
+from controller.vision.finding.grid import refine_on_grid
+from controller.vision.finding.grid_check import settle_whole_squares
 from controller.vision.geometry import (
     DISC_HEIGHT,
     corners_of,
     grid_with_a1,
     homography_from_corners,
 )
-from controller.vision.grid import refine_on_grid
-from controller.vision.grid_check import settle_whole_squares
-from controller.vision.reader import CORNER_FELT, SquareReader
-from controller.vision.reading import Reading
+from controller.vision.reading.board_reading import Reading
+from controller.vision.reading.reader import CORNER_FELT, SquareReader
+from controller.vision.reading.square_model import default_model
 from controller.vision.setup import CameraSetup
-from controller.vision.square_model import default_model
 
 MIN_SPLIT_GAP = 0.3  # log units (x1.35 in brightness) between the darkest white disc ...
 SPLIT_SPREAD = 0.35  # ... and the brightest black one, and at least this share of the

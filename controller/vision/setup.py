@@ -13,7 +13,7 @@ import numpy as np
 
 from controller.squares import BoardStringError, parse_square, square_name
 from controller.vision.colour import ColourModel
-from controller.vision.reader import SquareReader
+from controller.vision.reading.reader import SquareReader
 
 
 @dataclass
@@ -25,7 +25,7 @@ class CameraSetup:
     grid_score: float = 0.0
     disc_bias: tuple[float, float] = (0.0, 0.0)  # systematic offset of discs (squares)
     #: calibration could not tell which way round the board is up to a quarter turn:
-    #: the game's first boards settle it (see :mod:`controller.vision.turn_in_play`)
+    #: the game's first boards settle it (see :mod:`controller.vision.watching.turn_in_play`)
     turn_unsettled: bool = False
     #: empty squares whose felt the rules took for a disc at calibration (a shadow's
     #: edge, a lamp's pool) where the learned model saw felt: in play the model has

@@ -18,12 +18,12 @@ from calibration.advice import (
     picture_hint,
 )
 from calibration.camera import calibrate_image
+from controller.measure.evaluation import own_start_picture
 from controller.squares import parse_square
 from controller.synth.picture import Scene, render
+from controller.vision.calibrating.fit import START_BOARD
 from controller.vision.cv import cv2
-from controller.vision.evaluation import own_start_picture
-from controller.vision.finder import BoardNotFound
-from controller.vision.startfit import START_BOARD
+from controller.vision.finding.finder import BoardNotFound
 
 TABLE = (60, 90, 120)  # a brown table, BGR
 FELT = (40, 140, 40)

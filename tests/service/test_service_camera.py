@@ -23,8 +23,8 @@ from controller.service.config import defaults
 from controller.service.sources import CameraSource
 from controller.service.states import State
 from controller.synth.picture import Scene, render_observations, write_video
+from controller.vision.calibrating.fit import turn
 from controller.vision.setup import CameraSetup
-from controller.vision.startfit import turn
 
 OPENING = ["f5", "d6", "c3"]
 

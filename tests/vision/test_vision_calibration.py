@@ -11,24 +11,12 @@ import pytest
 from calibration import camera
 from calibration.advice import picture_hint
 from calibration.camera import calibrate_image
+from controller.measure.evaluation import align_to_truth, corner_error, own_start_picture
 from controller.squares import square_name
 from controller.synth.picture import Rendered, Scene, render
-from controller.vision.cv import cv2
-from controller.vision.evaluation import align_to_truth, corner_error, own_start_picture
-from controller.vision.finder import BoardNotFound
-from controller.vision.geometry import (
-    BOARD_CORNERS,
-    apply_homography,
-    homography_from_corners,
-    moved_by_squares,
-)
-from controller.vision.grid_check import CONFIRMED
-from controller.vision.pipeline import auto_setup, setup_on_grid
-from controller.vision.reading import AMBIGUOUS, GLARE
-from controller.vision.square_model import CLASSES, default_model
-from controller.vision.startedges import EDGES, closed_by_model
-from controller.vision.startfit import START_BOARD, closable_edges, fit_start_position
-from controller.vision.startreading import (
+from controller.vision.calibrating.edges import EDGES, closed_by_model
+from controller.vision.calibrating.fit import START_BOARD, closable_edges, fit_start_position
+from controller.vision.calibrating.start_reading import (
     START_DISCS,
     STRAY_MAX,
     SURE,
@@ -39,7 +27,19 @@ from controller.vision.startreading import (
     paled_unknown,
     unread,
 )
-from controller.vision.startturn import UNSETTLED, Settled
+from controller.vision.calibrating.turn import UNSETTLED, Settled
+from controller.vision.cv import cv2
+from controller.vision.finding.finder import BoardNotFound
+from controller.vision.finding.grid_check import CONFIRMED
+from controller.vision.geometry import (
+    BOARD_CORNERS,
+    apply_homography,
+    homography_from_corners,
+    moved_by_squares,
+)
+from controller.vision.pipeline import auto_setup, setup_on_grid
+from controller.vision.reading.board_reading import AMBIGUOUS, GLARE
+from controller.vision.reading.square_model import CLASSES, default_model
 
 SCENE = Scene(tilt_deg=22, rotation_deg=6, light=0.8, view_from_deg=30)
 
@@ -410,7 +410,7 @@ def test_a_frameless_boards_green_side_past_an_edge_does_not_refuse_the_grid(mon
     # past the a1-a8 edge as felt; the model, sure of the grid, sees no square there.
     # The premise: no grid moved onto the start position is taken (the search now
     # takes one 0.29 squares off, which reads every square, before this last resort)
-    from controller.vision import startsearch
+    import controller.vision.calibrating.search as startsearch
 
     r = own_start_picture(94, 108)
     monkeypatch.setattr(startsearch, "_settled", lambda *args: None)

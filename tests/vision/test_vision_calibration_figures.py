@@ -14,9 +14,9 @@ from calibration.evaluation import (
     wrong_start,
 )
 from controller.position import START_BOARD
+from controller.vision.calibrating.fit import turn
+from controller.vision.calibrating.start_reading import START_DISCS
 from controller.vision.geometry import homography_from_corners
-from controller.vision.startfit import turn
-from controller.vision.startreading import START_DISCS
 
 
 def test_the_end_to_end_refusals_come_first_and_the_split_adds_up() -> None:

@@ -10,18 +10,18 @@ import pytest
 from calibration.advice import picture_hint, what_to_change
 from calibration.camera import calibrate_image
 from controller import cli
-from controller.synth.picture import Scene, render
-from controller.vision.cv import write_image
-from controller.vision.evaluation import (
+from controller.measure.evaluation import (
     align_to_truth,
     evaluate_folder,
     load_labelled,
 )
-from controller.vision.finder import BoardNotFound, find_board
+from controller.synth.picture import Scene, render
+from controller.vision.calibrating.fit import START_BOARD, fit_start_position
+from controller.vision.cv import write_image
+from controller.vision.finding.finder import BoardNotFound, find_board
 from controller.vision.geometry import moved_by_squares
 from controller.vision.pipeline import auto_setup, two_clusters
-from controller.vision.scoring import EndToEnd
-from controller.vision.startfit import START_BOARD, fit_start_position
+from controller.vision.reading.scoring import EndToEnd
 
 BOARD = "-" * 19 + "XXO" + "-" * 5 + "OXX" + "-" * 5 + "XOOO" + "-" * 4 + "XO" + "-" * 19
 
@@ -158,11 +158,11 @@ def test_a_dark_dull_board_with_faint_thin_lines_is_found():
 def test_a_grid_a_whole_row_off_the_board_is_moved_back(seed):
     """By the felt stopping at the frame, or, where a strip of felt runs on past the
     outer line (some of these boards have one), by the learned square check."""
-    from controller.vision.finder import nudge_onto_board
+    from controller.vision.finding.finder import nudge_onto_board
+    from controller.vision.finding.grid_check import settle_whole_squares
     from controller.vision.geometry import corners_of
-    from controller.vision.grid_check import settle_whole_squares
     from controller.vision.pipeline import DISC_HEIGHT
-    from controller.vision.square_model import default_model
+    from controller.vision.reading.square_model import default_model
 
     def checked(h: np.ndarray) -> np.ndarray:
         return settle_whole_squares(r.image, nudge_onto_board(r.image, h), DISC_HEIGHT,
@@ -176,7 +176,7 @@ def test_a_grid_a_whole_row_off_the_board_is_moved_back(seed):
 
 
 def test_calibrated_scenes_count_refusals_and_read_every_square():
-    from controller.vision.evaluation import evaluate_rendered
+    from controller.measure.evaluation import evaluate_rendered
 
     t = evaluate_rendered(3, 31, hard=False, calibrated=True)
     assert t.calibrated == 3 and t.scenes == 3

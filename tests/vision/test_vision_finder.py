@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from controller.position import START_BOARD
-from controller.synth.picture import Rendered, Scene, render
-from controller.vision.cv import cv2
-from controller.vision.evaluation import (
+from controller.measure.evaluation import (
     align_to_truth,
     corner_error,
     grid_error,
     random_position,
 )
-from controller.vision.finder import BoardNotFound, find_board, green_mask_hsv
-from controller.vision.finder_lattice import DIRECTIONS, lattice_quads, region_of_interest
+from controller.position import START_BOARD
+from controller.synth.picture import Rendered, Scene, render
+from controller.vision.cv import cv2
+from controller.vision.finding.finder import BoardNotFound, find_board, green_mask_hsv
+from controller.vision.finding.grid import _median, byte_median
+from controller.vision.finding.lattice import DIRECTIONS, lattice_quads, region_of_interest
 from controller.vision.geometry import homography_from_corners, upright_order
-from controller.vision.grid import _median, byte_median
 from controller.vision.setup import CameraSetup
 
 # A lamp's reflection over half a board in a dim room: the felt shows only in pieces

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from controller.vision.cv import cv2
-from controller.vision.finder_contours import contour_outlines
-from controller.vision.finder_felt import outline_guesses
+from controller.vision.finding.contours import contour_outlines
+from controller.vision.finding.felt import outline_guesses
 from controller.vision.geometry import upright_order
 
 FELT = (40, 120, 30)  # BGR

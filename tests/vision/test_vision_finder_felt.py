@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+import controller.vision.finding.felt as finder_felt
+from controller.measure.evaluation import grid_error
 from controller.synth.picture import START_BOARD, Rendered, Scene, render
-from controller.vision import finder_felt
 from controller.vision.cv import components, cv2
-from controller.vision.evaluation import grid_error
-from controller.vision.finder_felt import coarse_quads, outline_guesses
+from controller.vision.finding.felt import coarse_quads, outline_guesses
 from controller.vision.geometry import homography_from_corners, upright_order
 
 # a board seen in perspective: its far side is half its near side

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from reflections import reflection_over
 
+from controller.measure.evaluation import align_to_truth, calibrate_on_start
 from controller.synth.picture import Scene, render
-from controller.vision.evaluation import align_to_truth, calibrate_on_start
-from controller.vision.glare import washed_felt, white_tint
 from controller.vision.pipeline import auto_setup
+from controller.vision.reading.glare import washed_felt, white_tint
 
 DISCS = {10: "O", 11: "O", 12: "X", 18: "O", 19: "X", 20: "O", 21: "X", 26: "O", 27: "O",
          28: "X", 29: "X", 35: "X", 36: "O", 37: "X", 42: "X", 43: "O", 45: "O"}
@@ -114,9 +114,9 @@ def test_the_white_discs_tint_needs_enough_plain_discs():
 def test_a_band_of_light_over_a_corner_square_between_shadows_reads_felt(offset):
     # blinds: the corner square's felt lit, its neighbours in shade; its own felt
     # corners, not only the darker ones round it, say how bright felt is there
-    from controller.vision.evaluation import aligned_grid
-    from controller.vision.startfit import START_BOARD
-    from controller.vision.startsearch import fit_on_start
+    from controller.measure.evaluation import aligned_grid
+    from controller.vision.calibrating.fit import START_BOARD
+    from controller.vision.calibrating.search import fit_on_start
 
     r = render(START_BOARD, SCENE, seed=5)
     cx, cy = r.square_centre(63)

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from controller.measure.evaluation import calibrate_on_start
 from controller.synth.picture import Rendered, Scene, render
-from controller.vision.evaluation import calibrate_on_start
-from controller.vision.reading import AMBIGUOUS
-from controller.vision.squarestats import FRAME_CLUSTER, frame_edges, side_by_frame
+from controller.vision.reading.board_reading import AMBIGUOUS
+from controller.vision.reading.squarestats import FRAME_CLUSTER, frame_edges, side_by_frame
 
 DISCS = {10: "O", 11: "O", 12: "X", 18: "O", 19: "X", 20: "O", 21: "X", 26: "O", 27: "O",
          28: "X", 29: "X", 35: "X", 36: "O", 37: "X", 42: "X", 43: "O", 45: "O"}

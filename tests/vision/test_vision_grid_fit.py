@@ -6,15 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from controller.measure.evaluation import align_to_truth
 from controller.synth.picture import Scene, render
-from controller.vision.disc_lattice import refine_on_discs
-from controller.vision.evaluation import align_to_truth
-from controller.vision.finder import BoardFit, _Candidate, _taken_on_sight
+from controller.vision.finding.disc_lattice import refine_on_discs
+from controller.vision.finding.finder import BoardFit, _Candidate, _taken_on_sight
+from controller.vision.finding.grid import refine_on_grid
+from controller.vision.finding.grid_check import not_squares, square_doubts
 from controller.vision.geometry import corners_of, homography_from_corners
-from controller.vision.grid import refine_on_grid
-from controller.vision.grid_check import not_squares, square_doubts
 from controller.vision.pipeline import DISC_HEIGHT, auto_setup
-from controller.vision.square_model import default_model
+from controller.vision.reading.square_model import default_model
 
 # rows of discs across the far half of a steeply seen board: their dark lower rims
 # are stripes with felt beside them, right next to the far grid lines
@@ -117,7 +117,7 @@ def _top_down_layout():
 
 
 def test_an_off_centre_white_top_is_judged_where_its_bright_part_is():
-    from controller.vision.glare import UNEVEN_TOP, _even_where_bright
+    from controller.vision.reading.glare import UNEVEN_TOP, _even_where_bright
     from controller.vision.sampling import CELL
 
     lay = _top_down_layout()

@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import numpy as np
 
+from controller.measure.evaluation import align_to_truth, random_position
 from controller.synth.picture import Scene, render
+from controller.vision.calibrating.fit import START_BOARD, fit_start_position
 from controller.vision.colour import ColourModel
-from controller.vision.evaluation import align_to_truth, random_position
 from controller.vision.geometry import homography_from_corners
 from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
-from controller.vision.startfit import START_BOARD, fit_start_position
 
 
 def test_levels_move_a_step_toward_the_discs_seen():
@@ -54,7 +54,7 @@ def test_a_grid_short_of_the_board_is_refused_at_calibration():
 
 
 def test_the_watcher_fits_the_levels_in_play_when_calibration_could_not():
-    from controller.vision.watcher import BoardWatcher
+    from controller.vision.watching.watcher import BoardWatcher
 
     scene = Scene(tilt_deg=25, rotation_deg=6, light=0.6)
     start = render(START_BOARD, scene, seed=9)

@@ -7,15 +7,15 @@ import json
 
 import numpy as np
 
+from controller.measure.crop import best_symmetry, crop_board
+from controller.measure.evaluation import align_to_truth, random_position
 from controller.synth.picture import Scene, render
 from controller.vision.cv import cv2, read_image
-from controller.vision.evaluation import align_to_truth, random_position
-from controller.vision.evaluation_crop import best_symmetry, crop_board
-from controller.vision.finder import find_board
+from controller.vision.finding.finder import find_board
+from controller.vision.finding.partial import near_border, refit_cut_off
 from controller.vision.geometry import apply_homography, corners_of
-from controller.vision.partial import near_border, refit_cut_off
 from controller.vision.pipeline import auto_setup
-from controller.vision.scoring import EndToEnd
+from controller.vision.reading.scoring import EndToEnd
 
 
 def _outside(h: np.ndarray, width: int, height: int) -> list[int]:

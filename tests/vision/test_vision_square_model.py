@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import controller.vision.square_model as square_model
+import controller.vision.reading.square_model as square_model
+from controller.measure.evaluation import align_to_truth, random_position
 from controller.synth.picture import Scene, random_scene, render
 from controller.vision.cv import cv2
-from controller.vision.evaluation import align_to_truth, random_position
 from controller.vision.geometry import homography_from_corners
 from controller.vision.pipeline import DISC_HEIGHT, auto_setup
+from controller.vision.reading.square_model import SquareModel, patch_index, patches
 from controller.vision.sampling import make_layout, smoothed, warp_to_canvas
-from controller.vision.square_model import SquareModel, patch_index, patches
 from training.square_data import OTHER, scene_examples
 
 MODEL = square_model.default_model()
@@ -111,7 +111,7 @@ def test_squares_doubtful_since_calibration_read_no_phantom_disc_and_keep_real_o
     from dataclasses import replace
 
     from controller.squares import parse_square
-    from controller.vision.startfit import START_BOARD
+    from controller.vision.calibrating.fit import START_BOARD
 
     r = render(START_BOARD, Scene(), seed=3)
     setup = auto_setup(r.image, corners=r.corners)
@@ -193,7 +193,7 @@ def test_patches_take_the_felt_as_their_zero():
 def test_the_finder_trusts_squares_it_recognises_and_no_grid_off_them():
     """A full board on a dark felt whose lines the discs hide: the model's doubt is
     low on the board's own grid, and high half a square off or on the table."""
-    from controller.vision.finder import LEARNED_DOUBT, squares_doubt
+    from controller.vision.finding.finder import LEARNED_DOUBT, squares_doubt
 
     rng = np.random.default_rng(12)
     board = "".join(rng.choice(["X", "O"], 64))
@@ -211,7 +211,7 @@ def test_the_finder_trusts_squares_it_recognises_and_no_grid_off_them():
 @needs_model
 def test_the_picture_marks_what_the_learned_model_named():
     from controller.vision.annotate import annotate
-    from controller.vision.reading import Reading
+    from controller.vision.reading.board_reading import Reading
 
     r = render(random_position(np.random.default_rng(6)), Scene(tilt_deg=10), seed=6)
     setup = auto_setup(r.image, corners=r.corners)
@@ -230,7 +230,7 @@ def test_the_picture_marks_what_the_learned_model_named():
 def test_a_grid_found_a_square_off_is_moved_back_when_the_user_names_a1(monkeypatch):
     """The whole-square check must survive relabelling the corners by ``--a1``."""
     import controller.vision.pipeline as pipeline
-    from controller.vision.finder import BoardFit
+    from controller.vision.finding.finder import BoardFit
     from controller.vision.geometry import corners_of
 
     r = render(random_position(np.random.default_rng(4)),

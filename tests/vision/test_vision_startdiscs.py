@@ -6,20 +6,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.synth.picture import Rendered, Scene, render
-from controller.vision import startjudge, startsearch
-from controller.vision.evaluation import (
+import controller.vision.calibrating.judge as startjudge
+import controller.vision.calibrating.search as startsearch
+from controller.measure.evaluation import (
     aligned_grid,
     corner_error,
     grid_error,
     own_start_picture,
 )
-from controller.vision.finder import BoardNotFound
-from controller.vision.finder_felt import green_chroma
+from controller.synth.picture import Rendered, Scene, render
+from controller.vision.calibrating.discs import DISCS, disc_clusters, disc_guesses
+from controller.vision.calibrating.fit import START_BOARD
+from controller.vision.calibrating.start_reading import START_DISCS, SURE, start_discs_right
+from controller.vision.finding.felt import green_chroma
+from controller.vision.finding.finder import BoardNotFound
 from controller.vision.geometry import apply_homography, homography_from_corners
-from controller.vision.startdiscs import DISCS, disc_clusters, disc_guesses
-from controller.vision.startfit import START_BOARD
-from controller.vision.startreading import START_DISCS, SURE, start_discs_right
 
 #: An oblique view: an affine map from the discs alone leaves corners a square off.
 SCENE = Scene(tilt_deg=35, rotation_deg=12, light=0.6, view_from_deg=150, distance=10)

@@ -9,13 +9,18 @@ import itertools
 import numpy as np
 import pytest
 
+from controller.measure.evaluation import corner_error, own_scenes
 from controller.position import START_BOARD
 from controller.synth.picture import render
-from controller.vision.evaluation import corner_error, own_scenes
-from controller.vision.reading import GLARE, Reading
-from controller.vision.square_model import CLASSES
-from controller.vision.startreading import ModelView, against_start, lit_black_unknown, model_read
-from controller.vision.startsearch import fit_on_start
+from controller.vision.calibrating.search import fit_on_start
+from controller.vision.calibrating.start_reading import (
+    ModelView,
+    against_start,
+    lit_black_unknown,
+    model_read,
+)
+from controller.vision.reading.board_reading import GLARE, Reading
+from controller.vision.reading.square_model import CLASSES
 
 E4 = 28  # a black start square
 

@@ -10,15 +10,16 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+import controller.vision.calibrating.judge as startjudge
+import controller.vision.calibrating.search as startsearch
+from controller.measure.evaluation import aligned_grid, corner_error, own_start_picture
 from controller.position import START_BOARD
 from controller.synth.picture import Rendered
-from controller.vision import startjudge, startsearch
-from controller.vision.evaluation import aligned_grid, corner_error, own_start_picture
-from controller.vision.finder import BoardNotFound
+from controller.vision.calibrating.fit import StartFit
+from controller.vision.calibrating.start_reading import START_DISCS, start_discs_right
+from controller.vision.finding.finder import BoardNotFound
+from controller.vision.finding.grid_check import CONFIRMED
 from controller.vision.geometry import homography_from_corners
-from controller.vision.grid_check import CONFIRMED
-from controller.vision.startfit import StartFit
-from controller.vision.startreading import START_DISCS, start_discs_right
 
 SWAPPED = {"X": "O", "O": "X"}
 

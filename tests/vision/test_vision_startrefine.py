@@ -10,26 +10,27 @@ import numpy as np
 import pytest
 from reflections import band_over, reflection_over
 
+import controller.vision.calibrating.judge as startjudge
+import controller.vision.calibrating.search as startsearch
 from calibration.camera import calibrate_image
-from controller.synth.picture import Rendered, Scene, render
-from controller.vision import startjudge, startsearch
-from controller.vision.evaluation import (
+from controller.measure.evaluation import (
     aligned_grid,
     corner_error,
     grid_error,
     own_scenes,
     own_start_picture,
 )
-from controller.vision.finder import BoardNotFound, lattice_outlines
+from controller.synth.picture import Rendered, Scene, render
+from controller.vision.calibrating.fit import START_BOARD
+from controller.vision.calibrating.refine import start_likelihood
+from controller.vision.finding.finder import BoardNotFound, lattice_outlines
 from controller.vision.geometry import (
     apply_homography,
     homography_from_corners,
     moved_by_squares,
 )
 from controller.vision.pipeline import DISC_HEIGHT
-from controller.vision.square_model import default_model
-from controller.vision.startfit import START_BOARD
-from controller.vision.startrefine import start_likelihood
+from controller.vision.reading.square_model import default_model
 
 SCENE = Scene(tilt_deg=20, rotation_deg=-8, light=0.9, view_from_deg=200)
 

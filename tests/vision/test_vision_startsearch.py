@@ -10,24 +10,25 @@ import numpy as np
 import pytest
 from reflections import reflection_over
 
+import controller.vision.calibrating.judge as startjudge
+import controller.vision.calibrating.search as startsearch
 from calibration.camera import calibrate_image
 from calibration.evaluation import wrong_start
-from controller.synth.picture import Rendered, Scene, render
-from controller.vision import startjudge, startsearch
-from controller.vision.evaluation import (
+from controller.measure.evaluation import (
     aligned_grid,
     corner_error,
     grid_error,
     own_scenes,
     own_start_picture,
 )
-from controller.vision.finder import BoardNotFound, board_grids, lattice_outlines
-from controller.vision.finder_felt import outline_guesses
+from controller.synth.picture import Rendered, Scene, render
+from controller.vision.calibrating.fit import START_BOARD
+from controller.vision.calibrating.start_reading import START_DISCS, start_discs_right
+from controller.vision.finding.felt import outline_guesses
+from controller.vision.finding.finder import BoardNotFound, board_grids, lattice_outlines
+from controller.vision.finding.grid_check import CONFIRMED
 from controller.vision.geometry import corners_of, homography_from_corners, moved_by_squares
-from controller.vision.grid_check import CONFIRMED
 from controller.vision.pipeline import found_grid, setup_on_grid
-from controller.vision.startfit import START_BOARD
-from controller.vision.startreading import START_DISCS, start_discs_right
 
 SCENE = Scene(tilt_deg=20, rotation_deg=-8, light=0.9, view_from_deg=200)
 
@@ -173,9 +174,9 @@ def test_the_start_discs_beside_a_reflection_place_the_board_when_the_grids_offe
 def test_of_grids_alike_the_one_likest_the_start_position_is_moved(start, monkeypatch):
     """A guess a fifth of a square from a grid already tried can look far more like
     the start position; it must stand for the two, not be dropped as the same."""
-    from controller.vision.evaluation import grid_error
+    from controller.measure.evaluation import grid_error
     from controller.vision.geometry import corners_of
-    from controller.vision.square_model import default_model
+    from controller.vision.reading.square_model import default_model
 
     tried_grid = moved_by_squares(start.homography, 0.2, 0)
     made: list = []

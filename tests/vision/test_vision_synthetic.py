@@ -9,21 +9,21 @@ import numpy as np
 import pytest
 
 from controller import cli
-from controller.symmetry import transform_board_string
-from controller.synth.picture import Scene, random_scene, render
-from controller.vision.cv import ImageError, decode_image, write_image
-from controller.vision.evaluation import (
+from controller.measure.evaluation import (
     align_to_truth,
     calibrate_on_start,
     corner_error,
     random_position,
     shifts_with_room,
 )
-from controller.vision.finder import BoardNotFound, find_board
+from controller.symmetry import transform_board_string
+from controller.synth.picture import Scene, random_scene, render
+from controller.vision.calibrating.fit import START_BOARD, fit_start_position
+from controller.vision.cv import ImageError, decode_image, write_image
+from controller.vision.finding.finder import BoardNotFound, find_board
 from controller.vision.pipeline import auto_setup, recognize
-from controller.vision.scoring import Tally
-from controller.vision.startfit import START_BOARD, fit_start_position
-from controller.vision.uncentred import SHIFT_DOUBT, SHIFT_THRESHOLD, too_close
+from controller.vision.reading.scoring import Tally
+from controller.vision.reading.uncentred import SHIFT_DOUBT, SHIFT_THRESHOLD, too_close
 
 
 def test_clean_renders_are_read_without_error():

@@ -7,12 +7,12 @@ import pytest
 
 from controller.position import Position
 from controller.squares import parse_square
+from controller.vision.calibrating.fit import START_BOARD, turn
 from controller.vision.colour import ColourModel
 from controller.vision.geometry import apply_homography, homography_from_corners
-from controller.vision.reader import SquareReader
-from controller.vision.reading import Reading
-from controller.vision.startfit import START_BOARD, turn
-from controller.vision.turn_in_play import (
+from controller.vision.reading.board_reading import Reading
+from controller.vision.reading.reader import SquareReader
+from controller.vision.watching.turn_in_play import (
     KEEP,
     MAX_HELD,
     QUARTER,
@@ -20,7 +20,7 @@ from controller.vision.turn_in_play import (
     quarter_turn_squares,
     turned_board,
 )
-from controller.vision.watcher import BoardWatcher
+from controller.vision.watching.watcher import BoardWatcher
 
 MIDDLE = [parse_square(s) for s in ("d4", "e4", "d5", "e5")]
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from controller.squares import parse_square
-from controller.vision.evaluation import (
+from controller.measure.evaluation import (
     aligned_grid,
     corner_error,
     fit_on_picture,
     own_start_picture,
 )
+from controller.squares import parse_square
+from controller.vision.calibrating.judge import fit_grid
 from controller.vision.pipeline import found_grid
-from controller.vision.startjudge import fit_grid
 
 #: Own hard set 255, scene 109: a lamp's reflection over d5, and the search for an
 #: off-centre disc on e4 takes in its light, seeing a white disc pushed off centre

@@ -16,12 +16,12 @@ from controller.records import load_games
 from controller.simulator import SimOptions, simulate_game
 from controller.synth.picture import render, render_observations
 from controller.synth.replay import calibrate_synthetic, default_scene, observations_via_camera
+from controller.vision.calibrating.fit import START_BOARD
 from controller.vision.capture import CaptureError, Frame, FrameSource
 from controller.vision.cv import write_image
-from controller.vision.reading import Reading
-from controller.vision.startfit import START_BOARD
-from controller.vision.watcher import BoardWatcher
-from controller.vision.watchloop import WatchOptions, watch
+from controller.vision.reading.board_reading import Reading
+from controller.vision.watching.loop import WatchOptions, watch
+from controller.vision.watching.watcher import BoardWatcher
 
 
 def _reading(board: str) -> Reading:
@@ -193,9 +193,9 @@ def test_bad_corners_are_refused(corners, tmp_path, capsys):
 
 
 def test_a_bumped_camera_is_refitted_without_a_false_move():
+    from controller.measure.evaluation import calibrate_on_start
     from controller.position import Position
     from controller.synth.picture import Scene
-    from controller.vision.evaluation import calibrate_on_start
 
     scene = Scene(tilt_deg=20, rotation_deg=3, view_from_deg=30)
     setup, ok = calibrate_on_start(scene, 5)
@@ -240,8 +240,8 @@ def _never_false(seen: list[tuple[int, str]], before: str, after: str, change: i
 
 
 def test_a_lamp_switched_on_and_a_passing_cloud_are_followed_without_a_false_move():
+    from controller.measure.evaluation import calibrate_on_start
     from controller.synth.picture import Scene
-    from controller.vision.evaluation import calibrate_on_start
 
     scene = Scene(tilt_deg=20, rotation_deg=4, view_from_deg=10, light=0.8)
     setup, ok = calibrate_on_start(scene, 6)
@@ -265,8 +265,8 @@ def test_a_lamp_switched_on_and_a_passing_cloud_are_followed_without_a_false_mov
 
 
 def test_unreadable_frames_are_skipped_not_judged():
+    from controller.measure.evaluation import calibrate_on_start
     from controller.synth.picture import Scene
-    from controller.vision.evaluation import calibrate_on_start
 
     scene = Scene(tilt_deg=15, rotation_deg=-3, view_from_deg=200)
     setup, ok = calibrate_on_start(scene, 7)
@@ -292,14 +292,14 @@ def test_a_calibration_a_quarter_turn_off_is_settled_by_the_game_and_kept(
     """A calibration whose start discs a reflection hid keeps a1 where it guessed,
     perhaps a quarter turn off; watching settles it from the game's first boards,
     judges the game the right way round and keeps the turn in the calibration file."""
+    from controller.measure.evaluation import calibrate_on_start
     from controller.synth.picture import Scene
+    from controller.vision.calibrating.fit import turn
     from controller.vision.calibration_file import (
         CameraCalibration,
         load_calibration,
         save_calibration,
     )
-    from controller.vision.evaluation import calibrate_on_start
-    from controller.vision.startfit import turn
 
     scene = Scene(tilt_deg=20, rotation_deg=3, view_from_deg=30)
     setup, ok = calibrate_on_start(scene, 5)
@@ -342,9 +342,9 @@ def _shifted_by_a_square(h: np.ndarray) -> np.ndarray:
 def test_a_grid_fitted_again_a_square_off_is_refused_and_the_old_one_kept(monkeypatch):
     """A re-fit proposed while the camera stood still (a hand over a small board)
     lands a square off: it reads the position in play worse, so it is not taken."""
-    import controller.vision.grid as grid
+    import controller.vision.finding.grid as grid
+    from controller.measure.evaluation import calibrate_on_start
     from controller.synth.picture import Scene
-    from controller.vision.evaluation import calibrate_on_start
 
     scene = Scene(tilt_deg=20, rotation_deg=3, view_from_deg=30)
     setup, ok = calibrate_on_start(scene, 5)
@@ -369,7 +369,7 @@ def test_a_grid_fitted_again_a_square_off_is_refused_and_the_old_one_kept(monkey
 
 
 def test_the_position_in_play_tells_a_right_grid_from_a_wrong_one():
-    from controller.vision.grid_guard import agreement, explained_boards
+    from controller.vision.watching.grid_guard import agreement, explained_boards
 
     before, after = _midgame(("f5", "d6", "c3"))
     boards = explained_boards(before)
@@ -386,8 +386,8 @@ def test_a_grid_reading_nonsense_is_noticed_at_once_and_found_again():
     """A grid a whole square off (the camera crept, or a grid taken by mistake) sits on
     printed lines that would hold it; the board it reads is no position legal play
     explains, so the next still frame finds the board anew."""
+    from controller.measure.evaluation import calibrate_on_start
     from controller.synth.picture import Scene
-    from controller.vision.evaluation import calibrate_on_start
 
     scene = Scene(tilt_deg=20, rotation_deg=3, view_from_deg=30)
     setup, ok = calibrate_on_start(scene, 5)

@@ -5,7 +5,7 @@ differs from the truth; ``?`` is never wrong, only counted as unknown, with its
 reason; squares the truth marks hidden are not scored. :class:`EndToEnd` counts the
 way a user meets the camera: every scene, a board not found as 64 wrong squares.
 Pure counting, kept apart from the scenes and pictures it is fed (see
-:mod:`controller.vision.evaluation`) so a figure means the same in the tests, the
+:mod:`controller.measure.evaluation`) so a figure means the same in the tests, the
 benchmark and the crop and photo checks.
 """
 
@@ -49,7 +49,7 @@ class Tally:
         return self.unknown / max(1, self.squares)
 
 
-#: Why a square may read ``?`` (see :mod:`controller.vision.reading`); "unexplained"
+#: Why a square may read ``?`` (see :mod:`controller.vision.reading.board_reading`); "unexplained"
 #: collects any ``?`` the reader gave without one.
 UNKNOWN_REASONS = ("occluded", "glare", "ambiguous", "outside", "unexplained")
 

@@ -2,7 +2,7 @@
 
 Under a lamp's reflection over the middle, calibration can read none of the four
 start discs and still keep its grid; the picture then does not say which way round
-the board is up to a quarter turn (see :mod:`controller.vision.startturn`), and a
+the board is up to a quarter turn (see :mod:`controller.vision.calibrating.turn`), and a
 quarter turn off would put every move on the wrong square. The game says it soon:
 the opening looks the same turned half a turn, but not a quarter. Black's first
 moves (d3, c4, f5, e6) turned a quarter are white's, so a first disc read beside
@@ -27,8 +27,8 @@ import numpy as np
 
 from controller.observation import Observation
 from controller.position import Position
+from controller.vision.calibrating.fit import turn
 from controller.vision.geometry import apply_homography
-from controller.vision.startfit import turn
 
 #: Opening positions compared: this many moves or fewer from the start (the first
 #: boards of a game whose middle a reflection hides show little more).
@@ -84,7 +84,7 @@ def _openings() -> tuple[np.ndarray, np.ndarray]:
 
 @cache
 def quarter_turn_squares() -> np.ndarray:
-    """``p`` such that, with a1 turned a quarter (:func:`controller.vision.startfit.turn`),
+    """``p`` such that, with a1 turned a quarter (:func:`controller.vision.calibrating.fit.turn`),
     square ``i`` is the square ``p[i]`` was: the board's own squares, relabelled."""
     identity = np.eye(3)
     centres = np.array([(i % 8 + 0.5, i // 8 + 0.5) for i in range(64)])

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision.cv import cv2
+from controller.vision.reading.squarestats import Measures, low_percentile, neighbourhood_mean
 from controller.vision.sampling import CELL, MARGIN, Layout
-from controller.vision.squarestats import Measures, low_percentile, neighbourhood_mean
 
 GLARE_TINT = 10.0  # green lead of a disc top's mean colour that means washed-out felt
 TINT_MARGIN = 0.05  # ... and beyond the frame's white discs' own lead, per grey level

@@ -15,16 +15,7 @@ import numpy as np
 
 from controller.vision.colour import ColourModel
 from controller.vision.cv import cv2
-from controller.vision.glare import (
-    felt_lead,
-    glare_flags,
-    green_lead,
-    not_too_bright,
-    square_pixels,
-    washed_felt,
-    white_tint,
-)
-from controller.vision.reading import (
+from controller.vision.reading.board_reading import (
     AMBIGUOUS,
     FOREIGN_SQUARE,
     GLARE,
@@ -33,6 +24,25 @@ from controller.vision.reading import (
     Reading,
     unread,
 )
+from controller.vision.reading.glare import (
+    felt_lead,
+    glare_flags,
+    green_lead,
+    not_too_bright,
+    square_pixels,
+    washed_felt,
+    white_tint,
+)
+from controller.vision.reading.second_opinion import second_opinion
+from controller.vision.reading.shifted import fit_map, locate_disc
+from controller.vision.reading.square_model import SquareModel, default_model, patch_index
+from controller.vision.reading.squarestats import (
+    Measures,
+    frame_edges,
+    measure,
+    side_by_frame,
+)
+from controller.vision.reading.uncentred import Search, settle_uncentred
 from controller.vision.sampling import (
     CELL,
     TOP_RADIUS,
@@ -43,16 +53,6 @@ from controller.vision.sampling import (
     smoothed,
     warp_to_canvas,
 )
-from controller.vision.second_opinion import second_opinion
-from controller.vision.shifted import fit_map, locate_disc
-from controller.vision.square_model import SquareModel, default_model, patch_index
-from controller.vision.squarestats import (
-    Measures,
-    frame_edges,
-    measure,
-    side_by_frame,
-)
-from controller.vision.uncentred import Search, settle_uncentred
 
 EMPTY_FELT = 0.70  # felt fraction above which a square is empty
 DISC_FELT = 0.30  # felt fraction below which a disc covers the pattern

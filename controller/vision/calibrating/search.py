@@ -7,10 +7,10 @@ it, the search tries, in this order:
 1. every other grid the cues offered, the learned model's least doubted first;
 2. a grid whose squares the model confirms, though a reflection hides many of them;
 3. the grids most like the start position, moved onto it
-   (:mod:`controller.vision.startrefine`);
+   (:mod:`controller.vision.calibrating.refine`);
 4. a grid refused only for its edges where the model sees the board differently
-   (:func:`controller.vision.startfit.closable_edges`);
-5. grids guessed round the four start discs (:mod:`controller.vision.startdiscs`);
+   (:func:`controller.vision.calibrating.fit.closable_edges`);
+5. grids guessed round the four start discs (:mod:`controller.vision.calibrating.discs`);
 6. any grid that reads three of the four discs in place, on squares the model
    doubts only a little more than it confirms.
 
@@ -26,21 +26,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from controller.vision.finder import (
-    BoardNotFound,
-    board_grids,
-    lattice_outlines,
-    seen_before,
-)
-from controller.vision.finder_contours import contour_outlines
-from controller.vision.finder_felt import outline_guesses
-from controller.vision.geometry import corners_of, homography_from_corners
-from controller.vision.grid_check import CONFIRMED
-from controller.vision.pipeline import DISC_HEIGHT, found_grid
-from controller.vision.square_model import SquareModel, default_model
-from controller.vision.startdiscs import disc_guesses
-from controller.vision.startfit import StartFit, closable_edges
-from controller.vision.startjudge import (
+from controller.vision.calibrating.discs import disc_guesses
+from controller.vision.calibrating.fit import StartFit, closable_edges
+from controller.vision.calibrating.judge import (
     Orient,
     fit_grid,
     grid_doubt,
@@ -49,8 +37,20 @@ from controller.vision.startjudge import (
     recognised_start,
     shows_start,
 )
-from controller.vision.startreading import START_DISCS, SURE, start_discs_right
-from controller.vision.startrefine import settle_on_start, start_likelihood
+from controller.vision.calibrating.refine import settle_on_start, start_likelihood
+from controller.vision.calibrating.start_reading import START_DISCS, SURE, start_discs_right
+from controller.vision.finding.contours import contour_outlines
+from controller.vision.finding.felt import outline_guesses
+from controller.vision.finding.finder import (
+    BoardNotFound,
+    board_grids,
+    lattice_outlines,
+    seen_before,
+)
+from controller.vision.finding.grid_check import CONFIRMED
+from controller.vision.geometry import corners_of, homography_from_corners
+from controller.vision.pipeline import DISC_HEIGHT, found_grid
+from controller.vision.reading.square_model import SquareModel, default_model
 
 #: Grids tried after the finder's own choice; each costs a start fit (tens of ms).
 MAX_TRIES = 12
@@ -216,12 +216,12 @@ def _doubt_over_bound(image: np.ndarray, fit: StartFit) -> float | None:
 def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
              model: SquareModel, made: list[StartFit]) -> StartFit | None:
     """A grid the tried ones, or the felt outline's, the picture edges' and the
-    lattice's guesses (see :func:`controller.vision.finder_felt.outline_guesses`,
-    :func:`controller.vision.finder_contours.contour_outlines` and
-    :func:`controller.vision.finder.lattice_outlines`), lead to when moved onto
-    the start position (see :mod:`controller.vision.startrefine`) and put on the
+    lattice's guesses (see :func:`controller.vision.finding.felt.outline_guesses`,
+    :func:`controller.vision.finding.contours.contour_outlines` and
+    :func:`controller.vision.finding.finder.lattice_outlines`), lead to when moved onto
+    the start position (see :mod:`controller.vision.calibrating.refine`) and put on the
     printed lines where they show, taken as any other (see
-    :func:`controller.vision.startjudge.taken`).
+    :func:`controller.vision.calibrating.judge.taken`).
 
     Before it is moved, a grid a square off at one corner looks hardly more like
     the start position than one four squares off; moved a little, it looks far
@@ -298,7 +298,7 @@ def _second_try(grids: list[tuple[np.ndarray, int]], ranked: list[int],
 def _on_start_discs(image: np.ndarray, orient: Orient | None, model: SquareModel,
                     made: list[StartFit]) -> StartFit | None:
     """A grid guessed round the start discs (see
-    :func:`controller.vision.startdiscs.disc_guesses`) that reads the start position
+    :func:`controller.vision.calibrating.discs.disc_guesses`) that reads the start position
     on nearly every square: moved coarsely onto it (the guess follows the felt's
     edges, which can lie a little past the board's outer lines), as guessed, or, for
     the likeliest of those moved, moved all the way. Only a grid that reads it so is
@@ -365,7 +365,7 @@ def _closed(image: np.ndarray, made: list[StartFit]) -> StartFit | None:
     """The grid, among all fitted, that would be taken but for its edges as the
     rules see them, felt past one where the learned model, sure of the grid, sees
     no square of the board, or an edge's squares without felt in their corners where
-    it sees the board's squares (see :func:`controller.vision.startfit.closable_edges`),
+    it sees the board's squares (see :func:`controller.vision.calibrating.fit.closable_edges`),
     the one whose squares the model doubts least.
 
     Asked only when the search took no grid: a grid a little off can show the same

@@ -21,7 +21,7 @@ import numpy as np
 
 from controller.vision.colour import ColourModel
 from controller.vision.cv import cv2
-from controller.vision.grid import CELL, line_evidence, refine_on_grid
+from controller.vision.finding.grid import CELL, line_evidence, refine_on_grid
 
 JUDGE_CELL = 16  # pixels per square where felt is judged (the printed lines need CELL)
 MARGIN = 4  # squares of canvas around the current lattice: room for the part cut off

@@ -1,11 +1,11 @@
 """Finding the playing area in an image with no help from the user.
 
 Several cues are combined, since none holds everywhere: the felt's outline (see
-:mod:`controller.vision.finder_felt`), and, when that gives no clear board (a
+:mod:`controller.vision.finding.felt`), and, when that gives no clear board (a
 glare spot or rows of white discs break the felt into pieces), the lattice of
-grid lines itself (:mod:`controller.vision.finder_lattice`). The grid printed on
+grid lines itself (:mod:`controller.vision.finding.lattice`). The grid printed on
 the felt then pins each candidate's homography down (see
-:mod:`controller.vision.grid`), and the candidates are judged by how well an 8 x 8
+:mod:`controller.vision.finding.grid`), and the candidates are judged by how well an 8 x 8
 lattice fits there, whether felt stops at the outline's edges and shows inside
 it, not by one threshold on one cue.
 """
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from controller.vision.cv import cv2
-from controller.vision.disc_lattice import refine_on_discs
-from controller.vision.finder_edges import edge_felt, felt_share, nudge_onto_board
-from controller.vision.finder_felt import (
+from controller.vision.finding.disc_lattice import refine_on_discs
+from controller.vision.finding.edges import edge_felt, felt_share, nudge_onto_board
+from controller.vision.finding.felt import (
     WORK_SIZE,
     BoardNotFound,
     clean_mask,
@@ -29,15 +29,15 @@ from controller.vision.finder_felt import (
     green_chroma,
     green_mask_hsv,
 )
-from controller.vision.finder_lattice import DIRECTIONS, lattice_quads, region_of_interest
+from controller.vision.finding.grid_check import ALL_SQUARES, not_squares, square_doubts
+from controller.vision.finding.lattice import DIRECTIONS, lattice_quads, region_of_interest
 from controller.vision.geometry import (
     DISC_HEIGHT,
     corners_of,
     homography_from_corners,
     upright_order,
 )
-from controller.vision.grid_check import ALL_SQUARES, not_squares, square_doubts
-from controller.vision.square_model import default_model
+from controller.vision.reading.square_model import default_model
 
 __all__ = [
     "BoardFit", "BoardNotFound", "coarse_quad", "coarse_quads", "find_board", "green_chroma",
@@ -126,8 +126,8 @@ class _Candidate:
 
 
 def _candidate(image: np.ndarray, quad: np.ndarray) -> _Candidate:
+    from controller.vision.finding.grid import grid_coverages, lattice_fit, refine_on_grid
     from controller.vision.geometry import apply_homography
-    from controller.vision.grid import grid_coverages, lattice_fit, refine_on_grid
 
     h, _ = refine_on_grid(image, homography_from_corners(quad))
     h = nudge_onto_board(image, h)
@@ -145,11 +145,11 @@ def _candidate(image: np.ndarray, quad: np.ndarray) -> _Candidate:
 
 def find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
     """Locate the board (see :func:`_find_board`), then, if the image's edge cuts it
-    off, re-place its lattice from what is visible (:mod:`controller.vision.partial`)."""
+    off, re-place its lattice from what is visible (:mod:`controller.vision.finding.partial`)."""
     fit = _find_board(image, refine)
     if not refine:
         return fit
-    from controller.vision.partial import refit_cut_off
+    from controller.vision.finding.partial import refit_cut_off
 
     h = refit_cut_off(image, fit.homography)
     return fit if h is fit.homography else BoardFit(corners_of(h), h, fit.score)
@@ -289,7 +289,7 @@ def _taken_on_sight(image: np.ndarray, cand: _Candidate) -> bool:
 
 def squares_doubt(image: np.ndarray, h: np.ndarray, cut_off: bool = False) -> float | None:
     """How much the learned square model doubts that grid ``h``'s 64 squares are
-    squares of a board (see :mod:`controller.vision.grid_check`); None without the
+    squares of a board (see :mod:`controller.vision.finding.grid_check`); None without the
     model or for a grid the picture's edge cuts, unless ``cut_off`` says to count
     the squares outside the picture as doubted."""
     model = default_model()
@@ -362,13 +362,13 @@ def _checked(image: np.ndarray, chosen: _Candidate, cands: list[_Candidate],
 def lattice_outlines(image: np.ndarray, doubled: bool = False,
                      pairs: int = 1) -> list[np.ndarray]:
     """Outlines from the grid lattice itself, for when the felt's outline is broken
-    (see :mod:`controller.vision.finder_lattice`); upright-ordered, image pixels.
+    (see :mod:`controller.vision.finding.lattice`); upright-ordered, image pixels.
 
     ``doubled``: those with one family's spacing taken twice as wide instead, too
     many to judge without knowing what the board shows, but a calibration on the
     start position can rank them by how like it they read. ``pairs``: from up to
     that many pairs of strong line directions, the strongest pair's first (see
-    :func:`controller.vision.finder_lattice.lattice_quads`)."""
+    :func:`controller.vision.finding.lattice.lattice_quads`)."""
     scale = min(1.0, WORK_SIZE / max(image.shape[:2]))
     small = image
     if scale < 1:

@@ -19,7 +19,7 @@ import itertools
 import numpy as np
 
 from controller.vision.cv import cv2
-from controller.vision.finder_felt import green_chroma
+from controller.vision.finding.felt import green_chroma
 from controller.vision.geometry import (
     apply_homography,
     corners_of,

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import IO
 
 from controller.vision.capture import CaptureError, FrameSource
-from controller.vision.finder import BoardNotFound
+from controller.vision.finding.finder import BoardNotFound
 from controller.vision.pipeline import auto_setup
 from controller.vision.setup import CameraSetup
-from controller.vision.watcher import BoardWatcher
+from controller.vision.watching.watcher import BoardWatcher
 
 
 @dataclass

@@ -4,7 +4,7 @@ asks of every grid it tries, moves or guesses.
 A grid is taken at once when it reads the start position on nearly every square;
 one that contradicts the start position nowhere but leaves many squares unread (a
 lamp's reflection, the dark) is taken only when the learned model confirms its
-squares are the board's. The search (:mod:`controller.vision.startsearch`) decides
+squares are the board's. The search (:mod:`controller.vision.calibrating.search`) decides
 which grids to ask about and in what order; these rules are the same for all.
 """
 
@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from controller.vision.finder import squares_doubt
-from controller.vision.grid import refine_on_grid
-from controller.vision.grid_check import CONFIRMED
+from controller.vision.calibrating.fit import StartFit, fit_start_position
+from controller.vision.finding.finder import squares_doubt
+from controller.vision.finding.grid import refine_on_grid
+from controller.vision.finding.grid_check import CONFIRMED
 from controller.vision.pipeline import setup_on_grid
-from controller.vision.startfit import StartFit, fit_start_position
 
 #: A grid must read nearly every square to be taken at once: one whose squares
 #: mostly read ``?`` contradicts nothing, but shows no start position either.

@@ -17,11 +17,17 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from controller.vision.colour import ColourModel
-from controller.vision.glare import CLIPPED, GLARE_TINT, RING_DARK, RING_QUANTILE, TINT_MARGIN
-from controller.vision.reading import AMBIGUOUS, GLARE, OUTSIDE, Reading
+from controller.vision.reading.board_reading import AMBIGUOUS, GLARE, OUTSIDE, Reading
+from controller.vision.reading.glare import (
+    CLIPPED,
+    GLARE_TINT,
+    RING_DARK,
+    RING_QUANTILE,
+    TINT_MARGIN,
+)
+from controller.vision.reading.shifted import fit_map, locate_disc
+from controller.vision.reading.squarestats import DISC_PERCENTILE, green_tint
 from controller.vision.sampling import CELL, Layout
-from controller.vision.shifted import fit_map, locate_disc
-from controller.vision.squarestats import DISC_PERCENTILE, green_tint
 
 CLEAR_EMPTY = 0.97  # felt fractions beyond which no disc search is needed
 CLEAR_DISC = 0.03

@@ -9,7 +9,7 @@ are parallel and evenly spaced; their spacing and phase then come from a 1-D
 profile, and which 8 x 8 window of the endless lattice is the board from where
 the lines stop and the felt's edge is. The outlines found this way are
 candidates like the felt's own and are judged the same way (see
-:mod:`controller.vision.finder`).
+:mod:`controller.vision.finding.finder`).
 """
 
 from __future__ import annotations

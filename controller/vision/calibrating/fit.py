@@ -18,17 +18,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from controller.position import START_BOARD
-from controller.vision.colour import ColourModel, balanced_on
-from controller.vision.cv import cv2
-from controller.vision.geometry import corners_of, homography_from_corners
-from controller.vision.glare import CLIPPED, clipped_tops
-from controller.vision.grid_check import CONFIRMED
-from controller.vision.reader import SquareReader
-from controller.vision.reading import AMBIGUOUS, Reading
-from controller.vision.sampling import smoothed
-from controller.vision.setup import CameraSetup
-from controller.vision.startedges import EDGES, closed_by_model, edges_off_board, felt_past_edges
-from controller.vision.startreading import (
+from controller.vision.calibrating.edges import (
+    EDGES,
+    closed_by_model,
+    edges_off_board,
+    felt_past_edges,
+)
+from controller.vision.calibrating.start_reading import (
     BLACK_START,
     START_DISCS,
     SURE,
@@ -44,6 +40,15 @@ from controller.vision.startreading import (
     paled_unknown,
     unread,
 )
+from controller.vision.colour import ColourModel, balanced_on
+from controller.vision.cv import cv2
+from controller.vision.finding.grid_check import CONFIRMED
+from controller.vision.geometry import corners_of, homography_from_corners
+from controller.vision.reading.board_reading import AMBIGUOUS, Reading
+from controller.vision.reading.glare import CLIPPED, clipped_tops
+from controller.vision.reading.reader import SquareReader
+from controller.vision.sampling import smoothed
+from controller.vision.setup import CameraSetup
 
 WHITE_QUANTILE = 0.4  # of a white disc top's grey levels (as the reader measures them)
 MIN_CLEAR = 0.5  # share of a black disc's top that must be unclipped to be measured
@@ -187,7 +192,7 @@ def closable_edges(fit: StartFit, image: np.ndarray) -> tuple[list[str], list[in
     """What the learned model, sure of the grid's own squares (doubt under ``SURE``),
     takes as the board's where the rules saw its edges wrong: of the edges past
     which ``fit`` saw felt, those it sees no square of the board past (see
-    :func:`controller.vision.startedges.closed_by_model`), a frameless board's green
+    :func:`controller.vision.calibrating.edges.closed_by_model`), a frameless board's green
     side, not more board; and the bare edge squares (no felt seen in their corners),
     when it sees every one of them as a board's square, felt or a disc: a dark felt's
     edge in shade or blur, not a strip of frame. Nothing when anything else
@@ -336,9 +341,9 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
     called it glare. Discs with something foreign over them are left out of the
     levels, but a black one measured bright still counts as lit: it tells that a
     lamp lights the middle of the board (see
-    :func:`controller.vision.startreading.lit_black_unknown`).
+    :func:`controller.vision.calibrating.start_reading.lit_black_unknown`).
     """
-    from controller.vision.reading import FOREIGN_SQUARE
+    from controller.vision.reading.board_reading import FOREIGN_SQUARE
 
     black_own = _disc_levels(reader, canvas, r, WHITE_QUANTILE, clipped_out=True)
     white_own = _disc_levels(reader, canvas, r, WHITE_QUANTILE, clipped_out=False)

@@ -3,7 +3,7 @@
 The felt is found by its hue, or by its green chroma when it is too dark or grey
 for the hue test; the convex hull of each felt region bridges the notches that
 discs on the edge squares cut into its outline, and four lines fitted to the
-hull's sides give a candidate outline (see :mod:`controller.vision.finder` for how
+hull's sides give a candidate outline (see :mod:`controller.vision.finding.finder` for how
 candidates are judged). In a dim picture the sensor's noise passes or fails single
 pixels of felt and table alike, and the felt only shows as where green pixels are
 dense: the guesses of :func:`outline_guesses` also look there.

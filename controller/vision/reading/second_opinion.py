@@ -1,7 +1,7 @@
 """Where the reader's rules leave a square ``?``, the learned model may name it.
 
 The rules give up wherever one cue is unclear; the network of
-:mod:`controller.vision.square_model` sees the whole square at once. It is asked
+:mod:`controller.vision.reading.square_model` sees the whole square at once. It is asked
 only where that can help and cannot mislead: never where anything foreign shows (a
 hand), where the picture's edge cuts the square, or where a reflection clips the
 disc's top white (nothing is left to judge there); and a colour it names must agree
@@ -14,11 +14,17 @@ from dataclasses import replace
 
 import numpy as np
 
-from controller.vision.glare import clipped_tops
-from controller.vision.reading import AMBIGUOUS, FOREIGN_SQUARE, GLARE, OCCLUDED, Reading
+from controller.vision.reading.board_reading import (
+    AMBIGUOUS,
+    FOREIGN_SQUARE,
+    GLARE,
+    OCCLUDED,
+    Reading,
+)
+from controller.vision.reading.glare import clipped_tops
+from controller.vision.reading.square_model import PatchIndex, SquareModel, patches
+from controller.vision.reading.squarestats import frame_edges, side_by_frame
 from controller.vision.sampling import Layout
-from controller.vision.square_model import PatchIndex, SquareModel, patches
-from controller.vision.squarestats import frame_edges, side_by_frame
 
 CLIPPED_TOP = 0.5  # share of a disc top clipped white beyond which nothing may name it
 ASKED = (AMBIGUOUS, GLARE, OCCLUDED)  # the reasons the model may overrule

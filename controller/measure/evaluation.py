@@ -3,7 +3,7 @@ shifts, the truth's grid, calibration on the start position, and the scenes fed
 through the reader.
 
 Shared by the tests and the benchmark, which count what comes out with
-:mod:`controller.vision.scoring`, so both count the same way.
+:mod:`controller.vision.reading.scoring`, so both count the same way.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from controller.position import Position
-from controller.vision.geometry import corners_of, homography_from_corners
+from controller.vision.calibrating.fit import START_BOARD, StartFit
+from controller.vision.calibrating.search import fit_on_start
+from controller.vision.geometry import aligned_grid, corners_of
 from controller.vision.pipeline import auto_setup
-from controller.vision.scoring import EndToEnd
+from controller.vision.reading.scoring import EndToEnd
 from controller.vision.setup import CameraSetup
-from controller.vision.startfit import START_BOARD, StartFit
-from controller.vision.startsearch import fit_on_start
 
 if TYPE_CHECKING:
     from controller.synth.picture import Rendered, Scene
@@ -83,15 +83,6 @@ def align_to_truth(setup: CameraSetup, truth_corners: np.ndarray) -> CameraSetup
     return replace(setup, homography=aligned_grid(setup.homography, truth_corners))
 
 
-def aligned_grid(h: np.ndarray, truth_corners: np.ndarray) -> np.ndarray:
-    """Grid ``h`` relabelled so that its corners are nearest the truth's, in order."""
-    found = corners_of(h)
-    t = np.asarray(truth_corners, dtype=np.float64)
-    candidates = [np.roll(found, -k, axis=0) for k in range(4)]
-    candidates += [np.roll(found[::-1], -k, axis=0) for k in range(4)]
-    return homography_from_corners(min(candidates, key=lambda c: float(np.abs(c - t).max())))
-
-
 def corner_error(setup: CameraSetup, truth_corners: np.ndarray) -> float:
     """Largest corner distance from the truth, in squares (after alignment)."""
     return grid_error(setup.homography, truth_corners)
@@ -145,7 +136,7 @@ def own_start_picture(seed: int, number: int, hard: bool = True) -> Rendered:
 def fit_on_picture(start: Rendered) -> StartFit | None:
     """The calibration on a rendered start position, a1 where the renderer put it
     (None: no board found)."""
-    from controller.vision.finder import BoardNotFound
+    from controller.vision.finding.finder import BoardNotFound
 
     try:
         return fit_on_start(start.image, lambda h: aligned_grid(h, start.corners))
@@ -181,7 +172,7 @@ def evaluate_image(
     corners: np.ndarray | None = None,
 ) -> None:
     """Find the board with no help, read it, and count it (as ``kaeshi recognize``)."""
-    from controller.vision.finder import BoardNotFound
+    from controller.vision.finding.finder import BoardNotFound
 
     t0 = time.process_time()
     try:
@@ -247,7 +238,7 @@ def evaluate_rendered(
     is counted, and the scene is then read with the set-up it gave all the same.
     """
     from controller.synth.picture import render
-    from controller.vision.finder import BoardNotFound
+    from controller.vision.finding.finder import BoardNotFound
 
     tally = EndToEnd()
     for i, own in zip(range(n), own_scenes(seed, hard, hand, **scene), strict=False):

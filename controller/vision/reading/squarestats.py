@@ -3,7 +3,7 @@
 How much felt shows where a disc's top and base would be, how bright the felt is
 round each square, and how bright and how green what covers the top is: the
 numbers the reader decides on, measured again when the felt mask changes (felt
-that a lamp's reflection washes out, see :mod:`controller.vision.glare`).
+that a lamp's reflection washes out, see :mod:`controller.vision.reading.glare`).
 """
 
 from __future__ import annotations

@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from controller.position import START_BOARD
+from controller.vision.calibrating.fit import StartFit, fit_start_position, turn
+from controller.vision.calibrating.start_reading import START_DISCS, SURE, TURNED_START, model_view
 from controller.vision.geometry import apply_homography
-from controller.vision.square_model import CLASSES
-from controller.vision.startfit import StartFit, fit_start_position, turn
-from controller.vision.startreading import START_DISCS, SURE, TURNED_START, model_view
+from controller.vision.reading.square_model import CLASSES
 
 #: The model's probability of a disc's colour from which it settles the turn: as
 #: sure as the bound of the other calls the model makes alone (doubt under ``SURE``).

@@ -2,7 +2,7 @@
 
 The lattice alone cannot tell a grid on the board from one a whole row off it,
 since every line of either falls on a printed line; the felt can: inside the
-board's edges it shows, past them it stops (see :mod:`controller.vision.finder`).
+board's edges it shows, past them it stops (see :mod:`controller.vision.finding.finder`).
 """
 
 from __future__ import annotations

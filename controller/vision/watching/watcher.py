@@ -18,13 +18,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from controller.observation import Observation
+from controller.vision.calibrating.fit import turn
 from controller.vision.geometry import apply_homography
-from controller.vision.grid_guard import agreement, explained_boards
-from controller.vision.reader import SquareReader
-from controller.vision.reading import Reading
+from controller.vision.reading.board_reading import Reading
+from controller.vision.reading.reader import SquareReader
 from controller.vision.setup import CameraSetup
-from controller.vision.startfit import turn
-from controller.vision.turn_in_play import TurnGate, quarter_turn_squares
+from controller.vision.watching.grid_guard import agreement, explained_boards
+from controller.vision.watching.turn_in_play import TurnGate, quarter_turn_squares
 
 MOTION_LEVEL = 18.0  # mean absolute grey change (0..255) that marks a square as moving
 REPEATS = 1  # extra lines written for a new board while it holds
@@ -54,7 +54,7 @@ class BoardWatcher:
                  turn_unsettled: bool = False):
         """``turn_unsettled``: the calibration could not tell which way round the board
         is up to a quarter turn; the game's first boards settle it (see
-        :mod:`controller.vision.turn_in_play`), and ``turn_settled`` is then set."""
+        :mod:`controller.vision.watching.turn_in_play`), and ``turn_settled`` is then set."""
         if stable < 1:
             raise ValueError("stable must be at least 1 frame")
         self.reader = reader
@@ -187,10 +187,9 @@ class BoardWatcher:
 
         ``anew``: find the board anew at once (the grid reads nonsense: it may sit on
         the printed lines a whole square off, where they would hold it)."""
-        from controller.vision.evaluation import align_to_truth
-        from controller.vision.finder import BoardNotFound
-        from controller.vision.geometry import corners_of
-        from controller.vision.grid import grid_coverage, refine_on_grid
+        from controller.vision.finding.finder import BoardNotFound
+        from controller.vision.finding.grid import grid_coverage, refine_on_grid
+        from controller.vision.geometry import aligned_grid, corners_of
         from controller.vision.pipeline import locate
         from controller.vision.setup import CameraSetup
 
@@ -202,7 +201,7 @@ class BoardWatcher:
             except BoardNotFound:
                 return None
             keep = CameraSetup(old.image_size, found)
-            h = align_to_truth(keep, corners_of(old.homography)).homography
+            h = aligned_grid(keep.homography, corners_of(old.homography))
         corners = corners_of(h)
         before = corners_of(old.homography)
         side = float(np.linalg.norm(before[1] - before[0])) / 8

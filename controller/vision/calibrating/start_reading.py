@@ -15,12 +15,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from controller.position import START_BOARD
-from controller.vision.grid_check import CONFIRMED
-from controller.vision.reader import SquareReader
-from controller.vision.reading import AMBIGUOUS, GLARE, Reading, unread
+from controller.vision.finding.grid_check import CONFIRMED
+from controller.vision.reading.board_reading import AMBIGUOUS, GLARE, Reading, unread
+from controller.vision.reading.reader import SquareReader
+from controller.vision.reading.square_model import CLASSES, patch_index, patches
+from controller.vision.reading.squarestats import neighbourhood_mean
 from controller.vision.sampling import smoothed
-from controller.vision.square_model import CLASSES, patch_index, patches
-from controller.vision.squarestats import neighbourhood_mean
 
 WHITE_START = (27, 36)  # d4, e5
 BLACK_START = (28, 35)  # e4, d5

@@ -20,12 +20,12 @@ from __future__ import annotations
 import numpy as np
 
 from controller.position import START_BOARD
+from controller.vision.calibrating.edges import PAST_EDGES, past_edge_inputs
+from controller.vision.calibrating.start_reading import TURNED_START
+from controller.vision.finding.grid_check import ALL_SQUARES, square_inputs
 from controller.vision.geometry import corners_of, homography_from_corners
-from controller.vision.grid_check import ALL_SQUARES, square_inputs
+from controller.vision.reading.square_model import CLASSES, SquareModel
 from controller.vision.sampling import make_layout
-from controller.vision.square_model import CLASSES, SquareModel
-from controller.vision.startedges import PAST_EDGES, past_edge_inputs
-from controller.vision.startreading import TURNED_START
 
 #: Corner moves tried, in squares, coarse to fine.
 STEPS = (0.25, 0.12, 0.06)

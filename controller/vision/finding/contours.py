@@ -1,6 +1,6 @@
 """Board outlines closed by the picture's edges, whatever colour the felt shows.
 
-The felt's outline (:mod:`controller.vision.finder_felt`) needs the felt to look
+The felt's outline (:mod:`controller.vision.finding.felt`) needs the felt to look
 like felt. On a green cloth it runs into the table; in a dark room it sinks into
 the noise; a nearly black felt hardly shows green at all. The board's own edge
 still shows there, as a step in brightness or colour: a wooden frame against the
@@ -10,7 +10,7 @@ that close round a four-sided shape are offered here as outlines.
 They are few but often wrong (a tray, a book, the frame's outer edge rather than
 the playing area's), so only a caller that can tell the board's by what it shows
 asks for them: calibration, by the start position (see
-:mod:`controller.vision.startsearch`), which moves them onto it before judging.
+:mod:`controller.vision.calibrating.search`), which moves them onto it before judging.
 """
 
 from __future__ import annotations

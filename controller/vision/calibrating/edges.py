@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision.cv import cv2
+from controller.vision.finding.grid_check import OTHER, square_inputs
 from controller.vision.geometry import moved_by_squares
-from controller.vision.grid_check import OTHER, square_inputs
-from controller.vision.reader import CORNER_FELT, SquareReader
-from controller.vision.reading import GLARE, Reading
+from controller.vision.reading.board_reading import GLARE, Reading
+from controller.vision.reading.reader import CORNER_FELT, SquareReader
+from controller.vision.reading.square_model import SquareModel
 from controller.vision.sampling import CELL, MARGIN, Layout, seen_through
-from controller.vision.square_model import SquareModel
 
 EDGES = {"a1-h1": range(0, 8), "h1-h8": range(7, 64, 8), "a8-h8": range(56, 64),
          "a1-a8": range(0, 64, 8)}
@@ -153,7 +153,7 @@ def past_edge_inputs(image: np.ndarray, h: np.ndarray, layout: Layout,
                      edge: str) -> tuple[np.ndarray, np.ndarray]:
     """The learned model's inputs for the row of squares just past ``edge`` of grid
     ``h`` (``layout`` its layout), and which of them the picture shows (see
-    :func:`controller.vision.grid_check.square_inputs`)."""
+    :func:`controller.vision.finding.grid_check.square_inputs`)."""
     move, row = PAST_EDGES[edge]
     size = (image.shape[1], image.shape[0])
     return square_inputs(image, seen_through(layout, moved_by_squares(h, *move), size), row)

@@ -4,7 +4,7 @@ A grid put a whole row or column off still lies on printed lines, so the line
 cues fit it as well as the right one; the felt cue (see ``nudge_onto_board``)
 catches it only where the felt stops clearly at the frame, and a board with a
 strip of felt past its outer line, or one full of discs, defeats that. The learned
-square model (:mod:`controller.vision.square_model`) was trained to answer
+square model (:mod:`controller.vision.reading.square_model`) was trained to answer
 ``other`` for a patch that is not one of the 64 squares (the frame, the table, a
 patch half a square off), so the grid whose squares it recognises best is the one
 on the board.
@@ -15,14 +15,14 @@ from __future__ import annotations
 import numpy as np
 
 from controller.vision.geometry import moved_by_squares
-from controller.vision.sampling import Layout, make_layout, smoothed, warp_to_canvas
-from controller.vision.square_model import (
+from controller.vision.reading.square_model import (
     CLASSES,
     INPUT,
     SquareModel,
     patch_index,
     patches,
 )
+from controller.vision.sampling import Layout, make_layout, smoothed, warp_to_canvas
 
 OTHER = CLASSES.index("other")
 #: How much less "not a square" a neighbouring grid must look, as a share of the
@@ -48,7 +48,7 @@ def not_squares(image: np.ndarray, h: np.ndarray, disc_height: float,
     ``squares`` says otherwise) is not a square of the board.
 
     None when part of the grid lies outside the picture (a cut-off board is placed
-    by :mod:`controller.vision.partial` instead); with ``cut_off_doubted``, a square
+    by :mod:`controller.vision.finding.partial` instead); with ``cut_off_doubted``, a square
     outside counts as wholly doubted instead, so that a grid hanging off the
     picture is never preferred for the squares it does not show.
     """

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
+from controller.measure.evaluation import reading_reasons
 from controller.symmetry import square_table
-from controller.vision.evaluation import reading_reasons
-from controller.vision.scoring import EndToEnd
+from controller.vision.reading.scoring import EndToEnd
 
 SIDES = ("left", "right", "top", "bottom")
 
@@ -58,7 +58,7 @@ def best_symmetry(board: str, truth: str) -> int:
 
 def count_crop(tally: EndToEnd, name: str, image: np.ndarray, truth: str) -> None:
     """Find the board in one cropped photo with no help, read it, and count it."""
-    from controller.vision.finder import BoardNotFound
+    from controller.vision.finding.finder import BoardNotFound
     from controller.vision.pipeline import auto_setup
 
     try:
@@ -84,7 +84,7 @@ def evaluate_crops(
     ``truth`` is the 64-square labelling over ``-XO`` in the photo's own row order;
     the board's extent is found on the whole photo first.
     """
-    from controller.vision.finder import find_board
+    from controller.vision.finding.finder import find_board
 
     corners = find_board(image).corners
     tally = EndToEnd()
@@ -104,7 +104,7 @@ CUT_OFF_VIEWS = tuple((off, share) for off in ((1, 0), (-1, 0), (0, 1), (0, -1))
 def evaluate_cut_off_renders(n: int, seed: int, hard: bool = False) -> EndToEnd:
     """End-to-end figures on ``n`` scenes of the project's renderer whose board is
     cut off by the picture's edge, on each side in turn, by a tenth and a fifth."""
-    from controller.vision.evaluation import evaluate_rendered
+    from controller.measure.evaluation import evaluate_rendered
 
     out = EndToEnd()
     per = max(1, n // len(CUT_OFF_VIEWS))
