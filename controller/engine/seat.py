@@ -104,7 +104,7 @@ class EngineSeat:
                      "no score" if move.score is None else f"{move.score:+g}")
         elif move is None:
             self.service.message = f"engine: {self.client.problem}"
-        self.service._show()
+        self.service.show()
         if move is None and not self.client.gone and self._position_key() == key:
             self._task = asyncio.ensure_future(self._ask_move(key))  # one restart
 
@@ -118,13 +118,13 @@ class EngineSeat:
         scores = await asyncio.to_thread(self.client.hints, game, 64 if heat else 1)
         if scores is None:
             self.service.message = f"engine: {self.client.problem}"
-            self.service._show()
+            self.service.show()
             return None
         if self._position_key() == key:
             self.hints = Hints(position.to_move, {sq: s for sq, s in scores.items()
                                                   if sq is not None})
             self.heat = heat
-            self.service._show()
+            self.service.show()
         return self.hints
 
     # ---------------------------------------------------------- outputs
@@ -169,7 +169,7 @@ class EngineSeat:
         self.instruction = None
         self._key = None
         self.changed()
-        self.service._show()
+        self.service.show()
 
     async def close(self) -> None:
         if self._task is not None:
