@@ -13,7 +13,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.errors import KaeshiError
-from controller.leds.plan import plan_overlay
+from controller.leds.plan import LedDriver, Plan, plan_overlay
 from controller.service.config import Config
 from controller.service.sources import Source
 from controller.squares import Color
@@ -22,7 +22,12 @@ from controller.terminal import tell_terminal
 from controller.web.facade import ChangeNotifier, ServiceFacade, for_view
 
 if TYPE_CHECKING:
+    from controller.clockhw import ClockPins
+    from controller.clockhw.hardware import ClockHardware
+    from controller.engine.seat import EngineSeat
     from controller.service.display import TerminalDisplay
+    from controller.table_link.link import HubLink
+    from controller.web.server import WebServer
 
 log = logging.getLogger("kaeshi.service")
 
@@ -48,17 +53,18 @@ class Outputs:
 
     def __init__(self, table: ShownTable) -> None:
         self.table = table
-        self.leds: Any = None
-        self.led_plan: dict[str, Any] | None = None
-        #: The clock's buttons and displays ([gpio]; controller.clockhw.ClockHardware).
-        self.clockhw: Any = None
-        self.web: Any = None
+        #: The board's lights ([leds]); some drivers also have ``run()`` and ``off()``.
+        self.leds: LedDriver | None = None
+        self.led_plan: Plan | None = None
+        #: The clock's buttons and displays ([gpio]).
+        self.clockhw: ClockHardware | None = None
+        self.web: WebServer | None = None
         #: The web page's address, once it is up.
         self.url = ""
-        #: The engine at a home table ([engine]; controller.engine.seat.EngineSeat).
-        self.engine: Any = None
-        #: The hall link ([hub]; controller.table_link.link.HubLink).
-        self.hub: Any = None
+        #: The engine at a home table ([engine]).
+        self.engine: EngineSeat | None = None
+        #: The hall link ([hub]).
+        self.hub: HubLink | None = None
         #: (arrival monotonic, LED shown monotonic) of recent board changes, for benchmarks.
         self.latencies: list[tuple[float, float]] = []
 
@@ -206,7 +212,7 @@ class Outputs:
                                                 "arbiter"))
 
 
-def clock_pins(cfg: Config) -> Any:
+def clock_pins(cfg: Config) -> ClockPins:
     """The clock's wiring as the configuration's [gpio] section gives it."""
     from controller.clockhw import ClockPins
 
@@ -223,7 +229,7 @@ def clock_pins(cfg: Config) -> Any:
     )
 
 
-def _open_clock_hardware(service: ShownTable) -> Any:
+def _open_clock_hardware(service: ShownTable) -> ClockHardware:
     from controller.clockhw import ClockHardware
 
     loop = asyncio.get_running_loop()
