@@ -8,6 +8,7 @@ import typing
 
 import pytest
 
+from controller.engine.seat import SeatedTable
 from controller.service.app import Service
 from controller.service.config import defaults
 from controller.service.facade import TableFacade, ViewedTable
@@ -19,7 +20,8 @@ from controller.service.replay_logs import ReplayLogs
 from controller.service.timing import FlagTimer, TimedTable
 from controller.table_link.table import LinkedTable
 
-PROTOCOLS = [ShownTable, TimedTable, FedTable, KeptTable, PlayedTable, ViewedTable, LinkedTable]
+PROTOCOLS = [ShownTable, TimedTable, FedTable, KeptTable, PlayedTable, ViewedTable, LinkedTable,
+             SeatedTable]
 
 
 def protocol_members(proto: type) -> set[str]:
