@@ -42,8 +42,8 @@ import threading
 import time
 from pathlib import Path
 
+from controller.hall_protocol.mqtt import make_client
 from controller.hub.hostile import BOGUS
-from controller.hub.mqtt import make_client
 from controller.hub.simulate import Hall, default_groups
 
 TABLES = 200

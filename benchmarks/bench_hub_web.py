@@ -13,7 +13,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from controller.hub.protocol import ClockState, EventMessage, TableState, encode_state
+from controller.hall_protocol.protocol import ClockState, EventMessage, TableState, encode_state
 from controller.hub.store import HubStore
 from controller.hub.web.live import Views
 from controller.position import Position

@@ -142,9 +142,9 @@ def main() -> None:
 
         service.on_step = on_step
         service.open()
-        service._leds = leds  # the LED command is the driver call; see RecordingLeds
+        service.outputs.leds = leds  # the LED command is the driver call; see RecordingLeds
         received, cpu, wall = asyncio.run(_run(service))
-        arrivals = [a for a, _ in service.latencies]
+        arrivals = [a for a, _ in service.outputs.latencies]
     led_ms = sorted(1000 * (shown - a) for a, shown in _pair(arrivals, leds.shown))
     web_ms = sorted(1000 * (t - versions[v]) for v, t in received if v in versions)
     frames = sum(1 for o in log if o.board is not None)

@@ -19,7 +19,7 @@ A late player whose whole time ran out before arriving has lost without a game
 Nothing here reads a clock or a file: every step carries the time it happened on
 the table (``at``, seconds), so the table, the hub and the director judge by when
 things happened, never by when a message arrived.  The hall protocol
-(``controller.hub.protocol``) carries both records in a table's state.
+(``controller.hall_protocol.protocol``) carries both records in a table's state.
 """
 
 from __future__ import annotations

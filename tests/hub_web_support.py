@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.hub.protocol import (
+from controller.hall_protocol.protocol import (
     ClockState,
     DownlinkCommand,
     EventMessage,

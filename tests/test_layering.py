@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import networkx as nx
+
 ROOT = Path(__file__).resolve().parent.parent
 VISION = ROOT / "controller" / "vision"
 #: The camera reader's floors: a module imports vision modules of its own floor or
@@ -135,3 +137,90 @@ def test_the_engine_search_and_protocol_do_no_io() -> None:
         assert not imported_modules(engine / name) & io, name
     starters = [p.name for p in engine.glob("*.py") if "subprocess" in imported_modules(p)]
     assert starters == ["process.py"]
+
+
+def import_graph(root: Path, packages: tuple[str, ...]) -> nx.DiGraph:
+    """Module -> module it imports, over ``packages`` under ``root``: every import, at
+    the top, inside a function or under ``TYPE_CHECKING``. ``from pkg import mod`` is
+    an import of the submodule ``mod`` only, so a package's ``__init__`` that names
+    its own submodules does not tie them back to itself."""
+    files: dict[str, Path] = {}
+    for package in packages:
+        for path in (root / package).rglob("*.py"):
+            parts = path.relative_to(root).with_suffix("").parts
+            files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = nx.DiGraph()
+    graph.add_nodes_from(files)
+
+    def known(name: str) -> str | None:  # the module itself, or its nearest package
+        while name and name not in files:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    for name, path in files.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            targets: list[str | None] = []
+            if isinstance(node, ast.Import):
+                targets = [known(alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+                    up = here.split(".")[: len(here.split(".")) - node.level + 1]
+                    base = ".".join([*up, base] if base else up)
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    targets.append(sub if sub in files else known(base))
+            graph.add_edges_from((name, t) for t in targets if t is not None and t != name)
+    return graph
+
+
+def test_the_import_graph_sees_every_kind_of_import(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from pkg import a, b\n")
+    (pkg / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                              "    from pkg.b import B\n")
+    (pkg / "b.py").write_text("def f():\n    import pkg.c\n")
+    (pkg / "c.py").write_text("from . import a\n")
+    (pkg / "d.py").write_text("from pkg import VALUE\n")  # a name: the package itself
+    graph = import_graph(tmp_path, ("pkg",))
+    assert set(graph.edges) == {("pkg", "pkg.a"), ("pkg", "pkg.b"), ("pkg.a", "pkg.b"),
+                                ("pkg.b", "pkg.c"), ("pkg.c", "pkg.a"), ("pkg.d", "pkg")}
+    assert _cycles(graph) == [["pkg.a", "pkg.b", "pkg.c"]]
+
+
+def _cycles(graph: nx.DiGraph) -> list[list[str]]:
+    return sorted(sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1)
+
+
+def test_no_import_cycles_in_the_packages() -> None:
+    """Every module of ``controller`` and ``calibration`` can be read, and changed, from
+    the bottom up: no two modules need each other, not even only for type hints."""
+    graph = import_graph(ROOT, ("controller", "calibration"))
+    assert graph.number_of_nodes() > 200 and graph.number_of_edges() > 500
+    assert _cycles(graph) == []
+
+
+def _imports_under(folder: Path) -> dict[str, list[str]]:
+    return {str(p.relative_to(ROOT)): sorted(imported_modules(p))
+            for p in sorted(folder.rglob("*.py"))}
+
+
+def test_the_table_never_imports_the_hub() -> None:
+    """A table runs without the hall: the service and its link to the hub use only the
+    hall's protocol (``controller.hall_protocol``), which belongs to neither side."""
+    table = {**_imports_under(ROOT / "controller" / "service"),
+             **_imports_under(ROOT / "controller" / "table_link")}
+    assert len(table) > 20
+    reach = {name: [m for m in mods if m == "controller.hub" or m.startswith("controller.hub.")]
+             for name, mods in table.items()}
+    assert {name: mods for name, mods in reach.items() if mods} == {}
+    assert any("controller.table_link.link" in mods for mods in table.values())
+
+
+def test_the_hall_protocol_belongs_to_neither_side() -> None:
+    sides = ("controller.hub", "controller.service", "controller.table_link")
+    reach = {name: [m for m in mods if m.startswith(sides)]
+             for name, mods in _imports_under(ROOT / "controller" / "hall_protocol").items()}
+    assert {name: mods for name, mods in reach.items() if mods} == {}

@@ -7,9 +7,10 @@ import asyncio
 import logging
 import sys
 
-from controller.service.app import ReplayDone, Service
+from controller.service.app import Service
 from controller.service.config import Config, defaults, load_config
 from controller.service.display import TerminalDisplay
+from controller.service.lifecycle import ReplayDone
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.engine.client import EngineClient, EngineSpec
 from controller.engine.home import (
@@ -33,6 +33,8 @@ from controller.squares import Color
 
 if TYPE_CHECKING:
     from controller.service.config import Config
+    from controller.service.core import GameCore
+    from controller.web.facade import ChangeNotifier
 
 log = logging.getLogger("kaeshi.engine")
 
@@ -46,10 +48,21 @@ def spec_from_config(config: Config) -> EngineSpec:
     return EngineSpec(tuple(argv), protocol, level, seconds)
 
 
+class SeatedTable(Protocol):
+    """What the seat needs of the home table it sits at: its game, and the page and
+    LEDs to tell (``message``, ``show``)."""
+
+    core: GameCore | None
+    notifier: ChangeNotifier
+    message: str
+
+    def show(self, arrival: float | None = None) -> None: ...
+
+
 class EngineSeat:
     """The engine's side of a home game (and the hint desk for the player)."""
 
-    def __init__(self, service: Any, spec: EngineSpec, plays: Color | None,
+    def __init__(self, service: SeatedTable, spec: EngineSpec, plays: Color | None,
                  client: EngineClient | None = None) -> None:
         require_home(service.core.settings.mode)
         self.service = service
@@ -104,7 +117,7 @@ class EngineSeat:
                      "no score" if move.score is None else f"{move.score:+g}")
         elif move is None:
             self.service.message = f"engine: {self.client.problem}"
-        self.service._show()
+        self.service.show()
         if move is None and not self.client.gone and self._position_key() == key:
             self._task = asyncio.ensure_future(self._ask_move(key))  # one restart
 
@@ -118,13 +131,13 @@ class EngineSeat:
         scores = await asyncio.to_thread(self.client.hints, game, 64 if heat else 1)
         if scores is None:
             self.service.message = f"engine: {self.client.problem}"
-            self.service._show()
+            self.service.show()
             return None
         if self._position_key() == key:
             self.hints = Hints(position.to_move, {sq: s for sq, s in scores.items()
                                                   if sq is not None})
             self.heat = heat
-            self.service._show()
+            self.service.show()
         return self.hints
 
     # ---------------------------------------------------------- outputs
@@ -169,7 +182,7 @@ class EngineSeat:
         self.instruction = None
         self._key = None
         self.changed()
-        self.service._show()
+        self.service.show()
 
     async def close(self) -> None:
         if self._task is not None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from controller.hub.checks import POSITION_RE
+from controller.hall_protocol.checks import POSITION_RE
 from controller.position import IllegalMoveError, Position
 from controller.squares import BoardStringError, Color, parse_square
 

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from controller.errors import KaeshiError
-from controller.hub.mqtt import BrokerSettings
-from controller.hub.protocol import check_event_slug
+from controller.hall_protocol.mqtt import BrokerSettings
+from controller.hall_protocol.protocol import check_event_slug
 
 MOSQUITTO = "/usr/sbin/mosquitto"
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "mosquitto"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.hub.mqtt import BrokerSettings
-from controller.hub.protocol import ProtocolError, check_event_slug
+from controller.hall_protocol.mqtt import BrokerSettings
+from controller.hall_protocol.protocol import ProtocolError, check_event_slug
 from controller.tomlconfig import Option, Schema, TomlConfigError, check_secret, read_text
 
 

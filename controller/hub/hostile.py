@@ -14,8 +14,8 @@ import json
 import sys
 import time
 
-from controller.hub.mqtt import BrokerSettings, make_client
-from controller.hub.protocol import EventMessage, Topics, encode_event
+from controller.hall_protocol.mqtt import BrokerSettings, make_client
+from controller.hall_protocol.protocol import EventMessage, Topics, encode_event
 
 #: The game ids it invents start with this, so a test can look for them anywhere.
 BOGUS = "bogus-game-"

@@ -29,9 +29,8 @@ from typing import Protocol
 
 import paho.mqtt.client as mqtt
 
-from controller.hub.admission import Admission
-from controller.hub.mqtt import BrokerSettings, make_client
-from controller.hub.protocol import (
+from controller.hall_protocol.mqtt import BrokerSettings, make_client
+from controller.hall_protocol.protocol import (
     OFFLINE,
     ONLINE,
     Ack,
@@ -46,6 +45,7 @@ from controller.hub.protocol import (
     encode_ack,
     encode_command,
 )
+from controller.hub.admission import Admission
 from controller.hub.store import Added, HubStore, StoreError
 
 log = logging.getLogger("kaeshi.hub")

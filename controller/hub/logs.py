@@ -1,4 +1,4 @@
-"""Warnings that one table cannot turn into a flood, and secrets that never reach a log.
+"""Warnings that one table cannot turn into a flood.
 
 A table that sends junk thousands of times a second must not fill the hub's disk with
 the same line: :class:`Throttled` writes the first warning of a kind at once, counts the
@@ -10,11 +10,9 @@ another table does.
 from __future__ import annotations
 
 import logging
-import sys
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import TextIO
 
 
 @dataclass
@@ -62,17 +60,3 @@ class Throttled:
 
     def error(self, key: Hashable, msg: str, *args: object, exc_info: bool = False) -> bool:
         return self.log(logging.ERROR, key, msg, *args, exc_info=exc_info)
-
-
-def tell_terminal(text: str, stream: TextIO | None = None) -> bool:
-    """Show ``text`` (a secret such as the arbiter's token) to the person who started the
-    program, never to a log: written only when ``stream`` (stdout) is a terminal. Returns
-    whether it was shown; a caller whose output goes to a file says where else to look."""
-    stream = sys.stdout if stream is None else stream
-    try:
-        if not stream.isatty():
-            return False
-    except (AttributeError, ValueError):
-        return False
-    print(text, file=stream, flush=True)
-    return True

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from controller.errors import KaeshiError
-from controller.hub.protocol import DownlinkCommand, TableStatus, next_game
+from controller.hall_protocol.protocol import DownlinkCommand, TableStatus, next_game
 
 if TYPE_CHECKING:
     from controller.tournament import Tournament

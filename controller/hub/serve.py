@@ -19,8 +19,8 @@ from typing import Any
 
 from controller.hub.config import HubConfig
 from controller.hub.ingest import Hub
-from controller.hub.logs import tell_terminal
 from controller.hub.store import HubStore
+from controller.terminal import tell_terminal
 
 log = logging.getLogger("kaeshi.hub")
 

@@ -28,10 +28,10 @@ from typing import Any
 
 from controller.errors import KaeshiError
 from controller.hub.broker import PrivateBroker, die_with_parent
-from controller.hub.journal_events import PUBLISHED_KINDS, event_payload
-from controller.hub.logs import tell_terminal
 from controller.hub.proxy import ProxyProcess
 from controller.hub.sim_summary import Comparison, SimulateOptions, Summary, TableResult
+from controller.table_link.journal_events import PUBLISHED_KINDS, event_payload
+from controller.terminal import tell_terminal
 
 GAMES_FILE = Path("games") / "wthor" / "WTH_2001.wtb"
 

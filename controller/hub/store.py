@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import KaeshiError
-from controller.hub.protocol import (
+from controller.hall_protocol.protocol import (
     EventMessage,
     GameKey,
     ProtocolError,

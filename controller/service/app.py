@@ -13,12 +13,16 @@ page, the LEDs where the mode allows, the log) and holds play — a replay waits
 live sensor's readings are not taken — until a write succeeds again; then the
 clock stands at the instant of the failure until the arbiter resumes it.
 
-The service is split along that flow: :mod:`~controller.service.intake` (sources
-and their items), this module (the step and states),
-:mod:`~controller.service.lifecycle` (a game's start and end),
-:mod:`~controller.service.outputs` (what shows a step, and the devices that do),
-:mod:`~controller.service.recovery` (resume, and a journal that fails) and
-:mod:`~controller.service.timing` (the flag's timer and the periodic checks).
+The service owns one object per part of that flow, each typed against a small
+protocol of what it needs of the service: :class:`~controller.service.intake.Intake`
+(sources and their items), :class:`~controller.service.lifecycle.GameLifecycle` (a
+game's start and end), :class:`~controller.service.outputs.Outputs` (what shows a
+step, and the devices, web page, engine and hall link that do),
+:class:`~controller.service.recovery.JournalKeeper` (resume, and a journal that
+fails), :class:`~controller.service.timing.FlagTimer` (the flag's timer and the
+periodic checks), :class:`~controller.service.replay_logs.ReplayLogs` (which log a
+replay plays) and :class:`~controller.service.facade.TableFacade` (what the web page
+sees and may do). This module holds the game's state, its time and the one step.
 
 The service's time is a game time that never goes backwards, even across restarts:
 on resume it continues from the last journaled instant (plus the outage, if the
@@ -32,42 +36,35 @@ import contextlib
 import logging
 import secrets
 import signal
-import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller.errors import KaeshiError
 from controller.events import Event, EventKind
 from controller.service import bootclock
 from controller.service.bootclock import BootStamp
 from controller.service.config import Config
 from controller.service.core import ActionRefused, GameCore
 from controller.service.display import TerminalDisplay
-from controller.service.facade import FacadeMixin
-from controller.service.intake import IntakeMixin
+from controller.service.facade import TableFacade
+from controller.service.intake import Intake
 from controller.service.journal import GameRow, Journal, JournalError
-from controller.service.lifecycle import LifecycleMixin
-from controller.service.outputs import OutputsMixin
-from controller.service.recovery import RECENT_EVENTS, RecoveryMixin
-from controller.service.replay_logs import ReplayLogsMixin
+from controller.service.lifecycle import GameLifecycle
+from controller.service.outputs import Outputs
+from controller.service.recovery import RECENT_EVENTS, JournalKeeper
+from controller.service.replay_logs import ReplayLogs
 from controller.service.sources import Reading, Source
-from controller.service.states import FAULTS, State, StateMachine
-from controller.service.timing import TimingMixin
+from controller.service.states import ALLOWED, FAULTS, State, StateMachine
+from controller.service.timing import BUTTON_LATENCY, FlagTimer
 from controller.squares import Color
 from controller.web.facade import ChangeNotifier
 
 log = logging.getLogger("kaeshi.service")
 
 
-class ReplayDone(KaeshiError):
-    """The configured log was already replayed to its end; nothing is left to do."""
-
-
-class Service(FacadeMixin, RecoveryMixin, ReplayLogsMixin, IntakeMixin, TimingMixin, OutputsMixin,
-              LifecycleMixin):
-    """The running service; also the web page's :class:`~controller.web.ServiceFacade`."""
+class Service:
+    """The running service: the game's state and its one step, and the parts it owns."""
 
     def __init__(
         self,
@@ -85,14 +82,13 @@ class Service(FacadeMixin, RecoveryMixin, ReplayLogsMixin, IntakeMixin, TimingMi
         self._wall = wall
         self._mono = monotonic
         #: The clock that measures an outage within one boot (never set, never jumps).
-        self._boot_clock = boot_clock
+        self.boot_clock = boot_clock
         if time_scale is None:
             time_scale = config["source.speed"] if config["source.kind"] == "sim" else 1.0
         #: Game seconds per real second: 1 except for replays (and the demo's board).
         self._scale = time_scale
         self._base = 0.0
         self._m0 = monotonic()
-        self._source = source
         self.terminal = terminal
         self.exit_when_done = (
             config["source.kind"] == "sim" if exit_when_done is None else exit_when_done
@@ -105,49 +101,51 @@ class Service(FacadeMixin, RecoveryMixin, ReplayLogsMixin, IntakeMixin, TimingMi
         self.events: list[dict[str, Any]] = []
         self.events_total = 0
         self.message = ""
-        self.url = ""
         self.token = config["web.token"] or secrets.token_urlsafe(12)
         self.finished_files: list[Path] = []
-        self._log_count: int | None = None  # observations in the sim log (checked at open)
-        self._log_counts: dict[Path, int] = {}  # every log of source.log (a folder: several)
-        self._log_file: Path | None = None  # the log of the game in play
-        self._next_source = False  # a replay moved on to the folder's next log
-        self._log_offset: float | None = None  # service time minus log time, this run
-        self._open_base = 0.0
-        #: Why the journal cannot be written (None while it can), and since when.
-        self.journal_problem: str | None = None
-        self._failed_at = 0.0
-        self._held = 0  # readings not taken while the journal failed
-        self._flag_timer: asyncio.TimerHandle | None = None
-        #: The source being read (its latency and, for a replay, its next reading).
-        self._active_source: Source | None = source
-        #: Readings stamped after a fall not yet confirmed: (input, time, arrival).
-        self._held_back: list[tuple[dict[str, Any], float, float | None]] = []
-        self._journal_ok: asyncio.Event | None = None
-        self._finish_pending = False  # game over, but not yet marked finished in the journal
-        self._recent_boards: tuple[str | None, str | None] = (None, None)
-        self._board_seen = False
-        self._last_reading = monotonic()
+        self.recent_boards: tuple[str | None, str | None] = (None, None)
+        self.board_seen = False
+        self.pending_state: list[tuple[str, dict[str, Any]]] = []
         self._stop: asyncio.Event | None = None  # created in run(), on the loop
-        self._leds: Any = None
-        self._led_plan: dict[str, Any] | None = None
-        self._clockhw: Any = None
-        self._web: Any = None
-        self._pending_state: list[tuple[str, dict[str, Any]]] = []
-        #: (arrival monotonic, LED shown monotonic) of recent board changes, for benchmarks.
-        self.latencies: list[tuple[float, float]] = []
         self.last_arrival: float | None = None
         self.on_step: Callable[[list[Event]], None] | None = None
         #: Called once the outputs are up (the web page's address is known).
         self.on_ready: Callable[[Service], None] | None = None
-        #: The hall link ([hub]; controller.hub.table.HubLink), and the settings a hub's
-        #: next_game order gave the next game (applied when it starts).
-        self.hub: Any = None
+        #: The settings a hub's next_game order gave the next game (applied when it starts).
         self.next_game_overrides: dict[str, Any] | None = None
-        #: The engine at a home table ([engine]; controller.engine.seat.EngineSeat).
-        self.engine: Any = None
+        self.logs = ReplayLogs(config, injected=source is not None)
+        self.outputs = Outputs(self)
+        #: The web page's (and the hall link's) view of this table, and its actions.
+        self.facade = TableFacade(self, self.outputs)
+        self.flags = FlagTimer(self)
+        self.keeper = JournalKeeper(self, self.flags)
+        self.lifecycle = GameLifecycle(self, self.logs, self.keeper)
+        self.intake = Intake(self, self.logs, self.flags, self.keeper, self.lifecycle, source)
+
+    # ------------------------------------------------------- the parts' state
+    @property
+    def url(self) -> str:
+        """The web page's address (empty until it is up, or without one)."""
+        return self.outputs.url
+
+    @property
+    def journal_problem(self) -> str | None:
+        """Why the journal cannot be written; None while it can."""
+        return self.keeper.problem
+
+    @property
+    def finish_pending(self) -> bool:
+        return self.lifecycle.finish_pending
+
+    @property
+    def scale(self) -> float:
+        return self._scale
 
     # ----------------------------------------------------------------- time
+    def wall_time(self) -> float:
+        """The wall clock (journal rows and the hall's figures carry it; play never does)."""
+        return self._wall()
+
     def now(self) -> float:
         """Game time in seconds: monotonic, scaled for replays, continued across restarts."""
         return self._base + (self._mono() - self._m0) * self._scale
@@ -156,52 +154,22 @@ class Service(FacadeMixin, RecoveryMixin, ReplayLogsMixin, IntakeMixin, TimingMi
         """The game time of an instant of the monotonic clock (a button's edge)."""
         return self._base + (mono - self._m0) * self._scale
 
-    def _set_base(self, t: float) -> None:
+    def set_base(self, t: float) -> None:
+        """Game time is ``t`` now (a resumed game, a replayed reading's own time)."""
         self._base = t
         self._m0 = self._mono()
+
+    def monotonic(self) -> float:
+        return self._mono()
 
     # ------------------------------------------------------------ start-up
     def open(self) -> None:
         """Open the journal and resume the unfinished game, or start a new one."""
-        if (self.config["leds.driver"] == "board" and self.config["source.kind"] != "hall"
-                and self._source is None):
-            raise KaeshiError(f"{self.config.source}: leds.driver = \"board\" needs "
-                              "source.kind = \"hall\" (the LEDs are on the sensor board)")
-        if self._source is None and self.config["source.kind"] == "sim":
-            self._check_logs()  # a bad log stops start-up, before anything
-        try:
-            self.journal = Journal(self.config["journal.path"], boot_clock=self._boot_clock)
-        except OSError as exc:
-            raise JournalError(f"{self.config['journal.path']}: {exc}") from None
-        for line in self.journal.recovery:
-            log.warning("%s", line)
-        try:
-            game = self.journal.unfinished_game()
-            if self._log_folder():
-                done = self._choose_log(game)
-            else:
-                done = self._replayed_already() if game is None else None
-        except sqlite3.Error as exc:
-            raise JournalError(f"{self.journal.path}: cannot read the journal ({exc})") from None
-        if done is not None:
-            self.journal.close()
-            raise ReplayDone(
-                f"the log {self.config['source.log']} was already replayed to its end as "
-                f"game {done.id} (records in {self.config['games.folder']}); nothing to "
-                "replay. Give another log, or another journal.path, to replay it again."
-            )
-        if game is None:
-            self._new_game()
-            if self.journal.recovery:
-                self.message = "journal damaged, nothing left to resume: a new game begins"
-        else:
-            self._resume(game)
-        if self.journal.recovery:
-            self.message = "; ".join([*self.journal.recovery, self.message])
-        self._open_base = self._base
+        self.lifecycle.open()
+        self.intake.open_base = self._base
 
     # --------------------------------------------------------------- steps
-    def _step(
+    def step(
         self, data: dict[str, Any], *, t: float | None = None, arrival: float | None = None
     ) -> list[Event]:
         """Apply one input, journal it with its consequences, then show it."""
@@ -217,13 +185,13 @@ class Service(FacadeMixin, RecoveryMixin, ReplayLogsMixin, IntakeMixin, TimingMi
         events = core.apply(t, data)
         board = data.get("obs", {}).get("board")
         if board is not None and not events:
-            prev2, prev1 = self._recent_boards
+            prev2, prev1 = self.recent_boards
             repeat = board == prev1 and board == prev2
-            self._recent_boards = (prev1, board)
+            self.recent_boards = (prev1, board)
             if repeat:
                 return []  # a still board: a third equal frame changes nothing in the core
         elif board is not None:
-            self._recent_boards = (self._recent_boards[1], board)
+            self.recent_boards = (self.recent_boards[1], board)
         items: list[tuple[str, dict[str, Any]]] = [("input", data)]
         items.extend(("event", e.to_dict()) for e in events)
         after = (core.game_over, core.paused, len(core.arbiter.moves))
@@ -233,29 +201,26 @@ class Service(FacadeMixin, RecoveryMixin, ReplayLogsMixin, IntakeMixin, TimingMi
             # a hall broadcast shows (the rules cannot rebuild it past an unnoticed fault)
             items.append(("position", core.position()))
         if board is not None:
-            self._board_seen = True
-        self._refresh_state()  # a state change is journaled in the step that caused it
-        items.extend(self._pending_state)
-        self._pending_state = []
+            self.board_seen = True
+        self.refresh_state()  # a state change is journaled in the step that caused it
+        items.extend(self.pending_state)
+        self.pending_state = []
         try:
             self.journal.commit_step(self.game.id, t, items, self._wall())
         except JournalError as exc:
-            self._journal_down(str(exc), t)
+            self.keeper.down(str(exc), t)
             return []
         for e in events:
             self._remember(e)
-        self._show(arrival)
-        self._schedule_flag()
+        self.outputs.show(arrival)
+        self.flags.schedule()
         if events:
             self.journal.checkpoint()  # moves into the database file: a lost WAL costs none
-        if self.hub is not None:
-            self.hub.changed()
-        if self.engine is not None:
-            self.engine.changed()
+        self.outputs.changed()
         if self.on_step is not None:
             self.on_step(events)
         if core.game_over and not before[0]:
-            self._finish_game()
+            self.lifecycle.finish_game()
         return events
 
     def _remember(self, e: Event) -> None:
@@ -269,13 +234,13 @@ class Service(FacadeMixin, RecoveryMixin, ReplayLogsMixin, IntakeMixin, TimingMi
                         ", ".join(d["squares"]))
         elif e.event is EventKind.GAME_OVER:
             log.info("game over: %s-%s, winner %s", d["black"], d["white"], d["winner"])
-            if d.get("reason") in ("time", "both_flags") and self._clockhw is not None:
-                self._clockhw.buzz()
+            if d.get("reason") in ("time", "both_flags"):
+                self.outputs.buzz()
         else:
             log.debug("event: %s", d)
 
     # -------------------------------------------------------------- states
-    def _refresh_state(self) -> None:
+    def refresh_state(self) -> None:
         core = self.core
         assert core is not None
         if core.game_over:
@@ -284,7 +249,7 @@ class Service(FacadeMixin, RecoveryMixin, ReplayLogsMixin, IntakeMixin, TimingMi
             want = State.PAUSED
         elif core.started:
             want = State.PLAYING
-        elif self._board_seen:
+        elif self.board_seen:
             want = State.WAITING_FOR_START
         else:
             want = State.WAITING_FOR_BOARD
@@ -292,52 +257,93 @@ class Service(FacadeMixin, RecoveryMixin, ReplayLogsMixin, IntakeMixin, TimingMi
         underlying = self.states.resumes_to if current in FAULTS else current
         if want is underlying:
             return
-        from controller.service.states import ALLOWED
-
         if want not in ALLOWED[underlying] and current not in FAULTS:
             return
         self.states.set_underlying(want)
 
     def _state_changed(self, old: State, new: State, why: str) -> None:
-        self._pending_state.append(("state", {"from": old.value, "to": new.value, "why": why}))
+        self.pending_state.append(("state", {"from": old.value, "to": new.value, "why": why}))
         self.notifier.notify()
+
+    # ------------------------------------------------- what the parts share
+    def show(self, arrival: float | None = None) -> None:
+        self.outputs.show(arrival)
+
+    def update_clock_display(self) -> None:
+        self.outputs.update_clock_display()
+
+    def shown_time(self) -> float:
+        return self.flags.shown_time()
+
+    def hub_changed(self) -> None:
+        if self.outputs.hub is not None:
+            self.outputs.hub.changed()
+
+    def input_latency(self) -> float:
+        real = float(getattr(self.intake.active, "latency", 0.0))
+        if self.outputs.clockhw is not None:
+            real = max(real, BUTTON_LATENCY)
+        return real
+
+    def pending_before(self, fall: float) -> bool:
+        return self.intake.pending_before(fall)
+
+    def watch_sensor(self, source: Source) -> None:
+        self.intake.watch(source)
+
+    def retry_journal(self) -> None:
+        self.keeper.retry()
+
+    def source_settled(self) -> bool:
+        return self.intake.source_settled()
+
+    def source_press_wait(self) -> float:
+        return self.intake.source_press_wait()
+
+    def finish_game(self) -> None:
+        self.lifecycle.finish_game()
+
+    def replace_unstarted_game(self) -> bool:
+        """A hub's next_game order (see :meth:`GameLifecycle.replace_unstarted_game`)."""
+        return self.lifecycle.replace_unstarted_game()
 
     # ---------------------------------------------------------------- run
     async def run(self) -> int:
         """Run until the replay ends (sim) or a stop is asked for (signal)."""
         self._stop = asyncio.Event()
-        self._journal_ok = asyncio.Event()
-        if self.journal_problem is None:
-            self._journal_ok.set()
+        self.keeper.start()
         if self.core is None:
             self.open()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self._stop.set)
-        source = self._active_source = self.make_source()
-        await self._start_outputs(source)
+        source = self.intake.active = self.intake.make_source()
+        await self.outputs.start(source)
         if self.on_ready is not None:
             self.on_ready(self)
-        self._refresh_state()
-        self._show()
-        self._schedule_flag()
+        self.refresh_state()
+        self.outputs.show()
+        self.flags.schedule()
         tasks = [
-            asyncio.create_task(self._read(source), name="source"),
-            asyncio.create_task(self._tick(source), name="tick"),
+            asyncio.create_task(self.intake.read(source), name="source"),
+            asyncio.create_task(self.flags.tick(source), name="tick"),
         ]
         if self.terminal is not None:
-            tasks.append(asyncio.create_task(self._draw(), name="terminal"))
-        if self._leds is not None and hasattr(self._leds, "run"):
-            tasks.append(asyncio.create_task(self._leds.run(), name="leds"))
+            tasks.append(asyncio.create_task(self.outputs.draw(), name="terminal"))
+        leds = self.outputs.leds
+        if leds is not None and hasattr(leds, "run"):
+            tasks.append(asyncio.create_task(leds.run(), name="leds"))
         try:
             await self._stop.wait()
         finally:
-            self._cancel_flag()
+            self.flags.cancel()
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            await self._stop_outputs(source)
+            await self.outputs.stop(source)
+            if self.journal is not None:
+                self.journal.close()
             for sig in (signal.SIGTERM, signal.SIGINT):
                 with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.remove_signal_handler(sig)
@@ -347,11 +353,14 @@ class Service(FacadeMixin, RecoveryMixin, ReplayLogsMixin, IntakeMixin, TimingMi
         if self._stop is not None:
             self._stop.set()
 
+    def stopping(self) -> bool:
+        return self._stop is not None and self._stop.is_set()
+
     # ----------------------------------------------------------- clock buttons
     def clock_press(self, color: Color, at: float | None = None) -> None:
         """A player's clock button (called on the event loop's thread); ``at``: the
         monotonic instant of its edge (None: stamped on arrival)."""
-        self._reading(Reading(press=color, at=at))
+        self.intake.reading(Reading(press=color, at=at))
 
     def clock_pause_button(self) -> None:
         """The arbiter's button on the clock: stop, or start again."""
@@ -359,8 +368,8 @@ class Service(FacadeMixin, RecoveryMixin, ReplayLogsMixin, IntakeMixin, TimingMi
                 or self.journal_problem is not None):
             return
         try:
-            self._step({"action": "resume" if self.core.paused else "pause", "by": "button"})
+            self.step({"action": "resume" if self.core.paused else "pause", "by": "button"})
         except ActionRefused as exc:
             log.warning("clock pause button: %s", exc)
             self.message = f"pause button: {exc}"
-            self._show()
+            self.outputs.show()

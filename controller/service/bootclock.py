@@ -6,7 +6,7 @@ outage is measured on ``CLOCK_BOOTTIME`` (seconds since boot, counting suspend; 
 set by anyone), which is only comparable within one boot: each journal step records
 it with the boot's id (``/proc/sys/kernel/random/boot_id``). Across a reboot nothing
 measures the outage reliably; the service then charges nothing by itself and tells
-the arbiter what the wall clock says (see ``RecoveryMixin._resume``).
+the arbiter what the wall clock says (see ``JournalKeeper.resume``).
 """
 
 from __future__ import annotations

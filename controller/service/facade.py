@@ -1,39 +1,65 @@
 """What the web page sees of the service: snapshots for each view, and the arbiter's actions.
 
-The web server defines the interface (``controller.web.facade.ServiceFacade``); the
-service takes it on through this mixin, so the wiring in ``app`` stays about data
-flow. Actions are ordinary journaled inputs: they go through the service's one
-step function, so they are on disk before anyone sees their effect.
+The web server defines the interface (``controller.web.facade.ServiceFacade``);
+:class:`TableFacade` implements it over the service's state, and the hall link runs
+the hub's orders through it too. Actions are ordinary journaled inputs: they go
+through the service's one step function, so they are on disk before anyone sees
+their effect.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.leds.plan import plan_overlay
-from controller.service.core import ActionRefused
+from controller.service.core import ActionRefused, GameCore
+from controller.service.journal import GameRow
+from controller.service.outputs import Outputs
+from controller.service.states import StateMachine
 from controller.squares import Color
-from controller.web.facade import ActionError, View, disc_graph, result_of
+from controller.web.facade import ActionError, ChangeNotifier, View, disc_graph, result_of
 
 if TYPE_CHECKING:
+    from controller.events import Event
     from controller.records.model import GameRecord
-    from controller.service.app import Service
+    from controller.service.config import Config
 
 log = logging.getLogger("kaeshi.service")
 
 
-class FacadeMixin:
-    """The :class:`~controller.web.ServiceFacade` methods of :class:`Service`."""
+class ViewedTable(Protocol):
+    """What the page sees of the service, and its one step function for the actions."""
 
-    def snapshot(self: Service, view: View = "player") -> dict[str, Any]:
-        core = self.core
+    config: Config
+    core: GameCore | None
+    game: GameRow | None
+    states: StateMachine
+    notifier: ChangeNotifier
+    events: list[dict[str, Any]]
+    events_total: int
+    message: str
+
+    def shown_time(self) -> float: ...
+    def step(self, data: dict[str, Any], *, t: float | None = None,
+             arrival: float | None = None) -> list[Event]: ...
+
+
+class TableFacade:
+    """The web page's :class:`~controller.web.ServiceFacade` over one table."""
+
+    def __init__(self, table: ViewedTable, outputs: Outputs) -> None:
+        self.table = table
+        self.outputs = outputs
+
+    def snapshot(self, view: View = "player") -> dict[str, Any]:
+        core = self.table.core
         if core is None:
-            return {"version": self.notifier.version, "state": self.states.state.value,
-                    "mode": self.config["game.mode"], "board": "-" * 64, "events": []}
+            return {"version": self.table.notifier.version, "state": self.table.states.state.value,
+                    "mode": self.table.config["game.mode"], "board": "-" * 64, "events": []}
         arb = core.arbiter
-        now = self.shown_time()
+        now = self.table.shown_time()
         position = arb.position
         board = arb.last_board or position.board_string()
         b, w = position.counts()
@@ -48,15 +74,15 @@ class FacadeMixin:
         audience = "arbiter" if view == "arbiter" else "players"
         # Legal moves light the LEDs only when configured; the web page's home view
         # always gets them, because its "show legal moves" box is the players' request.
-        on_leds = view == "arbiter" or self.config["leds.show_legal"]
-        legal = self._legal() if (on_leds or mode == "home") else None
-        plan = plan_overlay(mode, overlay, self.states.state.value,
+        on_leds = view == "arbiter" or self.table.config["leds.show_legal"]
+        legal = self.outputs.legal() if (on_leds or mode == "home") else None
+        plan = plan_overlay(mode, overlay, self.table.states.state.value,
                             legal if on_leds else None, audience)
         snap: dict[str, Any] = {
-            "version": self.notifier.version,
-            "game": self.game.id if self.game else None,
+            "version": self.table.notifier.version,
+            "game": self.table.game.id if self.table.game else None,
             "mode": mode,
-            "state": self.states.state.value,
+            "state": self.table.states.state.value,
             "board": board,
             "position": position.board_string(),
             "to_move": None if core.game_over else position.to_move.value,
@@ -67,17 +93,17 @@ class FacadeMixin:
             "clocks": core.clocks(now),
             "moves": moves,
             "last_move": overlay.last_move,
-            "events": list(self.events[-50:]),
-            "events_total": self.events_total,
+            "events": list(self.table.events[-50:]),
+            "events_total": self.table.events_total,
             "overlay": {sq: cell.to_json() for sq, cell in plan.items()},
-            "message": self.message,
+            "message": self.table.message,
             "irregularities": self._open_flags(),
             "history": core.history.to_json(),
             "graph": disc_graph(core.after, len(arb.moves)),
-            "result": result_of(self.events, core.over_by_time) if core.game_over else None,
+            "result": result_of(self.table.events, core.over_by_time) if core.game_over else None,
             "now": round(now, 3),
             "legal": legal or [],
-            "url": self.url,
+            "url": self.outputs.url,
             "late": None if core.late is None else {
                 "late": core.late.late, "present": core.late.present,
                 "state": core.late.state, "remaining": core.late.remaining(now)},
@@ -87,45 +113,45 @@ class FacadeMixin:
                 "white_says": core.signoff.white_says, "status": core.signoff.status},
         }
         snap["flags"] = snap["irregularities"] if advisory else []
-        if self.engine is not None and mode == "home":  # rule 21: home tables only
-            snap["engine"] = self.engine.snapshot(board)
+        if self.outputs.engine is not None and mode == "home":  # rule 21: home tables only
+            snap["engine"] = self.outputs.engine.snapshot(board)
             if audience == "players":
                 snap["overlay"] = {**{sq: c.to_json() for sq, c in
-                                      self.engine.plan(board).items()}, **snap["overlay"]}
+                                      self.outputs.engine.plan(board).items()}, **snap["overlay"]}
         return snap
 
-    async def ask_hints(self: Service, heat: bool) -> dict[str, Any]:
+    async def ask_hints(self, heat: bool) -> dict[str, Any]:
         """The player's request for the best move (or, ``heat``, every move's score)."""
         from controller.engine.home import EngineRefused
 
-        if self.engine is None:
-            mode = self.core.settings.mode if self.core else self.config["game.mode"]
+        if self.outputs.engine is None:
+            mode = self._mode()
             raise ActionError("no engine at this table" if mode == "home" else
                               f"no hints in {mode} mode (rule 21: no advice during a game)")
         try:
-            hints = await self.engine.ask_hints(heat)
+            hints = await self.outputs.engine.ask_hints(heat)
         except EngineRefused as exc:
             raise ActionError(str(exc)) from None
         if hints is None:
-            raise ActionError(f"the engine is gone: {self.engine.client.problem}")
+            raise ActionError(f"the engine is gone: {self.outputs.engine.client.problem}")
         return hints.to_json()
 
-    async def choose_engine(self: Service, plays: str | None, level: int | None) -> None:
+    async def choose_engine(self, plays: str | None, level: int | None) -> None:
         """The home player's choice of the engine's colour (``none``: no opponent) and level."""
         from controller.engine.home import EngineRefused
 
-        if self.engine is None:
+        if self.outputs.engine is None:
             raise ActionError("no engine at this table (home mode only, rule 21)")
         try:
             color = None if plays in (None, "none") else Color(plays)
         except ValueError:
             raise ActionError(f"plays must be black, white or none, not {plays!r}") from None
         try:
-            await self.engine.choose(color, level)
+            await self.outputs.engine.choose(color, level)
         except EngineRefused as exc:
             raise ActionError(str(exc)) from None
 
-    async def review_document(self: Service, name: str) -> tuple[str, str]:
+    async def review_document(self, name: str) -> tuple[str, str]:
         """A finished game's review for the page (made on first request), home only."""
         import asyncio
         from pathlib import Path
@@ -133,63 +159,67 @@ class FacadeMixin:
         from controller.engine.report import review_document
         from controller.engine.seat import spec_from_config
 
-        mode = self.core.settings.mode if self.core else self.config["game.mode"]
+        mode = self._mode()
         if mode != "home":
             raise ActionError(f"no reviews on a {mode} table's page: use `kaeshi games "
                               "review` away from the games (rule 21)")
-        folder = Path(self.config["games.folder"])
+        folder = Path(self.table.config["games.folder"])
         return await asyncio.to_thread(review_document, folder, name,
-                                       spec_from_config(self.config))
+                                       spec_from_config(self.table.config))
 
-    def _open_flags(self: Service) -> list[dict[str, Any]]:
-        assert self.core is not None
-        return self.core.arbiter.open_flags()
+    def _mode(self) -> str:
+        core = self.table.core
+        return core.settings.mode if core is not None else self.table.config["game.mode"]
 
-    async def wait_change(self: Service, version: int) -> int:
-        return await self.notifier.wait_change(version)
+    def _open_flags(self) -> list[dict[str, Any]]:
+        assert self.table.core is not None
+        return self.table.core.arbiter.open_flags()
 
-    def game_record(self: Service) -> GameRecord:
+    async def wait_change(self, version: int) -> int:
+        return await self.table.notifier.wait_change(version)
+
+    def game_record(self) -> GameRecord:
         # everything, comments included: the web server filters it per view
-        assert self.core is not None
-        rec = self.core.record()
-        if self.game is not None and not rec.date:
-            rec.date = dt.datetime.fromtimestamp(self.game.started).date().isoformat()
+        assert self.table.core is not None
+        rec = self.table.core.record()
+        if self.table.game is not None and not rec.date:
+            rec.date = dt.datetime.fromtimestamp(self.table.game.started).date().isoformat()
         return rec
 
-    def _action(self: Service, data: dict[str, Any]) -> None:
-        if self.core is None:
+    def _action(self, data: dict[str, Any]) -> None:
+        if self.table.core is None:
             raise ActionError("the service is still starting")
         try:
-            self._step(data)
+            self.table.step(data)
         except ActionRefused as exc:
             raise ActionError(str(exc)) from None
         log.info("arbiter action: %s", data)
 
-    def pause(self: Service) -> None:
-        if self.core is not None and self.core.paused:
+    def pause(self) -> None:
+        if self.table.core is not None and self.table.core.paused:
             raise ActionError("the clock is already paused")
         self._action({"action": "pause"})
 
-    def resume(self: Service) -> None:
-        if self.core is not None and not self.core.paused:
+    def resume(self) -> None:
+        if self.table.core is not None and not self.table.core.paused:
             raise ActionError("the clock is not paused")
         self._action({"action": "resume"})
 
-    def adjust_time(self: Service, color: Color, seconds: float) -> None:
+    def adjust_time(self, color: Color, seconds: float) -> None:
         self._action({"action": "adjust", "color": Color(color).value, "seconds": seconds})
 
-    def accept_position(self: Service) -> None:
+    def accept_position(self) -> None:
         self._action({"action": "accept"})
 
-    def correct_position(self: Service, board: str) -> None:
+    def correct_position(self, board: str) -> None:
         self._action({"action": "correct", "board": board})
 
-    def late_step(self: Service, action: str, color: Color | None = None) -> None:
+    def late_step(self, action: str, color: Color | None = None) -> None:
         data: dict[str, Any] = {"action": action}
         if color is not None:
             data["color"] = Color(color).value
         self._action(data)
 
-    def dispute_result(self: Service, color: Color) -> None:
+    def dispute_result(self, color: Color) -> None:
         """A player says the result the table shows is wrong: the arbiter decides."""
         self._action({"action": "dispute", "color": Color(color).value})

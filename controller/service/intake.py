@@ -13,12 +13,15 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.arbiter.presswait import press_wait
 from controller.errors import KaeshiError
 from controller.service.core import check_board
 from controller.service.journal import JournalError
+from controller.service.lifecycle import GameLifecycle
+from controller.service.recovery import JournalKeeper
+from controller.service.replay_logs import ReplayLogs
 from controller.service.sources import (
     CameraSource,
     HallSource,
@@ -29,12 +32,15 @@ from controller.service.sources import (
     SourceEnd,
     camera_stable,
 )
-from controller.service.states import State
-from controller.service.timing import MAX_HELD_BACK
+from controller.service.states import State, StateMachine
+from controller.service.timing import MAX_HELD_BACK, FlagTimer
 from controller.squares import Color
 
 if TYPE_CHECKING:
-    from controller.service.app import Service
+    from controller.events import Event
+    from controller.service.config import Config
+    from controller.service.core import GameCore
+    from controller.service.journal import GameRow, Journal
 
 #: How often a failed source is tried again, and how many tries make one log line.
 RETRY_SECONDS = 2.0
@@ -42,82 +48,144 @@ RETRIES_PER_LOG = 30
 log = logging.getLogger("kaeshi.service")
 
 
-class IntakeMixin:
-    """Source methods of :class:`~controller.service.app.Service`."""
+class FedTable(Protocol):
+    """What the intake needs of the service: the game it feeds, its clock and its one
+    step function."""
 
-    def make_source(self: Service) -> Source:
-        if self._source is not None:
-            return self._source
-        kind = self.config["source.kind"]
+    config: Config
+    core: GameCore | None
+    game: GameRow | None
+    journal: Journal | None
+    states: StateMachine
+    message: str
+    exit_when_done: bool
+
+    def now(self) -> float: ...
+    def game_time(self, mono: float) -> float: ...
+    def set_base(self, t: float) -> None: ...
+    def monotonic(self) -> float: ...
+    def wall_time(self) -> float: ...
+    def step(self, data: dict[str, Any], *, t: float | None = None,
+             arrival: float | None = None) -> list[Event]: ...
+    def refresh_state(self) -> None: ...
+    def show(self, arrival: float | None = None) -> None: ...
+    def stop(self) -> None: ...
+    def stopping(self) -> bool: ...
+    def hub_changed(self) -> None: ...
+
+
+class Intake:
+    """The source side of a service: which source, its readings and link changes, and
+    where a replay stands in its log (see the module docstring)."""
+
+    def __init__(self, table: FedTable, logs: ReplayLogs, flags: FlagTimer,
+                 keeper: JournalKeeper, lifecycle: GameLifecycle,
+                 source: Source | None = None) -> None:
+        self.table = table
+        self.logs = logs
+        self.flags = flags
+        self.keeper = keeper
+        self.lifecycle = lifecycle
+        #: The source handed over by the caller (a test's, the demo's board), if any.
+        self.given = source
+        #: The source being read (its latency and, for a replay, its next reading).
+        self.active: Source | None = source
+        self.next_source = False  # a replay moved on to the folder's next log
+        self.log_offset: float | None = None  # service time minus log time, this run
+        #: The game time the service opened at (a replay's first reading continues it).
+        self.open_base = 0.0
+        self.last_reading = table.monotonic()
+
+    def make_source(self) -> Source:
+        if self.given is not None:
+            return self.given
+        kind = self.table.config["source.kind"]
         if kind == "sim":
-            return LogSource.from_file(self._log_file or self.config["source.log"],
-                                       self.config["source.speed"], self.resume_cursor(),
-                                       count=self._log_count)
+            return LogSource.from_file(self.logs.file or self.table.config["source.log"],
+                                       self.table.config["source.speed"],
+                                       self.keeper.resume_cursor(), count=self.logs.count)
         if kind == "hall":
-            return HallSource(self.config["source.device"], self.config["source.baud"],
+            return HallSource(self.table.config["source.device"], self.table.config["source.baud"],
                               self._official_position)
-        return CameraSource(self.config["source.camera"], self.config["source.fps"],
-                            self.config["source.camera_setup"],
-                            keepalive=self.config["source.lost_after"] / 2)
+        return CameraSource(self.table.config["source.camera"], self.table.config["source.fps"],
+                            self.table.config["source.camera_setup"],
+                            keepalive=self.table.config["source.lost_after"] / 2)
 
-    def _source_settled(self: Service) -> bool:
+    def source_settled(self) -> bool:
         """Whether the source's boards come already debounced (``Source.settled``).
 
         A game is started before its configured source is opened (a replay's source
         needs the journal to know where to resume), so the class is asked.
         """
-        if self._source is not None:
-            return self._source.settled
+        if self.given is not None:
+            return self.given.settled
         kinds: dict[str, type[Source]] = {
             "sim": LogSource, "hall": HallSource, "camera": CameraSource,
         }
-        return kinds[self.config["source.kind"]].settled
+        return kinds[self.table.config["source.kind"]].settled
 
-    def _source_press_wait(self: Service) -> float:
+    def source_press_wait(self) -> float:
         """Seconds a press waits for the camera's frames after it (the one rule of
         :mod:`controller.arbiter.presswait`); other sources are judged at each press."""
-        if self.config["source.kind"] != "camera":
+        config = self.table.config
+        if config["source.kind"] != "camera":
             return 0.0
-        fps = self.config["source.fps"]
-        return press_wait(fps, camera_stable(fps), self.config["source.press_wait_max"])
+        fps = config["source.fps"]
+        return press_wait(fps, camera_stable(fps), config["source.press_wait_max"])
 
-    def _official_position(self: Service) -> Any:
-        return None if self.core is None else self.core.arbiter.position
+    def pending_before(self, fall: float) -> bool:
+        """A replay still holds a reading stamped before ``fall`` (it is on its way)."""
+        pending = getattr(self.active, "pending", None)
+        if pending is None:
+            return False
+        offset = (self.log_offset if self.log_offset is not None
+                  else max(0.0, self.open_base - pending))
+        return pending + offset < fall
 
-    async def _read(self: Service, source: Source) -> None:
+    def watch(self, source: Source) -> None:
+        """A live source silent for ``source.lost_after`` seconds is a lost sensor."""
+        quiet = self.table.config["source.lost_after"]
+        if (source.watchdog and self.table.states.state is not State.SENSOR_LOST
+                and self.table.monotonic() - self.last_reading > quiet):
+            self.link(LinkChange(False, f"no reading for {quiet} s"))
+
+    def _official_position(self) -> Any:
+        return None if self.table.core is None else self.table.core.arbiter.position
+
+    async def read(self, source: Source) -> None:
         """Take readings from the source; a failing source is a state, never a crash.
 
         While the journal cannot be written, a replay is held (its next reading waits);
-        a live sensor is still read, but its readings are not taken (see :meth:`_reading`).
+        a live sensor is still read, but its readings are not taken (see :meth:`reading`).
         """
         replay = isinstance(source, LogSource)
         failures = 0
         while True:
             try:
                 async for item in source.items():
-                    if replay and self._journal_ok is not None:
-                        await self._journal_ok.wait()
+                    if replay:
+                        await self.keeper.writable()
                     failures = 0
                     if isinstance(item, Reading):
-                        self._handle(self._reading, item)
+                        self._handle(self.reading, item)
                     elif isinstance(item, LinkChange):
-                        self._handle(self._link, item)
+                        self._handle(self.link, item)
                     elif isinstance(item, SourceEnd):
-                        self._handle(self._source_end)
-                        if not self._next_source:
+                        self._handle(self.source_end)
+                        if not self.next_source:
                             return
                         break
-                    if self._stop is not None and self._stop.is_set():
+                    if self.table.stopping():
                         return  # a replay behind its pace never waits: stop here
-                if self._next_source:  # a folder of logs: its next game
-                    self._next_source = False
+                if self.next_source:  # a folder of logs: its next game
+                    self.next_source = False
                     source = self.make_source()
                     continue
             except (KaeshiError, OSError, ValueError, ImportError) as exc:
-                self._link(LinkChange(False, f"{source.name}: {exc}"))
+                self.link(LinkChange(False, f"{source.name}: {exc}"))
             except Exception as exc:  # a driver bug must not end the game
                 log.exception("source %s failed", source.name)
-                self._link(LinkChange(False, f"{source.name} failed: {exc}"))
+                self.link(LinkChange(False, f"{source.name} failed: {exc}"))
             await asyncio.sleep(RETRY_SECONDS)
             failures += 1
             # a board left unplugged must not fill the log: once, then once a minute
@@ -127,24 +195,24 @@ class IntakeMixin:
             else:
                 log.debug("retrying the %s source (attempt %d)", source.name, failures)
 
-    def _handle(self: Service, handler: Callable[..., None], *args: Any) -> None:
+    def _handle(self, handler: Callable[..., None], *args: Any) -> None:
         """Run one item's handling; a bug there is logged, never mistaken for the sensor."""
         try:
             handler(*args)
         except Exception:
             log.exception("handling a %s failed", type(args[0]).__name__ if args else "end")
 
-    def _reading(self: Service, item: Reading) -> None:
-        arrival = self._mono()
-        self._last_reading = arrival
-        if self.journal_problem is not None:
-            self._held += 1  # play is held: nothing is taken that could not be recorded
+    def reading(self, item: Reading) -> None:
+        arrival = self.table.monotonic()
+        self.last_reading = arrival
+        if self.keeper.problem is not None:
+            self.keeper.held += 1  # play is held: nothing taken that cannot be recorded
             return
-        if self.states.state is State.SENSOR_LOST:
-            self._link(LinkChange(True, "readings arrive again"))
+        if self.table.states.state is State.SENSOR_LOST:
+            self.link(LinkChange(True, "readings arrive again"))
         t = self._replay_time(item)
         if t is None and item.at is not None:
-            t = self.game_time(item.at)  # a press is judged by its edge, not its arrival
+            t = self.table.game_time(item.at)  # a press is judged by its edge, not its arrival
         data: dict[str, Any]
         if item.press is not None:
             data = {"obs": {"press": Color(item.press).value}}
@@ -154,104 +222,104 @@ class IntakeMixin:
             except ValueError as exc:
                 log.warning("ignored a bad reading: %s", exc)
                 return
-            if self.core is not None and self.core.game_over and self._is_new_game(board):
+            core = self.table.core
+            if core is not None and core.game_over and self._is_new_game(board):
                 try:
-                    self._new_game()
+                    self.lifecycle.new_game()
                 except JournalError as exc:
-                    self._journal_down(str(exc), self.now())
+                    self.keeper.down(str(exc), self.table.now())
                     return
             data = {"obs": {"board": board}}
         else:
             return
         if item.cursor is not None:
             data["cursor"] = item.cursor
-        t = self.now() if t is None else t
-        if self._in_flag_window(t) and len(self._held_back) < MAX_HELD_BACK:
+        t = self.table.now() if t is None else t
+        if self.flags.in_window(t) and len(self.flags.held_back) < MAX_HELD_BACK:
             # after a fall not yet confirmed: a press stamped before it may still come
-            self._held_back.append((data, t, arrival))
+            self.flags.held_back.append((data, t, arrival))
             return
         try:
-            self._settle_before(t)
-            self._step(data, t=t, arrival=arrival)
+            self.flags.settle_before(t)
+            self.table.step(data, t=t, arrival=arrival)
         except ValueError as exc:
             log.warning("reading not used: %s", exc)
-        self._flush_held_back()
+        self.flags.flush_held_back()
 
-    def _replay_time(self: Service, item: Reading) -> float | None:
+    def _replay_time(self, item: Reading) -> float | None:
         """A replayed reading keeps the log's own time (shifted once per run to continue
         the game's time), so a replay, killed and resumed or not, is the same game."""
         if item.t is None:
             return None
-        if self._log_offset is None:
-            self._log_offset = max(0.0, self._open_base - item.t)
-        t = item.t + self._log_offset
-        if self.core is not None:
-            t = max(t, self.core.t)
-        self._set_base(t)
+        if self.log_offset is None:
+            self.log_offset = max(0.0, self.open_base - item.t)
+        t = item.t + self.log_offset
+        if self.table.core is not None:
+            t = max(t, self.table.core.t)
+        self.table.set_base(t)
         return t
 
-    def _is_new_game(self: Service, board: str) -> bool:
+    def _is_new_game(self, board: str) -> bool:
         from controller.service.core import _matches_start
 
-        start = self.core.settings.start() if self.core is not None else None
-        return not self.exit_when_done and "?" not in board and _matches_start(board, start)
+        start = self.table.core.settings.start() if self.table.core is not None else None
+        return not self.table.exit_when_done and "?" not in board and _matches_start(board, start)
 
-    def _link(self: Service, item: LinkChange) -> None:
-        if self.journal_problem is not None:
+    def link(self, item: LinkChange) -> None:
+        if self.keeper.problem is not None:
             log.warning("sensor %s while the journal fails: %s",
                         "up" if item.up else "down", item.detail)
             return
         if item.up:
-            if self.states.state is State.SENSOR_LOST:
-                self.message = item.detail or "sensor back"
-                self.states.sensor_back(item.detail)
-            elif self.states.state is State.STARTING:
-                self.states.go(State.WAITING_FOR_BOARD, item.detail)
+            if self.table.states.state is State.SENSOR_LOST:
+                self.table.message = item.detail or "sensor back"
+                self.table.states.sensor_back(item.detail)
+            elif self.table.states.state is State.STARTING:
+                self.table.states.go(State.WAITING_FOR_BOARD, item.detail)
         else:
-            if self.states.state is State.SENSOR_LOST and self.message == item.detail:
+            if self.table.states.state is State.SENSOR_LOST and self.table.message == item.detail:
                 log.debug("still lost: %s", item.detail)  # a retry that failed the same way
                 return
-            self.message = item.detail or "sensor lost"
+            self.table.message = item.detail or "sensor lost"
             log.warning("sensor lost: %s", item.detail)
-            if self.states.state is not State.SENSOR_LOST:
-                self.states.sensor_lost(item.detail)
-        self._journal_note({"link": "up" if item.up else "down", "detail": item.detail})
-        self._refresh_state()
-        self._show()
+            if self.table.states.state is not State.SENSOR_LOST:
+                self.table.states.sensor_lost(item.detail)
+        self.keeper.note({"link": "up" if item.up else "down", "detail": item.detail})
+        self.table.refresh_state()
+        self.table.show()
 
-    def _source_end(self: Service) -> None:
+    def source_end(self) -> None:
         """A replay ended: judge what stands (a home board has no last press), then stop."""
-        if self.core is not None and not self.core.game_over:
+        if self.table.core is not None and not self.table.core.game_over:
             # a replay ends at its last reading; a video played to its end, now
-            replay = isinstance(self._active_source, LogSource)
-            self._step({"action": "finish"}, t=self.core.t if replay else None)
-            if not self.core.game_over:
+            replay = isinstance(self.active, LogSource)
+            self.table.step({"action": "finish"}, t=self.table.core.t if replay else None)
+            if not self.table.core.game_over:
                 log.warning("the replay ended before the game did")
-                self.message = "the replay ended before the game did"
-        nxt = self._next_log()
+                self.table.message = "the replay ended before the game did"
+        nxt = self.logs.next_log()
         if nxt is not None:
             self._next_game_from(nxt)
             return
-        if self.exit_when_done:
-            self.stop()
+        if self.table.exit_when_done:
+            self.table.stop()
 
-    def _next_game_from(self: Service, path: Path) -> None:
+    def _next_game_from(self, path: Path) -> None:
         """The folder's next log is the next game: the one just played is closed (its
         record was written when it ended), and the new one begins at game time 0."""
-        assert self.journal is not None and self.game is not None
-        if self.core is not None and not self.core.game_over:
+        assert self.table.journal is not None and self.table.game is not None
+        if self.table.core is not None and not self.table.core.game_over:
             try:
-                self.journal.finish_game(self.game.id, self._wall())
+                self.table.journal.finish_game(self.table.game.id, self.table.wall_time())
             except JournalError as exc:
-                self._journal_down(str(exc), self.now())
+                self.keeper.down(str(exc), self.table.now())
                 return
-        self._use_log(path)
-        self._log_offset = None
-        self._open_base = 0.0
-        self._new_game()
+        self.logs.use(path)
+        self.log_offset = None
+        self.open_base = 0.0
+        self.lifecycle.new_game()
         log.info("next game from %s", path)
-        self._next_source = True
-        self._refresh_state()
-        self._show()
-        if self.hub is not None:
-            self.hub.changed()
+        self.next_source = True
+        self.table.refresh_state()
+        self.table.show()
+        self.table.hub_changed()

@@ -16,14 +16,37 @@ so a restart replays it, and the record names what happened.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from controller.clock import GameClock
+from controller.arbiter.core import Arbiter
+from controller.clock import GameClock, TimeControl
 from controller.scorecard import LateArrival, ScoreCardError
 from controller.squares import Color
 
-if TYPE_CHECKING:
-    from controller.service.core import GameCore
+
+class _LateSettings(Protocol):
+    @property
+    def black(self) -> str: ...
+    @property
+    def white(self) -> str: ...
+    @property
+    def main(self) -> float: ...
+    def time_control(self) -> TimeControl: ...
+
+
+class LateTable(Protocol):
+    """What a late arrival changes of a game (the service's ``GameCore``): its clock
+    and its late-arrival record, judged against its settings and its moves."""
+
+    clock: GameClock | None
+    late: LateArrival | None
+    late_color: Color | None
+
+    @property
+    def settings(self) -> _LateSettings: ...
+    @property
+    def arbiter(self) -> Arbiter: ...
+
 
 LATE_ACTIONS = ("late", "late_arrived", "late_play_on", "late_forfeit")
 
@@ -32,7 +55,7 @@ class LateRefused(ValueError):
     """A late-arrival step that makes no sense now (turned into ActionRefused)."""
 
 
-def late_action(core: GameCore, t: float, data: dict[str, Any]) -> None:
+def late_action(core: LateTable, t: float, data: dict[str, Any]) -> None:
     """Apply one of :data:`LATE_ACTIONS` at table time ``t``."""
     action = data["action"]
     s = core.settings
@@ -65,7 +88,7 @@ def late_action(core: GameCore, t: float, data: dict[str, Any]) -> None:
         raise LateRefused(str(exc)) from None
 
 
-def late_press(core: GameCore, player: Color, t: float) -> bool:
+def late_press(core: LateTable, player: Color, t: float) -> bool:
     """The present player's press on the arbiter's word starts the absent one's time.
     True when the press was that one: it starts the clock and ends no move."""
     if (core.late is not None and core.late.state == "absent"

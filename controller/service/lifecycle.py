@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from controller.errors import KaeshiError
+from controller.service.bootclock import BootStamp
 from controller.service.config import Config
 from controller.service.core import GameCore, GameSettings
 from controller.service.games import write_game_files
-from controller.service.journal import JournalError
-
-if TYPE_CHECKING:
-    from controller.service.app import Service
+from controller.service.journal import GameRow, Journal, JournalError
+from controller.service.recovery import JournalKeeper
+from controller.service.replay_logs import ReplayLogs
 
 log = logging.getLogger("kaeshi.service")
 
@@ -46,79 +48,159 @@ def settings_from_config(config: Config, settled: bool = False,
     )
 
 
-class LifecycleMixin:
-    """Game start and end methods of :class:`~controller.service.app.Service`."""
+class PlayedTable(Protocol):
+    """What starting and ending a game changes of the service."""
 
-    def _new_game(self: Service) -> None:
-        assert self.journal is not None
-        settings = settings_from_config(self.config, self._source_settled(),
-                                        self._source_press_wait())
-        if self.next_game_overrides:
+    config: Config
+    journal: Journal | None
+    game: GameRow | None
+    core: GameCore | None
+    message: str
+    events: list[dict[str, Any]]
+    events_total: int
+    recent_boards: tuple[str | None, str | None]
+    board_seen: bool
+    #: The settings a hub's next_game order gave the next game (applied when it starts).
+    next_game_overrides: dict[str, Any] | None
+    #: The record files of the game that ended last.
+    finished_files: list[Path]
+    boot_clock: Callable[[], BootStamp]
+
+    def now(self) -> float: ...
+    def wall_time(self) -> float: ...
+    def set_base(self, t: float) -> None: ...
+    def refresh_state(self) -> None: ...
+    def show(self, arrival: float | None = None) -> None: ...
+    def source_settled(self) -> bool: ...
+    def source_press_wait(self) -> float: ...
+
+
+class ReplayDone(KaeshiError):
+    """The configured log was already replayed to its end; nothing is left to do."""
+
+
+class GameLifecycle:
+    """A game's start and end (see the module docstring)."""
+
+    def __init__(self, table: PlayedTable, logs: ReplayLogs, keeper: JournalKeeper) -> None:
+        self.table = table
+        self.logs = logs
+        self.keeper = keeper
+        #: The game is over but not yet marked finished in the journal.
+        self.finish_pending = False
+
+    def open(self) -> None:
+        """Open the journal and resume the unfinished game, or start a new one."""
+        table, config = self.table, self.table.config
+        if (config["leds.driver"] == "board" and config["source.kind"] != "hall"
+                and not self.logs.injected):
+            raise KaeshiError(f"{config.source}: leds.driver = \"board\" needs "
+                              "source.kind = \"hall\" (the LEDs are on the sensor board)")
+        if not self.logs.injected and config["source.kind"] == "sim":
+            self.logs.check()  # a bad log stops start-up, before anything
+        try:
+            journal = table.journal = Journal(config["journal.path"],
+                                              boot_clock=table.boot_clock)
+        except OSError as exc:
+            raise JournalError(f"{config['journal.path']}: {exc}") from None
+        for line in journal.recovery:
+            log.warning("%s", line)
+        try:
+            game = journal.unfinished_game()
+            if self.logs.folder():
+                done = self.logs.choose(journal, game)
+            else:
+                done = self.logs.replayed_already(journal) if game is None else None
+        except sqlite3.Error as exc:
+            raise JournalError(f"{journal.path}: cannot read the journal ({exc})") from None
+        if done is not None:
+            journal.close()
+            raise ReplayDone(
+                f"the log {config['source.log']} was already replayed to its end as "
+                f"game {done.id} (records in {config['games.folder']}); nothing to "
+                "replay. Give another log, or another journal.path, to replay it again."
+            )
+        if game is None:
+            self.new_game()
+            if journal.recovery:
+                table.message = "journal damaged, nothing left to resume: a new game begins"
+        else:
+            self.keeper.resume(game)
+        if journal.recovery:
+            table.message = "; ".join([*journal.recovery, table.message])
+
+    def new_game(self) -> None:
+        assert self.table.journal is not None
+        settings = settings_from_config(self.table.config, self.table.source_settled(),
+                                        self.table.source_press_wait())
+        if self.table.next_game_overrides:
             settings = GameSettings.from_dict({**settings.to_dict(),
-                                               **self.next_game_overrides})
-            self.next_game_overrides = None
+                                               **self.table.next_game_overrides})
+            self.table.next_game_overrides = None
         info: dict[str, Any] = {"settings": settings.to_dict(),
-                                "source": self.config["source.kind"]}
-        sig = self._log_signature()
+                                "source": self.table.config["source.kind"]}
+        sig = self.logs.signature()
         if sig is not None:
             info["log"] = sig
-        self.game = self.journal.new_game(info, self._wall())
-        self.core = GameCore(settings)
-        self.events = []
-        self.events_total = 0
-        self._board_seen = False
-        self._recent_boards = (None, None)
-        self._set_base(0.0)
-        log.info("new game %s", self.game.id)
+        self.table.game = self.table.journal.new_game(info, self.table.wall_time())
+        self.table.core = GameCore(settings)
+        self.table.events = []
+        self.table.events_total = 0
+        self.table.board_seen = False
+        self.table.recent_boards = (None, None)
+        self.table.set_base(0.0)
+        log.info("new game %s", self.table.game.id)
 
-    def replace_unstarted_game(self: Service) -> bool:
+    def replace_unstarted_game(self) -> bool:
         """A hub's next_game: if no move of the current game is made yet, start the new
         game at once (the empty one is closed); otherwise it waits for this one's end."""
-        core = self.core
-        if (core is None or self.journal is None or self.game is None or core.game_over
-                or core.started or core.arbiter.moves):
+        core = self.table.core
+        if (core is None or self.table.journal is None or self.table.game is None
+                or core.game_over or core.started or core.arbiter.moves):
             return False
         # The new game is written first: whichever write fails, the journal's latest
         # unfinished game is the one in play, so a restart resumes the right one.
-        old, overrides = self.game, self.next_game_overrides
+        old, overrides = self.table.game, self.table.next_game_overrides
         try:
-            self._new_game()
+            self.new_game()
         except (JournalError, sqlite3.Error) as exc:
-            self.next_game_overrides = overrides  # still wanted once the journal is back
-            self._journal_down(str(exc), self.now())
+            self.table.next_game_overrides = overrides  # still wanted once the journal is back
+            self.keeper.down(str(exc), self.table.now())
             return False
         try:
-            self.journal.finish_game(old.id, self._wall())
+            self.table.journal.finish_game(old.id, self.table.wall_time())
         except JournalError as exc:
             # the empty game stays unfinished in the journal; nothing of it is lost
-            self._journal_down(str(exc), self.now())
-        self._refresh_state()
-        self._show()
+            self.keeper.down(str(exc), self.table.now())
+        self.table.refresh_state()
+        self.table.show()
         return True
 
-    def _finish_game(self: Service) -> None:
+    def finish_game(self) -> None:
         """Write the record files, then mark the game finished in the journal."""
-        assert self.core is not None and self.journal is not None and self.game is not None
-        self._finish_pending = True
-        folder = Path(self.config["games.folder"])
+        table = self.table
+        assert table.core is not None and table.journal is not None and table.game is not None
+        self.finish_pending = True
+        folder = Path(self.table.config["games.folder"])
         try:
-            self.finished_files = write_game_files(self.core.record(), self.game.id, folder)
+            self.table.finished_files = write_game_files(self.table.core.record(),
+                                                         self.table.game.id, folder)
         except OSError as exc:
             log.error("cannot write the game record into %s: %s", folder, exc)
-            self.message = f"cannot write the game record: {exc}"
+            self.table.message = f"cannot write the game record: {exc}"
             return
         try:
-            self.journal.finish_game(self.game.id, self._wall())
+            self.table.journal.finish_game(self.table.game.id, self.table.wall_time())
         except JournalError as exc:
             # the records are written; the journal still says "unfinished", so a restart
             # resumes this game and finishes it again (same record) rather than losing it
             log.error("%s", exc)
-            self._hold_for_journal(
-                str(exc), self.core.t, f"JOURNAL FAILED ({exc}): the game record is "
+            self.keeper.hold(
+                str(exc), self.table.core.t, f"JOURNAL FAILED ({exc}): the game record is "
                 "written, but the journal could not mark the game finished")
             return
-        self._finish_pending = False
-        names = ", ".join(p.name for p in self.finished_files)
-        log.info("game %s written to %s: %s", self.game.id, folder, names)
+        self.finish_pending = False
+        names = ", ".join(p.name for p in self.table.finished_files)
+        log.info("game %s written to %s: %s", self.table.game.id, folder, names)
         # the page shows file names only: the service's folders are no one else's business
-        self.message = f"Game record saved: {names}. Download it with the link above."
+        self.table.message = f"Game record saved: {names}. Download it with the link above."

@@ -1,5 +1,5 @@
 """The service's outputs: what is shown once a step is journaled, and the devices
-and servers that show it (LEDs, clock displays, terminal, web page, hub link).
+and servers that show it (LEDs, clock displays, terminal, web page, engine, hub link).
 
 Step 4 of the flow in :mod:`controller.service.app`: nothing here changes the game;
 each output draws from the core's state, so a failed output never loses a move.
@@ -10,133 +10,189 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.errors import KaeshiError
-from controller.leds.plan import plan_overlay
+from controller.leds.plan import LedDriver, Plan, plan_overlay
 from controller.service.config import Config
 from controller.service.sources import Source
 from controller.squares import Color
-from controller.web.facade import for_view
+from controller.table_link.table import LinkedTable
+from controller.terminal import tell_terminal
+from controller.web.facade import ChangeNotifier, ServiceFacade, for_view
 
 if TYPE_CHECKING:
-    from controller.service.app import Service
+    from controller.clockhw import ClockPins
+    from controller.clockhw.hardware import ClockHardware
+    from controller.engine.seat import EngineSeat
+    from controller.service.display import TerminalDisplay
+    from controller.table_link.link import HubLink
+    from controller.web.server import WebServer
 
 log = logging.getLogger("kaeshi.service")
 
 
-class OutputsMixin:
-    """The output methods of :class:`~controller.service.app.Service`."""
+class ShownTable(LinkedTable, Protocol):
+    """What the outputs draw from and report to: the game's state, the page's facade,
+    the service's clock, and where a clock button's press goes."""
 
-    def _show(self: Service, arrival: float | None = None) -> None:
-        self.notifier.notify()
-        self._update_leds(arrival)
-        self._update_clock_display()
+    notifier: ChangeNotifier
+    terminal: TerminalDisplay | None
+    token: str
+    facade: ServiceFacade
 
-    def _update_leds(self: Service, arrival: float | None = None) -> None:
-        if self._leds is None or self.core is None:
+    def shown_time(self) -> float: ...
+    def monotonic(self) -> float: ...
+    def clock_press(self, color: Color, at: float | None = None) -> None: ...
+    def clock_pause_button(self) -> None: ...
+    def show(self, arrival: float | None = None) -> None: ...
+
+
+class Outputs:
+    """The devices and servers that show a table, and the drawing of each step."""
+
+    def __init__(self, table: ShownTable) -> None:
+        self.table = table
+        #: The board's lights ([leds]); some drivers also have ``run()`` and ``off()``.
+        self.leds: LedDriver | None = None
+        self.led_plan: Plan | None = None
+        #: The clock's buttons and displays ([gpio]).
+        self.clockhw: ClockHardware | None = None
+        self.web: WebServer | None = None
+        #: The web page's address, once it is up.
+        self.url = ""
+        #: The engine at a home table ([engine]).
+        self.engine: EngineSeat | None = None
+        #: The hall link ([hub]).
+        self.hub: HubLink | None = None
+        #: (arrival monotonic, LED shown monotonic) of recent board changes, for benchmarks.
+        self.latencies: list[tuple[float, float]] = []
+
+    def show(self, arrival: float | None = None) -> None:
+        self.table.notifier.notify()
+        self.update_leds(arrival)
+        self.update_clock_display()
+
+    def changed(self) -> None:
+        """After a journaled step: the engine and the hall link look at the new state."""
+        if self.hub is not None:
+            self.hub.changed()
+        if self.engine is not None:
+            self.engine.changed()
+
+    def buzz(self) -> None:
+        if self.clockhw is not None:
+            self.clockhw.buzz()
+
+    def update_leds(self, arrival: float | None = None) -> None:
+        table = self.table
+        if self.leds is None or table.core is None:
             return
         plan = plan_overlay(
-            self.core.settings.mode, self.core.arbiter.overlay(), self.states.state.value,
-            self._legal() if self.config["leds.show_legal"] else None,
+            table.core.settings.mode, table.core.arbiter.overlay(), table.states.state.value,
+            self.legal() if table.config["leds.show_legal"] else None,
         )
         if self.engine is not None:  # the arbiter's lights win where both fall
-            plan = {**self.engine.plan(self._board()), **plan}
-        if plan == self._led_plan:
+            plan = {**self.engine.plan(self.board()), **plan}
+        if plan == self.led_plan:
             return
-        self._led_plan = plan
-        task = asyncio.ensure_future(self._leds.show(plan))
+        self.led_plan = plan
+        task = asyncio.ensure_future(self.leds.show(plan))
         if arrival is not None:
-            self.latencies.append((arrival, self._mono()))
+            self.latencies.append((arrival, table.monotonic()))
             del self.latencies[:-1000]
         task.add_done_callback(_log_task_error)
 
-    def _update_clock_display(self: Service) -> None:
-        if self._clockhw is None or self.core is None or self.core.clock is None:
+    def update_clock_display(self) -> None:
+        core = self.table.core
+        if self.clockhw is None or core is None or core.clock is None:
             return
-        c = self.core.clocks(self.shown_time())
+        c = core.clocks(self.table.shown_time())
         running = Color(c["running"]) if c["running"] else None
-        self._clockhw.show(c["black"], c["white"], running, c["paused"])
+        self.clockhw.show(c["black"], c["white"], running, c["paused"])
 
-    def _board(self: Service) -> str:
-        assert self.core is not None
-        arb = self.core.arbiter
+    def board(self) -> str:
+        assert self.table.core is not None
+        arb = self.table.core.arbiter
         return arb.last_board or arb.position.board_string()
 
-    def _legal(self: Service) -> list[str]:
-        assert self.core is not None
-        return self.core.arbiter.position.legal_squares()
+    def legal(self) -> list[str]:
+        assert self.table.core is not None
+        return self.table.core.arbiter.position.legal_squares()
 
-    async def _draw(self: Service) -> None:
-        assert self.terminal is not None
+    async def draw(self) -> None:
+        """Keep the terminal view up to date (while the service runs)."""
+        table = self.table
+        assert table.terminal is not None
         shown = -1
         last = 0.0
         while True:
             await asyncio.sleep(0.1)
-            if self.notifier.version != shown or self._mono() - last > 0.5:
-                shown = self.notifier.version
-                last = self._mono()
+            if table.notifier.version != shown or table.monotonic() - last > 0.5:
+                shown = table.notifier.version
+                last = table.monotonic()
                 try:
-                    self.terminal.update(for_view(self.snapshot("arbiter"), "arbiter"))
+                    table.terminal.update(for_view(table.facade.snapshot("arbiter"), "arbiter"))
                 except Exception:  # the view must never take the service down
                     log.exception("terminal view failed")
 
-    async def _start_outputs(self: Service, source: Source) -> None:
-        driver = self.config["leds.driver"]
+    async def start(self, source: Source) -> None:
+        table = self.table
+        config = table.config
+        driver = config["leds.driver"]
         if driver == "web":
             from controller.leds import WebLeds
 
-            self._leds = WebLeds(self.notifier.notify)
+            self.leds = WebLeds(table.notifier.notify)
         elif driver == "board":
             from controller.leds import SensorBoardLeds
 
             if not hasattr(source, "set_leds"):
-                raise KaeshiError(f"{self.config.source}: leds.driver = \"board\" needs "
+                raise KaeshiError(f"{config.source}: leds.driver = \"board\" needs "
                                   "source.kind = \"hall\" (the LEDs are on the sensor board)")
-            self._leds = SensorBoardLeds(source)  # type: ignore[arg-type]
+            self.leds = SensorBoardLeds(source)  # type: ignore[arg-type]
         elif driver == "ws2812":
             from controller.leds import Ws2812SpiLeds
             from controller.leds.spi import open_spi_writer
 
-            self._leds = Ws2812SpiLeds(open_spi_writer())
-        if self.config["clock.buttons"]:
-            self._clockhw = _open_clock_hardware(self)
-        if self.config["web.enabled"]:
+            self.leds = Ws2812SpiLeds(open_spi_writer())
+        if config["clock.buttons"]:
+            self.clockhw = _open_clock_hardware(table)
+        if config["web.enabled"]:
             from controller.web import WebServer
 
-            self._web = WebServer(self, self.config["web.host"], self.config["web.port"],
-                                  self.token)
-            await self._web.start()
-            self.url = self._web.url
+            self.web = WebServer(table.facade, config["web.host"], config["web.port"],
+                                 table.token)
+            await self.web.start()
+            self.url = self.web.url
             log.info("arbiter view: %s/arbiter", self.url)
             # the token goes to the person at the terminal only, never to a log file
-            from controller.hub.logs import tell_terminal
-
-            if not tell_terminal(f"arbiter view: {self.url}/arbiter?token={self.token}") \
-                    and not self.config["web.token"]:
+            if not tell_terminal(f"arbiter view: {self.url}/arbiter?token={table.token}") \
+                    and not config["web.token"]:
                 log.warning("web.token is empty and the output is not a terminal: the random "
                             "arbiter token cannot be shown; set web.token")
-        if self._wants_engine():
+        if self.wants_engine():
             from controller.engine.seat import EngineSeat, spec_from_config
 
-            plays = self.config["engine.plays"]
-            self.engine = EngineSeat(self, spec_from_config(self.config),
+            plays = config["engine.plays"]
+            self.engine = EngineSeat(table, spec_from_config(config),
                                      None if plays == "none" else Color(plays))
             self.engine.changed()
-        if self.config["hub.enabled"]:
-            from controller.hub.table import HubLink, link_settings
+        if config["hub.enabled"]:
+            from controller.table_link.link import HubLink, link_settings
 
-            self.hub = HubLink(self, link_settings(self.config))
+            self.hub = HubLink(table, link_settings(config))
             self.hub.start()
 
-    def _wants_engine(self: Service) -> bool:
+    def wants_engine(self) -> bool:
         """An engine only at a home table (rule 21), and only if it has work: an opponent
         to play, or a page where the player can ask for hints."""
-        if self.core is None or self.core.settings.mode != "home":
+        core, config = self.table.core, self.table.config
+        if core is None or core.settings.mode != "home":
             return False
-        return self.config["engine.plays"] != "none" or self.config["web.enabled"]
+        return config["engine.plays"] != "none" or config["web.enabled"]
 
-    async def _stop_outputs(self: Service, source: Source) -> None:
+    async def stop(self, source: Source) -> None:
         with contextlib.suppress(Exception):
             await source.close()
         if self.engine is not None:
@@ -144,20 +200,19 @@ class OutputsMixin:
                 await self.engine.close()
         if self.hub is not None:
             await asyncio.to_thread(self.hub.stop)
-        if self._web is not None:
-            await self._web.stop()
-        if self._clockhw is not None:
-            self._clockhw.close()
-        if self._leds is not None and hasattr(self._leds, "off"):
+        if self.web is not None:
+            await self.web.stop()
+        if self.clockhw is not None:
+            self.clockhw.close()
+        if self.leds is not None and hasattr(self.leds, "off"):
             with contextlib.suppress(Exception):
-                self._leds.off()
-        if self.terminal is not None:
-            self.terminal.update(for_view(self.snapshot("arbiter"), "arbiter"))
-        if self.journal is not None:
-            self.journal.close()
+                self.leds.off()
+        if self.table.terminal is not None:
+            self.table.terminal.update(for_view(self.table.facade.snapshot("arbiter"),
+                                                "arbiter"))
 
 
-def clock_pins(cfg: Config) -> Any:
+def clock_pins(cfg: Config) -> ClockPins:
     """The clock's wiring as the configuration's [gpio] section gives it."""
     from controller.clockhw import ClockPins
 
@@ -174,7 +229,7 @@ def clock_pins(cfg: Config) -> Any:
     )
 
 
-def _open_clock_hardware(service: Service) -> Any:
+def _open_clock_hardware(service: ShownTable) -> ClockHardware:
     from controller.clockhw import ClockHardware
 
     loop = asyncio.get_running_loop()
@@ -182,7 +237,7 @@ def _open_clock_hardware(service: Service) -> Any:
         clock_pins(service.config),
         on_press=lambda color, t: loop.call_soon_threadsafe(service.clock_press, color, t),
         on_pause=lambda t: loop.call_soon_threadsafe(service.clock_pause_button),
-        time_source=service._mono,  # the service's own clock: edges map to game time
+        time_source=service.monotonic,  # the service's own clock: edges map to game time
     )
 
 

@@ -13,14 +13,12 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from controller.errors import KaeshiError
 from controller.observation import read_observations
-from controller.service.journal import GameRow
-
-if TYPE_CHECKING:
-    from controller.service.app import Service
+from controller.service.config import Config
+from controller.service.journal import GameRow, Journal
 
 log = logging.getLogger("kaeshi.service")
 
@@ -61,10 +59,22 @@ def _key(sig: object) -> str:
     return json.dumps(sig, sort_keys=True)
 
 
-class ReplayLogsMixin:
-    """Which log a replaying :class:`~controller.service.app.Service` plays now."""
+class ReplayLogs:
+    """Which log a replaying service plays now (``source.log``: one log or a folder).
 
-    def _check_logs(self: Service) -> None:
+    ``injected``: the service was handed its source (a test's, the demo's board), so
+    there is no configured log to play."""
+
+    def __init__(self, config: Config, injected: bool) -> None:
+        self.config = config
+        self.injected = injected
+        #: Observations of every log of ``source.log`` (checked at start-up).
+        self.counts: dict[Path, int] = {}
+        #: The log of the game in play, and its observation count.
+        self.file: Path | None = None
+        self.count: int | None = None
+
+    def check(self) -> None:
         """Every log of ``source.log`` read once (a bad one stops start-up), counted."""
         path = self.config["source.log"]
         if not path:
@@ -74,41 +84,58 @@ class ReplayLogsMixin:
             files = log_files(path)
         except OSError as exc:
             raise KaeshiError(f"observation logs {path}: {exc}") from None
-        self._log_counts = {f: count_observations(f) for f in files}
-        self._log_file = files[0]
-        self._log_count = self._log_counts[files[0]]
+        self.counts = {f: count_observations(f) for f in files}
+        self.file = files[0]
+        self.count = self.counts[files[0]]
 
-    def _log_folder(self: Service) -> bool:
-        return (self._source is None and self.config["source.kind"] == "sim"
-                and len(self._log_counts) > 0 and Path(self.config["source.log"]).is_dir())
+    def folder(self) -> bool:
+        """Whether ``source.log`` is a folder of logs (one game each)."""
+        return (not self.injected and self.config["source.kind"] == "sim"
+                and len(self.counts) > 0 and Path(self.config["source.log"]).is_dir())
 
-    def _use_log(self: Service, path: Path) -> None:
-        self._log_file = path
-        self._log_count = self._log_counts.get(path)
+    def use(self, path: Path) -> None:
+        self.file = path
+        self.count = self.counts.get(path)
 
-    def _choose_log(self: Service, game: GameRow | None) -> GameRow | None:
+    def signature(self) -> dict[str, Any] | None:
+        """The log in play's identity (path and size), so a finished replay is not redone."""
+        if self.injected or self.config["source.kind"] != "sim":
+            return None
+        return signature(self.file or Path(self.config["source.log"]))
+
+    def choose(self, journal: Journal, game: GameRow | None) -> GameRow | None:
         """The log to play: the unfinished ``game``'s own, else the first one no finished
         game replayed. Returns the last finished game when every log is replayed."""
-        assert self.journal is not None
-        files = list(self._log_counts)
+        files = list(self.counts)
         if game is not None:
             mine = game.info.get("log")
             for f in files:
                 if _key(signature(f)) == _key(mine):
-                    self._use_log(f)
+                    self.use(f)
             return None
-        games = self.journal.games()
+        games = journal.games()
         done = {_key(g.info.get("log")) for g in games if g.finished is not None}
         for f in files:
             if _key(signature(f)) not in done:
-                self._use_log(f)
+                self.use(f)
                 return None
         return games[-1] if games else None
 
-    def _next_log(self: Service) -> Path | None:
-        """The folder's next log after the one just played, if one is left."""
-        if not self._log_folder() or self._log_file is None:
+    def replayed_already(self, journal: Journal) -> GameRow | None:
+        """The finished game that replayed this very log to its end, if the last one did."""
+        sig = self.signature()
+        if sig is None:
             return None
-        files = list(self._log_counts)
-        later = files[files.index(self._log_file) + 1:] if self._log_file in files else []
+        games = journal.games()
+        last = games[-1] if games else None
+        if last is not None and last.finished is not None and last.info.get("log") == sig:
+            return last
+        return None
+
+    def next_log(self) -> Path | None:
+        """The folder's next log after the one just played, if one is left."""
+        if not self.folder() or self.file is None:
+            return None
+        files = list(self.counts)
+        later = files[files.index(self.file) + 1:] if self.file in files else []
         return later[0] if later else None

@@ -21,13 +21,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-from controller.service.sources import LinkChange, Source
-from controller.service.states import State
+from controller.service.sources import Source
 
 if TYPE_CHECKING:
-    from controller.service.app import Service
+    from controller.events import Event
+    from controller.service.core import GameCore
 
 log = logging.getLogger("kaeshi.service")
 
@@ -43,13 +43,45 @@ BUTTON_LATENCY = 0.1
 MAX_HELD_BACK = 1000
 
 
-class TimingMixin:
-    """The timer and tick methods of :class:`~controller.service.app.Service`."""
+class TimedTable(Protocol):
+    """What the flag's timer and the periodic checks need of the service."""
 
-    def _schedule_flag(self: Service) -> None:
+    core: GameCore | None
+
+    @property
+    def journal_problem(self) -> str | None: ...
+    @property
+    def scale(self) -> float: ...
+    def now(self) -> float: ...
+    def step(self, data: dict[str, Any], *, t: float | None = None,
+             arrival: float | None = None) -> list[Event]: ...
+    def input_latency(self) -> float:
+        """Real seconds the slowest live input may take from its stamp to the service."""
+        ...
+    def pending_before(self, fall: float) -> bool:
+        """A replay still holds a reading stamped before ``fall`` (it is on its way)."""
+        ...
+    def retry_journal(self) -> None: ...
+    def watch_sensor(self, source: Source) -> None:
+        """Say ``sensor lost`` if ``source`` has been silent too long."""
+        ...
+    def update_clock_display(self) -> None: ...
+
+
+class FlagTimer:
+    """The one timer for the flag's fall, the readings held back while a fall is being
+    confirmed, and the periodic tick (see the module docstring)."""
+
+    def __init__(self, table: TimedTable) -> None:
+        self.table = table
+        self.timer: asyncio.TimerHandle | None = None
+        #: Readings stamped after a fall not yet confirmed: (input, time, arrival).
+        self.held_back: list[tuple[dict[str, Any], float, float | None]] = []
+
+    def schedule(self) -> None:
         """Set the one timer for the running side's flag fall (none while no time runs)."""
-        self._cancel_flag()
-        core = self.core
+        self.cancel()
+        core = self.table.core
         if core is None or core.clock is None or core.game_over:
             return
         fall = core.clock.fall_time()
@@ -59,138 +91,123 @@ class TimingMixin:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # not running yet: run() schedules it
-        delay = max(0.0, (fall + self._flag_wait() - self.now()) / self._scale)
-        self._flag_timer = loop.call_later(delay, self._flag_due, fall)
+        delay = max(0.0, (fall + self._wait() - self.table.now()) / self.table.scale)
+        self.timer = loop.call_later(delay, self._due, fall)
 
-    def _flag_wait(self: Service) -> float:
+    def _wait(self) -> float:
         """Game seconds after a fall before it may be declared: the slowest input's latency."""
-        real = getattr(self._active_source, "latency", 0.0)
-        if self._clockhw is not None:
-            real = max(real, BUTTON_LATENCY)
-        return real * self._scale
+        return self.table.input_latency() * self.table.scale
 
-    def _earlier_pending(self: Service, fall: float) -> bool:
-        """A replay still holds a reading stamped before ``fall`` (it is on its way)."""
-        pending = getattr(self._active_source, "pending", None)
-        if pending is None:
-            return False
-        offset = (self._log_offset if self._log_offset is not None
-                  else max(0.0, self._open_base - pending))
-        return pending + offset < fall
-
-    def _flag_ready(self: Service, fall: float) -> bool:
+    def ready(self, fall: float) -> bool:
         """No press stamped before ``fall`` can still arrive: the flag may be declared."""
-        return self.now() >= fall + self._flag_wait() and not self._earlier_pending(fall)
+        return self.table.now() >= fall + self._wait() and not self.table.pending_before(fall)
 
-    def shown_time(self: Service) -> float:
+    def shown_time(self) -> float:
         """The game time the clocks are shown at: now, except while a fall waits to be
         confirmed, when they stand at zero with no flag, so a press stamped before the
         fall that then counts never takes back a flag somebody saw."""
-        now = self.now()
-        core = self.core
+        now = self.table.now()
+        core = self.table.core
         if core is None or core.clock is None or core.game_over:
             return now
         fall = core.clock.fall_time()
-        if fall is not None and now >= fall and not self._flag_ready(fall):
+        if fall is not None and now >= fall and not self.ready(fall):
             return math.nextafter(fall, -math.inf)
         return now
 
-    def _in_flag_window(self: Service, t: float) -> bool:
+    def in_window(self, t: float) -> bool:
         """An input stamped ``t`` falls after a fall not yet confirmed: hold it back."""
-        core = self.core
+        core = self.table.core
         if core is None or core.clock is None or core.game_over:
             return False
         fall = core.clock.fall_time()
-        return fall is not None and t >= fall and not self._flag_ready(fall)
+        return fall is not None and t >= fall and not self.ready(fall)
 
-    def _settle_before(self: Service, t: float) -> None:
+    def settle_before(self, t: float) -> None:
         """A reading that stood before ``t`` counts at the instant it stood, before the
         input stamped ``t``: so whether the tick or the next input found it first (a
         matter of scheduling, and of kills and restarts) never changes a time."""
-        core = self.core
+        core = self.table.core
         if core is None or core.game_over:
             return
         due = core.arbiter.settles_at()
         if due is not None and due <= t:
-            self._step({"action": "elapse"}, t=due)
+            self.table.step({"action": "elapse"}, t=due)
 
-    def _flush_held_back(self: Service) -> None:
+    def flush_held_back(self) -> None:
         """Take the readings held back while a fall was confirmed, in order."""
-        while self._held_back and self.journal_problem is None:
-            data, t, arrival = self._held_back[0]
-            if self._in_flag_window(t):
+        while self.held_back and self.table.journal_problem is None:
+            data, t, arrival = self.held_back[0]
+            if self.in_window(t):
                 return
-            self._held_back.pop(0)
+            self.held_back.pop(0)
             try:
-                self._step(data, t=t, arrival=arrival)
+                self.table.step(data, t=t, arrival=arrival)
             except ValueError as exc:
                 log.warning("reading not used: %s", exc)
 
-    def _cancel_flag(self: Service) -> None:
-        if self._flag_timer is not None:
-            self._flag_timer.cancel()
-            self._flag_timer = None
+    def cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
 
-    def _flag_due(self: Service, fall: float) -> None:
-        self._flag_timer = None
-        core = self.core
-        if core is None or core.clock is None or core.game_over or self.journal_problem:
+    def _due(self, fall: float) -> None:
+        self.timer = None
+        core = self.table.core
+        if core is None or core.clock is None or core.game_over or self.table.journal_problem:
             return
         if core.clock.fall_time() != fall:
-            self._schedule_flag()  # the clock changed since (it should have rescheduled)
+            self.schedule()  # the clock changed since (it should have rescheduled)
             return
-        now = self.now()
-        if not self._flag_ready(fall):
+        now = self.table.now()
+        if not self.ready(fall):
             # a timer may fire a hair early, or a replayed reading stamped before the
             # fall is still on its way: look again in a moment, declare nothing yet
-            wait = max(0.001, (fall + self._flag_wait() - now) / self._scale)
-            self._flag_timer = asyncio.get_running_loop().call_later(
-                wait, self._flag_due, fall)
+            wait = max(0.001, (fall + self._wait() - now) / self.table.scale)
+            self.timer = asyncio.get_running_loop().call_later(
+                wait, self._due, fall)
             return
         try:
             # stamped with the fall itself: the readings held back keep their own times
-            self._step({"action": "flag"}, t=fall)
-            self._flush_held_back()
+            self.table.step({"action": "flag"}, t=fall)
+            self.flush_held_back()
         except Exception:
             log.exception("flag check failed")
 
-    async def _tick(self: Service, source: Source) -> None:
+    async def tick(self, source: Source) -> None:
         """Time-driven checks: a reading that stood, a silent sensor, a journal to retry,
         the clock displays, and a fallen flag as a backstop to its timer."""
         since_retry = 0.0
         while True:
             await asyncio.sleep(TICK)
             try:
-                if self.journal_problem is not None:
+                if self.table.journal_problem is not None:
                     since_retry += TICK
                     if since_retry >= JOURNAL_RETRY:
                         since_retry = 0.0
-                        self._journal_retry()
-                    self._update_clock_display()
+                        self.table.retry_journal()
+                    self.table.update_clock_display()
                     continue
                 self._tick_once(source)
             except Exception:  # a bug here must not stop the time checks for good
                 log.exception("time check failed")
 
-    def _tick_once(self: Service, source: Source) -> None:
-        core = self.core
+    def _tick_once(self, source: Source) -> None:
+        core = self.table.core
         if core is None:
             return
-        if core.clock is not None and not core.game_over and core.clock.flag(self.now()):
+        if core.clock is not None and not core.game_over and core.clock.flag(self.table.now()):
             fall = core.clock.fall_time()
-            if fall is None or self._flag_ready(fall):
-                self._step({"action": "flag"}, t=fall)
-                self._flush_held_back()
+            if fall is None or self.ready(fall):
+                self.table.step({"action": "flag"}, t=fall)
+                self.flush_held_back()
         due = core.arbiter.settles_at()
-        if (due is not None and not core.game_over and self.now() >= due
-                and not self._earlier_pending(due)):
+        if (due is not None and not core.game_over and self.table.now() >= due
+                and not self.table.pending_before(due)):
             # a raw source may report a board once and fall silent (a camera whose board
             # changed again before a second frame agreed): it counts once it stood, not
             # only at the next input, so the LEDs and corrections follow at once. It is
             # stamped with the instant it stood, not when the tick saw it.
-            self._step({"action": "elapse"}, t=due)
-        if (source.watchdog and self.states.state is not State.SENSOR_LOST
-                and self._mono() - self._last_reading > self.config["source.lost_after"]):
-            quiet = self.config["source.lost_after"]
-            self._link(LinkChange(False, f"no reading for {quiet} s"))
-        self._update_clock_display()
+            self.table.step({"action": "elapse"}, t=due)
+        self.table.watch_sensor(source)
+        self.table.update_clock_display()

@@ -308,12 +308,12 @@ class Tournament:
     def report_late(self, table: int, player: str, state: str,
                     remaining_ms: int | None = None) -> bool:
         """A late arrival's state at ``table`` (rules 11–12); False when unchanged."""
-        return latecomers.report_late(self, table, player, state, remaining_ms)
+        return latecomers.report_late(self.current, table, player, state, remaining_ms)
 
     def record_forfeit(self, table: int, loser: str) -> bool:
         """``loser`` did not play (不戦敗): the other wins; counted, not rated.
         Returns False when the same forfeit was already in."""
-        g, outcome, winner = latecomers.forfeit_outcome(self, table, loser)
+        g, outcome, winner = latecomers.forfeit_outcome(self.current, table, loser)
         if g.done:
             return False
         g.outcome, g.winner, g.discs, g.forfeit = outcome, winner, None, True

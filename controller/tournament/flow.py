@@ -21,23 +21,45 @@ plays the placement league from the next round on, paired highest against highes
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 from controller.tournament import knockout as ko
-from controller.tournament.game import Game
+from controller.tournament.game import Game, Round
 from controller.tournament.leagues import LEAGUES
-from controller.tournament.model import Prefer
+from controller.tournament.model import Entrant, Prefer
 from controller.tournament.pairing import pair_pool, split_pairing
+from controller.tournament.ranking import GameResult
 
-if TYPE_CHECKING:
-    from controller.tournament.event import Tournament
+
+class Bracket(Protocol):
+    """What pairing a round needs of an event (the :class:`~controller.tournament.event.
+    Tournament`): who plays where, and how far each league and the finals have come."""
+
+    present: list[str]
+    numbers: dict[str, int]
+    groups: dict[str, str]
+    rounds: list[Round]
+    withdrawn: dict[str, int]
+    stage_of: dict[str, str]
+    league_done: dict[str, str | None]
+    league_knockout: set[str]
+    semi_round: int | None
+    final_round: int | None
+    results: list[GameResult]
+
+    def order_and_wins(self) -> tuple[dict[str, int], dict[str, int]]: ...
+    def pool_entrants(self, names: Sequence[str], order: dict[str, int],
+                      wins: dict[str, int]) -> list[Entrant]: ...
+    def finals_game(self, number: int, stage: str, a: str | None, b: str | None,
+                    group: str | None) -> list[Game]: ...
 
 
 def _power_of_two(n: int) -> bool:
     return n >= 1 and n & (n - 1) == 0
 
 
-def advance_leagues(t: Tournament) -> None:
+def advance_leagues(t: Bracket) -> None:
     """After each round: a league whose undefeated count is 1, 2, 4, 8, … sends its
     players with a loss to the placement league; a sole undefeated player wins it."""
     beaten = {g.loser for r in t.rounds for g in r.games
@@ -67,7 +89,7 @@ OPEN_SEMI_ROUND = 6
 OPEN_FINAL_ROUND = 7
 
 
-def league_first(t: Tournament, league: str, order: dict[str, int]) -> str | None:
+def league_first(t: Bracket, league: str, order: dict[str, int]) -> str | None:
     """A league's 1位 when the semi-finals are due and it has no sole undefeated
     player: the highest of its remaining players in the provisional ranking (they
     are its undefeated ones, who outrank every player with a loss)."""
@@ -78,7 +100,7 @@ def league_first(t: Tournament, league: str, order: dict[str, int]) -> str | Non
     return min(members, key=lambda n: order[n])
 
 
-def pair_open(t: Tournament, number: int) -> tuple[list[Game], list[str]]:
+def pair_open(t: Bracket, number: int) -> tuple[list[Game], list[str]]:
     advance_leagues(t)
     order, wins = t.order_and_wins()
     games: list[Game] = []
@@ -134,7 +156,7 @@ def pair_open(t: Tournament, number: int) -> tuple[list[Game], list[str]]:
     return games, notes
 
 
-def pair_knockout(t: Tournament, number: int) -> tuple[list[Game], list[str]]:
+def pair_knockout(t: Bracket, number: int) -> tuple[list[Game], list[str]]:
     order, wins = t.order_and_wins()
     games: list[Game] = []
     notes: list[str] = []
@@ -170,7 +192,7 @@ def pair_knockout(t: Tournament, number: int) -> tuple[list[Game], list[str]]:
     return games, notes
 
 
-def _pair_placement(t: Tournament, number: int, order: dict[str, int], wins: dict[str, int],
+def _pair_placement(t: Bracket, number: int, order: dict[str, int], wins: dict[str, int],
                     against: Prefer, games: list[Game], notes: list[str]) -> None:
     """The placement league of either system; only whom the highest unpaired player
     meets differs (``lowest`` in the open division, ``highest`` in 新オセロ方式)."""

@@ -8,32 +8,28 @@ a result that counts in the standings but is left out of the rating list.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from controller.scorecard import LATE_STATES
-from controller.tournament.game import Game, LateReport
+from controller.tournament.game import Game, LateReport, Round
 from controller.tournament.model import TournamentError
-
-if TYPE_CHECKING:
-    from controller.tournament.event import Tournament
 
 #: The order a late arrival moves in; a report may skip states but never go back.
 _ORDER = {s: k for k, s in enumerate(LATE_STATES)}
 
 
-def _game(t: Tournament, table: int, player: str) -> Game:
-    if t.current is None:
+def _game(current: Round | None, table: int, player: str) -> Game:
+    if current is None:
         raise TournamentError(f"no round has been paired, so no table {table}")
-    g = t.current.table(table)
+    g = current.table(table)
     if player not in (g.first, g.second):
         raise TournamentError(f"table {table}: {player!r} does not play there")
     return g
 
 
-def report_late(t: Tournament, table: int, player: str, state: str,
+def report_late(current: Round | None, table: int, player: str, state: str,
                 remaining_ms: int | None = None) -> bool:
-    """Note that ``player`` is late at ``table`` in ``state``; False when nothing changed."""
-    g = _game(t, table, player)
+    """Note that ``player`` is late at ``table`` of the ``current`` round in ``state``;
+    False when nothing changed."""
+    g = _game(current, table, player)
     if state not in LATE_STATES:
         raise TournamentError(f"table {table}: late state must be one of "
                               f"{', '.join(LATE_STATES)}, not {state!r}")
@@ -60,9 +56,11 @@ def report_late(t: Tournament, table: int, player: str, state: str,
     return True
 
 
-def forfeit_outcome(t: Tournament, table: int, loser: str) -> tuple[Game, str, str]:
-    """(game, outcome, winner) of ``loser``'s forfeit at ``table``, checked."""
-    g = _game(t, table, loser)
+def forfeit_outcome(current: Round | None, table: int,
+                    loser: str) -> tuple[Game, str, str]:
+    """(game, outcome, winner) of ``loser``'s forfeit at ``table`` of the ``current``
+    round, checked."""
+    g = _game(current, table, loser)
     winner = g.second if loser == g.first else g.first
     assert winner is not None  # a table always has two players
     outcome = "black" if winner == g.black else "white"

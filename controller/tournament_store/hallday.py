@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.hub.protocol import (
+from controller.hall_protocol.protocol import (
     DownlinkCommand,
     GameResult,
     TableState,

@@ -7,7 +7,7 @@
 * ``/review/<id>``: a finished game's review page; ``/review/<id>.ggf``: its record with
   the analysis as GGF evaluations and comments.
 
-Each asks the facade (:class:`~controller.service.app.Service`) for ``ask_hints``,
+Each asks the facade (:class:`~controller.service.facade.TableFacade`) for ``ask_hints``,
 ``choose_engine`` and ``review_document``; a facade without them (a test's) has no
 engine, and the routes answer 404. See docs/engine.md.
 """

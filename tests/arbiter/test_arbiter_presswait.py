@@ -18,7 +18,7 @@ from controller.arbiter.presswait import MAX_PRESS_WAIT, frames_after_press, pre
 from controller.cli import main
 from controller.observation import Observation
 from controller.service.config import defaults
-from controller.service.intake import IntakeMixin
+from controller.service.intake import Intake
 from controller.simulator.prompt import prompt_presses
 from controller.squares import Color
 
@@ -149,8 +149,8 @@ def test_the_sensor_board_path_does_not_wait():
 ])
 def test_the_service_computes_the_wait_from_its_camera(kind, fps, want):
     config = defaults().replace(**{"source.kind": kind, "source.fps": fps})
-    service = SimpleNamespace(config=config)
-    assert IntakeMixin._source_press_wait(service) == pytest.approx(want)  # type: ignore[arg-type]
+    intake = SimpleNamespace(table=SimpleNamespace(config=config))
+    assert Intake.source_press_wait(intake) == pytest.approx(want)  # type: ignore[arg-type]
 
 
 def test_arbitrate_fps_judges_presses_with_the_frames_after_them(tmp_path, capsys):

@@ -98,7 +98,7 @@ class Player:
 
 
 def _engine(service: Service) -> dict:
-    return service.snapshot("player").get("engine") or {}
+    return service.facade.snapshot("player").get("engine") or {}
 
 
 async def _engine_move(player: Player) -> str:
@@ -106,7 +106,7 @@ async def _engine_move(player: Player) -> str:
     service = player.service
     await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
     move = _engine(service)["move"]
-    assert service._led_plan[move["square"]].rgb == (255, 255, 255)  # the square to put
+    assert service.outputs.led_plan[move["square"]].rgb == (255, 255, 255)  # the square to put
     await player.move(move["square"], move["flips"], Color.WHITE)
     return move["square"]
 
@@ -124,7 +124,7 @@ def test_the_engine_plays_white_at_a_home_table(tmp_path):
         for _ in range(3):
             await player.own_move()  # black
             played.append(await _engine_move(player))
-        hints = await service.ask_hints(heat=True)  # black asks for every move's score
+        hints = await service.facade.ask_hints(heat=True)  # black asks for every move's score
         assert set(hints["scores"]) == set(service.core.arbiter.position.legal_squares())
         assert _engine(service)["hints"]["heat"] is True
         service.stop()
@@ -134,7 +134,7 @@ def test_the_engine_plays_white_at_a_home_table(tmp_path):
     played = asyncio.run(scenario())
     whites = [m.square for m in service.core.arbiter.moves if m.player is Color.WHITE]
     assert whites == played
-    assert service.engine.client.name.startswith("Kaeshi")
+    assert service.outputs.engine.client.name.startswith("Kaeshi")
     assert service.core.clocks(service.now())["white"] < 1200.0  # white's clock ran too
 
 
@@ -163,7 +163,7 @@ def test_an_engine_failing_mid_game_leaves_the_game_going(tmp_path, mode):
         # ... and fails again: now it is gone, and the page says so
         await _until(lambda: _engine(service).get("status") == "gone"
                      and service.message.startswith("engine: "))
-        snap = service.snapshot("player")
+        snap = service.facade.snapshot("player")
         assert snap["engine"]["gone"] and snap["engine"]["problem"]
         assert "engine" in snap["message"]
         # the player plays white's moves by hand, and the game goes on
@@ -213,7 +213,7 @@ def test_no_engine_is_started_or_consulted_outside_home(tmp_path, mode):
         for _ in range(6):  # both sides by hand: white never gets an engine move
             await player.own_move()
         with pytest.raises(ActionError, match="rule 21"):
-            await service.ask_hints(heat=False)
+            await service.facade.ask_hints(heat=False)
         status, body = await asyncio.to_thread(post_hint)
         service.stop()
         await task
@@ -221,9 +221,9 @@ def test_no_engine_is_started_or_consulted_outside_home(tmp_path, mode):
 
     status, body = asyncio.run(scenario())
     assert status == 400 and "rule 21" in body
-    assert service.engine is None and not marker.exists()  # never even started
+    assert service.outputs.engine is None and not marker.exists()  # never even started
     for view in ("player", "arbiter"):
-        snap = service.snapshot(view)
+        snap = service.facade.snapshot(view)
         assert "engine" not in snap
         assert "hints" not in json.dumps(snap)
     assert len(service.core.arbiter.moves) == 6

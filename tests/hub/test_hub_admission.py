@@ -7,13 +7,20 @@ import logging
 
 from hub_web_support import START, Hall, moves_of
 
+from controller.hall_protocol.mqtt import BrokerSettings
+from controller.hall_protocol.protocol import (
+    EventMessage,
+    TableState,
+    Topics,
+    encode_event,
+    encode_state,
+)
 from controller.hub.admission import Admission
 from controller.hub.ingest import Hub
-from controller.hub.logs import Throttled, tell_terminal
-from controller.hub.mqtt import BrokerSettings
-from controller.hub.protocol import EventMessage, TableState, Topics, encode_event, encode_state
+from controller.hub.logs import Throttled
 from controller.hub.store import UNANNOUNCED_MAX, Added, HubStore
 from controller.hub.web.live import Views
+from controller.terminal import tell_terminal
 
 MOVE = moves_of(["f5"])[0]
 OVER = {"t": 9.0, "event": "game_over", "black": 40, "white": 24, "winner": "black"}

@@ -13,8 +13,8 @@ import json
 from hub_web_support import START, FakeBus, Hall, board_after, moves_of
 from starlette.testclient import TestClient
 
+from controller.hall_protocol.protocol import EventMessage, StoredEvent
 from controller.hub.broadcast import delayed_table, spectator_tables
-from controller.hub.protocol import EventMessage, StoredEvent
 from controller.hub.web import HubWebSettings, build_app
 from controller.hub.web.live import Views
 from controller.position import Position

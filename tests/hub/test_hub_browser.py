@@ -27,10 +27,8 @@ import uvicorn
 from devtools import DevTools
 from hub_web_support import START, TOKEN
 
-from controller.hub.broker import PrivateBroker
-from controller.hub.ingest import Hub
-from controller.hub.mqtt import make_client
-from controller.hub.protocol import (
+from controller.hall_protocol.mqtt import make_client
+from controller.hall_protocol.protocol import (
     ONLINE,
     ClockState,
     DownlinkCommand,
@@ -41,6 +39,8 @@ from controller.hub.protocol import (
     encode_event,
     encode_state,
 )
+from controller.hub.broker import PrivateBroker
+from controller.hub.ingest import Hub
 from controller.hub.store import HubStore
 from controller.hub.web import HubWebSettings, build_app
 from controller.observation import Observation

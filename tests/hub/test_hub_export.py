@@ -136,7 +136,7 @@ def test_a_game_record_keeps_a_time_loss_and_a_late_flag() -> None:
 def test_a_pass_that_stood_reads_back_and_wthor_names_the_game(tmp_path: Path) -> None:
     """Each stored event carries the table's official board after its step: the event's
     GGF keeps the board play went on from, verifies, and WTHOR names what it leaves out."""
-    from controller.hub.protocol import EventMessage
+    from controller.hall_protocol.protocol import EventMessage
     from controller.position import Position
     from controller.records.verify import verify_files
 

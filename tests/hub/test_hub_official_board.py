@@ -20,21 +20,21 @@ from controller.arbiter.core import Arbiter
 from controller.events import EventKind, Irregularity, corrected, game_over, irregularity, move
 from controller.events import pass_ as pass_event
 from controller.events import resync as resync_event
-from controller.hub.broadcast import Replay, delayed_table
-from controller.hub.export import game_record
-from controller.hub.journal_events import journal_messages
-from controller.hub.protocol import (
+from controller.hall_protocol.protocol import (
     EventMessage,
     ProtocolError,
     decode_event,
     encode_event,
 )
+from controller.hub.broadcast import Replay, delayed_table
+from controller.hub.export import game_record
 from controller.hub.store import HubStore
 from controller.observation import read_observations
 from controller.service.app import Service
 from controller.service.config import defaults
 from controller.service.core import GameCore, GameSettings
 from controller.service.sources import LogSource
+from controller.table_link.journal_events import journal_messages
 
 DELAY = 900.0
 STEP = 10.0  # hub seconds between two stored messages

@@ -38,7 +38,7 @@ def test_a_read_only_journal_holds_the_next_game_until_it_is_written_again(tmp_p
     assert service.game.id == first and service.next_game_overrides == OVERRIDES
 
     db.execute("PRAGMA query_only = 0")
-    service._journal_retry()
+    service.keeper.retry()
     assert service.states.state is not State.JOURNAL_FAILED
     assert service.replace_unstarted_game() is True
     assert service.game.id != first and service.core.settings.black == "Tanida"

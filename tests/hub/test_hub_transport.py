@@ -16,11 +16,8 @@ import time
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.hub.broker import PrivateBroker
-from controller.hub.config import HubConfigError, parse_hub_config
-from controller.hub.ingest import Hub
-from controller.hub.mqtt import BrokerSettings, make_client
-from controller.hub.protocol import (
+from controller.hall_protocol.mqtt import BrokerSettings, make_client
+from controller.hall_protocol.protocol import (
     Ack,
     DownlinkCommand,
     EventMessage,
@@ -37,8 +34,10 @@ from controller.hub.protocol import (
     encode_state,
     next_game,
 )
+from controller.hub.broker import PrivateBroker
+from controller.hub.config import HubConfigError, parse_hub_config
+from controller.hub.ingest import Hub
 from controller.hub.store import Added, HubStore
-from controller.hub.table import link_settings
 from controller.observation import Observation
 from controller.service.app import Service
 from controller.service.config import ConfigError, defaults, parse_config
@@ -46,6 +45,7 @@ from controller.service.demo import load_one_game
 from controller.service.journal import Journal
 from controller.service.sources import LogSource
 from controller.simulator import SimOptions, simulate_game
+from controller.table_link.link import link_settings
 
 T = Topics("open-2026")
 
@@ -282,7 +282,7 @@ def _table_config(tmp_path, broker_settings, table, **extra):
 
 
 def _journal_events(path, game):
-    from controller.hub.journal_events import event_payload
+    from controller.table_link.journal_events import event_payload
 
     j = Journal(path, writer=False)
     out = [event_payload(e.kind, e.t, json.dumps(e.data))
@@ -403,7 +403,7 @@ def test_a_table_without_a_broker_plays_and_records_as_always(tmp_path, sim_log)
     service.open()
     assert asyncio.run(service.run()) == 0
     assert service.core.game_over and len(service.finished_files) == 3
-    assert service.hub is not None and not service.hub.publisher.connected.is_set()
+    assert service.outputs.hub is not None and not service.outputs.hub.publisher.connected.is_set()
 
 
 # ------------------------------------------------------------------ config

@@ -11,7 +11,7 @@ import pytest
 from hub_web_support import TOKEN, FakeBus, FakeDirector, Hall, board_after, moves_of
 from starlette.testclient import TestClient
 
-from controller.hub.protocol import ClockState, GameResult, HubChange
+from controller.hall_protocol.protocol import ClockState, GameResult, HubChange
 from controller.hub.results import Pairing, ResultError
 from controller.hub.web import HubWebSettings, build_app
 from controller.records import read_ggf_text
@@ -358,7 +358,7 @@ def test_a_restarted_hub_still_names_the_players_of_earlier_games() -> None:
 
 
 def test_a_board_that_stood_stays_in_the_arbiters_export_not_the_feeds(hub: Setup) -> None:
-    from controller.hub.protocol import EventMessage
+    from controller.hall_protocol.protocol import EventMessage
     from controller.position import Position
 
     pos = Position.start()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hub_web_support import Hall
 
-from controller.hub.protocol import ClockState, GameResult, TableStatus
+from controller.hall_protocol.protocol import ClockState, GameResult, TableStatus
 from controller.hub.web.dashboard import (
     CLOCK,
     IRREGULARITY,

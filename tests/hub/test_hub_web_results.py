@@ -7,7 +7,7 @@ from pathlib import Path
 from hub_web_support import TOKEN, FakeBus, Hall
 from starlette.testclient import TestClient
 
-from controller.hub.protocol import GameResult
+from controller.hall_protocol.protocol import GameResult
 from controller.hub.results import TournamentDirector
 from controller.hub.web import HubWebSettings, build_app
 from controller.tournament import Player, Tournament

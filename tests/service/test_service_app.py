@@ -87,7 +87,7 @@ def test_a_replayed_game_is_judged_journaled_and_recorded(tmp_path, real_game):
     cfg = _config(tmp_path, **{"leds.driver": "web"})
     service = Service(cfg, source=LogSource(log, speed=400.0))
     plans = []
-    service.on_step = lambda events: plans.append(dict(service._led_plan or {}))
+    service.on_step = lambda events: plans.append(dict(service.outputs.led_plan or {}))
     service.open()
     assert asyncio.run(service.run()) == 0
 
@@ -149,11 +149,11 @@ def test_resume_pauses_the_clock_at_the_last_journaled_instant(tmp_path, real_ga
     running = last_clock.data["running"]
     assert clocks[running] == pytest.approx(first.core.clocks(last_clock.t)[running], abs=1e-6)
     assert "resumed after an interruption: 300.0 s by the boot clock" in second.message
-    second.resume()
+    second.facade.resume()
     assert not second.core.paused
     # The replay continues after the last journaled reading; what follows it in the
     # log can only be repeats of a still board, which were not journaled.
-    cursor = second.resume_cursor()
+    cursor = second.keeper.resume_cursor()
     assert len(half) - 3 <= cursor <= len(half)
     assert all(o.board == half[cursor - 1].board for o in half[cursor:])
 
@@ -198,7 +198,7 @@ def test_sensor_lost_is_a_state_and_the_game_goes_on(tmp_path):
         await _until(lambda: service.states.state is State.PLAYING)
         source.queue.put_nowait(LinkChange(False, "disconnected: cable pulled"))
         await _until(lambda: service.states.state is State.SENSOR_LOST)
-        assert "cable pulled" in service.snapshot()["message"]
+        assert "cable pulled" in service.facade.snapshot()["message"]
         # A driver that fails outright is a lost sensor too, not a crash.
         source.queue.put_nowait(OSError("device vanished"))
         await asyncio.sleep(0.05)
@@ -340,18 +340,18 @@ def test_arbiter_actions_and_the_web_page(tmp_path):
         arb = await loop.run_in_executor(None, fetch, "/api/state?view=arbiter", "s3cret-token")
         assert arb["irregularities"] == [] and "legal" in arb
 
-        service.pause()
+        service.facade.pause()
         assert service.states.state is State.PAUSED
         with pytest.raises(ActionError, match="already paused"):
-            service.pause()
+            service.facade.pause()
         left = service.core.clocks(service.now())["black"]
         await asyncio.sleep(0.1)
         assert service.core.clocks(service.now())["black"] == left
-        service.adjust_time(Color.BLACK, -60)
+        service.facade.adjust_time(Color.BLACK, -60)
         assert service.core.clocks(service.now())["black"] == pytest.approx(left - 60)
-        service.resume()
+        service.facade.resume()
         assert service.states.state is State.PLAYING
-        service.correct_position(Position.start().play("d3").board_string())
+        service.facade.correct_position(Position.start().play("d3").board_string())
         assert (
             service.core.arbiter.position.board_string()
             == Position.start().play("d3").board_string()
@@ -428,7 +428,7 @@ def test_a_game_that_ended_just_before_a_crash_is_written_on_restart(
     log = scripted_log(real_game)
     cfg = _config(tmp_path)
     first = Service(cfg, source=LogSource(log, speed=400.0))
-    monkeypatch.setattr(first, "_finish_game", lambda: None)  # "crashed" before writing
+    monkeypatch.setattr(first.lifecycle, "finish_game", lambda: None)  # "crashed" before writing
     first.open()
     asyncio.run(first.run())
     assert first.core.game_over and not (tmp_path / "games").exists()
@@ -464,7 +464,7 @@ def test_a_new_game_begins_when_the_start_position_is_set_up_again(tmp_path):
             source.queue.put_nowait(Reading(board=start))
         await _until(lambda: service.states.state is State.PLAYING)
         first = service.game.id
-        service.correct_position(full)
+        service.facade.correct_position(full)
         assert service.states.state is State.GAME_OVER
         assert service.finished_files
         await asyncio.sleep(1.1)  # game ids are start times, to the second
@@ -496,10 +496,10 @@ def test_tournament_player_view_carries_no_advice(tmp_path, real_game):
                       source=LogSource(log[:cut], speed=400.0))
     service.open()
     asyncio.run(service.run())
-    arbiter = service.snapshot("arbiter")
+    arbiter = service.facade.snapshot("arbiter")
     assert arbiter["irregularities"][0]["kind"] == "forgotten_flip"
     assert arbiter["flags"] and "forgotten_flip" in arbiter["moves"][2]["comment"]
-    player = player_safe(service.snapshot("player"))
+    player = player_safe(service.facade.snapshot("player"))
     text = json.dumps(player)
     assert "forgotten_flip" not in text and not player.get("flags")
     assert len(player["moves"]) == 3
@@ -519,7 +519,7 @@ def test_legal_moves_reach_the_home_page_on_request_and_never_a_tournament(
     asyncio.run(service.run())
     expected = service.core.arbiter.position.legal_squares()
     assert expected
-    player = player_safe(service.snapshot("player"))
+    player = player_safe(service.facade.snapshot("player"))
     assert player.get("legal", []) == (expected if shown else [])
     # the LEDs light legal moves (empty squares) only when configured, in every mode
     assert not set(player.get("overlay", {})) & set(expected)
@@ -550,7 +550,7 @@ def test_a_fallen_flag_ends_the_game_on_time_and_replays_the_same(tmp_path):
     # The flag decision is an input of its own: a replay reaches the same end.
     replayed = Service(cfg, source=QueueSource())
     replayed.journal = Journal(tmp_path / "journal.sqlite")
-    replayed._resume(replayed.journal.game(service.game.id))
+    replayed.keeper.resume(replayed.journal.game(service.game.id))
     assert replayed.core.game_over and replayed.events[-1] == over
 
 

@@ -78,7 +78,7 @@ def _check(folder: Path, files: dict[str, bytes], want_moves: list[str]) -> bool
         Path(f"{folder / 'journal.sqlite'}{suffix}").write_bytes(data)
     service = _open(folder)
     moves = [m.square for m in service.core.arbiter.moves]
-    message = service.snapshot("player")["message"]
+    message = service.facade.snapshot("player")["message"]
     service.journal.close()
     kept = sorted(k for k in folder.glob("journal.sqlite.damaged-*")
                   if not k.name.endswith(("-wal", "-shm")))

@@ -24,10 +24,11 @@ from service_scripts import scripted_log
 from controller.observation import Observation, write_observations
 from controller.position import Position
 from controller.records import load_games
-from controller.service.app import ReplayDone, Service
+from controller.service.app import Service
 from controller.service.config import defaults
 from controller.service.demo import load_one_game
 from controller.service.journal import Journal
+from controller.service.lifecycle import ReplayDone
 from controller.service.salvage import inspect_wal
 from controller.service.sources import LogSource
 from controller.service.states import State
@@ -117,7 +118,7 @@ def test_a_failed_journal_write_holds_play_and_shows_nothing_unrecorded(
     armed: list[bool] = []
 
     def on_step(events: list[Any]) -> None:
-        shown = len(service.snapshot("arbiter")["moves"])
+        shown = len(service.facade.snapshot("arbiter")["moves"])
         seen.append((shown, len(_journaled_moves(service))))
         if shown == 12 and not armed:
             armed.append(True)
@@ -133,10 +134,10 @@ def test_a_failed_journal_write_holds_play_and_shows_nothing_unrecorded(
             assert loop.time() < end and not task.done()
             await asyncio.sleep(0.005)
         await asyncio.sleep(0.3)  # the replay keeps coming; nothing of it may show
-        snap = service.snapshot("player")
+        snap = service.facade.snapshot("player")
         held.append(snap)
         assert len(snap["moves"]) == len(_journaled_moves(service))
-        assert "a1" in service._led_plan  # the status lights on the board's corners
+        assert "a1" in service.outputs.led_plan  # the status lights on the board's corners
         heal(db)  # space is freed, the storage is writable again
         await asyncio.wait_for(task, 30)
 
@@ -174,7 +175,7 @@ def test_a_failed_game_end_write_is_a_journal_fault_not_a_lost_sensor(tmp_path, 
         task = asyncio.create_task(service.run())
         loop = asyncio.get_running_loop()
         end = loop.time() + 20
-        while not service._finish_pending or service.journal_problem is None:
+        while not service.finish_pending or service.journal_problem is None:
             assert loop.time() < end and not task.done()
             states.append(service.states.state.value)
             await asyncio.sleep(0.005)
@@ -240,7 +241,7 @@ def test_a_damaged_database_is_kept_aside_and_what_reads_is_resumed(tmp_path, re
     kept = [k for k in folder.glob("journal.sqlite.damaged-*")
             if not k.name.endswith(("-wal", "-shm"))]
     assert len(kept) == 1 and kept[0].stat().st_size == size  # the damaged file itself, untouched
-    assert "was damaged" in service.snapshot("player")["message"]
+    assert "was damaged" in service.facade.snapshot("player")["message"]
 
 
 def test_a_journal_with_nothing_readable_says_a_new_game_begins(tmp_path, real_game):
@@ -250,7 +251,7 @@ def test_a_journal_with_nothing_readable_says_a_new_game_begins(tmp_path, real_g
     path.write_bytes(bytes(data))
     service = Service(_config(folder), source=LogSource([], speed=400.0))
     service.open()
-    message = service.snapshot("player")["message"]
+    message = service.facade.snapshot("player")["message"]
     assert "was damaged" in message and "not recovered" in message
     assert "a new game begins" in message
 
@@ -339,7 +340,7 @@ def test_a_finished_replay_is_not_replayed_as_a_new_game(tmp_path, real_game):
     cfg = _config(tmp_path, **{"source.log": str(log_path), "leds.driver": "none"})
     first = Service(cfg)
     first.open()
-    assert isinstance(first.make_source().observations, Path)  # streamed, not a list
+    assert isinstance(first.intake.make_source().observations, Path)  # streamed, not a list
     asyncio.run(first.run())
     assert first.states.state is State.GAME_OVER
     again = Service(cfg)

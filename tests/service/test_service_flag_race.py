@@ -238,7 +238,7 @@ def test_gpio_a_hundred_presses_a_millisecond_before_zero_all_count(tmp_path, mo
     async def scenario() -> None:
         nonlocal counted
         task = asyncio.create_task(service.run())
-        await _until(lambda: service._clockhw is not None)
+        await _until(lambda: service.outputs.clockhw is not None)
         source.queue.put_nowait(Reading(board=START))
         await _until(lambda: service.core.started)
         now = time.monotonic()
@@ -276,7 +276,7 @@ def test_gpio_presses_a_millisecond_after_zero_never_count(tmp_path, mock_pins):
 
     async def scenario() -> None:
         task = asyncio.create_task(service.run())
-        await _until(lambda: service._clockhw is not None)
+        await _until(lambda: service.outputs.clockhw is not None)
         for n in range(100):
             games = len(results)
             source.queue.put_nowait(Reading(board=START))
@@ -314,7 +314,7 @@ def test_while_a_fall_waits_to_be_confirmed_the_clock_shows_zero_and_no_flag(tmp
 
     async def scenario() -> None:
         task = asyncio.create_task(service.run())
-        await _until(lambda: service._clockhw is not None)
+        await _until(lambda: service.outputs.clockhw is not None)
         source.queue.put_nowait(Reading(board=START))
         await _until(lambda: service.core.started)
         now = time.monotonic()
@@ -322,11 +322,11 @@ def test_while_a_fall_waits_to_be_confirmed_the_clock_shows_zero_and_no_flag(tmp
         await _until(lambda: service.core.clock.running is B)
         fall = service.core.clock.fall_time()
         service._base += fall - 0.02 - service.now()  # skip to 20 ms before the fall
-        service._schedule_flag()
+        service.flags.schedule()
         while not service.core.game_over:
-            seen.append(service.snapshot("arbiter")["clocks"])
+            seen.append(service.facade.snapshot("arbiter")["clocks"])
             await asyncio.sleep(0.005)
-        seen.append(service.snapshot("arbiter")["clocks"])
+        seen.append(service.facade.snapshot("arbiter")["clocks"])
         service.stop()
         await task
 

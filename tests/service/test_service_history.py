@@ -34,7 +34,7 @@ def test_the_snapshot_keeps_the_history_to_the_end(tmp_path: Path, real_game) ->
                       source=LogSource(scripted_log(real_game, forgotten_at=9), speed=400.0))
     service.open()
     assert asyncio.run(service.run()) == 0
-    arbiter = service.snapshot("arbiter")
+    arbiter = service.facade.snapshot("arbiter")
     (entry,) = arbiter["history"]
     assert (entry["n"], entry["player"], entry["kind"], entry["status"]) == (
         9, "black", "forgotten_flip", "corrected")
@@ -44,7 +44,7 @@ def test_the_snapshot_keeps_the_history_to_the_end(tmp_path: Path, real_game) ->
     assert len(arbiter["graph"]) == len(arbiter["moves"]) + 1
     assert arbiter["graph"][0] == [2, 2] and arbiter["graph"][-1] == list(real_game.result)
     # the game is over: the players see the history and the result too (rule 21 ends)
-    player = service.snapshot("player")
+    player = service.facade.snapshot("player")
     from controller.web.facade import for_view
 
     shown = for_view(player, "player")
@@ -66,8 +66,8 @@ def test_a_restart_rebuilds_the_history(tmp_path: Path, real_game) -> None:
         await task
 
     asyncio.run(run_a_while())
-    before = first.snapshot("arbiter")["history"]
+    before = first.facade.snapshot("arbiter")["history"]
     assert [e["status"] for e in before] == ["corrected"]
     again = Service(config(tmp_path, "tournament"), source=LogSource(log, speed=400.0))
     again.open()  # resumes the unfinished game from the journal
-    assert again.snapshot("arbiter")["history"] == before
+    assert again.facade.snapshot("arbiter")["history"] == before

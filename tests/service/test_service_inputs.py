@@ -149,7 +149,7 @@ def test_kaeshi_run_on_a_log_loads_no_camera_or_tournament_libraries(tmp_path):
 def test_bidirectional_controls_in_names_are_refused_everywhere_a_name_comes_in(mark):
     """A name holding a bidirectional control displays as another name than the one
     kept: the configuration, a roster and a hub's next-game order each refuse it."""
-    from controller.hub.checks import check_command_args
+    from controller.hall_protocol.checks import check_command_args
     from controller.tournament.model import TournamentError
     from controller.tournament_store.roster import parse_roster
 

@@ -10,10 +10,10 @@ import warnings
 import pytest
 from web_support import TOKEN, SimulatedGame
 
-from controller.hub.protocol import decode_state, encode_state
-from controller.hub.table import table_state
+from controller.hall_protocol.protocol import decode_state, encode_state
 from controller.service.core import ActionRefused, GameCore, GameSettings
 from controller.squares import Color
+from controller.table_link.link import table_state
 from controller.web import WebServer
 
 START = "-" * 27 + "OX------XO" + "-" * 27

@@ -17,9 +17,10 @@ from service_scripts import scripted_log
 from controller.errors import KaeshiError
 from controller.observation import write_observations
 from controller.records import load_games
-from controller.service.app import ReplayDone, Service
+from controller.service.app import Service
 from controller.service.config import defaults
 from controller.service.journal import Journal
+from controller.service.lifecycle import ReplayDone
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ import pytest
 from arbiter_logs import wthor_2001
 from service_scripts import scripted_log
 
-from controller.hub.protocol import decode_state, encode_state
-from controller.hub.table import table_state
+from controller.hall_protocol.protocol import decode_state, encode_state
 from controller.service.core import ActionRefused, GameCore, GameSettings
+from controller.table_link.link import table_state
 
 
 def _finished(data_dir, mode: str = "tournament") -> tuple[GameCore, float, list]:

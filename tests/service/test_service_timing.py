@@ -143,7 +143,7 @@ def test_after_a_restart_moves_before_the_arbiter_resumes_are_each_judged(tmp_pa
         while len(second.core.arbiter.moves) < 14:
             assert not task.done()
             await asyncio.sleep(0.01)
-        second.resume()  # the arbiter comes
+        second.facade.resume()  # the arbiter comes
         second.stop()
         await task
 
@@ -161,17 +161,17 @@ def test_pause_before_the_start_press_is_refused_with_its_reason(tmp_path):
 
     service = Service(_config(tmp_path, **{"source.kind": "hall"}), source=LogSource([]))
     service.open()
-    service._reading(Reading(board=START.board_string()))
+    service.intake.reading(Reading(board=START.board_string()))
     with pytest.raises(ActionError, match="has not started yet"):
-        service.pause()
+        service.facade.pause()
     service.clock_pause_button()
     assert "has not started yet" in service.message
     assert not service.core.paused and service.core.clock.running is None
-    service._reading(Reading(press=W))  # white starts black's time
+    service.intake.reading(Reading(press=W))  # white starts black's time
     assert service.core.clock.running is B
-    service.pause()
+    service.facade.pause()
     assert service.core.paused
-    service.resume()
+    service.facade.resume()
     assert not service.core.paused and service.core.clock.running is B
     inputs = [e.data.get("action") for e in service.journal.entries(service.game.id, ("input",))]
     assert inputs.count("pause") == 1  # the refused ones were never journaled

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from controller.cli import main
-from controller.hub.protocol import (
+from controller.hall_protocol.protocol import (
     GameResult,
     ProtocolError,
     TableState,
@@ -144,7 +144,7 @@ def test_the_running_hub_takes_signed_results_and_late_states_from_the_tables(tm
 
     from hub_web_support import TOKEN, FakeBus, Hall
 
-    from controller.hub.protocol import HubChange
+    from controller.hall_protocol.protocol import HubChange
     from controller.hub.web import HubWebSettings, build_app
 
     with warnings.catch_warnings():

@@ -104,7 +104,7 @@ def test_web_tournament_leaks_nothing_to_players_until_the_game_is_over(
         arbiter = await client.get("/api/state?view=arbiter",
                                    headers={"Authorization": f"Bearer {TOKEN}"})
         polls.append({
-            "state": state, "player": seen, "leds": dict(service._leds.plan),
+            "state": state, "player": seen, "leds": dict(service.outputs.leds.plan),
             "moves": len(json.loads(seen["/api/state"])["moves"]),
             "arbiter_flag": "forgotten_flip" in arbiter.text,
         })

@@ -15,8 +15,8 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from controller.errors import KaeshiError
+from controller.hall_protocol.protocol import DownlinkCommand, ProtocolError, encode_command
 from controller.hub.export import event_ggf, wthor_zip
-from controller.hub.protocol import DownlinkCommand, ProtocolError, encode_command
 from controller.hub.web.arbiter_access import ArbiterAccess
 from controller.hub.web.context import HubContext
 from controller.hub.web.responses import error

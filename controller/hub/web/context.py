@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from starlette.responses import StreamingResponse
 
 from controller.errors import KaeshiError
+from controller.hall_protocol.protocol import HubChange
 from controller.hub.ingest import HubBus
-from controller.hub.protocol import HubChange
 from controller.hub.results import ResultDesk
 from controller.hub.web.dashboard import CLOCK_WARNING_SECONDS
 from controller.hub.web.live import Changes, Store, Views

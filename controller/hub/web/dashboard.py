@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from controller.hub.protocol import ClockState, TableStatus
+from controller.hall_protocol.protocol import ClockState, TableStatus
 from controller.records.irregular import KIND_NAMES, describe, instruction
 
 IRREGULARITY, CLOCK, STOPPED, RESULT, REST = range(5)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from controller.hall_protocol.protocol import GameKey, HubChange, StoredEvent, TableStatus
 from controller.hub.broadcast import (
     GameInfo,
     Replay,
@@ -22,7 +23,6 @@ from controller.hub.broadcast import (
     visible,
 )
 from controller.hub.export import event_records
-from controller.hub.protocol import GameKey, HubChange, StoredEvent, TableStatus
 from controller.hub.results import Director, ResultDesk
 from controller.hub.web.dashboard import dashboard
 from controller.records.model import GameRecord

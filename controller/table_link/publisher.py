@@ -28,9 +28,8 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from controller.hub.journal_events import PUBLISHED_KINDS, journal_messages
-from controller.hub.mqtt import BrokerSettings, make_client
-from controller.hub.protocol import (
+from controller.hall_protocol.mqtt import BrokerSettings, make_client
+from controller.hall_protocol.protocol import (
     OFFLINE,
     ONLINE,
     DownlinkCommand,
@@ -43,6 +42,7 @@ from controller.hub.protocol import (
     encode_event,
     encode_state,
 )
+from controller.table_link.journal_events import PUBLISHED_KINDS, journal_messages
 
 log = logging.getLogger("kaeshi.hub")
 

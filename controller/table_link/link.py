@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.errors import KaeshiError
-from controller.hub.mqtt import BrokerSettings
-from controller.hub.protocol import (
+from controller.hall_protocol.mqtt import BrokerSettings
+from controller.hall_protocol.protocol import (
     ClockState,
     DownlinkCommand,
     GameResult,
@@ -27,11 +27,11 @@ from controller.hub.protocol import (
     check_event_slug,
     check_table,
 )
-from controller.hub.publisher import LinkSettings, TablePublisher
 from controller.squares import Color
+from controller.table_link.publisher import LinkSettings, TablePublisher
+from controller.table_link.table import LinkedTable
 
 if TYPE_CHECKING:
-    from controller.service.app import Service
     from controller.service.config import Config
     from controller.service.core import GameCore
 
@@ -125,7 +125,7 @@ def next_game_overrides(cmd: DownlinkCommand) -> dict[str, Any]:
 class HubLink:
     """One service's connection to the hall (see the module docstring)."""
 
-    def __init__(self, service: Service, settings: LinkSettings) -> None:
+    def __init__(self, service: LinkedTable, settings: LinkSettings) -> None:
         self.service = service
         self.settings = settings
         self.journal_path = Path(service.config["journal.path"])
@@ -159,7 +159,7 @@ class HubLink:
                     self.next_round = None
                 self.publisher.set_state(table_state(
                     self.settings.table, svc.game.id, svc.core, svc.states.state.value,
-                    self.rounds.get(svc.game.id), svc.now(), svc._wall(),
+                    self.rounds.get(svc.game.id), svc.now(), svc.wall_time(),
                 ))
             self.publisher.wake()
         except Exception:  # the hall link must never take the table down
@@ -170,19 +170,19 @@ class HubLink:
         """Run one order from the hub on the service's loop."""
         from controller.web.facade import ActionError
 
-        svc = self.service
+        actions = self.service.facade
         a = cmd.args
         try:
             if cmd.command == "pause":
-                svc.pause()
+                actions.pause()
             elif cmd.command == "resume":
-                svc.resume()
+                actions.resume()
             elif cmd.command == "adjust_time":
-                svc.adjust_time(Color(a["color"]), float(a["seconds"]))
+                actions.adjust_time(Color(a["color"]), float(a["seconds"]))
             elif cmd.command == "accept_board":
-                svc.accept_position()
+                actions.accept_position()
             elif cmd.command == "correct_board":
-                svc.correct_position(a["board"])
+                actions.correct_position(a["board"])
             elif cmd.command == "next_game":
                 self._next_game(cmd)
         except (ActionError, ValueError) as exc:

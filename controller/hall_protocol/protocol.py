@@ -29,8 +29,13 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from controller.hub.cardwire import decode_late, decode_signoff, encode_late, encode_signoff
-from controller.hub.checks import (
+from controller.hall_protocol.cardwire import (
+    decode_late,
+    decode_signoff,
+    encode_late,
+    encode_signoff,
+)
+from controller.hall_protocol.checks import (
     BOARD_RE,
     GAME_RE,
     SLUG_RE,
@@ -40,14 +45,14 @@ from controller.hub.checks import (
     check_position,
     load_payload,
 )
-from controller.hub.checks import COLORS as COLORS  # re-exported: one import for callers
-from controller.hub.checks import COMMANDS as COMMANDS
-from controller.hub.checks import EVENT_KINDS as EVENT_KINDS
-from controller.hub.checks import MAX_PAYLOAD as MAX_PAYLOAD
-from controller.hub.checks import MAX_TABLE as MAX_TABLE
-from controller.hub.checks import MODES as MODES
-from controller.hub.checks import VERSION as VERSION
-from controller.hub.checks import ProtocolError as ProtocolError
+from controller.hall_protocol.checks import COLORS as COLORS  # re-exported: one import for callers
+from controller.hall_protocol.checks import COMMANDS as COMMANDS
+from controller.hall_protocol.checks import EVENT_KINDS as EVENT_KINDS
+from controller.hall_protocol.checks import MAX_PAYLOAD as MAX_PAYLOAD
+from controller.hall_protocol.checks import MAX_TABLE as MAX_TABLE
+from controller.hall_protocol.checks import MODES as MODES
+from controller.hall_protocol.checks import VERSION as VERSION
+from controller.hall_protocol.checks import ProtocolError as ProtocolError
 from controller.scorecard import LateArrival, SignOff
 
 TopicKind = Literal["state", "events", "online", "ack", "down"]
@@ -172,7 +177,7 @@ class TableState:
     moves: int = 0  # moves played so far
     wall: float = 0.0  # the table's wall time when this state was taken
     #: Rule 15 at the table: the players' signatures of ``result`` (None: the table
-    #: does not ask them, so the arbiter confirms); see controller.hub.cardwire.
+    #: does not ask them, so the arbiter confirms); see controller.hall_protocol.cardwire.
     signoff: SignOff | None = None
     late: LateArrival | None = None  # rules 11–12: a player absent at the round's start
 

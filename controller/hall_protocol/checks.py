@@ -1,6 +1,6 @@
 """Checking what comes off the network: every field a reader relies on, named on failure.
 
-Split from :mod:`controller.hub.protocol` (which re-exports what callers need): the
+Split from :mod:`controller.hall_protocol.protocol` (which re-exports what callers need): the
 protocol module says what the messages are, this one how strictly they are read.
 """
 

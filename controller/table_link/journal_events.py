@@ -13,8 +13,8 @@ import json
 import sqlite3
 from typing import Any
 
-from controller.hub.checks import COLORS, POSITION_RE
-from controller.hub.protocol import EventMessage
+from controller.hall_protocol.checks import COLORS, POSITION_RE
+from controller.hall_protocol.protocol import EventMessage
 
 #: Journal entry kinds that are published as events.
 PUBLISHED_KINDS = ("event", "clock")

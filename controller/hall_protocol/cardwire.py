@@ -1,7 +1,7 @@
 """The score card's two records on the wire, inside a table's retained ``state``:
 ``signoff`` (rule 15: the players' signatures of the result) and ``late`` (rules
 11–12).  Both are optional, so a table that does not send them is read as before
-and its results go to the arbiter.  Split from :mod:`controller.hub.protocol`, which
+and its results go to the arbiter.  Split from :mod:`controller.hall_protocol.protocol`, which
 encodes and decodes a state with these two functions and nothing else does.
 
 ``signoff``: ``{"black", "white", "winner", "black_says", "white_says", "flags"}``
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from controller.hub.checks import ProtocolError, Reader
+from controller.hall_protocol.checks import ProtocolError, Reader
 from controller.scorecard import LATE_STATES, WINNERS, LateArrival, ScoreCardError, SignOff
 
 _REASON = re.compile(r"^[^\x00-\x1f]{1,120}$")
