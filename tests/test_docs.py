@@ -55,3 +55,26 @@ def test_every_link_resolves(page: Path) -> None:
         elif anchor and dest.suffix == ".md" and anchor not in _anchors(dest):
             broken.append(f"{target} (no heading '{anchor}')")
     assert not broken, f"{page.relative_to(ROOT)}: " + ", ".join(broken)
+
+
+def test_the_screenshot_script_loads_against_the_tests_it_drives() -> None:
+    """The docs' screenshots are made from the browser tests' own set-ups: when those
+    move or are renamed, the script must still find them."""
+    import importlib.util
+    import sys
+
+    script = ROOT / "docs" / "screenshots" / "make.py"
+    spec = importlib.util.spec_from_file_location("kaeshi_screenshots", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    saved = list(sys.path)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
+    assert callable(module.main) and callable(module.table_pages)
+    shots = {p.name for p in (ROOT / "docs" / "screenshots").glob("*.png")}
+    shown = set()
+    for page in PAGES:
+        shown.update(re.findall(r"screenshots/([\w-]+\.png)", page.read_text(encoding="utf-8")))
+    assert shown and shown <= shots

@@ -20,14 +20,15 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "hub"),
+                str(ROOT / "tests" / "web")]
 
 from devtools import DevTools  # noqa: E402
 from test_hub_browser import LIVE as HUB_LIVE  # noqa: E402
 from test_hub_browser import open_hall, state  # noqa: E402
 from test_hub_pages import play_opening  # noqa: E402
 from test_web_browser import LIVE, LiveServer  # noqa: E402
-from test_web_support import TOKEN, SimulatedGame  # noqa: E402
+from web_support import TOKEN, SimulatedGame  # noqa: E402
 
 from controller.arbiter import Mode  # noqa: E402
 

@@ -225,9 +225,18 @@ def _mono_of(service: Service, t: float) -> float:
     return service._m0 + (t - service._base) / service._scale
 
 
-def test_gpio_a_hundred_presses_a_millisecond_before_zero_all_count(tmp_path, mock_pins):
+def test_gpio_a_hundred_presses_a_millisecond_before_zero_all_count(tmp_path, mock_pins,
+                                                                   monkeypatch):
     """Each press is handed on after zero (0-60 ms late), stamped with its edge 1 ms
-    (of game time) before: every one counts, and the flag never falls."""
+    (of game time) before: every one counts, and the flag never falls.
+
+    The test's own thread hands each press on; on a loaded machine it can wake well
+    after the 60 ms it asked for, so the bound the service waits is widened here: what
+    is tested is that a press stamped before zero counts whenever it arrives within
+    the bound, not how punctually this machine schedules a thread."""
+    import controller.service.app as app
+
+    monkeypatch.setattr(app, "BUTTON_LATENCY", 0.5)
     scale = 20.0
     service, source, clock = _gpio_service(tmp_path, main=10, increment=3, scale=scale)
     cfg = service.config

@@ -66,14 +66,7 @@
     if ("round" in d) {
       document.getElementById("round").textContent = d.round !== null && d.round !== undefined ? `(round ${d.round})` : "";
     }
-    if (d.pairings) {
-      Hub.pairings(document.getElementById("pairings"), d.pairings);
-      document.getElementById("pairings-box").hidden = !d.pairings.length;
-    }
-    if (d.standings) {
-      Hub.standings(document.getElementById("standings"), d.standings);
-      document.getElementById("standings-box").hidden = !d.standings.length;
-    }
+    Hub.tournamentPanels(d);
     document.getElementById("aside").hidden =
       document.getElementById("pairings-box").hidden && document.getElementById("standings-box").hidden;
   }

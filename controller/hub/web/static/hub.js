@@ -123,6 +123,18 @@ const Hub = (() => {
     for (const p of rows) list.append(el("li", { "data-table": p.table }, p.text));
   }
 
+  // The tournament's panels (pairings, standings), shown only when a tournament sends them
+  function tournamentPanels(d) {
+    if (d.pairings) {
+      pairings(document.getElementById("pairings"), d.pairings);
+      document.getElementById("pairings-box").hidden = !d.pairings.length;
+    }
+    if (d.standings) {
+      standings(document.getElementById("standings"), d.standings);
+      document.getElementById("standings-box").hidden = !d.standings.length;
+    }
+  }
+
   // " · 1 min 12 s ago": since a wall time (seconds; the hall keeps its clocks in step)
   function ago(at) {
     const s = Math.max(0, Math.round(Date.now() / 1000 - at));
@@ -134,5 +146,6 @@ const Hub = (() => {
     return `● ${s.black || "?"} — ○ ${s.white || "?"}`;
   }
 
-  return { el, board, clocks, stream, post, standings, pairings, players, fmt, ago };
+  return { el, board, clocks, stream, post, standings, pairings, tournamentPanels, players, fmt,
+           ago };
 })();

@@ -44,14 +44,7 @@
     for (const n of d.gone) cards.delete(n);
     const order = [...cards.keys()].sort((a, b) => a - b);
     document.getElementById("tables").replaceChildren(...order.map((n) => cards.get(n)));
-    if (d.pairings) {
-      Hub.pairings(document.getElementById("pairings"), d.pairings);
-      document.getElementById("pairings-box").hidden = !d.pairings.length;
-    }
-    if (d.standings) {
-      Hub.standings(document.getElementById("standings"), d.standings);
-      document.getElementById("standings-box").hidden = !d.standings.length;
-    }
+    Hub.tournamentPanels(d);
     document.getElementById("aside").hidden = document.getElementById("pairings-box").hidden &&
       document.getElementById("standings-box").hidden;
   }
