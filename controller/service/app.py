@@ -144,6 +144,9 @@ class Service(FacadeMixin, RecoveryMixin, ReplayLogsMixin, IntakeMixin, TimingMi
         #: next_game order gave the next game (applied when it starts).
         self.hub: Any = None
         self.next_game_overrides: dict[str, Any] | None = None
+        #: hub.wait_for_pairing: the log held until the hub's next_game, and its signal.
+        self.held_log: Path | None = None
+        self._pairing: asyncio.Event | None = None
         #: The engine at a home table ([engine]; controller.engine.seat.EngineSeat).
         self.engine: Any = None
 

@@ -81,6 +81,10 @@ class IntakeMixin:
         a live sensor is still read, but its readings are not taken (see :meth:`_reading`).
         """
         replay = isinstance(source, LogSource)
+        if replay and self._holds_first_log():
+            self.held_log = self._log_file
+            await self._wait_for_pairing()
+            source = self.make_source()
         failures = 0
         while True:
             try:
@@ -101,6 +105,9 @@ class IntakeMixin:
                         return  # a replay behind its pace never waits: stop here
                 if self._next_source:  # a folder of logs: its next game
                     self._next_source = False
+                    if self.held_log is not None:
+                        await self._wait_for_pairing()
+                        self._next_source = False
                     source = self.make_source()
                     continue
             except (KaeshiError, OSError, ValueError, ImportError) as exc:
@@ -220,10 +227,54 @@ class IntakeMixin:
                 self.message = "the replay ended before the game did"
         nxt = self._next_log()
         if nxt is not None:
+            if self._waits_for_pairing() and self.next_game_overrides is None:
+                self.held_log = nxt  # played when the hub's next_game comes
+                self._next_source = True
+                self.message = "waiting for the hub's next game"
+                self._refresh_state()
+                self._show()
+                return
             self._next_game_from(nxt)
             return
         if self.exit_when_done:
             self.stop()
+
+    def _waits_for_pairing(self: Service) -> bool:
+        """hub.wait_for_pairing on a replaying table linked to a hall."""
+        return (self.hub is not None and bool(self.config["hub.wait_for_pairing"])
+                and isinstance(self._active_source, LogSource))
+
+    def _holds_first_log(self: Service) -> bool:
+        """The game at start-up waits for its pairing too, unless it is already under
+        way or the hub gave it its round before a restart."""
+        core, game = self.core, self.game
+        return (self._waits_for_pairing() and core is not None and game is not None
+                and not core.started and not core.arbiter.moves
+                and game.id not in self.hub.rounds)
+
+    async def _wait_for_pairing(self: Service) -> None:
+        """Until :meth:`play_held_log` (the hub's next_game) takes the held log."""
+        if self._pairing is None:
+            self._pairing = asyncio.Event()
+        log.info("waiting for the hub's next game before replaying %s", self.held_log)
+        while self.held_log is not None:
+            self._pairing.clear()
+            await self._pairing.wait()
+
+    def play_held_log(self: Service) -> bool:
+        """The hub's next_game for a table waiting for it: its held log's game starts
+        now, with the order's settings. False when no log was held."""
+        path, self.held_log = self.held_log, None
+        if path is None:
+            return False
+        self.message = ""
+        if path == self._log_file and self.replace_unstarted_game():
+            pass  # the game at start-up, never begun: replaced by the paired one
+        else:
+            self._next_game_from(path)
+        if self._pairing is not None:
+            self._pairing.set()
+        return True
 
     def _next_game_from(self: Service, path: Path) -> None:
         """The folder's next log is the next game: the one just played is closed (its
