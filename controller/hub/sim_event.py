@@ -213,40 +213,56 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
     sent = pages.call("/api/pairings/send", {})["sent"]
     say(f"round 1 sent to the tables: {len(sent)} games")
     arbiter: list[str] = []
+    refused: set[tuple[int, str]] = set()
     done = 0
     limit = time.monotonic() + 60 + ROUND_SECONDS * rounds / hall.speed
     t = store.load(path)[1]
-    while time.monotonic() < limit:
+    interrupted = False
+    try:
+        while time.monotonic() < limit:
+            _, t = store.load(path)
+            complete = sum(1 for r in t.rounds if r.complete)
+            if complete > done:
+                done = complete
+                say(f"round {done} complete" + ("" if t.finished else
+                                                 f"; round {len(t.rounds)} paired and sent"))
+            if done >= rounds or t.finished:
+                break
+            arbiter += _confirm_waiting(pages, refused, say)
+            time.sleep(0.5)
+    except KeyboardInterrupt:  # Ctrl-C ends the day here; the summary still comes
+        interrupted = True
         _, t = store.load(path)
-        complete = sum(1 for r in t.rounds if r.complete)
-        if complete > done:
-            done = complete
-            say(f"round {done} complete" + ("" if t.finished else
-                                             f"; round {len(t.rounds)} paired and sent"))
-        if done >= rounds or t.finished:
-            break
-        arbiter += _confirm_waiting(pages)
-        time.sleep(0.5)
-    comparison = hall.wait_complete(timeout=30.0, events_only=True)
+    comparison = hall.wait_complete(timeout=5.0 if interrupted else 30.0, events_only=True)
     signed = sum(1 for r in t.rounds[:done] for g in r.games
                  if g.table is not None and g.done) - len(arbiter)
     standings = [f"{rank}. {s.name}: {getattr(s, 'wins', 0)} wins"
                  for rank, s in enumerate(t.standings(), 1)]
     notes = [hall.latency_note()]
-    if done < rounds:
+    if interrupted:
+        notes.append(f"stopped by Ctrl-C after {done} of {rounds} rounds")
+    elif done < rounds:
         notes.append(f"only {done} of {rounds} rounds were complete in time")
     return EventSummary(hall.n, time.monotonic() - started, comparison, done, t.finished,
                         signed, arbiter, standings, notes)
 
 
-def _confirm_waiting(pages: HubPages) -> list[str]:
-    """The arbiter's part: confirm every result the dashboard says waits for one."""
+def _confirm_waiting(pages: HubPages, refused: set[tuple[int, str]],
+                     say: Callable[[str], None]) -> list[str]:
+    """The arbiter's part: confirm every result the dashboard says waits for one, as
+    the table shows it. One the director refuses is said once and left standing."""
     out = []
     for c in pages.call("/api/dashboard")["tables"]:
-        if not c.get("awaiting_confirmation"):
+        key = (c["table"], str(c.get("game")))
+        if not c.get("awaiting_confirmation") or key in refused:
             continue
-        with contextlib.suppress(urllib.error.HTTPError):  # moved on meanwhile
+        try:
             r = pages.call(f"/api/table/{c['table']}/confirm", {"game": c["game"]})["result"]
-            out.append(f"round {r['round']} table {r['table']}: {r['black']}-{r['white']} "
-                       f"({c['attention']['detail'] or c['attention']['reason']})")
+        except urllib.error.HTTPError as exc:
+            refused.add(key)
+            why = json.loads(exc.read() or b"{}").get("error", exc.reason)
+            say(f"table {c['table']}: the result cannot be confirmed: {why}")
+            continue
+        out.append(f"round {r['round']} table {r['table']}: {r['black']}-{r['white']} "
+                   f"({c['attention']['detail'] or c['attention']['reason']})")
     return out
