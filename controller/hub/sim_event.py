@@ -236,7 +236,7 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
     comparison = hall.wait_complete(timeout=5.0 if interrupted else 30.0, events_only=True)
     signed = sum(1 for r in t.rounds[:done] for g in r.games
                  if g.table is not None and g.done) - len(arbiter)
-    standings = [f"{rank}. {s.name}: {getattr(s, 'wins', 0)} wins"
+    standings = [_standing(rank, s.name, getattr(s, "wins", 0))
                  for rank, s in enumerate(t.standings(), 1)]
     notes = [hall.latency_note()]
     if interrupted:
@@ -266,3 +266,7 @@ def _confirm_waiting(pages: HubPages, refused: set[tuple[int, str]],
         out.append(f"round {r['round']} table {r['table']}: {r['black']}-{r['white']} "
                    f"({c['attention']['detail'] or c['attention']['reason']})")
     return out
+
+
+def _standing(rank: int, name: str, wins: int) -> str:
+    return f"{rank}. {name}: {wins} win{'' if wins == 1 else 's'}"
