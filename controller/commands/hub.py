@@ -5,6 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from controller.hub.sim_summary import SimulateOptions
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,6 +40,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--games", type=int, default=1, metavar="K",
                    help="games each table plays in a row, as in a day's rounds (a real "
                    "table service replaying a folder of K logs)")
+    s.add_argument("--players", type=int, default=0, metavar="N",
+                   help="play a whole event of N players (a random roster): rounds "
+                   "paired by the tournament director, results signed at the tables; "
+                   "the tables are as many as round 1 needs")
+    s.add_argument("--event", type=Path, metavar="FILE",
+                   help="play this event (event.toml of 'kaeshi tournament new'; with "
+                   "--roster) instead of --players")
+    s.add_argument("--roster", type=Path, metavar="FILE", help="the event's players (CSV)")
+    s.add_argument("--rounds", type=int, default=0, metavar="R",
+                   help="with an event: stop after R rounds (default: the whole event)")
+    s.add_argument("--seed", type=int, default=0, help="seed of the games and the lottery")
     s.add_argument("--folder", metavar="DIR", help="keep the files here (default: temporary)")
     s.add_argument("--web", action="store_true",
                    help="also serve the hub's pages: their addresses are printed, and they "
@@ -59,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    from controller.hub.simulate import SimulateOptions, simulate
+    from controller.hub.simulate import simulate
 
     _logging("warning")
     if not 1 <= args.tables <= 1000:
@@ -68,11 +84,33 @@ def run_simulate(args: argparse.Namespace) -> int:
         raise ValueError(f"--speed must be 0.1-1000, not {args.speed}")
     if not 1 <= args.games <= 20:
         raise ValueError(f"--games must be 1-20, not {args.games}")
+    from controller.hub.sim_summary import SimulateOptions
+
     options = SimulateOptions(
         tables=args.tables, speed=args.speed, processes=args.processes, errors=args.errors,
-        folder=args.folder, web=args.web, games=args.games,
+        folder=args.folder, web=args.web, games=args.games, seed=args.seed,
     )
+    if args.players or args.event or args.roster:
+        return _simulate_event(args, options)
     summary = simulate(options)
     if not options.web:  # with the pages, it was said when the round ended
+        print(summary.text())
+    return 0 if summary.ok else 1
+
+
+def _simulate_event(args: argparse.Namespace, options: SimulateOptions) -> int:
+    from controller.hub.sim_event import EventPlan, simulate_event
+
+    if args.players and args.event:
+        raise ValueError("give --players N or --event FILE --roster FILE, not both")
+    if args.games != 1:
+        raise ValueError("--games is for a round without a director; an event's rounds "
+                         "come from the director (--rounds R stops after R)")
+    if args.rounds < 0:
+        raise ValueError(f"--rounds must be 0 (the whole event) or more, not {args.rounds}")
+    plan = EventPlan(players=args.players, event=args.event, roster=args.roster,
+                     rounds=args.rounds)
+    summary = simulate_event(options, plan)
+    if not options.web:  # with the pages, it was said when the day ended
         print(summary.text())
     return 0 if summary.ok else 1

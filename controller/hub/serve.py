@@ -77,6 +77,9 @@ async def serve_hub(cfg: HubConfig, stop: asyncio.Event | None = None,
         while not server.started and not web_task.done():
             await asyncio.sleep(0.02)
         if server.started:
+            listen = getattr(app.state, "listen", None)
+            if listen is not None:
+                listen()  # the desk takes signed results whether or not a page is open
             port = server.servers[0].sockets[0].getsockname()[1]
             url = f"http://{cfg.web_host}:{port}"
             print(f"hub web: {url}/  arbiter: {url}/arbiter", flush=True)

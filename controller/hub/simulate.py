@@ -52,7 +52,8 @@ class Hall:
 
     def __init__(self, folder: str | Path, tables: int, speed: float, *, errors: float = 0.03,
                  seed: int = 0, event: str = "sim", proxied: tuple[int, ...] = (),
-                 proxy_all: bool = False, web: bool = False, games: int = 1) -> None:
+                 proxy_all: bool = False, web: bool = False, games: int = 1,
+                 tournament: Path | None = None) -> None:
         self.folder = Path(folder)
         self.n = tables
         self.speed = speed
@@ -61,6 +62,10 @@ class Hall:
         self.event = event
         self.web = web
         self.games = games  # per table, in a row: more than one is a folder of logs
+        #: The event file of a whole event (controller.hub.sim_event): the hub drives its
+        #: director, each table waits for its pairing before each log, every game ends
+        #: on the board and both players sign its result with their clock buttons.
+        self.tournament = tournament
         self.broker = PrivateBroker(self.folder / "broker", tables, event=event)
         self.proxy: ProxyProcess | None = None  # one relay for the tables that use it
         self.proxied = set(range(1, tables + 1)) if proxy_all else set(proxied)
@@ -79,7 +84,6 @@ class Hall:
         from controller.observation import write_observations
         from controller.records import load_games
         from controller.service.demo import find_data_dir
-        from controller.simulator import SimOptions, simulate_game
 
         games = load_games(find_data_dir() / GAMES_FILE)
         if self.proxied:
@@ -92,12 +96,10 @@ class Hall:
                 log = d / "logs"
                 log.mkdir(exist_ok=True)
             for k in range(self.games):  # each round a different real game
-                record = games[(self.seed + n - 1 + k * self.n) % len(games)]
-                sim = simulate_game(record, SimOptions(errors=self.errors,
-                                                       seed=self.seed + n + k * self.n))
+                record, observations = self._round_log(games, n, k)
                 path = log if self.games == 1 else log / f"round-{k + 1:02d}.jsonl"
                 with path.open("w", encoding="utf-8") as f:
-                    write_observations(sim.observations, f)
+                    write_observations(observations, f)
                 if k == 0:
                     first = record
             (d / "password").write_text(self.broker.passwords[str(n)] + "\n")
@@ -112,18 +114,49 @@ class Hall:
                 "games": {"folder": str(d / "games")},
                 "web": {"enabled": False},
                 "hub": {"enabled": True, "host": "127.0.0.1", "port": port, "table": n,
-                        "event": self.event, "password_file": str(d / "password")},
+                        "event": self.event, "password_file": str(d / "password"),
+                        "wait_for_pairing": self.tournament is not None},
                 "log": {"level": "warning"},
             }))
         (self.folder / "hub.password").write_text(self.broker.passwords["hub"] + "\n")
-        (self.folder / "hub.toml").write_text(_toml({
+        hub: dict[str, dict[str, Any]] = {
             "event": {"slug": self.event, "name": "Simulated hall", "tables": self.n},
             "broker": {"host": "127.0.0.1", "port": self.broker.port, "username": "hub",
                        "password_file": str(self.folder / "hub.password")},
             "store": {"path": str(self.folder / "hub.sqlite")},
-            "web": {"enabled": self.web, "host": "127.0.0.1", "port": 0, "delay": 0.0,
-                    "token": self.token},
-        }))
+            # the director lives with the pages: an event always has them
+            "web": {"enabled": self.web or self.tournament is not None,
+                    "host": "127.0.0.1", "port": 0, "delay": 0.0, "token": self.token},
+        }
+        if self.tournament is not None:
+            hub["tournament"] = {"file": str(self.tournament)}
+        (self.folder / "hub.toml").write_text(_toml(hub))
+
+    def _round_log(self, games: list[Any], n: int, k: int) -> tuple[Any, list[Any]]:
+        """Table ``n``'s real game of round ``k`` and its observations. In an event the
+        game must end on the board (a WTHOR record may stop early) and not drawn, and both players
+        then press their clock button: their signatures of the result (rule 15)."""
+        from controller.events import EventKind
+        from controller.observation import Observation
+        from controller.simulator import SimOptions, simulate_game
+        from controller.squares import Color
+
+        for step in range(len(games)):
+            at = self.seed + n - 1 + k * self.n + step * self.n * self.games
+            record = games[at % len(games)]
+            sim = simulate_game(record, SimOptions(errors=self.errors,
+                                                   seed=self.seed + n + k * self.n + step))
+            if self.tournament is None:
+                return record, sim.observations
+            over = sim.truth[-1] if sim.truth else None
+            # a 32-32 board needs the draw-win right of a 伏せ石, which the hub cannot
+            # record: such games are left out of an event
+            if (over is not None and over.event is EventKind.GAME_OVER
+                    and over["black"] != over["white"]):
+                end = sim.observations[-1].t
+                return record, [*sim.observations, Observation(end + 2.0, press=Color.BLACK),
+                                Observation(end + 4.0, press=Color.WHITE)]
+        raise KaeshiError(f"no game of {GAMES_FILE} ends on the board undrawn")
 
     # --------------------------------------------------------------- processes
     def start_hub(self) -> None:
@@ -265,12 +298,14 @@ class Hall:
         return (f"move -> hub latency: median {lat[len(lat) // 2] * 1000:.1f} ms, "
                 f"p99 {p99 * 1000:.1f} ms over {len(lat)} moves")
 
-    def wait_complete(self, timeout: float, poll: float = 0.5) -> Comparison:
-        """Wait until every table has finished its game and the hub holds every event."""
+    def wait_complete(self, timeout: float, poll: float = 0.5,
+                      events_only: bool = False) -> Comparison:
+        """Wait until every table has finished its game and the hub holds every event
+        (``events_only``: only the latter, the games being counted elsewhere)."""
         deadline = time.monotonic() + timeout
         while True:
             c = self.compare()
-            if (c.equal and c.finished) or time.monotonic() > deadline:
+            if (c.equal and (c.finished or events_only)) or time.monotonic() > deadline:
                 return c
             time.sleep(poll)
 

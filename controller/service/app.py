@@ -307,6 +307,16 @@ class Service:
         """A hub's next_game order (see :meth:`GameLifecycle.replace_unstarted_game`)."""
         return self.lifecycle.replace_unstarted_game()
 
+    def play_held_log(self) -> bool:
+        """A hub's next_game order for a replaying table that waits for its pairing
+        (see :meth:`Intake.play_held_log`)."""
+        return self.intake.play_held_log()
+
+    def hub_rounds(self) -> dict[str, int] | None:
+        """The round of each game the hub paired (None: no hall link)."""
+        hub = self.outputs.hub
+        return None if hub is None else hub.rounds
+
     # ---------------------------------------------------------------- run
     async def run(self) -> int:
         """Run until the replay ends (sim) or a stop is asked for (signal)."""

@@ -171,6 +171,10 @@ OPTIONS: tuple[Option, ...] = (
     O("hub", "password", str, "", "Broker password (better: password_file)."),
     O("hub", "password_file", str, "",
       "File whose first line is the broker password; it wins over password."),
+    O("hub", "wait_for_pairing", bool, False,
+      "A replay (source.kind = \"sim\") plays each log of its folder only once the hub "
+      "sends this table its next game, as a hall's tables wait for the director's "
+      "pairings: `kaeshi hub simulate` playing a whole event."),
     O("hub", "tls", bool, False, "Connect to the broker with TLS."),
     O("hub", "ca_file", str, "",
       "CA certificate that signed the broker's certificate (TLS); empty: the system's."),

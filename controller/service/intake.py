@@ -59,6 +59,8 @@ class FedTable(Protocol):
     states: StateMachine
     message: str
     exit_when_done: bool
+    #: The settings a hub's next_game order gave the next game (applied when it starts).
+    next_game_overrides: dict[str, Any] | None
 
     def now(self) -> float: ...
     def game_time(self, mono: float) -> float: ...
@@ -72,6 +74,8 @@ class FedTable(Protocol):
     def stop(self) -> None: ...
     def stopping(self) -> bool: ...
     def hub_changed(self) -> None: ...
+    def hub_rounds(self) -> dict[str, int] | None: ...
+    def replace_unstarted_game(self) -> bool: ...
 
 
 class Intake:
@@ -91,6 +95,9 @@ class Intake:
         #: The source being read (its latency and, for a replay, its next reading).
         self.active: Source | None = source
         self.next_source = False  # a replay moved on to the folder's next log
+        #: hub.wait_for_pairing: the log held until the hub's next_game, and its signal.
+        self.held_log: Path | None = None
+        self._pairing: asyncio.Event | None = None
         self.log_offset: float | None = None  # service time minus log time, this run
         #: The game time the service opened at (a replay's first reading continues it).
         self.open_base = 0.0
@@ -159,6 +166,10 @@ class Intake:
         a live sensor is still read, but its readings are not taken (see :meth:`reading`).
         """
         replay = isinstance(source, LogSource)
+        if replay and self._holds_first_log():
+            self.held_log = self.logs.file
+            await self._wait_for_pairing()
+            source = self.make_source()
         failures = 0
         while True:
             try:
@@ -179,6 +190,9 @@ class Intake:
                         return  # a replay behind its pace never waits: stop here
                 if self.next_source:  # a folder of logs: its next game
                     self.next_source = False
+                    if self.held_log is not None:
+                        await self._wait_for_pairing()
+                        self.next_source = False
                     source = self.make_source()
                     continue
             except (KaeshiError, OSError, ValueError, ImportError) as exc:
@@ -299,10 +313,55 @@ class Intake:
                 self.table.message = "the replay ended before the game did"
         nxt = self.logs.next_log()
         if nxt is not None:
+            if self._waits_for_pairing() and self.table.next_game_overrides is None:
+                self.held_log = nxt  # played when the hub's next_game comes
+                self.next_source = True
+                self.table.message = "waiting for the hub's next game"
+                self.table.refresh_state()
+                self.table.show()
+                return
             self._next_game_from(nxt)
             return
         if self.table.exit_when_done:
             self.table.stop()
+
+    def _waits_for_pairing(self) -> bool:
+        """hub.wait_for_pairing on a replaying table linked to a hall."""
+        return (self.table.hub_rounds() is not None
+                and bool(self.table.config["hub.wait_for_pairing"])
+                and isinstance(self.active, LogSource))
+
+    def _holds_first_log(self) -> bool:
+        """The game at start-up waits for its pairing too, unless it is already under
+        way or the hub gave it its round before a restart."""
+        core, game = self.table.core, self.table.game
+        rounds = self.table.hub_rounds() or {}
+        return (self._waits_for_pairing() and core is not None and game is not None
+                and not core.started and not core.arbiter.moves and game.id not in rounds)
+
+    async def _wait_for_pairing(self) -> None:
+        """Until :meth:`play_held_log` (the hub's next_game) takes the held log."""
+        if self._pairing is None:
+            self._pairing = asyncio.Event()
+        log.info("waiting for the hub's next game before replaying %s", self.held_log)
+        while self.held_log is not None:
+            self._pairing.clear()
+            await self._pairing.wait()
+
+    def play_held_log(self) -> bool:
+        """The hub's next_game for a table waiting for it: its held log's game starts
+        now, with the order's settings. False when no log was held."""
+        path, self.held_log = self.held_log, None
+        if path is None:
+            return False
+        self.table.message = ""
+        if path == self.logs.file and self.table.replace_unstarted_game():
+            pass  # the game at start-up, never begun: replaced by the paired one
+        else:
+            self._next_game_from(path)
+        if self._pairing is not None:
+            self._pairing.set()
+        return True
 
     def _next_game_from(self, path: Path) -> None:
         """The folder's next log is the next game: the one just played is closed (its

@@ -195,7 +195,9 @@ class HubLink:
         svc = self.service
         svc.next_game_overrides = next_game_overrides(cmd)
         self.next_round = (int(cmd.args["round"]), svc.game.id if svc.game else None)
-        if svc.replace_unstarted_game():
+        if svc.play_held_log():
+            log.info("round %s: the held log's game starts", cmd.args["round"])
+        elif svc.replace_unstarted_game():
             log.info("next game set up at once: round %s", cmd.args["round"])
         else:
             log.info("next game (round %s) starts when this one is over", cmd.args["round"])

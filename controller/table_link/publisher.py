@@ -300,8 +300,11 @@ class TablePublisher:
         ).fetchall()
         totals: dict[str, int] = {}
         outstanding = 0
+        # the latest game is never put aside: after its end the players still press
+        # (their signatures of the result, rule 15), and each press is journaled
+        latest = games[-1][0] if games else None
         for game_id, finished in games:
-            if game_id in done:
+            if game_id in done and game_id != latest:
                 continue
             g = self._game(game_id, box, now)
             wait = g.backoff or self.settings.resend_after
@@ -314,7 +317,7 @@ class TablePublisher:
             total = self._send(db, g)
             totals[game_id] = total
             outstanding += max(0, total - g.acked)
-            if finished is not None and g.acked >= total:
+            if finished is not None and g.acked >= total and game_id != latest:
                 box.execute("UPDATE acks SET done=1 WHERE game=?", (game_id,))
                 done.add(game_id)
         self.outstanding = outstanding

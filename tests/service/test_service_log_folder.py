@@ -3,6 +3,8 @@
 Three real WTHOR games as logs in one folder: the service plays them one after the
 other (each its own journaled game, record and moves), resumes the right log after
 a stop in the middle of the second, and refuses to replay the day once it is done.
+With ``hub.wait_for_pairing`` each log waits for the hub's next game and is played
+with that order's players and time.
 """
 
 from __future__ import annotations
@@ -108,3 +110,58 @@ def test_a_folder_without_logs_or_with_a_bad_one_is_named(tmp_path, day) -> None
     (folder / "round-2.jsonl").write_text('{"t": 0.0, "board": "short"}\n')
     with pytest.raises(KaeshiError, match="round-2.jsonl"):
         Service(_config(tmp_path, **{"source.log": str(folder)})).open()
+
+
+class _Hall:
+    """The table's hub link as far as the service sees it (no broker needed here)."""
+
+    def __init__(self) -> None:
+        self.rounds: dict[str, int] = {}
+
+    def changed(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+def test_with_wait_for_pairing_each_log_waits_for_the_hubs_next_game(tmp_path, day) -> None:
+    folder = _folder(tmp_path, day[:2])
+    cfg = _config(tmp_path, **{"source.log": str(folder), "hub.wait_for_pairing": True,
+                               "game.mode": "tournament"})
+    service = Service(cfg, exit_when_done=False)
+    service.open()
+    service.outputs.hub = _Hall()  # type: ignore[assignment]
+    seen: list[tuple[str, int]] = []  # (what, moves journaled) while a log was held
+
+    def moves() -> int:
+        assert service.journal is not None
+        return sum(1 for g in service.journal.games()
+                   for e in service.journal.entries(g.id, ("event",))
+                   if e.data["event"] == "move")
+
+    async def hub_side() -> None:
+        for black, white in (("Ann", "Bo"), ("Cy", "Di")):
+            while service.intake.held_log is None:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.3)  # held: nothing is replayed meanwhile
+            seen.append((service.intake.held_log.name, moves()))
+            service.next_game_overrides = {"black": black, "white": white, "main": 900.0}
+            assert service.play_held_log()
+        while service.core is None or not service.core.game_over:
+            await asyncio.sleep(0.01)
+        service.stop()
+
+    async def both() -> None:
+        driver = asyncio.create_task(hub_side())
+        await service.run()
+        await driver
+
+    asyncio.run(asyncio.wait_for(both(), 60))
+    assert seen == [("round-1.jsonl", 0), ("round-2.jsonl", len(day[0].transcript_moves()))]
+    journal = Journal(tmp_path / "journal.sqlite", writer=False)
+    played = [(g.info["settings"]["black"], g.info["settings"]["white"],
+               g.info["settings"]["main"], moves) for g, (_, moves)
+              in zip(journal.games(), _played(journal), strict=True) if moves]
+    assert played == [("Ann", "Bo", 900.0, day[0].transcript_moves()),
+                      ("Cy", "Di", 900.0, day[1].transcript_moves())]

@@ -88,6 +88,9 @@ def build_app(store: Store, bus: HubBus, director: Director | None,
     app.state.changes = changes
     #: ``kaeshi hub`` calls this before stopping Uvicorn, so open pages let go at once.
     app.state.close_streams = changes.close
+    #: ``kaeshi hub`` runs Uvicorn without a lifespan: it calls this once the server is
+    #: up, so the result desk hears the tables' sign-offs with no page open.
+    app.state.listen = hub.listen
     app.state.views = views
     return app
 

@@ -1,0 +1,272 @@
+"""``kaeshi hub simulate --players N`` (or ``--event FILE --roster FILE``): a hall day.
+
+The same :class:`~controller.hub.simulate.Hall` as a single round, with the event file
+of ``kaeshi tournament`` given to the hub: the lottery is drawn and round 1 paired here,
+before the hub starts; once every table is online round 1 goes out through the
+dashboard's "Send pairings to the tables" (``POST /api/pairings/send``), and from then
+on the hub alone runs the day: each table replays its next real game when its
+``next_game`` order comes (``hub.wait_for_pairing``), both players sign the result with
+their clock buttons, the hub's result desk hands each signed result to the director,
+and the director pairs the next round when the round is complete. A result that needs
+the arbiter (an irregularity left standing, a fallen flag) is confirmed here as the
+arbiter would, through the dashboard's own ``confirm`` action, and counted apart.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from controller.errors import KaeshiError
+from controller.hub.sim_summary import Comparison, SimulateOptions
+from controller.hub.simulate import Hall, _announce_pages, _until_interrupted, default_groups
+from controller.tournament import Tournament
+from controller.tournament_store import store
+from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
+from controller.tournament_store.simulate import random_roster
+
+#: Seconds a table's game may take at 1x, for the timeouts (a WTHOR replay is ~4 min).
+ROUND_SECONDS = 6000.0
+
+
+@dataclass(frozen=True)
+class EventPlan:
+    """Where the event comes from: ``players`` (a random roster) or the files of
+    ``kaeshi tournament new``; ``rounds``: stop after that many (0: the whole event)."""
+
+    players: int = 0
+    event: Path | None = None
+    roster: Path | None = None
+    rounds: int = 0
+
+
+@dataclass
+class EventSummary:
+    """What the day came to, as the organiser meets it."""
+
+    tables: int
+    seconds: float
+    comparison: Comparison
+    rounds: int  # rounds whose every result the director holds
+    finished: bool  # the whole event is over
+    signed: int  # results both players signed at the table
+    arbiter: list[str] = field(default_factory=list)  # results the arbiter confirmed
+    standings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.comparison.equal and self.rounds > 0
+
+    def text(self) -> str:
+        c = self.comparison
+        lost, doubled = c.lost_and_doubled()
+        moves = sum(t.moves for t in c.tables)
+        lines = [
+            f"{self.rounds} round(s) on {self.tables} tables in {self.seconds:.1f} s"
+            f"{', the whole event' if self.finished else ''}: {moves} moves, "
+            f"{sum(t.journal for t in c.tables)} events journaled, "
+            f"{sum(t.hub for t in c.tables)} stored by the hub; lost {lost}, doubled {doubled}",
+            f"results: {self.signed} signed by both players at the table, "
+            f"{len(self.arbiter)} confirmed by the arbiter",
+            *(f"  arbiter: {x}" for x in self.arbiter),
+            "standings:", *(f"  {x}" for x in self.standings[:8]),
+            *self.notes,
+        ]
+        return "\n".join(lines)
+
+
+def make_event(path: Path, plan: EventPlan, seed: int) -> Tournament:
+    """The event file, its lottery drawn and round 1 paired (as the organiser does with
+    ``kaeshi tournament new / lottery / pair`` before the day)."""
+    rng = random.Random(seed)
+    if plan.event is not None:
+        if plan.roster is None:
+            raise KaeshiError("--event needs --roster (the players' CSV)")
+        config = parse_event(_read(plan.event), str(plan.event))
+        roster = parse_roster(_read(plan.roster), str(plan.roster))
+    else:
+        if not 2 <= plan.players <= 400:
+            raise KaeshiError(f"--players must be 2-400, not {plan.players}")
+        config = EventConfig("Simulated hall day", "open", date.today().isoformat(), "JPN",
+                             "kaeshi")
+        roster = random_roster(rng, plan.players, "open")
+    t = store.create(path, config, roster)
+    store.commit(path, t, "lottery",
+                 {"seeds": [f"{rng.randrange(100000):05d}" for _ in range(3)]})
+    store.commit(path, t, "pair", {})
+    return t
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise KaeshiError(f"{path}: {exc.strerror}") from None
+
+
+def rounds_of(path: Path, seed: int) -> int:
+    """How many rounds the event will have: the pure core played to its end with random
+    results on a copy read from the file (the count follows from the field, not from
+    who wins)."""
+    rng = random.Random(seed)
+    copy = store.load(path)[1]
+    while not copy.finished:
+        rnd = copy.current
+        assert rnd is not None
+        for g in rnd.games:
+            if g.table is not None and not g.done:
+                black = rng.choice((20, 44))
+                copy.record_result(g.table, "black" if black > 32 else "white",
+                                   (black, 64 - black))
+        if not copy.finished:
+            copy.pair_next_round()
+    return len(copy.rounds)
+
+
+class HubPages:
+    """The hub's arbiter API, as a script reaches it (bearer token)."""
+
+    def __init__(self, url: str, token: str) -> None:
+        self.url = url
+        self.token = token
+
+    def call(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(
+            self.url + path, data=data, method="GET" if body is None else "POST",
+            headers={"Authorization": f"Bearer {self.token}",
+                     "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read())
+
+
+def simulate_event(options: SimulateOptions, plan: EventPlan,
+                   say: Callable[[str], None] = print) -> EventSummary:
+    """Play an event in a simulated hall (see the module docstring). With
+    ``options.web`` the pages' addresses are said at once, the summary at the end, and
+    the pages stay up until Ctrl-C."""
+    with contextlib.ExitStack() as stack:
+        folder = Path(options.folder or stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="kaeshi-event-")))
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "event.sqlite"
+        path.unlink(missing_ok=True)
+        t = make_event(path, plan, options.seed)
+        assert t.current is not None
+        tables = max(g.table or 0 for r in [t.current] for g in r.games)
+        total = rounds_of(path, options.seed)
+        wanted = min(total, plan.rounds) if plan.rounds > 0 else total
+        hall = Hall(folder, tables, options.speed, errors=options.errors, seed=options.seed,
+                    event=options.event, web=options.web, games=wanted, tournament=path)
+        hall.prepare()
+        started = time.monotonic()
+        hall.broker.start()
+        try:
+            hall.start_hub()
+            if options.web:
+                _announce_pages(hall, say)
+            hall.start_tables(default_groups(tables, options.processes))
+            summary = _run_day(hall, path, wanted, started, say)
+            if options.folder:
+                summary.notes.append(f"files in {folder}")
+            if options.web:
+                say(summary.text())
+                say("the hub's pages stay up until Ctrl-C")
+                _until_interrupted()
+        finally:
+            hall.stop()
+        return summary
+    raise KaeshiError("unreachable")  # pragma: no cover - ExitStack does not swallow
+
+
+def _wait_url(hall: Hall, timeout: float = 30.0) -> str:
+    deadline = time.monotonic() + timeout
+    while (url := hall.web_url()) is None:
+        if time.monotonic() > deadline or (hall.hub is not None and hall.hub.poll() is not None):
+            raise KaeshiError(f"the hub's pages did not come up: see {hall.folder / 'hub.log'}")
+        time.sleep(0.1)
+    return url
+
+
+def _run_day(hall: Hall, path: Path, rounds: int, started: float,
+             say: Callable[[str], None]) -> EventSummary:
+    pages = HubPages(_wait_url(hall), hall.token)
+    deadline = time.monotonic() + 120
+    while True:  # an order sent before a table subscribed would not reach it
+        cards = pages.call("/api/dashboard")["tables"]
+        if sum(1 for c in cards if c["online"] and c.get("game")) >= hall.n:
+            break
+        if time.monotonic() > deadline:
+            raise KaeshiError("not every table came online within 120 s")
+        time.sleep(0.3)
+    sent = pages.call("/api/pairings/send", {})["sent"]
+    say(f"round 1 sent to the tables: {len(sent)} games")
+    arbiter: list[str] = []
+    refused: set[tuple[int, str]] = set()
+    done = 0
+    limit = time.monotonic() + 60 + ROUND_SECONDS * rounds / hall.speed
+    t = store.load(path)[1]
+    interrupted = False
+    try:
+        while time.monotonic() < limit:
+            _, t = store.load(path)
+            complete = sum(1 for r in t.rounds if r.complete)
+            if complete > done:
+                done = complete
+                say(f"round {done} complete" + ("" if t.finished else
+                                                 f"; round {len(t.rounds)} paired and sent"))
+            if done >= rounds or t.finished:
+                break
+            arbiter += _confirm_waiting(pages, refused, say)
+            time.sleep(0.5)
+    except KeyboardInterrupt:  # Ctrl-C ends the day here; the summary still comes
+        interrupted = True
+        _, t = store.load(path)
+    comparison = hall.wait_complete(timeout=5.0 if interrupted else 30.0, events_only=True)
+    signed = sum(1 for r in t.rounds[:done] for g in r.games
+                 if g.table is not None and g.done) - len(arbiter)
+    standings = [_standing(rank, s.name, getattr(s, "wins", 0))
+                 for rank, s in enumerate(t.standings(), 1)]
+    notes = [hall.latency_note()]
+    if interrupted:
+        notes.append(f"stopped by Ctrl-C after {done} of {rounds} rounds")
+    elif done < rounds:
+        notes.append(f"only {done} of {rounds} rounds were complete in time")
+    return EventSummary(hall.n, time.monotonic() - started, comparison, done, t.finished,
+                        signed, arbiter, standings, notes)
+
+
+def _confirm_waiting(pages: HubPages, refused: set[tuple[int, str]],
+                     say: Callable[[str], None]) -> list[str]:
+    """The arbiter's part: confirm every result the dashboard says waits for one, as
+    the table shows it. One the director refuses is said once and left standing."""
+    out = []
+    for c in pages.call("/api/dashboard")["tables"]:
+        key = (c["table"], str(c.get("game")))
+        if not c.get("awaiting_confirmation") or key in refused:
+            continue
+        try:
+            r = pages.call(f"/api/table/{c['table']}/confirm", {"game": c["game"]})["result"]
+        except urllib.error.HTTPError as exc:
+            refused.add(key)
+            why = json.loads(exc.read() or b"{}").get("error", exc.reason)
+            say(f"table {c['table']}: the result cannot be confirmed: {why}")
+            continue
+        out.append(f"round {r['round']} table {r['table']}: {r['black']}-{r['white']} "
+                   f"({c['attention']['detail'] or c['attention']['reason']})")
+    return out
+
+
+def _standing(rank: int, name: str, wins: int) -> str:
+    return f"{rank}. {name}: {wins} win{'' if wins == 1 else 's'}"

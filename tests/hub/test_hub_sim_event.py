@@ -1,0 +1,96 @@
+"""A hall day end to end: ``kaeshi hub simulate --players 8 --rounds 2``.
+
+A real Mosquitto (the hall's config, password file and ACL), ``kaeshi hub`` with the
+event file of ``kaeshi tournament`` and 4 real table services replaying real WTHOR
+games. Round 1 goes out through the dashboard's "Send pairings to the tables"; each
+table plays its game only once its ``next_game`` order came, both players sign the
+result with their clock buttons, the hub hands each signed result to the director,
+and the director pairs round 2 from round 1's results, which the tables then play.
+Afterwards the event file holds both rounds' results as the tables' journals have
+them, and every table's events in the hub equal its journal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import sqlite3
+
+import pytest
+
+from controller.hub.sim_event import EventPlan, simulate_event
+from controller.hub.sim_summary import SimulateOptions
+from controller.tournament_store import store
+
+
+def _finished_games(folder, table):
+    """(black, white, result) of each game table ``table`` finished, from its journal
+    (its events and settings as the table journaled them)."""
+    path = folder / f"table-{table}" / "journal.sqlite"
+    out = []
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        games = db.execute("SELECT id, info FROM games WHERE finished IS NOT NULL "
+                           "ORDER BY started").fetchall()
+        for game, info in games:
+            over = db.execute("SELECT data FROM entries WHERE game=? AND kind='event' "
+                              "AND json_extract(data, '$.event')='game_over'",
+                              (game,)).fetchall()
+            if not over:
+                continue  # the empty game replaced by the table's first pairing
+            settings = json.loads(info)["settings"]
+            e = json.loads(over[-1][0])
+            out.append((settings["black"], settings["white"], (e["black"], e["white"])))
+    return out
+
+
+@pytest.mark.slow
+def test_two_rounds_paired_by_the_director_signed_at_the_tables(tmp_path, data_dir):
+    said: list[str] = []
+    options = SimulateOptions(speed=40.0, errors=0.0, folder=str(tmp_path), seed=3)
+    summary = simulate_event(options, EventPlan(players=8, rounds=2), said.append)
+
+    assert summary.rounds == 2, (said, summary.text())
+    assert summary.tables == 4
+    lost, doubled = summary.comparison.lost_and_doubled()
+    assert (lost, doubled) == (0, 0)
+    assert summary.comparison.equal
+    # every result reached the director through the players' signatures, none by hand
+    assert summary.arbiter == []
+    assert summary.signed == 6  # an 8-player open event: 4 games, then 2 (and byes)
+
+    _, t = store.load(tmp_path / "event.sqlite")
+    first, second = t.rounds[0], t.rounds[1]
+    assert first.complete and second.complete
+    # round 2 was paired by the director once round 1's four results were in, and
+    # only then: the event file's own log of what the director did
+    with contextlib.closing(sqlite3.connect(tmp_path / "event.sqlite")) as db:
+        kinds = [k for (k,) in db.execute("SELECT kind FROM actions ORDER BY seq")]
+    assert kinds[:10] == ["lottery", "pair", *["result"] * 4, "pair", *["result"] * 2,
+                          "pair"]  # and round 3, once round 2 was complete
+    # ...from them: the pure core given round 1's results pairs the same round 2
+    early = tmp_path / "round1.sqlite"  # the event file as it stood after round 1
+    shutil.copy(tmp_path / "event.sqlite", early)
+    with contextlib.closing(sqlite3.connect(early)) as db, db:
+        db.execute("DELETE FROM actions WHERE seq > (SELECT seq FROM actions "
+                   "ORDER BY seq LIMIT 1 OFFSET 5)")
+    _, replay = store.load(early)
+    again = replay.pair_next_round()
+    assert [(g.table, g.first, g.second) for g in again.games] == \
+        [(g.table, g.first, g.second) for g in second.games]
+    met = {frozenset((g.black, g.white)) for g in first.games}
+    assert all(frozenset((g.black, g.white)) not in met for g in second.games)
+
+    # what the director holds is what the tables played: names sent with next_game,
+    # and the discs of the game that ended on each board
+    played = {}
+    for table in range(1, 5):
+        for black, white, discs in _finished_games(tmp_path, table):
+            played[(black, white)] = discs
+    for rnd in (first, second):
+        for g in rnd.games:
+            if g.table is None:
+                continue  # a bye: nobody sat down
+            assert played[(g.black, g.white)] == tuple(g.discs), (rnd.number, g.table)
+    assert len(played) == 6
+    assert sum(1 for rnd in (first, second) for g in rnd.games if g.table) == 6
