@@ -107,6 +107,9 @@ def test_game_over_shows_the_result_history_and_graph(screen: DevTools) -> None:
         screen.wait_for("!document.getElementById('result').hidden", 5)
         assert screen.js("document.querySelector('[data-action=\"pause\"]').disabled") is True
         assert screen.js("document.querySelector('[data-action=\"resume\"]').disabled") is True
+        # nor mark a player late (rules 11-12 are for the start of a game)
+        assert screen.js("[...document.querySelectorAll('[data-action^=\"late\"]')]"
+                         ".every((b) => b.disabled)") is True
         assert screen.errors == []
     finally:
         live.close()

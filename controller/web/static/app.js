@@ -304,6 +304,16 @@ function drawLate(s) {
   const x = s.late;
   p.hidden = !x;
   if (x) p.textContent = `${x.late} ${LATE_TEXT[x.state] || x.state}`;
+  // rules 11-12 are for the start of a game: once it is under way or over, only the
+  // steps of a late arrival already marked stay open
+  const over = s.state === "game_over";
+  const begun = (s.moves || []).length > 0;
+  const from = { late_arrived: ["absent", "clock_running"], late_play_on: ["arrived"],
+                 late_forfeit: ["arrived"] };
+  for (const b of document.querySelectorAll('[data-action^="late"]')) {
+    const action = b.dataset.action;
+    b.disabled = over || (action === "late" ? begun || !!x : !x || !from[action].includes(x.state));
+  }
 }
 
 function render(s) {
