@@ -27,6 +27,7 @@ from controller.service.sources import (
     HallSource,
     LinkChange,
     LogSource,
+    Notice,
     Reading,
     Source,
     SourceEnd,
@@ -181,6 +182,8 @@ class Intake:
                         self._handle(self.reading, item)
                     elif isinstance(item, LinkChange):
                         self._handle(self.link, item)
+                    elif isinstance(item, Notice):
+                        self._handle(self.notice, item)
                     elif isinstance(item, SourceEnd):
                         self._handle(self.source_end)
                         if not self.next_source:
@@ -300,6 +303,14 @@ class Intake:
                 self.table.states.sensor_lost(item.detail)
         self.keeper.note({"link": "up" if item.up else "down", "detail": item.detail})
         self.table.refresh_state()
+        self.table.show()
+
+    def notice(self, item: Notice) -> None:
+        """The source has news for the arbiter (the camera may have moved): said on the
+        page and in the log, kept in the journal; the game goes on as read."""
+        log.warning("%s", item.detail)
+        self.table.message = item.detail
+        self.keeper.note({"notice": item.detail})
         self.table.show()
 
     def source_end(self) -> None:

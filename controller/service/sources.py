@@ -49,11 +49,19 @@ class LinkChange:
 
 
 @dataclass(frozen=True, slots=True)
+class Notice:
+    """What the arbiter should hear from the source that is neither a board nor a link
+    change: the camera's picture moved as if the camera did, and the grid was kept."""
+
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
 class SourceEnd:
     """A replay has nothing more to give."""
 
 
-SourceItem = Reading | LinkChange | SourceEnd
+SourceItem = Reading | LinkChange | Notice | SourceEnd
 
 
 class Source(Protocol):
@@ -305,7 +313,10 @@ class CameraSource:
         source, frames = await loop.run_in_executor(None, self._open)
         self._frames = source
         live = bool(getattr(source, "live", False))
+        from controller.vision.watching.watcher import KEPT_GRID
+
         watcher = None
+        told = 0  # the watcher's messages already passed on
         turn_kept = False
         period = 1.0 / self.fps
         last = float("-inf")
@@ -328,6 +339,11 @@ class CameraSource:
                 if watcher is None:
                     watcher = await loop.run_in_executor(None, self._watcher, frame.image)
                 obs = await loop.run_in_executor(None, watcher.feed, frame.t, frame.image)
+                for note in watcher.stats.messages[told:]:
+                    if KEPT_GRID in note:
+                        yield Notice(f"camera: {note.split(': ', 1)[-1]}; look at the "
+                                     "camera and the board, and calibrate again if it moved")
+                told = len(watcher.stats.messages)
                 if watcher.turn_settled and not turn_kept:
                     turn_kept = True
                     await loop.run_in_executor(None, self._keep_turn, watcher)

@@ -39,6 +39,10 @@ REFIT_BETTER = 6  # squares a re-fitted grid must read rightly more than the old
 REFIT_PAUSE = 1.0  # seconds before a re-fit is tried again after one was refused
 
 
+#: How a refused re-fit is told (``kaeshi watch`` prints it; the service tells the arbiter).
+KEPT_GRID = "the grid was kept (the camera may have moved)"
+
+
 @dataclass
 class WatchStats:
     frames: int = 0
@@ -212,8 +216,7 @@ class BoardWatcher:
             self.refused_at = t
             self.stats.messages.append(
                 f"t={t:.2f}: the picture changed as if the camera moved, but a grid fitted "
-                "again reads the board no better: the grid was kept (the camera may have "
-                "moved)")
+                f"again reads the board no better: {KEPT_GRID}")
             return None
         self.reader = candidate
         self.count[:] = 0
