@@ -110,9 +110,9 @@ def test_training_is_not_installed_with_the_package() -> None:
 
 def test_tests_mirror_the_packages() -> None:
     """A package's tests live in the folder named after it; only the tests of the
-    whole tree (command line, docs, layering) stay at the top."""
+    whole tree (benchmarks, command line, docs, layering) stay at the top."""
     top = sorted(p.name for p in (ROOT / "tests").glob("test_*.py"))
-    assert top == ["test_cli.py", "test_docs.py", "test_layering.py"]
+    assert top == ["test_benchmarks.py", "test_cli.py", "test_docs.py", "test_layering.py"]
     for folder in (p for p in (ROOT / "tests").iterdir() if p.is_dir() and
                    not p.name.startswith((".", "__"))):
         tests = list(folder.glob("test_*.py"))
