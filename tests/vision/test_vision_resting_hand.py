@@ -94,3 +94,33 @@ def test_the_resting_hand_stays_still_and_lifts_around_a_move_where_it_lies():
     assert all(r.occluded[covered].all() and r.occluded[35:38].all() for r in shots)
     lifted = render_hand_frame(start, start, scene, SEED, 1, resting=False)
     assert lifted.hand_mask is None and not lifted.occluded.any()
+
+
+def test_simulate_via_camera_with_habits_rests_a_hand_and_judges_as_the_log(data_dir):
+    """``kaeshi simulate --via camera --habits``: the same path, one frame per reading."""
+    from controller.commands.simulate import through
+    from controller.records import load_games
+    from controller.simulator import SimOptions, simulate_game
+
+    game = load_games(str(data_dir / "games/ggf/ntest_TestGames.ggf"))[0]
+    sim = simulate_game(game, SimOptions(seed=3, clock=False))
+    pure = [o for o in sim.observations if o.board is not None][:70]
+    covered = np.flatnonzero(resting_squares(default_scene(), SEED))
+    assert len(covered) >= 1
+    rests = resting_schedule(pure, resting_squares(default_scene(), SEED))
+    assert sum(rests) > len(rests) // 2
+
+    camera = through("camera", pure, habits=True, seed=SEED)  # as --seed 1 gives it
+    plain = through("camera", pure, seed=SEED)
+    assert [o.t for o in camera] == [o.t for o in pure]
+    for p, c, q, resting in zip(pure, camera, plain, rests, strict=True):
+        assert c.board is not None and p.board is not None and q.board is not None
+        for i in range(64):
+            if resting and i in covered:
+                assert c.board[i] == "?"  # hidden, never read as a disc or empty
+            else:
+                assert c.board[i] == q.board[i] or "?" in (c.board[i], p.board[i])
+
+    judged = _content(arbitrate(camera))
+    assert judged == _content(arbitrate(pure))
+    assert sum(e["event"] == "move" for e in judged) >= 5
