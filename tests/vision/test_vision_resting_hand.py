@@ -126,3 +126,30 @@ def test_simulate_via_camera_with_habits_rests_a_hand_and_judges_as_the_log(data
     judged = _content(arbitrate(camera))
     assert judged == _content(arbitrate(pure))
     assert sum(e["event"] == "move" for e in judged) >= 5
+
+
+GGF = ("(;GM[Othello]PC[test]PB[a]PW[b]TY[8]RE[?]BO[8 -------- -------- -------- ---O*--- "
+       "---*O--- -------- -------- -------- *]B[d3]W[c5]B[f6]W[f5]B[e6]W[e3];)\n")
+
+
+def test_kaeshi_simulate_via_camera_habits_on_the_command_line(tmp_path, capsys):
+    from controller import cli
+
+    record = tmp_path / "short.ggf"
+    record.write_text(GGF, encoding="utf-8")
+    logs = {}
+    for name, extra in (("pure", []), ("camera", ["--via", "camera"])):
+        out = tmp_path / f"{name}.jsonl"
+        assert cli.main(["simulate", str(record), "--habits", "--seed", str(SEED), *extra,
+                         "--out", str(out)]) == 0
+        with out.open(encoding="utf-8") as f:
+            logs[name] = list(read_observations(f))
+    covered = np.flatnonzero(resting_squares(default_scene(), SEED))  # d8, e8
+    boards = [o.board for o in logs["camera"] if o.board is not None]
+    assert all(b[i] == "?" for b in boards for i in covered)  # never played there: still
+    pure = [o.board for o in logs["pure"] if o.board is not None]
+    assert not any(b[i] == "?" for b in pure for i in covered)  # the log hides nothing there
+    judged = [_content(arbitrate(logs[k], ArbiterConfig(press_wait=press_wait(FPS))))
+              for k in ("pure", "camera")]
+    assert judged[0] == judged[1]
+    assert sum(e["event"] == "move" for e in judged[1]) == 6
