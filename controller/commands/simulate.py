@@ -33,7 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "right after the press, an illegal pass replaced by a move, discs put "
                    "down and taken back or pushed onto their square, forgotten presses, "
                    "the clock pressed 0.15-0.4 s after the hand leaves (judge with "
-                   "'kaeshi arbitrate --fps 10 --stable 0')")
+                   "'kaeshi arbitrate --fps 10 --stable 0'); with --via camera, the waiting "
+                   "player's hand resting at the board's edge")
     p.add_argument("--via", choices=sorted(VIA), default="pure",
                    help="sensor path the log is played through: pure (none), hall (the "
                    "sensor-board simulator, a pty and the host driver), camera")
@@ -51,7 +52,11 @@ VIA = {
 }
 
 
-def through(via: str, observations: list[Observation]) -> list[Observation]:
+def through(via: str, observations: list[Observation], habits: bool = False, seed: int = 0
+            ) -> list[Observation]:
+    """``observations`` as the sensor path ``via`` gives them back; ``habits`` puts
+    the waiting player's hand at the board's edge in front of a camera (a Hall-sensor
+    board does not feel a hand), where ``seed`` lays it."""
     target = VIA[via]
     if target is None:
         return observations
@@ -59,6 +64,8 @@ def through(via: str, observations: list[Observation]) -> list[Observation]:
         func = getattr(importlib.import_module(target[0]), target[1])
     except (ImportError, AttributeError):
         raise ValueError(f"--via {via} is not available in this build") from None
+    if via == "camera":
+        return func(observations, seed=seed, habits=habits)
     return func(observations)
 
 
@@ -92,7 +99,7 @@ def simulation_from(args: argparse.Namespace) -> Simulation:
 
 def run(args: argparse.Namespace) -> int:
     sim = simulation_from(args)
-    sim.observations = through(args.via, sim.observations)
+    sim.observations = through(args.via, sim.observations, args.habits, args.seed)
     if args.out:
         with Path(args.out).open("w", encoding="utf-8") as out:
             write_observations(sim.observations, out)

@@ -52,9 +52,14 @@ class GameVideo(FrameSource):
 
     def frames(self) -> Iterator[Frame]:
         from controller.synth.picture import render_hand_frame, render_observations
+        from controller.synth.resting import resting_schedule, resting_squares
 
         rendered = render_observations(self.observations, self.scene,  # type: ignore[arg-type]
                                        self.seed)
+        boards = [o for o in self.observations if o.board is not None]
+        rests = (resting_schedule(boards, resting_squares(self.scene, self.seed))
+                 if getattr(self.scene, "resting_hand", False) else [True] * len(boards))
+        shown = 0  # index of the board observation on film
         first = next(rendered, None)
         if first is None:
             return
@@ -69,10 +74,11 @@ class GameVideo(FrameSource):
                 before = _seen(before, state)
                 (obs, current), following = following, next(rendered, None)
                 state, under, fresh = obs.board or "", before, 0
+                shown += 1
             image = current.image
             if self.moving_hands and "?" in state and fresh:
                 image = render_hand_frame(state, under, self.scene,  # type: ignore[arg-type]
-                                          self.seed, k).image
+                                          self.seed, k, rests[shown]).image
             yield Frame(t, image)
             fresh += 1
             k += 1

@@ -47,6 +47,7 @@ from controller.synth.hand import (
     paint_hand,
 )
 from controller.synth.light import apply_bands, apply_lighting, barrel_points, degrade
+from controller.synth.resting import resting_hand, resting_schedule, resting_squares
 from controller.synth.scene import HAND_MODES, Scene, _camera, random_scene
 from controller.vision.cv import cv2
 
@@ -150,16 +151,26 @@ def _render(board: str, scene: Scene, static_seed: int, frame_seed: int,
     draw_discs(canvas, cam, content_s, offsets, light_dir, scene.glare, sheen)
 
     coverage = hand_pixels = None
+    ends = np.array([[4.0, 4.0, 0.0], [4 + light_dir[0], 4 + light_dir[1], 0.0]])
+    shadow_px = cam.project(ends)
+    if scene.resting_hand:  # lies on the frame or table, under a hand that reaches in
+        rest, rest_hidden, rest_skin, rest_sleeve = resting_hand(cam, scene.width, scene.height,
+                                                                 static_seed)
+        sv = (shadow_px[1] - shadow_px[0]) * 0.12  # close to the surface: a short shadow
+        paint_hand(canvas, rest, frng, rest_skin, rest_sleeve, px, (float(sv[0]), float(sv[1])))
+        coverage, hand_pixels = rest.coverage(), rest.mask
     if hidden.any() or scene.hand:
         exact = hidden.any() and scene.hand_mode == "exact"
         painter, hidden = hand_mask(hidden, cam, scene.width, scene.height, frng, exact=exact,
                                     free=scene.hand and not hidden.any(), px_per_square=px)
-        coverage = painter.coverage()
-        hand_pixels = painter.mask
-        ends = np.array([[4.0, 4.0, 0.0], [4 + light_dir[0], 4 + light_dir[1], 0.0]])
-        shadow_px = cam.project(ends)
         sv = (shadow_px[1] - shadow_px[0]) * 0.35
         paint_hand(canvas, painter, frng, skin, sleeve, px, (float(sv[0]), float(sv[1])))
+        coverage = painter.coverage() if coverage is None else np.maximum(coverage,
+                                                                          painter.coverage())
+        hand_pixels = painter.mask if hand_pixels is None else np.maximum(hand_pixels,
+                                                                          painter.mask)
+    if scene.resting_hand:
+        hidden = hidden | rest_hidden
 
     apply_lighting(canvas, scene, np.random.default_rng([static_seed, 3]), cam, px,
                    np.random.default_rng([static_seed, 4]))
@@ -183,8 +194,13 @@ def render_observations(observations: Iterable[Observation], scene: Scene,
     The camera, board, table, clutter and light stay fixed; noise and the hand's pose
     change from frame to frame. Hands appear exactly where an observation has '?'
     (``scene.hand`` adds no extra hands here), and what they hide is drawn as the
-    square's last known state, as it would be while a player turns discs.
+    square's last known state, as it would be while a player turns discs. A
+    ``scene.resting_hand`` lies still at its edge, lifted only around the moves
+    played where it lies (:func:`~controller.synth.resting.resting_schedule`).
     """
+    observations = list(observations)
+    rests = resting_schedule(observations, resting_squares(scene, seed)) \
+        if scene.resting_hand else None
     known = ["-"] * 64
     video_scene = replace(scene, hand=False)
     frame = 0
@@ -193,20 +209,24 @@ def render_observations(observations: Iterable[Observation], scene: Scene,
             continue
         board = validate_board_string(obs.board, 8, OBSERVATION_ALPHABET)
         under = "".join(known)
+        shot = video_scene if rests is None else replace(video_scene,
+                                                         resting_hand=rests[frame])
         frame += 1
-        yield obs, _render(board, video_scene, seed, seed * 100_003 + frame, None, under)
+        yield obs, _render(board, shot, seed, seed * 100_003 + frame, None, under)
         for i, ch in enumerate(board):
             if ch != "?":
                 known[i] = ch.upper() if ch in "xo" else ch
 
 
-def render_hand_frame(board: str, under: str, scene: Scene, seed: int, frame: int) -> Rendered:
+def render_hand_frame(board: str, under: str, scene: Scene, seed: int, frame: int,
+                      resting: bool = True) -> Rendered:
     """One more frame of a video state with a hand over the board (``?`` squares):
     the scene of ``seed`` as :func:`render_observations` draws it, with the hand in
     a pose of its own (``frame`` numbers it), so a hand moves while it works.
-    ``under`` is what lies under the hand (the state last seen there)."""
-    return _render(board, replace(scene, hand=False), seed, seed * 100_003 + 1_000_000 + frame,
-                   None, under)
+    ``under`` is what lies under the hand (the state last seen there); ``resting``
+    False lifts the scene's resting hand for this frame."""
+    shot = replace(scene, hand=False, resting_hand=scene.resting_hand and resting)
+    return _render(board, shot, seed, seed * 100_003 + 1_000_000 + frame, None, under)
 
 
 def write_video(frames: Iterable[np.ndarray | Rendered], path: str | Path,

@@ -38,14 +38,25 @@ def calibrate_synthetic(scene: object, seed: int = 0) -> CameraSetup:
 
 
 def observations_via_camera(
-    observations: Iterable[Observation], scene: object | None = None, seed: int = 0
+    observations: Iterable[Observation], scene: object | None = None, seed: int = 0,
+    habits: bool = False,
 ) -> list[Observation]:
-    """The log the camera path produces when ``observations`` are played in front of it."""
+    """The log the camera path produces when ``observations`` are played in front of it.
+
+    ``habits`` (as ``kaeshi simulate --habits``): the waiting player's hand rests at
+    the board's edge, over edge squares or the frame, lifted only around the moves
+    played where it lies. The camera is calibrated before the game, with no hand in
+    the way."""
+    from dataclasses import replace
+
     from controller.synth.picture import render_observations
 
     observations = list(observations)
     scene = scene or default_scene()
-    reader = calibrate_synthetic(scene, seed).reader()
+    if habits:
+        scene = replace(scene, resting_hand=True)  # type: ignore[type-var]
+    reader = calibrate_synthetic(replace(scene, resting_hand=False),  # type: ignore[type-var]
+                                 seed).reader()
     frames = render_observations(observations, scene, seed)  # type: ignore[arg-type]
     out: list[Observation] = []
     for obs in observations:

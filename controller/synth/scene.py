@@ -80,6 +80,7 @@ class Scene:
     overhang: float = 0.0  # share of the board pushed past the image edge (0..0.3)
     sheen: float = 0.0  # a lamp mirrored in the disc tops: black discs lifted towards grey
     bands: float = 0.0  # stripes of shade or light across the view (blinds, a window)
+    resting_hand: bool = False  # the waiting player's hand lying still at the board's edge
 
     def __post_init__(self) -> None:
         def bad(name: str, why: str) -> ValueError:
@@ -150,7 +151,7 @@ def _wide_look(rng: np.random.Generator) -> dict[str, object]:
     """Boards and cameras as varied as real ones: thin, faint or heavy grid lines,
     dark or dull felt, a wide lens, a wrong white balance, exposure too high or
     too low, a board small in the frame or cut off by its edge, glossy discs that
-    mirror the lamp, stripes of shade."""
+    mirror the lamp, stripes of shade, the waiting player's hand resting at the edge."""
     u = rng.uniform
     small = rng.random() < 0.2
     return dict(
@@ -162,6 +163,7 @@ def _wide_look(rng: np.random.Generator) -> dict[str, object]:
         overhang=u(0.02, 0.15) if rng.random() < 0.1 else 0.0,
         sheen=u(0.1, 0.55) if rng.random() < 0.5 else 0.0,
         bands=u(0.15, 0.5) if rng.random() < 0.25 else 0.0,
+        resting_hand=bool(rng.random() < 0.25),
     )
 
 

@@ -121,3 +121,31 @@ def test_hand_pixels_agree_with_the_coverage_figures(scene):
     seen = square_coverage(r.hand_mask, r.homography)
     assert np.abs(seen - r.coverage).max() < 0.05
     assert render(START_BOARD, scene, seed=2).hand_mask is None
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_resting_hand_marks_the_edge_squares_it_covers_and_nothing_else(seed):
+    from controller.synth.resting import resting_squares
+
+    scene = Scene(tilt_deg=5 + 3 * seed, view_from_deg=seed * 36, rotation_deg=seed * 4 - 20,
+                  table="light", resting_hand=True)
+    r = render(START_BOARD, scene, seed=seed)
+    edge = np.zeros((8, 8), dtype=bool)
+    edge[[0, -1], :] = edge[:, [0, -1]] = True
+    assert not (r.occluded & ~edge.reshape(64)).any()  # it lies at the edge
+    assert np.array_equal(r.occluded, resting_squares(scene, seed))
+    assert all((ch == "?") == r.occluded[i] for i, ch in enumerate(r.board))
+    share = skin_share(r)
+    assert np.all(share[r.occluded] > 0.8), share[r.occluded]
+    assert np.all(share[~r.occluded] <= MAX_STRAY + 0.02), share[~r.occluded].max()
+    assert r.hand_mask is not None and r.hand_mask.any()  # on the frame at least
+    assert r.coverage is not None and np.all(r.coverage[~r.occluded] <= MAX_STRAY)
+
+
+def test_hard_scenes_sometimes_hold_a_resting_hand_and_easy_ones_never():
+    from controller.synth.scene import random_scene
+
+    rng = np.random.default_rng(5)
+    hard = [random_scene(rng, hard=True).resting_hand for _ in range(80)]
+    assert 8 <= sum(hard) <= 32
+    assert not any(random_scene(rng).resting_hand for _ in range(40))
