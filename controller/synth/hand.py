@@ -307,14 +307,22 @@ def hand_mask(
         painter.fill(skin)
         painter.fill(sleeve, sleeve=True)
     if not exact:
-        for attempt in range(6):
-            grow = (painter.coverage() > MAX_STRAY) & ~hidden
-            if not grow.any():
-                break
-            hidden |= grow
-            if attempt < 5:  # cover it fully; the last round only marks it
-                painter.fill(square_blob(grow, radius=0.1))
+        cover_strays(painter, hidden)
     return painter, hidden
+
+
+def cover_strays(painter: HandPainter, hidden: np.ndarray) -> np.ndarray:
+    """Squares the painted hand covers past ``MAX_STRAY`` join ``hidden`` and are
+    covered whole, so the truth's ``?`` and the picture agree (the last round only
+    marks them); ``hidden`` is updated in place and returned."""
+    for attempt in range(6):
+        grow = (painter.coverage() > MAX_STRAY) & ~hidden
+        if not grow.any():
+            break
+        hidden |= grow
+        if attempt < 5:
+            painter.fill(square_blob(grow, radius=0.1))
+    return hidden
 
 
 def paint_hand(

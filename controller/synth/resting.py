@@ -23,12 +23,11 @@ from controller.observation import Observation
 from controller.synth.camera import Camera
 from controller.synth.hand import (
     _EDGES,
-    MAX_STRAY,
     SKIN_TONES,
     SLEEVE_COLOURS,
     HandPainter,
     _ellipse,
-    square_blob,
+    cover_strays,
 )
 
 #: Seconds around a change on the squares a resting hand covers during which it is
@@ -83,14 +82,7 @@ def resting_hand(cam: Camera, width: int, height: int, seed: int
     skin_polys, sleeve_polys = resting_polygons(rng)
     painter.fill(skin_polys)
     painter.fill(sleeve_polys, sleeve=True)
-    hidden = np.zeros(64, dtype=bool)
-    for attempt in range(6):
-        grow = (painter.coverage() > MAX_STRAY) & ~hidden
-        if not grow.any():
-            break
-        hidden |= grow
-        if attempt < 5:  # cover it fully; the last round only marks it
-            painter.fill(square_blob(grow, radius=0.1))
+    hidden = cover_strays(painter, np.zeros(64, dtype=bool))
     # The waiting player is not the one who moves: a skin and sleeve of its own.
     skin = SKIN_TONES[rng.integers(len(SKIN_TONES))] * rng.uniform(0.9, 1.1)
     sleeve = SLEEVE_COLOURS[rng.integers(len(SLEEVE_COLOURS))] * rng.uniform(0.8, 1.2)
