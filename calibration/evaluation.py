@@ -192,7 +192,8 @@ def evaluate_wrong_starts(n: int, seed: int, hard: bool) -> WrongStartTally:
     tally = WrongStartTally()
     for i, own in zip(range(n), own_scenes(seed, hard=hard), strict=False):
         board, kind = wrong_start(i)
-        picture = render(board, replace(own.scene, hand=False), seed=own.render_seed)
+        calm = replace(own.scene, hand=False, resting_hand=False)  # set up to calibrate
+        picture = render(board, calm, seed=own.render_seed)
         fit, _ = user_calibration(picture.image, picture.corners)
         tally.add(f"{seed}/{i} ({kind})", kind, fit is None or bool(fit.mismatches))
     return tally

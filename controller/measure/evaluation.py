@@ -120,10 +120,11 @@ def start_fit(scene: object, seed: int) -> StartFit | None:
 
 def start_picture(scene: object, seed: int) -> Rendered:
     """The start position photographed in ``scene``, as a user sets it up to
-    calibrate: no hand over the board."""
+    calibrate: no hand over the board or resting at its edge."""
     from controller.synth.picture import render
 
-    return render(START_BOARD, replace(scene, hand=False), seed=seed)  # type: ignore[type-var]
+    calm = replace(scene, hand=False, resting_hand=False)  # type: ignore[type-var]
+    return render(START_BOARD, calm, seed=seed)
 
 
 def own_start_picture(seed: int, number: int, hard: bool = True) -> Rendered:
