@@ -29,7 +29,12 @@ from typing import Any
 
 from controller.errors import KaeshiError
 from controller.hub.sim_summary import Comparison, SimulateOptions
-from controller.hub.simulate import Hall, _announce_pages, _until_interrupted, default_groups
+from controller.hub.simulate import (
+    Hall,
+    _announce_pages,
+    _show_until_interrupted,
+    default_groups,
+)
 from controller.tournament import Tournament
 from controller.tournament_store import store
 from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
@@ -181,9 +186,7 @@ def simulate_event(options: SimulateOptions, plan: EventPlan,
             if options.folder:
                 summary.notes.append(f"files in {folder}")
             if options.web:
-                say(summary.text())
-                say("the hub's pages stay up until Ctrl-C")
-                _until_interrupted()
+                _show_until_interrupted(summary.text(), say)
         finally:
             hall.stop()
         return summary

@@ -348,13 +348,18 @@ def simulate(options: SimulateOptions, say: Callable[[str], None] = _say) -> Sum
                 notes.append("not every table finished its games in time")
             summary = Summary(options.tables, seconds, comparison, notes, options.games)
             if options.web:
-                say(summary.text())
-                say("the hub's pages stay up until Ctrl-C")
-                _until_interrupted()
+                _show_until_interrupted(summary.text(), say)
         finally:
             hall.stop()
         return summary
     raise KaeshiError("unreachable")  # pragma: no cover - ExitStack does not swallow
+
+
+def _show_until_interrupted(text: str, say: Callable[[str], None]) -> None:
+    """With ``--web``: the summary, then the pages stay up for a browser until Ctrl-C."""
+    say(text)
+    say("the hub's pages stay up until Ctrl-C")
+    _until_interrupted()
 
 
 def _announce_pages(hall: Hall, say: Callable[[str], None], timeout: float = 30.0) -> None:
