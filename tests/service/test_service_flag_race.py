@@ -292,8 +292,10 @@ def test_gpio_presses_a_millisecond_after_zero_never_count(tmp_path, mock_pins):
             await _until(lambda: service.core.started and not service.core.game_over)
             now = time.monotonic()
             await asyncio.to_thread(_press_from_thread, clock, pins[W], now, now)
-            await _until(lambda: service.core.clock.running is B)
-            fall_t = service.core.clock.fall_time()
+            # Black's clock starts at white's edge and has 10 s of game time (25 ms here):
+            # on a loaded machine the flag may already be out before this task looks.
+            await _until(lambda: service.core.clock.running is B or service.core.game_over)
+            fall_t = service.game_time(now) + 10
             fall = _mono_of(service, fall_t)
             await asyncio.to_thread(_press_from_thread, clock, pins[B],
                                     fall + 0.001 / scale, fall + 0.001 / scale)
