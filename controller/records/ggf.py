@@ -15,22 +15,29 @@ kept in :attr:`GameRecord.extra` and written back, so files round-trip.
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 import re
 from pathlib import Path
 
 from controller.position import Position
+from controller.records.ggf_values import (
+    board_value,
+    date_from_dt,
+    dt_from_date,
+    escape,
+    format_number,
+    is_control,
+    parse_board,
+    parse_number,
+    parse_result,
+    result_value,
+)
 from controller.records.irregular import split_stood, stood_note
 from controller.records.model import GameRecord, RecordError
 from controller.records.replay import Step, replay, square_index
 from controller.records.scan import Scan
-from controller.squares import SIZES, BoardStringError, Color, square_name
+from controller.squares import SIZES, BoardStringError, Color
 
-_RESULT = re.compile(r"\s*([+-]?\d+(?:\.\d*)?)\s*(?::\s*([A-Za-z]))?\s*")
-_DATE = re.compile(r"(\d{4})(?:[.\-/](\d{1,2})(?:[.\-/](\d{1,2}))?)?")
-_NOTES = {"r": "resignation", "t": "time", "s": "agreement"}
-_FLAGS = {note: flag for flag, note in _NOTES.items()}
 _PASS = ("pass", "pa", "--", "")
 #: Tags the model holds in its own fields; every other tag goes to ``extra``.
 _MODEL_TAGS = {"GM", "PC", "DT", "PB", "PW", "TI", "TY", "RE", "BO", "B", "W", "EV", "DW", "C"}
@@ -87,115 +94,6 @@ def _syntax_error(text: str, i: int, source: str, number: int, begin: int) -> Re
                       f"';)', found {text[i]!r}")
 
 
-def _control(c: str) -> bool:
-    return ord(c) < 32 or 0x7F <= ord(c) < 0xA0 or c in "\u2028\u2029"
-
-
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("]", "\\]")
-
-
-# ------------------------------------------------------------ tag values
-def parse_board(value: str) -> Position:
-    """A ``BO[]`` value: size, rows (``-`` empty, ``*`` black, ``O`` white), side to move."""
-    parts = value.split()
-    if not parts or not re.fullmatch(r"[0-9]{1,3}", parts[0]):
-        raise RecordError(f"BO[{value[:40]}]: must start with the board size")
-    size = int(parts[0])
-    if size not in SIZES:
-        raise RecordError(f"BO[]: unsupported board size {size} (6, 8 or 10)")
-    cells = "".join(parts[1:])
-    if len(cells) != size * size + 1:
-        raise RecordError(f"BO[]: {len(cells) - 1} squares and a side to move given, a "
-                          f"{size}x{size} board needs {size * size} squares and the side")
-    black = white = 0
-    for i, ch in enumerate(cells[:-1]):
-        if ch in "*xX":
-            black |= 1 << i
-        elif ch in "Oo":
-            white |= 1 << i
-        elif ch != "-":
-            raise RecordError(f"BO[]: bad character {ch!r} at {square_name(i, size)} "
-                              "(allowed: - * O)")
-    side = cells[-1]
-    if side not in "*OoxX":
-        raise RecordError(f"BO[]: side to move must be * or O, not {side!r}")
-    return Position(black, white, Color.BLACK if side in "*xX" else Color.WHITE, size)
-
-
-def board_value(position: Position) -> str:
-    s = position.size
-    text = position.board_string().replace("X", "*")
-    rows = " ".join(text[r * s : (r + 1) * s] for r in range(s))
-    return f"{s} {rows} {'*' if position.to_move is Color.BLACK else 'O'}"
-
-
-def _number(text: str, what: str) -> float | None:
-    text = text.strip()
-    if not text:
-        return None
-    try:
-        if ":" in text:  # a clock reading such as 01:02.5
-            total = 0.0
-            for part in text.split(":"):
-                total = total * 60 + float(part)
-            return total
-        value = float(text)
-    except ValueError:
-        raise RecordError(f"{what} {text!r} is not a number") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise RecordError(f"{what} {text!r} is not a number")
-    return value
-
-
-def _fmt(x: float) -> str:
-    return format(x, ".15g")
-
-
-def _date_from_dt(value: str) -> str:
-    v = value.strip()
-    if re.fullmatch(r"[0-9]{9,12}", v):  # seconds since 1970, as some servers write
-        try:
-            return dt.datetime.fromtimestamp(int(v), dt.UTC).date().isoformat()
-        except (OverflowError, OSError, ValueError):
-            return v
-    m = _DATE.match(v)
-    if not m:
-        return v
-    return "-".join(f"{int(g):02d}" if k else g for k, g in enumerate(m.groups()) if g)
-
-
-def _dt_from_date(date: str) -> str:
-    m = _DATE.fullmatch(date)
-    return date.replace("-", ".") if m else date
-
-
-def parse_result(value: str, size: int) -> tuple[tuple[int, int] | None, str]:
-    """``RE[+12.000:r]`` → black/white counts (empties to the winner) and how it ended.
-
-    A result that is no whole split of the board (a komi game's half point, ``?``)
-    gives ``None``; the caller keeps the text.
-    """
-    m = _RESULT.fullmatch(value)
-    if not m:
-        return None, ""
-    note = _NOTES.get((m.group(2) or "").lower(), "") if m.group(2) else ""
-    if m.group(2) and not note:
-        return None, ""
-    margin = float(m.group(1))
-    total = size * size
-    if abs(margin) > total or margin != int(margin) or (total + int(margin)) % 2:
-        return None, ""
-    diff = int(margin)
-    return ((total + diff) // 2, (total - diff) // 2), note
-
-
-def result_value(result: tuple[int, int], note: str) -> str:
-    b, w = result
-    flag = _FLAGS.get(note, "")
-    return f"{b - w:+.3f}" + (f":{flag}" if flag else "")
-
-
 # ------------------------------------------------------------------ games
 def _game(tags: list[tuple[str, str]]) -> tuple[GameRecord, Position]:
     game = GameRecord()
@@ -222,8 +120,8 @@ def _game(tags: list[tuple[str, str]]) -> tuple[GameRecord, Position]:
         elif tag == "PC":
             game.place = value
         elif tag == "DT":
-            game.date = _date_from_dt(value)
-            if _dt_from_date(game.date) != value:
+            game.date = date_from_dt(value)
+            if dt_from_date(game.date) != value:
                 game.extra["DT"] = value
         elif tag == "PB":
             game.black = value
@@ -285,8 +183,8 @@ def _step(tag: str, value: str, number: int, size: int) -> Step:
     what = f"move {number} ({tag}[{value}])"
     if len(parts) > 3:
         raise RecordError(f"{what}: expected square/eval/time")
-    evaluation = _number(parts[1], f"{what}: evaluation") if len(parts) > 1 else None
-    time = _number(parts[2], f"{what}: time") if len(parts) > 2 else None
+    evaluation = parse_number(parts[1], f"{what}: evaluation") if len(parts) > 1 else None
+    time = parse_number(parts[2], f"{what}: time") if len(parts) > 2 else None
     if name.lower() in _PASS:
         return Step(None, player, time, evaluation)
     try:
@@ -340,20 +238,20 @@ def write_ggf(game: GameRecord) -> str:
 
     def tag(name: str, value: str) -> None:
         allowed = "\n\t" if name == "C" else ""
-        bad = next((c for c in value if _control(c) and c not in allowed), None)
+        bad = next((c for c in value if is_control(c) and c not in allowed), None)
         if bad is not None:
             raise RecordError(f"{name}[{value[:30]!r}...]: the control character {bad!r} "
                               "cannot be written in GGF")
-        out.append(f"{name}[{_escape(value)}]")
+        out.append(f"{name}[{escape(value)}]")
 
     extra = dict(game.extra)
     if game.place:
         tag("PC", game.place)
     raw_dt = extra.pop("DT", None)
-    if raw_dt is not None and _date_from_dt(raw_dt) == game.date:
+    if raw_dt is not None and date_from_dt(raw_dt) == game.date:
         tag("DT", raw_dt)
     elif game.date:
-        tag("DT", _dt_from_date(game.date))
+        tag("DT", dt_from_date(game.date))
     tag("PB", game.black)
     tag("PW", game.white)
     for key in ("RB", "RW"):
@@ -385,8 +283,8 @@ def write_ggf(game: GameRecord) -> str:
                 if number is not None and not math.isfinite(number):
                     raise RecordError(f"move {value}: {number} is not a time or evaluation "
                                       "GGF can hold")
-            ev = "" if mv.eval is None else _fmt(mv.eval)
-            tm = "" if mv.time is None else _fmt(mv.time)
+            ev = "" if mv.eval is None else format_number(mv.eval)
+            tm = "" if mv.time is None else format_number(mv.time)
             value += f"/{ev}/{tm}"
         tag("B" if mv.player is Color.BLACK else "W", value)
         comment = mv.comment
