@@ -30,11 +30,9 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,53 +49,11 @@ from controller.service.journal_files import (
     remove_db,
     sync_dir,
 )
-from controller.service.rows import entry_crc, game_crc, has_crc
-from controller.service.salvage import aside_name, inspect_wal, move_aside, salvage
+from controller.service.journal_schema import Entry, GameRow, connect
+from controller.service.rows import entry_crc, game_crc
+from controller.service.salvage import aside_name, keep_damaged_wal, move_aside, salvage
 
 log = logging.getLogger("kaeshi.service")
-
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS games (
-    id TEXT PRIMARY KEY,
-    started REAL NOT NULL,          -- wall time (Unix seconds)
-    finished REAL,                  -- wall time, NULL while the game is on
-    info TEXT NOT NULL,             -- JSON: players, mode, clock settings
-    crc INTEGER                     -- CRC-32 of the row (controller.service.rows)
-);
-CREATE TABLE IF NOT EXISTS entries (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    game TEXT NOT NULL REFERENCES games(id),
-    step INTEGER NOT NULL,          -- entries of one step share this number
-    kind TEXT NOT NULL,             -- input | event | clock | position | state | note
-    t REAL NOT NULL,                -- service time of the game (seconds)
-    wall REAL NOT NULL,             -- wall time when written
-    data TEXT NOT NULL,             -- JSON
-    crc INTEGER                     -- CRC-32 of the row (controller.service.rows)
-);
-CREATE INDEX IF NOT EXISTS entries_game ON entries(game, seq);
-"""
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    seq: int
-    step: int
-    kind: str
-    t: float
-    wall: float
-    data: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class GameRow:
-    id: str
-    started: float
-    finished: float | None
-    info: dict[str, Any]
-
 
 class Journal:
     """Append-only store of game steps; every :meth:`commit_step` is on disk when it returns."""
@@ -135,7 +91,9 @@ class Journal:
             refuse_foreign(self.path)
         problem = ""
         if check and existed:
-            self._check_wal()
+            note = keep_damaged_wal(self.path)
+            if note:
+                self.recovery.append(note)
             # Checked through a read-only connection, which can neither checkpoint nor
             # rewrite anything: if the file is damaged, the bytes kept aside as evidence
             # are the ones found, main file and write-ahead log alike.
@@ -144,65 +102,11 @@ class Journal:
             self._recover(problem)
         else:
             try:
-                self._db = self._connect()
+                self._db = connect(self.path)
             except sqlite3.DatabaseError as exc:
                 raise JournalError(f"{self.path}: cannot open the journal ({exc})") from None
             self._recovery_note()
         self._step = self._last_step()
-
-    def _connect(self, path: Path | None = None) -> sqlite3.Connection:
-        db = sqlite3.connect(path or self.path, isolation_level=None, timeout=10)
-        try:
-            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            db.execute("PRAGMA synchronous=FULL")
-            db.executescript(_SCHEMA)
-            # OR IGNORE: another process (a second reader) may be creating it just now
-            db.execute(
-                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
-                (str(SCHEMA_VERSION),),
-            )
-            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            for table in ("games", "entries"):  # journals written before row checksums
-                if not has_crc(db, table):
-                    db.execute(f"ALTER TABLE {table} ADD COLUMN crc INTEGER")
-        except sqlite3.DatabaseError:
-            db.close()
-            raise
-        except sqlite3.Error as exc:
-            db.close()
-            raise JournalError(f"{self.path}: cannot open the journal ({exc})") from None
-        if str(mode).lower() != "wal":
-            db.close()
-            raise JournalError(f"{self.path}: the file system does not allow WAL mode")
-        if str(row[0]) != str(SCHEMA_VERSION):
-            db.close()
-            raise JournalError(
-                f"{self.path}: journal schema {row[0]} is not the supported {SCHEMA_VERSION}"
-            )
-        return db
-
-    def _check_wal(self) -> None:
-        """Copy a WAL aside when SQLite would drop part of it; say what is dropped."""
-        wal = Path(f"{self.path}-wal")
-        report = inspect_wal(wal)
-        if report is None or not report.dropped_bytes:
-            return
-        if not report.damaged:
-            # Frames past the last commit: a step cut short by a crash (never confirmed,
-            # so never shown), or a file cut at its end. The content cannot tell them
-            # apart; moves are checkpointed, so either way at most the readings since
-            # the last move are dropped, and the next reading shows the board again.
-            log.warning("%s: %d bytes after the last whole step are dropped (a step cut "
-                        "short by a crash, or a file cut short)", wal, report.dropped_bytes)
-            return
-        kept = wal.with_name(f"{wal.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-        shutil.copyfile(wal, kept)
-        self.recovery.append(
-            f"the write-ahead log {wal.name} is damaged ({report.detail}): "
-            f"{report.committed} frames of whole steps recovered, {report.dropped_frames} "
-            f"frames ({report.dropped_bytes} bytes) could not be used; a copy is kept as "
-            f"{kept}"
-        )
 
     def _recover(self, problem: str) -> None:
         """The database is damaged: copy what is whole into a fresh file, then swap.
@@ -217,7 +121,7 @@ class Journal:
         remove_db(tmp)  # a recovery cut short earlier is begun again
         kept = aside_name(self.path)
         try:
-            fresh = self._connect(tmp)
+            fresh = connect(tmp)
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{self.path}: cannot create a new journal ({exc})") from None
         report = salvage(self.path, fresh, kept_as=kept)
@@ -245,7 +149,7 @@ class Journal:
         os.replace(tmp, self.path)
         remove_db(tmp)  # a reader's empty -shm, if any
         sync_dir(self.path.parent)
-        self._db = self._connect()
+        self._db = connect(self.path)
         self._recovery_note()
 
     def _recovery_note(self) -> None:

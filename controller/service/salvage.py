@@ -21,7 +21,9 @@ the report, and a damaged file is never deleted.
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 import sqlite3
 import struct
 import time
@@ -37,6 +39,8 @@ from controller.service.rows import (
     ranges,
     text_factory,
 )
+
+log = logging.getLogger("kaeshi.service")
 
 _WAL_MAGIC = (0x377F0682, 0x377F0683)
 _WAL_HEADER = 32
@@ -268,3 +272,29 @@ def _copy_entries(
     if damaged:
         report.lost.append(f"{len(damaged)} damaged journal entries, left out "
                            f"(seq {ranges(damaged)})")
+
+
+def keep_damaged_wal(path: Path) -> str | None:
+    """Copy a WAL aside when SQLite would drop part of it; the note says what is dropped
+    (None when no whole step is lost: a cut-off tail is only logged)."""
+    wal = Path(f"{path}-wal")
+    report = inspect_wal(wal)
+    if report is None or not report.dropped_bytes:
+        return None
+    if not report.damaged:
+        # Frames past the last commit: a step cut short by a crash (never confirmed,
+        # so never shown), or a file cut at its end. The content cannot tell them
+        # apart; moves are checkpointed, so either way at most the readings since
+        # the last move are dropped, and the next reading shows the board again.
+        log.warning("%s: %d bytes after the last whole step are dropped (a step cut "
+                    "short by a crash, or a file cut short)", wal, report.dropped_bytes)
+        return None
+    kept = wal.with_name(f"{wal.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    shutil.copyfile(wal, kept)
+    return (
+        f"the write-ahead log {wal.name} is damaged ({report.detail}): "
+        f"{report.committed} frames of whole steps recovered, {report.dropped_frames} "
+        f"frames ({report.dropped_bytes} bytes) could not be used; a copy is kept as "
+        f"{kept}"
+    )
+
