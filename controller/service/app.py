@@ -275,6 +275,9 @@ class Service:
     def shown_time(self) -> float:
         return self.flags.shown_time()
 
+    def fall_unconfirmed(self) -> bool:
+        return self.flags.in_window(self.now())
+
     def hub_changed(self) -> None:
         if self.outputs.hub is not None:
             self.outputs.hub.changed()

@@ -9,8 +9,10 @@ their effect.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import logging
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.leds.plan import plan_overlay
@@ -28,6 +30,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kaeshi.service")
 
+#: Real seconds between looks while an action waits for a fall to be confirmed.
+FALL_POLL = 0.005
+
 
 class ViewedTable(Protocol):
     """What the page sees of the service, and its one step function for the actions."""
@@ -42,6 +47,9 @@ class ViewedTable(Protocol):
     message: str
 
     def shown_time(self) -> float: ...
+    def fall_unconfirmed(self) -> bool:
+        """A flag has fallen and a press stamped before it may still arrive."""
+        ...
     def step(self, data: dict[str, Any], *, t: float | None = None,
              arrival: float | None = None) -> list[Event]: ...
 
@@ -186,40 +194,55 @@ class TableFacade:
             rec.date = dt.datetime.fromtimestamp(self.table.game.started).date().isoformat()
         return rec
 
-    def _action(self, data: dict[str, Any]) -> None:
+    def _action(self, data: dict[str, Any]) -> Awaitable[None] | None:
+        """Step an arbiter's action now, or, while a fallen flag is being confirmed,
+        once that is settled: stepped at once it would declare the flag before a press
+        stamped in time could still count. The caller awaits what is returned."""
         if self.table.core is None:
             raise ActionError("the service is still starting")
+        if self.table.fall_unconfirmed():
+            return self._after_fall(data)
+        self._step(data)
+        return None
+
+    async def _after_fall(self, data: dict[str, Any]) -> None:
+        while self.table.fall_unconfirmed():
+            await asyncio.sleep(FALL_POLL)
+        self._step(data)
+
+    def _step(self, data: dict[str, Any]) -> None:
         try:
             self.table.step(data)
         except ActionRefused as exc:
             raise ActionError(str(exc)) from None
         log.info("arbiter action: %s", data)
 
-    def pause(self) -> None:
+    def pause(self) -> Awaitable[None] | None:
         if self.table.core is not None and self.table.core.paused:
             raise ActionError("the clock is already paused")
-        self._action({"action": "pause"})
+        return self._action({"action": "pause"})
 
-    def resume(self) -> None:
+    def resume(self) -> Awaitable[None] | None:
         if self.table.core is not None and not self.table.core.paused:
             raise ActionError("the clock is not paused")
-        self._action({"action": "resume"})
+        return self._action({"action": "resume"})
 
-    def adjust_time(self, color: Color, seconds: float) -> None:
-        self._action({"action": "adjust", "color": Color(color).value, "seconds": seconds})
+    def adjust_time(self, color: Color, seconds: float) -> Awaitable[None] | None:
+        return self._action({"action": "adjust", "color": Color(color).value,
+                             "seconds": seconds})
 
-    def accept_position(self) -> None:
-        self._action({"action": "accept"})
+    def accept_position(self) -> Awaitable[None] | None:
+        return self._action({"action": "accept"})
 
-    def correct_position(self, board: str) -> None:
-        self._action({"action": "correct", "board": board})
+    def correct_position(self, board: str) -> Awaitable[None] | None:
+        return self._action({"action": "correct", "board": board})
 
-    def late_step(self, action: str, color: Color | None = None) -> None:
+    def late_step(self, action: str, color: Color | None = None) -> Awaitable[None] | None:
         data: dict[str, Any] = {"action": action}
         if color is not None:
             data["color"] = Color(color).value
-        self._action(data)
+        return self._action(data)
 
-    def dispute_result(self, color: Color) -> None:
+    def dispute_result(self, color: Color) -> Awaitable[None] | None:
         """A player says the result the table shows is wrong: the arbiter decides."""
-        self._action({"action": "dispute", "color": Color(color).value})
+        return self._action({"action": "dispute", "color": Color(color).value})

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -136,6 +137,8 @@ class HubLink:
         #: belongs to the first game after that one.
         self.next_round: tuple[int, str | None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: Orders waiting for a fallen flag to be confirmed (kept so none is collected).
+        self._held_orders: set[asyncio.Future[None]] = set()
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -173,22 +176,39 @@ class HubLink:
         actions = self.service.facade
         a = cmd.args
         try:
+            result: Awaitable[None] | None = None
             if cmd.command == "pause":
-                actions.pause()
+                result = actions.pause()
             elif cmd.command == "resume":
-                actions.resume()
+                result = actions.resume()
             elif cmd.command == "adjust_time":
-                actions.adjust_time(Color(a["color"]), float(a["seconds"]))
+                result = actions.adjust_time(Color(a["color"]), float(a["seconds"]))
             elif cmd.command == "accept_board":
-                actions.accept_position()
+                result = actions.accept_position()
             elif cmd.command == "correct_board":
-                actions.correct_position(a["board"])
+                result = actions.correct_position(a["board"])
             elif cmd.command == "next_game":
                 self._next_game(cmd)
+            if result is not None:  # held while a fallen flag is confirmed
+                task = asyncio.ensure_future(self._finish(cmd.command, result))
+                self._held_orders.add(task)
+                task.add_done_callback(self._held_orders.discard)
+                return
         except (ActionError, ValueError) as exc:
             log.warning("hub order %s not carried out: %s", cmd.command, exc)
         except Exception:
             log.exception("hub order %s failed", cmd.command)
+        self.changed()
+
+    async def _finish(self, command: str, result: Awaitable[None]) -> None:
+        from controller.web.facade import ActionError
+
+        try:
+            await result
+        except (ActionError, ValueError) as exc:
+            log.warning("hub order %s not carried out: %s", command, exc)
+        except Exception:
+            log.exception("hub order %s failed", command)
         self.changed()
 
     def _next_game(self, cmd: DownlinkCommand) -> None:

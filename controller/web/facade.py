@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Awaitable
 from typing import Any, Literal, Protocol
 
 from controller.errors import KaeshiError
@@ -113,28 +114,28 @@ class ServiceFacade(Protocol):
         """The game so far, with every comment; the server filters it per view."""
         ...
 
-    def pause(self) -> None: ...
+    def pause(self) -> Awaitable[None] | None: ...
 
-    def resume(self) -> None: ...
+    def resume(self) -> Awaitable[None] | None: ...
 
-    def adjust_time(self, color: Color, seconds: float) -> None:
+    def adjust_time(self, color: Color, seconds: float) -> Awaitable[None] | None:
         """Add ``seconds`` (negative: take away) to ``color``'s clock (rule 25)."""
         ...
 
-    def accept_position(self) -> None:
+    def accept_position(self) -> Awaitable[None] | None:
         """Take the board as it stands as the true position (after an arbiter's ruling)."""
         ...
 
-    def late_step(self, action: str, color: Color | None = None) -> None:
+    def late_step(self, action: str, color: Color | None = None) -> Awaitable[None] | None:
         """Rules 11–12 on the arbiter's word: ``late`` (with the absent player's colour),
         ``late_arrived``, ``late_play_on``, ``late_forfeit``."""
         ...
 
-    def dispute_result(self, color: Color) -> None:
+    def dispute_result(self, color: Color) -> Awaitable[None] | None:
         """A player disputes the result the table shows (rule 15): the arbiter decides."""
         ...
 
-    def correct_position(self, board: str) -> None:
+    def correct_position(self, board: str) -> Awaitable[None] | None:
         """Set the position to ``board`` (64 chars ``-XO``) with the side to move unchanged."""
         ...
 

@@ -354,7 +354,9 @@ class WebServer:
         except ValueError as exc:
             raise HTTPException(400, f"dispute: {exc}") from None
         try:
-            self.facade.dispute_result(color)
+            result = self.facade.dispute_result(color)
+            if inspect.isawaitable(result):
+                await result
         except (ValueError, KaeshiError) as exc:
             raise HTTPException(400, str(exc)) from None
         log.info("%s disputes the result", color.value)

@@ -346,3 +346,80 @@ def test_while_a_fall_waits_to_be_confirmed_the_clock_shows_zero_and_no_flag(tmp
     assert len(waiting) >= 5  # the 0.1 s wait was watched
     assert all(c["black"] == 0 and c["flag"] is None for c in waiting)
     assert seen[-1]["flag"] == "black"
+
+
+def _skip_to_fall(service: Service, ahead: float) -> float:
+    """Move game time to ``ahead`` seconds before the running side's fall; the fall."""
+    fall = service.core.clock.fall_time()
+    service._base += fall - ahead - service.now()
+    service.flags.schedule()
+    return fall
+
+
+def test_an_arbiter_action_during_the_wait_lets_a_press_in_time_count_first(tmp_path,
+                                                                           mock_pins):
+    """The arbiter pauses 20 ms after zero; black's press, stamped 1 ms before zero,
+    reaches the service 60 ms after it: the press counts, then the clock pauses, and
+    no flag falls."""
+    service, source, clock = _gpio_service(tmp_path, main=10, increment=0, scale=1.0)
+    cfg = service.config
+    pins = {B: mock_pins.pin(cfg["gpio.black_button"]), W: mock_pins.pin(cfg["gpio.white_button"])}
+
+    async def scenario() -> None:
+        task = asyncio.create_task(service.run())
+        await _until(lambda: service.outputs.clockhw is not None)
+        source.queue.put_nowait(Reading(board=START))
+        await _until(lambda: service.core.started)
+        now = time.monotonic()
+        await asyncio.to_thread(_press_from_thread, clock, pins[W], now, now)
+        await _until(lambda: service.core.clock.running is B)
+        fall = _mono_of(service, _skip_to_fall(service, 0.01))
+        while time.monotonic() < fall + 0.02:
+            await asyncio.sleep(0.001)
+        held = service.facade.pause()
+        assert held is not None, "the pause must wait for the fall to be confirmed"
+        press = asyncio.create_task(asyncio.to_thread(
+            _press_from_thread, clock, pins[B], fall - 0.001, fall + 0.06))
+        await held
+        await press
+        service.stop()
+        await task
+
+    asyncio.run(asyncio.wait_for(scenario(), 30))
+    assert not any(e["event"] == "game_over" for e in service.events)
+    assert service.core.clock.running is W and service.core.paused
+
+
+def test_an_arbiter_action_during_the_wait_comes_after_the_flag_it_could_not_stop(
+        tmp_path, mock_pins):
+    """No press comes: the flag falls at zero, stamped with the fall, and the arbiter's
+    adjustment made during the wait is carried out after it, on the clock that fell."""
+    service, source, clock = _gpio_service(tmp_path, main=10, increment=0, scale=1.0)
+    white = mock_pins.pin(service.config["gpio.white_button"])
+    left: list[float] = []
+    falls: list[float] = []
+
+    async def scenario() -> None:
+        task = asyncio.create_task(service.run())
+        await _until(lambda: service.outputs.clockhw is not None)
+        source.queue.put_nowait(Reading(board=START))
+        await _until(lambda: service.core.started)
+        now = time.monotonic()
+        await asyncio.to_thread(_press_from_thread, clock, white, now, now)
+        await _until(lambda: service.core.clock.running is B)
+        falls.append(_skip_to_fall(service, 0.01))
+        fall = _mono_of(service, falls[0])
+        while time.monotonic() < fall + 0.02:
+            await asyncio.sleep(0.001)
+        held = service.facade.adjust_time(B, 60)
+        assert held is not None
+        await held
+        left.append(service.core.clock.remaining(B, service.now()))
+        service.stop()
+        await task
+
+    asyncio.run(asyncio.wait_for(scenario(), 30))
+    over = [e for e in service.events if e["event"] == "game_over"]
+    assert over and over[0]["loser"] == "black"
+    assert over[0]["t"] == pytest.approx(falls[0], abs=1e-6)
+    assert left == [pytest.approx(60.0)]
