@@ -351,7 +351,10 @@ function connect() {
   source.addEventListener("state", (ev) => {
     $("conn").textContent = "live";
     $("conn").classList.remove("lost");
-    render(JSON.parse(ev.data));
+    const state = JSON.parse(ev.data);
+    render(state);
+    // other panels of the page (engine.js) follow the same stream, not one of their own
+    document.dispatchEvent(new CustomEvent("kaeshi:state", { detail: state }));
   });
   source.addEventListener("error", () => {
     if (snap && snap.state === "game_over") {

@@ -76,6 +76,6 @@
   });
   $("hint-best").addEventListener("click", () => ask(false));
   $("hint-heat").addEventListener("click", () => ask(true));
-  const source = new EventSource("/events?view=player");
-  source.addEventListener("state", (ev) => render(JSON.parse(ev.data)));
+  // the page's one event stream (app.js) hands every state on
+  document.addEventListener("kaeshi:state", (ev) => render(ev.detail));
 })();
