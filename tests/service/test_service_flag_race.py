@@ -236,7 +236,7 @@ def test_gpio_a_hundred_presses_a_millisecond_before_zero_all_count(tmp_path, mo
     the bound, not how punctually this machine schedules a thread."""
     import controller.service.app as app
 
-    monkeypatch.setattr(app, "BUTTON_LATENCY", 0.5)
+    monkeypatch.setattr(app, "BUTTON_LATENCY", 2.0)
     scale = 20.0
     service, source, clock = _gpio_service(tmp_path, main=10, increment=3, scale=scale)
     cfg = service.config
