@@ -142,3 +142,74 @@ def test_toss_refusals_name_what_is_wrong(tmp_path):
         desk.toss(status(q, result=(50, 14, "black")), q.table, black=q.black,
                   draw_win=q.black)
     assert [c.command for _, c in sent] == ["toss"]
+
+
+def test_the_dashboard_shows_the_held_draw_and_the_toss_action_settles_it(tmp_path):
+    """Through ``kaeshi hub``'s web app: the bus announces table 1's signed 32-32, the
+    dashboard says what to do, and the arbiter's toss (token, same origin) settles it."""
+    import warnings
+
+    from hub_web_support import TOKEN, FakeBus, Hall
+
+    from controller.hall_protocol.protocol import HubChange, encode_state
+    from controller.hub.web import HubWebSettings, build_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        from starlette.testclient import TestClient
+
+    director = event(tmp_path / "event.sqlite")
+    hall, bus = Hall(), FakeBus()
+    app = build_app(hall.store, bus, director, HubWebSettings(TOKEN, clock=lambda: 100.0))
+    first, second = director.pairings(1)[:2]
+
+    def publish(st: TableStatus) -> None:
+        assert st.state is not None
+        hall.store.set_state(st.state, encode_state(st.state), 100.0)
+        bus.emit(HubChange(st.table, "state"))
+
+    origin = {"Origin": "http://testserver"}
+    with TestClient(app, base_url="http://testserver") as client:
+        publish(status(first, result=(32, 32, "draw")))
+        publish(status(second))
+        assert director.result(1, first.table) is None
+        client.get(f"/arbiter?token={TOKEN}", follow_redirects=False)
+        top = client.get("/api/dashboard").json()["tables"][0]
+        assert top["table"] == first.table and top["needs_toss"]
+        assert top["attention"]["detail"] == ("32-32 and no 伏せ石 recorded: record who "
+                                              "holds the draw-win right, and the result "
+                                              "goes to the director")
+        view = client.get(f"/api/table/{first.table}").json()
+        assert view["pairing"] == {"round": 1, "black": first.black, "white": first.white,
+                                   "draw_win_right": "none", "draws": False,
+                                   "needs_toss": True, "result": False}
+        # a confirmation is refused with what to do; so is a toss from another site
+        r = client.post(f"/api/table/{first.table}/confirm", json={}, headers=origin)
+        assert r.status_code == 400 and "record the toss" in r.json()["error"]
+        body = {"black": first.black, "draw_win": first.white}
+        r = client.post(f"/api/table/{first.table}/toss", json=body,
+                        headers={"Origin": "http://evil.example"})
+        assert r.status_code == 403
+        r = client.post(f"/api/table/{first.table}/toss", json={"black": "Nobody",
+                                                                 "draw_win": first.white},
+                        headers=origin)
+        assert r.status_code == 400 and "'Nobody' does not play there" in r.json()["error"]
+        r = client.post(f"/api/table/{first.table}/toss", json=body, headers=origin)
+        assert r.status_code == 200, r.text
+        assert r.json()["settled"]["winner"] == "draw"
+        g = director.t.rounds[0].table(first.table)
+        assert (g.winner, g.discs) == (first.white, (32, 32))
+        card = next(c for c in client.get("/api/dashboard").json()["tables"]
+                    if c["table"] == first.table)
+        assert not card["awaiting_confirmation"] and "needs_toss" not in card
+        # the next table's toss, before its first move, goes to the table
+        r = client.post(f"/api/table/{second.table}/toss",
+                        json={"black": second.white, "draw_win": second.black},
+                        headers=origin)
+        assert r.status_code == 200 and r.json()["sent"]
+        [(n, cmd)] = bus.sent
+        assert (n, cmd.command, cmd.args["black"], cmd.args["draw_win_right"]) == (
+            second.table, "toss", second.white, "white")
+    without = TestClient(app, base_url="http://testserver")  # no token: refused
+    r = without.post(f"/api/table/{second.table}/toss", json={}, headers=origin)
+    assert r.status_code in (401, 403)
