@@ -207,8 +207,6 @@ class HubLink:
     def _toss(self, cmd: DownlinkCommand) -> None:
         """The 伏せ石 of a round's game: the game waiting to start, if the round's
         next_game is kept for it, else the game in play, if it is that round's."""
-        from controller.web.facade import ActionError
-
         a, svc = cmd.args, self.service
         wanted = {"black": a["black"], "white": a["white"], "draws_allowed": False,
                   "draw_win_right": a["draw_win_right"]}
@@ -219,7 +217,9 @@ class HubLink:
             log.info("round %s: the toss is kept for the next game", a["round"])
             return
         if svc.game is None or self.rounds.get(svc.game.id) != a["round"]:
-            raise ActionError(f"no game of round {a['round']} here to record the toss for")
+            # not paired here yet: the round's next_game, built after the toss, carries it
+            log.info("round %s: the toss came before the pairing", a["round"])
+            return
         svc.facade.record_toss(a["black"], a["white"], a["draw_win_right"])
 
     def _set_round(self, game: str, round: int) -> None:
