@@ -73,7 +73,9 @@ class GameSettings:
         return ArbiterConfig(
             mode=Mode(self.mode),
             start=self.start(),
-            draws_allowed=self.draws_allowed,
+            # with nobody holding the right yet (a hall's 伏せ石 not recorded), 32–32
+            # stays undecided, as the result the players sign says; never black's
+            draws_allowed=self.draws_allowed or right is None,
             draw_win_right=right,
             clock=True if self.clock else None,
             settled=self.settled,

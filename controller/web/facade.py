@@ -183,7 +183,8 @@ def result_of(events: list[dict[str, Any]], over: Any = None) -> dict[str, Any] 
         (e for e in reversed(events) if e.get("event") == "game_over"), None)
     if found is None:
         return None
-    return {k: found.get(k) for k in ("black", "white", "winner", "reason", "loser")}
+    return {k: found.get(k) for k in ("black", "white", "winner", "reason", "loser",
+                                      "decided_by")}
 
 
 def _public_moves(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:

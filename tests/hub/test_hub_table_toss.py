@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from controller.events import Event, EventKind
 from controller.hall_protocol.mqtt import BrokerSettings
 from controller.hall_protocol.protocol import decode_command, encode_command, toss
 from controller.observation import Observation
@@ -35,9 +36,9 @@ def drawn_game() -> list[Observation]:
     return simulate_game(record, SimOptions(errors=0.0, seed=1)).observations
 
 
-def play(core: GameCore, observations: list[Observation], t0: float = 1.0) -> None:
-    for obs in observations:
-        core.apply(t0 + obs.t, {"obs": obs.to_dict()})
+def play(core: GameCore, observations: list[Observation], t0: float = 1.0) -> list[Event]:
+    """Every event the table's core made of ``observations``."""
+    return [e for obs in observations for e in core.apply(t0 + obs.t, {"obs": obs.to_dict()})]
 
 
 def test_the_toss_decides_a_32_32_board_at_the_table():
@@ -47,8 +48,9 @@ def test_the_toss_decides_a_32_32_board_at_the_table():
                      "draw_win_right": "white"})
     assert (core.settings.black, core.settings.white) == ("Murakami", "Tanida")
     assert core.clock is not None and core.clock.draw_win_right is Color.WHITE
-    play(core, drawn_game())
+    over = [e for e in play(core, drawn_game()) if e.event is EventKind.GAME_OVER]
     assert core.game_over
+    assert (over[-1]["winner"], over[-1]["decided_by"]) == ("white", "draw_win_right")
     assert core.final_result() == (32, 32, "white")
     assert core.signoff is not None and core.signoff.winner == "white"
     # the record names the holder: GGF DW[W], and it reads back to white's win
@@ -59,6 +61,15 @@ def test_the_toss_decides_a_32_32_board_at_the_table():
     with pytest.raises(ActionRefused, match="the game is over"):
         core.apply(1e6, {"action": "toss", "black": "Murakami", "white": "Tanida",
                          "draw_win_right": "black"})
+
+
+def test_without_a_toss_a_32_32_board_names_no_winner_at_the_table():
+    core = GameCore(GameSettings(black="Tanida", white="Murakami", draws_allowed=False))
+    over = [e for e in play(core, drawn_game()) if e.event is EventKind.GAME_OVER]
+    assert over[-1]["winner"] == "draw"  # the hub settles it once the toss is recorded
+    assert core.final_result() == (32, 32, "draw")
+    assert core.signoff is not None and core.signoff.winner == "draw"
+    assert "DW[" not in write_ggf(core.record())
 
 
 def test_after_the_first_move_only_the_draw_win_right_can_be_recorded():
