@@ -318,14 +318,19 @@ class ResultDesk:
                     "伏せ石 decides the colours only before the first move, so now it can "
                     f"only say who wins a 32–32 board (black: {s.black})")
             pairing = self.director.record_toss(rnd, table, black, draw_win)
-            held = self.held.pop((table, s.game), None) if mine and s is not None else None
-            if held is not None:
-                self.director.record_result(held)
-                return TossOutcome(pairing, False, self._after(held, rnd))
-            if mine and s is not None and s.result is not None:
-                return TossOutcome(pairing, False)  # over: the arbiter confirms it now
-            self._send(table, pairing.toss_command())
-            return TossOutcome(pairing, True)
+            over = mine and s is not None and s.result is not None
+            if not over:
+                self._send(table, pairing.toss_command())
+                return TossOutcome(pairing, True)
+            if s is not None:
+                self.held.pop((table, s.game), None)
+        # over: a result both players signed goes to the director now, won by the
+        # holder if it is 32-32 (held or not); any other waits for the arbiter as before
+        assert status is not None
+        try:
+            return TossOutcome(pairing, False, self.take_from_table(status))
+        except KaeshiError:  # the director refused it: kept in ``refused``, the arbiter's
+            return TossOutcome(pairing, False)
 
     def send_pairings(self, pairings: list[Pairing]) -> None:
         """Send every table of ``pairings`` its next game (again, when the arbiter asks)."""

@@ -120,6 +120,26 @@ def test_a_toss_before_the_game_goes_to_the_table_and_its_draw_needs_nobody(tmp_
     assert (g.black, g.winner, g.outcome) == (p.white, p.white, "draw")
 
 
+def test_a_signed_32_32_the_desk_has_not_seen_yet_is_settled_by_the_toss(tmp_path):
+    """The toss may be recorded between the table's state arriving and the desk taking
+    it: the result both signed goes to the director all the same."""
+    director = event(tmp_path / "event.sqlite")
+    desk, sent = desk_of(director)
+    p = director.pairings(1)[1]
+    st = status(p, result=(32, 32, "draw"))
+    done = desk.toss(st, p.table, black=p.black, draw_win=p.black)
+    assert done.settled is not None and sent == []
+    g = director.t.rounds[0].table(p.table)
+    assert (g.outcome, g.winner) == ("draw", p.black)
+    # an unsigned one stays the arbiter's to confirm, which now works
+    q = director.pairings(1)[2]
+    unsigned = status(q, result=(32, 32, "draw"), signed=False)
+    assert desk.toss(unsigned, q.table, black=q.black, draw_win=q.white).settled is None
+    assert desk.awaiting(unsigned) and not desk.needs_toss(unsigned)
+    assert desk.confirm(unsigned).result.winner == "draw"
+    assert director.t.rounds[0].table(q.table).winner == q.white
+
+
 def test_toss_refusals_name_what_is_wrong(tmp_path):
     director = event(tmp_path / "event.sqlite")
     desk, sent = desk_of(director)
