@@ -7,7 +7,7 @@ a small stand-in with the protocol's shape (Swiss pairing is not what these test
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller.hall_protocol.protocol import (
@@ -66,6 +66,15 @@ class FakeDirector:
 
     def record_result(self, result: Confirmed) -> None:
         self.results[(result.round, result.table)] = result
+
+    def record_toss(self, round: int, table: int, black: str, draw_win: str) -> Pairing:
+        pairings = self.rounds[round]
+        k = next(i for i, p in enumerate(pairings) if p.table == table)
+        p = pairings[k]
+        white = p.white if black == p.black else p.black
+        pairings[k] = replace(p, black=black, white=white,
+                              draw_win_right="black" if draw_win == black else "white")
+        return pairings[k]
 
     def round_complete(self, round: int) -> bool:
         return all((round, p.table) in self.results for p in self.rounds.get(round, []))

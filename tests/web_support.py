@@ -29,10 +29,14 @@ class SimulatedGame:
     """A real Arbiter + GameClock; the board is 'sensed' as two identical frames."""
 
     def __init__(
-        self, mode: Mode = Mode.HOME, main: float = 1200.0, now: Callable[[], float] | None = None
+        self, mode: Mode = Mode.HOME, main: float = 1200.0, now: Callable[[], float] | None = None,
+        draw_win_right: Color | None = None,
     ) -> None:
         self.mode = mode
-        self.arbiter = Arbiter(ArbiterConfig(mode=mode, clock=True))
+        # a draw-win right given: an event without draws (the hall's 伏せ石 recorded)
+        self.arbiter = Arbiter(ArbiterConfig(mode=mode, clock=True,
+                                             draws_allowed=draw_win_right is None,
+                                             draw_win_right=draw_win_right))
         self.clock = GameClock(TimeControl(main=main))
         self.notifier = ChangeNotifier()
         t0 = time.monotonic()

@@ -24,7 +24,7 @@ EVENT_KINDS = ("move", "pass", "irregularity", "corrected", "resync", "game_over
 COLORS = ("black", "white")
 MODES = ("home", "tournament", "record")
 COMMANDS = (
-    "next_game", "pause", "resume", "adjust_time", "accept_board", "correct_board",
+    "next_game", "pause", "resume", "adjust_time", "accept_board", "correct_board", "toss",
 )
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 SQUARE_RE = re.compile(r"^[a-h][1-8]$")
@@ -172,11 +172,14 @@ def check_command_args(where: str, command: str, d: dict[str, Any]) -> None:
             raise r.fail("seconds", "at most 10 hours either way")
     elif command == "correct_board":
         r.str("board", re.compile(r"^[-XO]{64}$"))
-    elif command == "next_game":
+    elif command in ("next_game", "toss"):
         r.int("round", 0, 10_000)
         for side in ("black", "white"):
             if any(is_control(c) for c in r.str(side, max_len=100)):
                 raise r.fail(side, "a name without control or bidirectional characters")
+        if command == "toss":  # the 伏せ石 gave the right to one of them
+            r.choice("draw_win_right", COLORS)
+            return
         minutes = r.num("minutes")
         if not 0 < minutes <= 600:
             raise r.fail("minutes", "0-600 minutes")

@@ -214,7 +214,8 @@ class DownlinkCommand:
 
     ``args`` by command: ``adjust_time``: ``color``, ``seconds``; ``correct_board``:
     ``board``; ``next_game``: ``round``, ``black``, ``white``, ``draw_win_right``
-    (``none|black|white``), ``minutes``, ``draws_allowed`` (see :func:`next_game`).
+    (``none|black|white``), ``minutes``, ``draws_allowed`` (see :func:`next_game`);
+    ``toss``: ``round``, ``black``, ``white``, ``draw_win_right`` (see :func:`toss`).
     """
 
     command: str
@@ -265,6 +266,16 @@ def next_game(
         "draw_win_right": draw_win_right, "draws_allowed": draws_allowed,
     })
     check_command_args("next_game", cmd.command, cmd.args)
+    return cmd
+
+
+def toss(round: int, black: str, white: str, draw_win_right: str) -> DownlinkCommand:
+    """The 伏せ石 of round ``round``'s game at the table, as the director recorded it:
+    the colours (which may differ from the pairing's until the first move) and who
+    wins a 32–32 board."""
+    cmd = DownlinkCommand("toss", {"round": round, "black": black, "white": white,
+                                   "draw_win_right": draw_win_right})
+    check_command_args("toss", cmd.command, cmd.args)
     return cmd
 
 

@@ -62,6 +62,8 @@ def game_record(events: Sequence[StoredEventLike], info: GameInfo | None = None,
                 rec.result = (b, w)
             if ev.get("reason") in ("time", "both_flags") or ev.get("loser"):
                 rec.result_note = "time"
+            if ev.get("decided_by") == "draw_win_right" and ev.get("winner") in ("black", "white"):
+                rec.draw_win_right = Color(ev["winner"])  # the 伏せ石 the table knew
     if notes:  # flagged after the last move: the note belongs to that move
         if rec.moves:
             last = rec.moves[-1]

@@ -15,20 +15,19 @@ depend on how pairing and tie-breaks are computed.
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Protocol
 
 from controller.errors import KaeshiError
-from controller.hall_protocol.protocol import DownlinkCommand, TableStatus, next_game
-
-if TYPE_CHECKING:
-    from controller.tournament import Tournament
-
-F = TypeVar("F", bound=Callable[..., Any])
+from controller.hall_protocol.protocol import (
+    DownlinkCommand,
+    GameResult,
+    TableStatus,
+    next_game,
+    toss,
+)
 
 
 class ResultError(KaeshiError):
@@ -53,6 +52,15 @@ class Pairing:
     def command(self) -> DownlinkCommand:
         return next_game(self.round, self.black, self.white, minutes=self.minutes,
                          draw_win_right=self.draw_win_right, draws_allowed=self.draws_allowed)
+
+    def toss_command(self) -> DownlinkCommand:
+        """The recorded 伏せ石 for the table (``draw_win_right`` must be a colour)."""
+        return toss(self.round, self.black, self.white, self.draw_win_right)
+
+    @property
+    def needs_toss(self) -> bool:
+        """A 32–32 board has no winner yet: no draws, and no 伏せ石 recorded."""
+        return not self.draws_allowed and self.draw_win_right == "none"
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,11 @@ class Director(Protocol):
         """``loser`` did not play (不戦敗): counted, not rated."""
         ...
 
+    def record_toss(self, round: int, table: int, black: str, draw_win: str) -> Pairing:
+        """The 伏せ石 (rule 1): who plays black, who holds the draw-win right; returns
+        the table's pairing as it now stands."""
+        ...
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -116,6 +129,21 @@ class Outcome:
     next_pairings: list[Pairing]
     #: Why the next round could not be paired or sent (the result itself is kept).
     problem: str = ""
+
+
+@dataclass(frozen=True)
+class TossOutcome:
+    """What recording a 伏せ石 led to: the pairing as it now stands, whether the table
+    was told, and the drawn result it settled (with what followed), if one was held."""
+
+    pairing: Pairing
+    sent: bool
+    settled: Outcome | None = None
+
+
+def drawn_on_board(result: GameResult) -> bool:
+    """A 32–32 (or any equal) count the board decided, not the clock."""
+    return result.black == result.white and result.reason is None
 
 
 def _winner(black: int, white: int, fallback: str) -> str:
@@ -134,6 +162,9 @@ class ResultDesk:
         self._lock = threading.Lock()  # one confirmation at a time: the round closes once
         #: (table, game) -> why a result signed at the table was not taken: the arbiter's
         self.refused: dict[tuple[int, str], str] = {}
+        #: (table, game) -> a drawn board both players signed, in an event without
+        #: draws and with no 伏せ石 recorded: it goes to the director with the toss.
+        self.held: dict[tuple[int, str], Confirmed] = {}
 
     def awaiting(self, status: TableStatus) -> bool:
         """The table shows a final result the director does not hold yet, and it is the
@@ -142,6 +173,8 @@ class ResultDesk:
         s = status.state
         if s is None or s.result is None or s.round is None:
             return False
+        if (status.table, s.game) in self.held:
+            return True
         card = s.signoff
         if (card is not None and not card.needs_arbiter
                 and (card.black, card.white, card.winner) == (s.result.black, s.result.white,
@@ -173,7 +206,11 @@ class ResultDesk:
             r = s.result
             if (card.black, card.white, card.winner) != (r.black, r.white, r.winner):
                 return None  # signed a different result than the table shows: arbiter
-            result = Confirmed(s.round, status.table, r.black, r.white, r.winner)
+            result = Confirmed(s.round, status.table, r.black, r.white,
+                               "draw" if drawn_on_board(r) else r.winner)
+            if result.winner == "draw" and self._pairing(s.round, status.table).needs_toss:
+                self.held[(status.table, s.game)] = result  # the 伏せ石 settles it
+                return None
             try:
                 self.director.record_result(result)
             except KaeshiError as exc:  # the director refused it: the arbiter decides
@@ -223,12 +260,77 @@ class ResultDesk:
         if b + w > 64:
             raise ResultError(f"{b} + {w} discs is more than the 64 squares")
         corrected = black is not None or white is not None
-        fallback = "draw" if corrected else s.result.winner
-        result = Confirmed(s.round, status.table, b, w, _winner(b, w, fallback))
+        drawn = corrected or drawn_on_board(s.result)  # else the clock decided
+        result = Confirmed(s.round, status.table, b, w,
+                           _winner(b, w, "draw" if drawn else s.result.winner))
+        if result.winner == "draw" and self._pairing(s.round, status.table).needs_toss:
+            raise ResultError(f"table {status.table}: {b}-{w} and no 伏せ石 recorded; "
+                              "record the toss (who holds the draw-win right) first")
         self.director.record_result(result)
         outcome = self._after(result, s.round)
         assert outcome is not None
         return outcome
+
+    def needs_toss(self, status: TableStatus) -> bool:
+        """The table's result is a drawn board its pairing has no winner for yet."""
+        s = status.state
+        if s is None or s.result is None or s.round is None or not drawn_on_board(s.result):
+            return False
+        if s.round != self.director.current_round():
+            return False
+        pairing = next((p for p in self.director.pairings(s.round)
+                        if p.table == status.table), None)
+        return pairing is not None and pairing.needs_toss
+
+    def _pairing(self, round: int, table: int) -> Pairing:
+        for p in self.director.pairings(round):
+            if p.table == table:
+                return p
+        raise ResultError(f"round {round} has no game at table {table}")
+
+    def toss(self, status: TableStatus | None, table: int, black: str,
+             draw_win: str) -> TossOutcome:
+        """Record the 伏せ石 of the game now paired on ``table`` (rule 1) with the
+        director, then tell the table, or settle the drawn board it held.
+
+        The colours may differ from the pairing's only until the first move: after it
+        the board decides who is black, and the toss can only say who wins 32–32.
+        """
+        with self._lock:
+            rnd = self.director.current_round()
+            if rnd is None:
+                raise ResultError("no round has been paired yet")
+            before = self._pairing(rnd, table)
+            for who in (black, draw_win):
+                if who not in (before.black, before.white):
+                    raise ResultError(f"round {rnd}, table {table}: {who!r} does not play "
+                                      f"there ({before.black} – {before.white})")
+            if before.draws_allowed:
+                raise ResultError("this event plays draws: a 32–32 board is a draw, "
+                                  "and there is no draw-win right to record")
+            if self.director.result(rnd, table) is not None:
+                raise ResultError(f"round {rnd}, table {table}: the result is already in")
+            s = status.state if status is not None else None
+            mine = s is not None and s.round == rnd
+            if mine and s is not None and (s.moves or s.result is not None) and black != s.black:
+                raise ResultError(
+                    f"table {table}: the game has begun with {s.black} as black; the "
+                    "伏せ石 decides the colours only before the first move, so now it can "
+                    f"only say who wins a 32–32 board (black: {s.black})")
+            pairing = self.director.record_toss(rnd, table, black, draw_win)
+            over = mine and s is not None and s.result is not None
+            if not over:
+                self._send(table, pairing.toss_command())
+                return TossOutcome(pairing, True)
+            if s is not None:
+                self.held.pop((table, s.game), None)
+        # over: a result both players signed goes to the director now, won by the
+        # holder if it is 32-32 (held or not); any other waits for the arbiter as before
+        assert status is not None
+        try:
+            return TossOutcome(pairing, False, self.take_from_table(status))
+        except KaeshiError:  # the director refused it: kept in ``refused``, the arbiter's
+            return TossOutcome(pairing, False)
 
     def send_pairings(self, pairings: list[Pairing]) -> None:
         """Send every table of ``pairings`` its next game (again, when the arbiter asks)."""
@@ -238,118 +340,3 @@ class ResultDesk:
     def current_pairings(self) -> list[Pairing]:
         rnd = self.director.current_round()
         return [] if rnd is None else sorted(self.director.pairings(rnd), key=lambda p: p.table)
-
-
-def _locked(method: F) -> F:
-    @functools.wraps(method)
-    def run(self: TournamentDirector, *args: Any, **kwargs: Any) -> Any:
-        with self._lock:
-            return method(self, *args, **kwargs)
-    return run  # type: ignore[return-value]
-
-
-class TournamentDirector:
-    """:class:`Director` over the pure tournament core (``controller.tournament``).
-
-    With ``path`` (the event's file of ``kaeshi tournament``), every result and pairing is
-    committed there as the tournament command does it, so a restarted hub carries on.
-    """
-
-    def __init__(self, tournament: Tournament, path: Path | None = None) -> None:
-        self.t = tournament
-        self.path = path
-        # the web app reads standings on its worker threads while a confirmation writes
-        self._lock = threading.RLock()
-
-    def _do(self, kind: str, payload: dict[str, Any]) -> Any:
-        from controller.tournament_store.store import apply, commit
-
-        if self.path is not None:
-            return commit(self.path, self.t, kind, payload)
-        return apply(self.t, kind, payload)
-
-    @_locked
-    def current_round(self) -> int | None:
-        return self.t.current.number if self.t.current is not None else None
-
-    @_locked
-    def pairings(self, round: int) -> list[Pairing]:
-        if not 1 <= round <= len(self.t.rounds):
-            return []
-        s = self.t.settings
-        out = []
-        for g in self.t.rounds[round - 1].games:
-            if g.table is None or g.black is None or g.white is None:
-                continue  # a bye: no table to send to
-            right = ("black" if g.draw_win == g.black else
-                     "white" if g.draw_win == g.white else "none")
-            out.append(Pairing(round, g.table, g.black, g.white, float(s.minutes), right,
-                               s.draws))
-        return out
-
-    @_locked
-    def result(self, round: int, table: int) -> Confirmed | None:
-        if not 1 <= round <= len(self.t.rounds):
-            return None
-        for g in self.t.rounds[round - 1].games:
-            if g.table == table and g.done:
-                b, w = g.discs if g.discs is not None else (0, 0)
-                winner = ("draw" if g.outcome == "draw" else
-                          "black" if g.winner == g.black else "white")
-                return Confirmed(round, table, b, w, winner)
-        return None
-
-    @_locked
-    def record_result(self, result: Confirmed) -> None:
-        if result.round != self.current_round():
-            raise ResultError(f"round {result.round} is over; the current round is "
-                              f"{self.current_round()}")
-        self._do("result", {"table": result.table, "outcome": result.winner,
-                            "discs": [result.black, result.white]})
-
-    @_locked
-    def report_late(self, round: int, table: int, player: str, state: str,
-                    remaining_ms: int | None) -> None:
-        if round != self.current_round():
-            raise ResultError(f"round {round} is over; the current round is "
-                              f"{self.current_round()}")
-        self._do("late", {"table": table, "player": player, "state": state,
-                          "remaining_ms": remaining_ms})
-
-    @_locked
-    def record_forfeit(self, round: int, table: int, loser: str) -> None:
-        if round != self.current_round():
-            raise ResultError(f"round {round} is over; the current round is "
-                              f"{self.current_round()}")
-        self._do("forfeit", {"table": table, "loser": loser})
-
-    @_locked
-    def round_complete(self, round: int) -> bool:
-        return 1 <= round <= len(self.t.rounds) and self.t.rounds[round - 1].complete
-
-    @_locked
-    def pair_next_round(self) -> list[Pairing]:
-        if self.t.finished:
-            return []
-        rnd = self._do("pair", {})
-        return self.pairings(rnd.number)
-
-    @_locked
-    def standings(self) -> list[Standing]:
-        if self.t.seed is None:
-            return []
-        played: dict[str, int] = {}
-        discs: dict[str, int] = {}
-        for rnd in self.t.rounds:
-            for g in rnd.games:
-                if not g.done or g.second is None:
-                    continue
-                for name in (g.first, g.second):
-                    played[name] = played.get(name, 0) + 1
-                if g.discs is not None and g.black and g.white:
-                    b, w = g.discs
-                    discs[g.black] = discs.get(g.black, 0) + b - w
-                    discs[g.white] = discs.get(g.white, 0) + w - b
-        return [Standing(rank, s.name, float(s.wins), played.get(s.name, 0),
-                         float(discs.get(s.name, 0)))
-                for rank, s in enumerate(self.t.standings(), 1)]

@@ -34,7 +34,7 @@ def build_web(cfg: HubConfig, store: HubStore, hub: Hub) -> tuple[Any, str] | No
         return None
     director = None
     if cfg.tournament is not None:
-        from controller.hub.results import TournamentDirector
+        from controller.hub.director import TournamentDirector
         from controller.tournament_store.store import load
 
         director = TournamentDirector(load(cfg.tournament)[1], cfg.tournament)

@@ -10,6 +10,12 @@ their clock buttons, the hub's result desk hands each signed result to the direc
 and the director pairs the next round when the round is complete. A result that needs
 the arbiter (an irregularity left standing, a fallen flag) is confirmed here as the
 arbiter would, through the dashboard's own ``confirm`` action, and counted apart.
+
+No division plays draws, so every game has its 伏せ石 (rule 1), drawn here with the
+simulation's seed and recorded through the dashboard's ``toss`` action as soon as the
+game is paired: round 1's before its pairings go out, so its colours are the toss's;
+later rounds' while the table has begun, so only the draw-win right is drawn. A game
+that ends 32–32 is then won by its holder, at the table and at the director.
 """
 
 from __future__ import annotations
@@ -68,6 +74,8 @@ class EventSummary:
     arbiter: list[str] = field(default_factory=list)  # results the arbiter confirmed
     standings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    tosses: int = 0  # 伏せ石 recorded through the dashboard
+    drawn: list[str] = field(default_factory=list)  # 32-32 boards and who won them
 
     @property
     def ok(self) -> bool:
@@ -83,8 +91,10 @@ class EventSummary:
             f"{sum(t.journal for t in c.tables)} events journaled, "
             f"{sum(t.hub for t in c.tables)} stored by the hub; lost {lost}, doubled {doubled}",
             f"results: {self.signed} signed by both players at the table, "
-            f"{len(self.arbiter)} confirmed by the arbiter",
+            f"{len(self.arbiter)} confirmed by the arbiter; {self.tosses} 伏せ石 recorded, "
+            f"{len(self.drawn)} board(s) 32-32",
             *(f"  arbiter: {x}" for x in self.arbiter),
+            *(f"  32-32: {x}" for x in self.drawn),
             "standings:", *(f"  {x}" for x in self.standings[:8]),
             *self.notes,
         ]
@@ -213,6 +223,8 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
         if time.monotonic() > deadline:
             raise KaeshiError("not every table came online within 120 s")
         time.sleep(0.3)
+    toss = Tosses(pages, random.Random(hall.seed))
+    toss.record(store.load(path)[1], colours=True)  # at the boards, before round 1 starts
     sent = pages.call("/api/pairings/send", {})["sent"]
     say(f"round 1 sent to the tables: {len(sent)} games")
     arbiter: list[str] = []
@@ -231,6 +243,7 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
                                                  f"; round {len(t.rounds)} paired and sent"))
             if done >= rounds or t.finished:
                 break
+            toss.record(t, colours=False)
             arbiter += _confirm_waiting(pages, refused, say)
             time.sleep(0.5)
     except KeyboardInterrupt:  # Ctrl-C ends the day here; the summary still comes
@@ -246,8 +259,43 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
         notes.append(f"stopped by Ctrl-C after {done} of {rounds} rounds")
     elif done < rounds:
         notes.append(f"only {done} of {rounds} rounds were complete in time")
+    drawn = [f"round {r.number} table {g.table}: {g.winner} (draw-win right)"
+             for r in t.rounds[:done] for g in r.games if g.outcome == "draw"]
     return EventSummary(hall.n, time.monotonic() - started, comparison, done, t.finished,
-                        signed, arbiter, standings, notes)
+                        signed, arbiter, standings, notes, toss.count, drawn)
+
+
+class Tosses:
+    """The players' 伏せ石 at every board of the current round, recorded through the
+    dashboard once per game. ``colours``: the toss also decides who plays black (only
+    before the first move); else the paired colours stand and only the right is drawn."""
+
+    def __init__(self, pages: HubPages, rng: random.Random) -> None:
+        self.pages = pages
+        self.rng = rng
+        self.done: set[tuple[int, int]] = set()  # (round, table)
+        self.count = 0
+
+    def record(self, t: Tournament, colours: bool) -> None:
+        rnd = t.current
+        if rnd is None or t.settings.draws:
+            return
+        for g in rnd.games:
+            key = (rnd.number, g.table or 0)
+            if g.table is None or g.done or g.draw_win is not None or key in self.done:
+                continue
+            self.done.add(key)
+            assert g.black is not None and g.white is not None
+            pair = (g.black, g.white)
+            black = self.rng.choice(pair) if colours else g.black
+            body = {"black": black, "draw_win": self.rng.choice(pair)}
+            try:
+                self.pages.call(f"/api/table/{g.table}/toss", body)
+            except urllib.error.HTTPError as exc:
+                if exc.code != 400:  # 400: the result came first (the round moves on)
+                    raise
+                continue
+            self.count += 1
 
 
 def _confirm_waiting(pages: HubPages, refused: set[tuple[int, str]],

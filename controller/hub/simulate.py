@@ -134,8 +134,9 @@ class Hall:
 
     def _round_log(self, games: list[Any], n: int, k: int) -> tuple[Any, list[Any]]:
         """Table ``n``'s real game of round ``k`` and its observations. In an event the
-        game must end on the board (a WTHOR record may stop early) and not drawn, and both players
-        then press their clock button: their signatures of the result (rule 15)."""
+        game must end on the board (a WTHOR record may stop early), and both players then
+        press their clock button: their signatures of the result (rule 15). A 32–32
+        board is played like any other: the 伏せ石 recorded for it names its winner."""
         from controller.events import EventKind
         from controller.observation import Observation
         from controller.simulator import SimOptions, simulate_game
@@ -149,14 +150,11 @@ class Hall:
             if self.tournament is None:
                 return record, sim.observations
             over = sim.truth[-1] if sim.truth else None
-            # a 32-32 board needs the draw-win right of a 伏せ石, which the hub cannot
-            # record: such games are left out of an event
-            if (over is not None and over.event is EventKind.GAME_OVER
-                    and over["black"] != over["white"]):
+            if over is not None and over.event is EventKind.GAME_OVER:
                 end = sim.observations[-1].t
                 return record, [*sim.observations, Observation(end + 2.0, press=Color.BLACK),
                                 Observation(end + 4.0, press=Color.WHITE)]
-        raise KaeshiError(f"no game of {GAMES_FILE} ends on the board undrawn")
+        raise KaeshiError(f"no game of {GAMES_FILE} ends on the board")
 
     # --------------------------------------------------------------- processes
     def start_hub(self) -> None:

@@ -10,7 +10,7 @@ shown: that is how resume works.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from controller.arbiter.config import ArbiterConfig, Mode
@@ -73,7 +73,9 @@ class GameSettings:
         return ArbiterConfig(
             mode=Mode(self.mode),
             start=self.start(),
-            draws_allowed=self.draws_allowed,
+            # with nobody holding the right yet (a hall's 伏せ石 not recorded), 32–32
+            # stays undecided, as the result the players sign says; never black's
+            draws_allowed=self.draws_allowed or right is None,
             draw_win_right=right,
             clock=True if self.clock else None,
             settled=self.settled,
@@ -174,6 +176,28 @@ class GameCore:
         drawn = self.settings.draws_allowed or right not in ("black", "white")
         return b, w, "draw" if drawn else right
 
+    def _toss(self, data: dict[str, Any]) -> list[Event]:
+        """The 伏せ石 as the hall's director recorded it (rule 1): the colours, until
+        the first move, and who wins a 32–32 board. A game over is settled at the hub."""
+        black, white, right = str(data["black"]), str(data["white"]), data["draw_win_right"]
+        s = self.settings
+        if right not in ("black", "white"):
+            raise ActionRefused(f"the draw-win right goes to black or white, not {right!r}")
+        if self.game_over:
+            raise ActionRefused("the game is over: the hub gives its 32–32 board to the "
+                                "holder of the draw-win right")
+        if (black, white) != (s.black, s.white) and (
+                self.arbiter.moves or (self.clock is not None and self.clock.running)):
+            raise ActionRefused(f"the game has begun with {s.black} as black: the toss "
+                                "cannot change the colours now")
+        self.settings = replace(s, black=black, white=white, draws_allowed=False,
+                                draw_win_right=right)
+        self.arbiter.config = replace(self.arbiter.config, draws_allowed=False,
+                                      draw_win_right=Color(right))
+        if self.clock is not None:
+            self.clock.draw_win_right = Color(right)
+        return []
+
     def _follow(self, t: float, events: list[Event]) -> None:
         arb = self.arbiter
         self.history.take(events, len(arb.moves), t, arb.open_flags())
@@ -220,6 +244,8 @@ class GameCore:
             except LateRefused as exc:
                 raise ActionRefused(str(exc)) from None
             return []
+        if action == "toss":
+            return self._toss(data)
         if action in ("sign", "dispute"):
             if self.signoff is None:
                 raise ActionRefused("there is no result to sign or dispute yet")

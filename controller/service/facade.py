@@ -246,3 +246,10 @@ class TableFacade:
     def dispute_result(self, color: Color) -> Awaitable[None] | None:
         """A player says the result the table shows is wrong: the arbiter decides."""
         return self._action({"action": "dispute", "color": Color(color).value})
+
+    def record_toss(self, black: str, white: str,
+                    draw_win_right: str) -> Awaitable[None] | None:
+        """The hall's 伏せ石 for this game: the colours (before the first move) and who
+        wins a 32–32 board."""
+        return self._action({"action": "toss", "black": black, "white": white,
+                             "draw_win_right": draw_win_right})

@@ -189,6 +189,8 @@ class HubLink:
                 result = actions.correct_position(a["board"])
             elif cmd.command == "next_game":
                 self._next_game(cmd)
+            elif cmd.command == "toss":
+                result = self._toss(cmd)
             if result is not None:  # held while a fallen flag is confirmed
                 task = asyncio.ensure_future(self._finish(cmd.command, result))
                 self._held_orders.add(task)
@@ -221,6 +223,24 @@ class HubLink:
             log.info("next game set up at once: round %s", cmd.args["round"])
         else:
             log.info("next game (round %s) starts when this one is over", cmd.args["round"])
+
+    def _toss(self, cmd: DownlinkCommand) -> Awaitable[None] | None:
+        """The 伏せ石 of a round's game: the game waiting to start, if the round's
+        next_game is kept for it, else the game in play, if it is that round's."""
+        a, svc = cmd.args, self.service
+        wanted = {"black": a["black"], "white": a["white"], "draws_allowed": False,
+                  "draw_win_right": a["draw_win_right"]}
+        pending = svc.next_game_overrides
+        if (pending is not None and self.next_round is not None
+                and self.next_round[0] == a["round"]):
+            svc.next_game_overrides = {**pending, **wanted}
+            log.info("round %s: the toss is kept for the next game", a["round"])
+            return None
+        if svc.game is None or self.rounds.get(svc.game.id) != a["round"]:
+            # not paired here yet: the round's next_game, built after the toss, carries it
+            log.info("round %s: the toss came before the pairing", a["round"])
+            return None
+        return svc.facade.record_toss(a["black"], a["white"], a["draw_win_right"])
 
     def _set_round(self, game: str, round: int) -> None:
         self.rounds[game] = round

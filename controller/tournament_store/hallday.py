@@ -25,7 +25,8 @@ from controller.hall_protocol.protocol import (
     decode_state,
     encode_state,
 )
-from controller.hub.results import Pairing, ResultDesk, TournamentDirector
+from controller.hub.director import TournamentDirector
+from controller.hub.results import Pairing, ResultDesk
 from controller.scorecard import LateArrival, SignOff
 from controller.tournament.event import Tournament
 from controller.tournament_store import store

@@ -139,6 +139,11 @@ class ServiceFacade(Protocol):
         """Set the position to ``board`` (64 chars ``-XO``) with the side to move unchanged."""
         ...
 
+    def record_toss(self, black: str, white: str, draw_win_right: str) -> None:
+        """The hall's 伏せ石 (rule 1): colours before the first move, and who holds the
+        draw-win right (``black``/``white``)."""
+        ...
+
 
 class ChangeNotifier:
     """A version counter that coroutines can wait on; for facade implementations.
@@ -179,7 +184,8 @@ def result_of(events: list[dict[str, Any]], over: Any = None) -> dict[str, Any] 
         (e for e in reversed(events) if e.get("event") == "game_over"), None)
     if found is None:
         return None
-    return {k: found.get(k) for k in ("black", "white", "winner", "reason", "loser")}
+    return {k: found.get(k) for k in ("black", "white", "winner", "reason", "loser",
+                                      "decided_by")}
 
 
 def _public_moves(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -41,6 +41,7 @@ from controller.hall_protocol.protocol import (
 )
 from controller.hub.broker import PrivateBroker
 from controller.hub.ingest import Hub
+from controller.hub.results import Director
 from controller.hub.store import HubStore
 from controller.hub.web import HubWebSettings, build_app
 from controller.observation import Observation
@@ -97,14 +98,15 @@ def state(n: int, flags: list[dict[str, object]] | None = None) -> TableState:
 class LiveHub:
     """Broker, hub and web app (Uvicorn on its own thread), as ``kaeshi hub`` runs them."""
 
-    def __init__(self, folder: Path, delay: float = 900.0) -> None:
+    def __init__(self, folder: Path, delay: float = 900.0,
+                 director: Director | None = None) -> None:
         self.broker = PrivateBroker(folder / "broker", tables=TABLES, event=EVENT)
         self.broker.start()
         self.store = HubStore(folder / "hub.sqlite")
         self.hub = Hub(self.broker.hub_settings(), EVENT, self.store)
         self.hub.start()
         settings = HubWebSettings(TOKEN, delay=delay, event_name="Open")
-        app = self.app = build_app(self.store, self.hub, None, settings)
+        app = self.app = build_app(self.store, self.hub, director, settings)
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"

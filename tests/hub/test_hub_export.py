@@ -13,7 +13,7 @@ from controller.hub.broadcast import GameInfo
 from controller.hub.export import event_ggf, event_records, export_wthor, game_record, wthor_zip
 from controller.records import load_games, read_ggf_text, read_wthor
 from controller.records.model import GameRecord
-from controller.squares import square_name
+from controller.squares import Color, square_name
 
 EVENT = "Kaeshi Open 2026"
 
@@ -131,6 +131,17 @@ def test_a_game_record_keeps_a_time_loss_and_a_late_flag() -> None:
         "It was not pointed out and stands.")
     assert (rec.result, rec.result_note) == ((4, 1), "time")
     assert "RND" not in rec.extra
+
+
+def test_a_32_32_board_the_draw_win_right_decided_keeps_its_holder() -> None:
+    hall = Hall()
+    hall.event(1, "g", {"t": 1, "event": "move", "player": "black", "square": "f5",
+                        "flips": ["e5"]}, 10.0)
+    hall.event(1, "g", {"t": 2, "event": "game_over", "black": 32, "white": 32,
+                        "winner": "white", "decided_by": "draw_win_right"}, 11.0)
+    rec = game_record(hall.store.events(1, "g"), GameInfo("Ann", "Bob", 2), EVENT, 1)
+    assert rec.draw_win_right is Color.WHITE
+    assert "DW[W]" in event_ggf([rec])
 
 
 def test_a_pass_that_stood_reads_back_and_wthor_names_the_game(tmp_path: Path) -> None:

@@ -8,6 +8,11 @@ result with their clock buttons, the hub hands each signed result to the directo
 and the director pairs round 2 from round 1's results, which the tables then play.
 Afterwards the event file holds both rounds' results as the tables' journals have
 them, and every table's events in the hub equal its journal.
+
+No division plays draws: every game's 伏せ石 is recorded through the dashboard, and
+with this seed table 4 replays a real game that ends 32–32 in round 1 (WTHOR 2001,
+game 30): its holder of the draw-win right wins it, at the table and at the director,
+and the event goes on to round 2.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ def _finished_games(folder, table):
 @pytest.mark.slow
 def test_two_rounds_paired_by_the_director_signed_at_the_tables(tmp_path, data_dir):
     said: list[str] = []
-    options = SimulateOptions(speed=40.0, errors=0.0, folder=str(tmp_path), seed=3)
+    options = SimulateOptions(speed=40.0, errors=0.0, folder=str(tmp_path), seed=27)
     summary = simulate_event(options, EventPlan(players=8, rounds=2), said.append)
 
     assert summary.rounds == 2, (said, summary.text())
@@ -66,14 +71,17 @@ def test_two_rounds_paired_by_the_director_signed_at_the_tables(tmp_path, data_d
     # only then: the event file's own log of what the director did
     with contextlib.closing(sqlite3.connect(tmp_path / "event.sqlite")) as db:
         kinds = [k for (k,) in db.execute("SELECT kind FROM actions ORDER BY seq")]
-    assert kinds[:10] == ["lottery", "pair", *["result"] * 4, "pair", *["result"] * 2,
-                          "pair"]  # and round 3, once round 2 was complete
+    # the 伏せ石 of round 1 before its pairings went out, round 2's once it was paired
+    assert kinds[:6] == ["lottery", "pair", *["toss"] * 4]
+    assert [k for k in kinds if k != "toss"][:9] == [
+        "lottery", "pair", *["result"] * 4, "pair", *["result"] * 2]
+    assert kinds.count("toss") >= 6 and summary.tosses == kinds.count("toss")
     # ...from them: the pure core given round 1's results pairs the same round 2
     early = tmp_path / "round1.sqlite"  # the event file as it stood after round 1
     shutil.copy(tmp_path / "event.sqlite", early)
     with contextlib.closing(sqlite3.connect(early)) as db, db:
-        db.execute("DELETE FROM actions WHERE seq > (SELECT seq FROM actions "
-                   "ORDER BY seq LIMIT 1 OFFSET 5)")
+        db.execute("DELETE FROM actions WHERE seq >= (SELECT seq FROM actions "
+                   "WHERE kind='pair' ORDER BY seq LIMIT 1 OFFSET 1)")
     _, replay = store.load(early)
     again = replay.pair_next_round()
     assert [(g.table, g.first, g.second) for g in again.games] == \
@@ -94,3 +102,15 @@ def test_two_rounds_paired_by_the_director_signed_at_the_tables(tmp_path, data_d
             assert played[(g.black, g.white)] == tuple(g.discs), (rnd.number, g.table)
     assert len(played) == 6
     assert sum(1 for rnd in (first, second) for g in rnd.games if g.table) == 6
+
+    # the 32-32 board: signed at the table for the holder, who won it at the director
+    drawn = first.table(4)
+    assert tuple(drawn.discs) == (32, 32) and drawn.outcome == "draw"
+    assert drawn.winner == drawn.draw_win is not None
+    assert summary.drawn == [f"round 1 table 4: {drawn.winner} (draw-win right)"]
+    with contextlib.closing(sqlite3.connect(tmp_path / "table-4" / "journal.sqlite")) as db:
+        over = [json.loads(d) for (d,) in db.execute(
+            "SELECT data FROM entries WHERE kind='event' AND "
+            "json_extract(data, '$.event')='game_over'")]
+    holder = "black" if drawn.draw_win == drawn.black else "white"
+    assert [(e["black"], e["white"], e["winner"]) for e in over][0] == (32, 32, holder)

@@ -8,7 +8,7 @@ from hub_web_support import TOKEN, FakeBus, Hall
 from starlette.testclient import TestClient
 
 from controller.hall_protocol.protocol import GameResult
-from controller.hub.results import TournamentDirector
+from controller.hub.director import TournamentDirector
 from controller.hub.web import HubWebSettings, build_app
 from controller.tournament import Player, Tournament
 from controller.tournament_store.roster import EventConfig

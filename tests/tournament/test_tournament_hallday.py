@@ -18,9 +18,10 @@ from controller.hall_protocol.protocol import (
     decode_state,
     encode_state,
 )
-from controller.hub.results import ResultDesk, TournamentDirector
+from controller.hub.director import TournamentDirector
+from controller.hub.results import ResultDesk
 from controller.scorecard import LateArrival, SignOff
-from controller.tournament import Player, TournamentError
+from controller.tournament import Player
 from controller.tournament_store import store
 from controller.tournament_store.hallday import hall_day
 from controller.tournament_store.roster import EventConfig
@@ -194,17 +195,17 @@ def test_the_running_hub_takes_signed_results_and_late_states_from_the_tables(tm
     assert again.rounds[0].table(second.table).discs == (41, 23)
 
 
-def test_a_signed_result_the_director_refuses_goes_to_the_arbiter(tmp_path):
+def test_a_signed_32_32_without_a_toss_waits_for_the_arbiter(tmp_path):
     path = tmp_path / "e.sqlite"
     t = store.create(path, EventConfig("Desk", "open"), [Player(f"p{k}") for k in range(8)])
     store.commit(path, t, "lottery", {"seeds": ["1", "2", "3"]})
     director = TournamentDirector(t, path)
     director.pair_next_round()
     desk = ResultDesk(director, lambda table, cmd: None)
-    # a 32-32 board reported as a draw, with no 伏せ石 recorded: the director refuses it
+    # a 32-32 board reported as a draw, with no 伏せ石 recorded: the desk holds it for
+    # the arbiter's toss (tests/hub/test_hub_toss.py) instead of passing it on
     drawn = SignOff(32, 32, "draw").answer("black", True).answer("white", True)
     status = _status(1, drawn, result=GameResult(32, 32, "draw"))
     assert not desk.awaiting(status)
-    with pytest.raises(TournamentError, match="draw-win holder"):
-        desk.take_from_table(status)
+    assert desk.take_from_table(status) is None
     assert desk.awaiting(status) and director.result(1, 1) is None

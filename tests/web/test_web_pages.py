@@ -115,6 +115,35 @@ def test_game_over_shows_the_result_history_and_graph(screen: DevTools) -> None:
         live.close()
 
 
+def test_a_32_32_board_names_the_holder_of_the_draw_win_right(screen: DevTools) -> None:
+    """No draws in the event: the 伏せ石 gave white the right, so white wins 32–32."""
+    from controller.records import load_games
+    from controller.service.demo import find_data_dir
+    from controller.squares import Color
+
+    record = load_games(find_data_dir() / "games" / "wthor" / "WTH_2001.wtb")[48]
+    assert record.result == (32, 32)
+    live = LiveServer(SimulatedGame(Mode.TOURNAMENT, draw_win_right=Color.WHITE))
+    try:
+        game = live.game
+        live.on_loop(game.start_clock)
+        for move in record.moves:
+            if live.on_loop(lambda: not game.arbiter.position.legal_moves()):
+                live.on_loop(game.pass_turn)
+            live.on_loop(lambda sq=move.square: game.play(sq))
+        assert live.on_loop(lambda: game.arbiter.game_over)
+        for view in ("arbiter", "player"):
+            open_page(screen, live, view)
+            screen.wait_for("!document.getElementById('result').hidden", 5)
+            text = screen.text()
+            assert "wins 32–32" in text and "(white) wins" in text
+            assert "holds the draw-win right (引き分け勝ち)" in text
+            assert not screen.scrolls_sideways()
+        assert screen.errors == []
+    finally:
+        live.close()
+
+
 def test_home_player_view_explains_its_markings(screen: DevTools) -> None:
     live = LiveServer(SimulatedGame(Mode.HOME))
     try:

@@ -1,4 +1,5 @@
-"""What the arbiter does: the dashboard, one table in full, its controls, results, exports.
+"""What the arbiter does: the dashboard, one table in full, its controls, the 伏せ石,
+results, exports.
 
 Every route here is wrapped in :meth:`ArbiterAccess.guarded`: these show what the
 broadcast delay hides and reach the tables, so none may be added without the check.
@@ -62,10 +63,12 @@ def arbiter_routes(hub: HubContext, access: ArbiterAccess) -> list[Route]:
     async def table_action(request: Request) -> Response:
         n = table_number(request)
         action = request.path_params["action"]
-        if action not in (*TABLE_ACTIONS, "confirm"):
+        if action not in (*TABLE_ACTIONS, "confirm", "toss"):
             return error(404, f"no such arbiter action: {action}")
         body = await read_json(request)
         status = await run_in_threadpool(hub.store.table, n)
+        if action == "toss":  # a table not heard from yet may have its toss recorded
+            return await record_toss(n, status, body)
         if status is None:
             return error(404, f"no table {n} has reported to this hub")
         if action == "confirm":
@@ -101,6 +104,33 @@ def arbiter_routes(hub: HubContext, access: ArbiterAccess) -> list[Route]:
                        "white": r.white, "winner": r.winner},
             "next_pairings": [p.announcement() for p in outcome.next_pairings],
             "problem": outcome.problem,
+        })
+
+    async def record_toss(n: int, status: Any, body: dict[str, Any]) -> Response:
+        if desk is None:
+            return error(503, "no tournament director is attached to this hub")
+        black, holder = body.get("black"), body.get("draw_win")
+        if not isinstance(black, str) or not isinstance(holder, str):
+            return error(400, "toss: give black and draw_win, each a player's name")
+        try:
+            done = await run_in_threadpool(desk.toss, status, n, black, holder)
+        except KaeshiError as exc:
+            return error(400, str(exc))
+        except (OSError, RuntimeError, ValueError) as exc:  # recorded, not sent
+            return error(503, f"table {n}: the toss is recorded but could not be sent: {exc}")
+        hub.changes.notify()
+        p, settled = done.pairing, done.settled
+        log.info("arbiter: round %d table %d 伏せ石: black %s, draw-win right %s",
+                 p.round, n, p.black, p.draw_win_right)
+        return JSONResponse({
+            "ok": True, "table": n, "sent": done.sent,
+            "pairing": {"round": p.round, "black": p.black, "white": p.white,
+                        "draw_win_right": p.draw_win_right},
+            "settled": None if settled is None else {
+                "black": settled.result.black, "white": settled.result.white,
+                "winner": settled.result.winner,
+                "next_pairings": [q.announcement() for q in settled.next_pairings],
+                "problem": settled.problem},
         })
 
     @guarded

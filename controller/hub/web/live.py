@@ -24,7 +24,7 @@ from controller.hub.broadcast import (
 )
 from controller.hub.export import event_records
 from controller.hub.results import Director, ResultDesk
-from controller.hub.web.dashboard import dashboard
+from controller.hub.web.dashboard import REASONS, RESULT, dashboard
 from controller.records.model import GameRecord
 
 
@@ -216,7 +216,9 @@ class Views:
     def arbiter(self) -> dict[str, Any]:
         """The dashboard: every table, most urgent first; pairings and standings."""
         now = self.clock()
-        cards = dashboard(self._statuses(), now, self.awaiting, self.warning)
+        statuses = self._statuses()
+        cards = dashboard(statuses, now, self.awaiting, self.warning)
+        self._toss_notes(statuses, cards)
         if self.trouble is not None:
             for card in cards:
                 trouble = self.trouble(card["table"])
@@ -234,6 +236,7 @@ class Views:
         self.book.note([status])
         now = self.clock()
         card = dashboard([status], now, self.awaiting, self.warning)[0]
+        self._toss_notes([status], [card])
         game = status.state.game if status.state is not None else None
         events = [] if game is None else [
             {"seq": e.seq, "received": e.received, **e.event}
@@ -242,7 +245,33 @@ class Views:
         if self.trouble is not None and (trouble := self.trouble(table)) is not None:
             card["trouble"] = trouble
         unannounced = [g for t, g in self.store.games(announced=False) if t == table]
-        return {"now": now, "card": card, "events": events, "unannounced": unannounced}
+        return {"now": now, "card": card, "events": events, "unannounced": unannounced,
+                "pairing": self._pairing(table)}
+
+    def _toss_notes(self, statuses: list[TableStatus], cards: list[dict[str, Any]]) -> None:
+        """A drawn board that waits for the 伏せ石 says so, and what to do, on its card."""
+        if self.desk is None:
+            return
+        waiting = {st.table for st in statuses if self.desk.needs_toss(st)}
+        for c in cards:
+            if c["table"] in waiting and c["attention"]["reason"] == REASONS[RESULT]:
+                r = c["result"]
+                c["needs_toss"] = True
+                c["attention"]["detail"] = (
+                    f"{r['black']}-{r['white']} and no 伏せ石 recorded: record who holds "
+                    "the draw-win right, and the result goes to the director")
+
+    def _pairing(self, table: int) -> dict[str, Any] | None:
+        """The game paired on ``table`` now, and its 伏せ石 as the director has it."""
+        if self.desk is None or self.director is None:
+            return None
+        p = next((p for p in self.desk.current_pairings() if p.table == table), None)
+        if p is None:
+            return None
+        return {"round": p.round, "black": p.black, "white": p.white,
+                "draw_win_right": p.draw_win_right, "draws": p.draws_allowed,
+                "needs_toss": p.needs_toss,
+                "result": self.director.result(p.round, table) is not None}
 
     def _delayed(self) -> tuple[float, list[Any]]:
         now = self.clock()

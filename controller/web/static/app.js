@@ -226,6 +226,8 @@ function drawResult(s) {
   const parts = [];
   if (why) parts.push(why[0].toUpperCase() + why.slice(1) + ".");
   parts.push("Black " + r.black + ", White " + r.white + " (empty squares go to the winner).");
+  // no draws in this event: the 伏せ石 gave the 32–32 board to the holder of the right
+  if (r.decided_by === "draw_win_right") parts.push(`${name(r.winner)} holds the draw-win right (引き分け勝ち).`);
   if ("history" in s) parts.push(open ? `${open} irregularit${open > 1 ? "ies" : "y"} in this game, listed below.` : "No irregularities in this game.");
   $("result-detail").textContent = parts.join(" ");
 }

@@ -40,6 +40,7 @@
       f.text ? el("p", {}, `${f.text}.`) : null,
       el("p", { class: "instruction" }, f.instruction || "")))
       : [el("p", { class: "attention" }, a.reason ? `${a.reason}: ${a.detail}` : "")]));
+    toss(d.pairing);
     const resultBox = document.getElementById("result-box");
     resultBox.hidden = !t.result;
     if (t.result && document.activeElement.closest("#result-box") === null) {
@@ -48,6 +49,26 @@
     }
     const list = document.getElementById("events");
     list.replaceChildren(...d.events.map((e) => el("li", { class: `ev ev-${e.event}`, value: e.seq }, describe(e))));
+  }
+
+  // The 伏せ石 of the game paired here: who plays black, who wins a 32–32 board.
+  function toss(p) {
+    const box = document.getElementById("toss-box");
+    box.hidden = !p || p.draws || p.result;
+    if (box.hidden) return;
+    const holder = p.draw_win_right === "black" ? p.black : p.draw_win_right === "white" ? p.white : null;
+    document.getElementById("toss-state").textContent = holder
+      ? `Recorded: ${p.black} plays black; ${holder} wins a 32–32 board.`
+      : "Not recorded yet: a 32–32 board has no winner until it is.";
+    for (const [id, chosen] of [["toss-black", p.black], ["toss-holder", holder || p.black]]) {
+      const select = document.getElementById(id);
+      if (document.activeElement === select) continue;
+      const names = [p.black, p.white];
+      if ([...select.options].map((o) => o.value).join("\n") !== names.join("\n")) {
+        select.replaceChildren(...names.map((n) => el("option", { value: n }, n)));
+        select.value = chosen;
+      }
+    }
   }
 
   function who(p) { return p ? p[0].toUpperCase() + p.slice(1) : ""; }
@@ -84,6 +105,10 @@
       return { game, black: Number(document.getElementById("result-black").value),
                white: Number(document.getElementById("result-white").value) };
     }
+    if (action === "toss") {
+      return { black: document.getElementById("toss-black").value,
+               draw_win: document.getElementById("toss-holder").value };
+    }
     return {};
   }
 
@@ -96,11 +121,22 @@
         const r = await Hub.post(`/api/table/${table}/${action}`, args(action));
         msg.textContent = action === "confirm"
           ? `Confirmed. ${(r.next_pairings || []).join(" · ")} ${r.problem || ""}`
-          : SENT[action] || "Sent.";
+          : action === "toss" ? tossSaid(r) : SENT[action] || "Sent.";
         msg.dataset.sent = action;
         if (action === "correct_board") stopEditing();
       } catch (e) { msg.textContent = e.message; }
     });
+  }
+
+  function tossSaid(r) {
+    const p = r.pairing;
+    const holder = p.draw_win_right === "black" ? p.black : p.white;
+    const said = `Toss recorded: ${p.black} plays black, ${holder} wins a 32–32 board.`;
+    if (r.settled) {
+      return `${said} The ${r.settled.black}–${r.settled.white} result went to the director. ` +
+        `${(r.settled.next_pairings || []).join(" · ")} ${r.settled.problem || ""}`.trim();
+    }
+    return r.sent ? `${said} The table was told.` : said;
   }
 
   function stopEditing() {
