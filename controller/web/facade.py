@@ -139,7 +139,8 @@ class ServiceFacade(Protocol):
         """Set the position to ``board`` (64 chars ``-XO``) with the side to move unchanged."""
         ...
 
-    def record_toss(self, black: str, white: str, draw_win_right: str) -> None:
+    def record_toss(self, black: str, white: str,
+                    draw_win_right: str) -> Awaitable[None] | None:
         """The hall's 伏せ石 (rule 1): colours before the first move, and who holds the
         draw-win right (``black``/``white``)."""
         ...
