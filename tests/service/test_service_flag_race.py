@@ -220,6 +220,19 @@ def _gpio_service(tmp: Path, main: int, increment: int,
     return service, source, clock
 
 
+async def _black_to_play(service: Service, source: LiveSource, clock: EdgeClock,
+                         white: Any) -> asyncio.Task:
+    """Run the service, set up the start and press white's button: black's time runs."""
+    task = asyncio.create_task(service.run())
+    await _until(lambda: service.outputs.clockhw is not None)
+    source.queue.put_nowait(Reading(board=START))
+    await _until(lambda: service.core.started)
+    now = time.monotonic()
+    await asyncio.to_thread(_press_from_thread, clock, white, now, now)
+    await _until(lambda: service.core.clock.running is B)
+    return task
+
+
 def _mono_of(service: Service, t: float) -> float:
     """The monotonic instant of game time ``t``."""
     return service._m0 + (t - service._base) / service._scale
@@ -324,13 +337,7 @@ def test_while_a_fall_waits_to_be_confirmed_the_clock_shows_zero_and_no_flag(tmp
     seen: list[dict] = []
 
     async def scenario() -> None:
-        task = asyncio.create_task(service.run())
-        await _until(lambda: service.outputs.clockhw is not None)
-        source.queue.put_nowait(Reading(board=START))
-        await _until(lambda: service.core.started)
-        now = time.monotonic()
-        await asyncio.to_thread(_press_from_thread, clock, white, now, now)
-        await _until(lambda: service.core.clock.running is B)
+        task = await _black_to_play(service, source, clock, white)
         fall = service.core.clock.fall_time()
         service._base += fall - 0.02 - service.now()  # skip to 20 ms before the fall
         service.flags.schedule()
@@ -366,13 +373,7 @@ def test_an_arbiter_action_during_the_wait_lets_a_press_in_time_count_first(tmp_
     pins = {B: mock_pins.pin(cfg["gpio.black_button"]), W: mock_pins.pin(cfg["gpio.white_button"])}
 
     async def scenario() -> None:
-        task = asyncio.create_task(service.run())
-        await _until(lambda: service.outputs.clockhw is not None)
-        source.queue.put_nowait(Reading(board=START))
-        await _until(lambda: service.core.started)
-        now = time.monotonic()
-        await asyncio.to_thread(_press_from_thread, clock, pins[W], now, now)
-        await _until(lambda: service.core.clock.running is B)
+        task = await _black_to_play(service, source, clock, pins[W])
         fall = _mono_of(service, _skip_to_fall(service, 0.01))
         while time.monotonic() < fall + 0.02:
             await asyncio.sleep(0.001)
@@ -400,13 +401,7 @@ def test_an_arbiter_action_during_the_wait_comes_after_the_flag_it_could_not_sto
     falls: list[float] = []
 
     async def scenario() -> None:
-        task = asyncio.create_task(service.run())
-        await _until(lambda: service.outputs.clockhw is not None)
-        source.queue.put_nowait(Reading(board=START))
-        await _until(lambda: service.core.started)
-        now = time.monotonic()
-        await asyncio.to_thread(_press_from_thread, clock, white, now, now)
-        await _until(lambda: service.core.clock.running is B)
+        task = await _black_to_play(service, source, clock, white)
         falls.append(_skip_to_fall(service, 0.01))
         fall = _mono_of(service, falls[0])
         while time.monotonic() < fall + 0.02:
