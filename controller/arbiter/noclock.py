@@ -116,7 +116,13 @@ class NoClock:
         return j.correct.black, j.correct.white
 
     def _before_disc(self, bit: int) -> tuple[tuple[int, int, int], int]:
-        """The confirmed board just before the disc on ``bit`` went down, and its frame."""
+        """The confirmed board just before the disc on ``bit`` went down, and its frame.
+
+        The square is a new disc, so it is empty in the official position: frames
+        since then that never read it definitely (a hand resting over it all along)
+        count as reading it empty, so the board before the disc is known without
+        waiting to see the square empty.
+        """
         hist = self._history
         i = len(hist) - 1
         colour = 2 if self.stable.black & bit else 3
@@ -125,8 +131,11 @@ class NoClock:
         if getattr(self.config, "settled", False):
             # Every reading counted as it came: the last frame that read the square
             # empty shows the board just before the hand put the disc down there.
+            last = i
             while i >= 0 and not hist[i][1] & bit:
                 i -= 1
+            if i < 0:  # never read: empty up to the last frame before the disc
+                i = last
             return (hist[i][2:5], i) if i >= 0 else (self._base, 0)  # type: ignore[return-value]
         return self._held_before(i, bit)
 
@@ -138,10 +147,13 @@ class NoClock:
         that held: the next definite reading agrees (a single misread cannot fake a
         pair), or it stood until the next frame; that frame confirmed the board. (The
         later reading of a pair may be a misread of the disc under a lifting hand, and
-        the frame after it part of the next move.)
+        the frame after it part of the next move.) With no such reading, the frames
+        before the square's first definite reading count as reading it empty (see
+        :meth:`_before_disc`): the board is the one that first reading came with.
         """
         hist = self._history
         later_empty = False
+        first_read = i  # the earliest frame that read the square definitely
         while i >= 0:
             occ, known = hist[i][0], hist[i][1]
             if known & bit:
@@ -149,5 +161,8 @@ class NoClock:
                 if empty and (later_empty or stood(hist[i][5], hist[i + 1][5])):
                     return hist[i + 1][2:5], i + 1  # type: ignore[return-value]
                 later_empty = empty
+                first_read = i
             i -= 1
+        if first_read >= 0:
+            return hist[first_read][2:5], first_read  # type: ignore[return-value]
         return self._base, 0

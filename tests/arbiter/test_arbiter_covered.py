@@ -1,0 +1,112 @@
+"""Without a clock, a square covered by a resting hand since the last official position.
+
+The waiting player's hand may lie over a square from the start of the game, so the
+camera reads it ``?`` in every frame until a disc is put there. That square is
+empty in the official position, so the board just before the disc went down is
+known without ever seeing it empty: the move before it is judged the moment the
+disc appears, exactly as when the square is in view.
+"""
+
+from __future__ import annotations
+
+import pytest
+from arbiter_logs import Log, brief
+
+from controller.arbiter import Arbiter, ArbiterConfig, arbitrate
+from controller.position import Position
+from controller.squares import parse_square, squares_of
+
+MOVES = ("f5", "f6", "e6", "f4", "e3")  # black, white, black, white (f4), black
+COVERED = "f4"
+
+
+class Covered(Log):
+    """A log whose ``covered`` squares read ``?`` until a disc is put there (a resting
+    hand that lifts as the disc goes down)."""
+
+    def __init__(self, covered: tuple[str, ...] = ()) -> None:
+        self.covered = covered
+        super().__init__()
+
+    def show(self, frames: int = 2, hidden: tuple[str, ...] = ()) -> Log:
+        return super().show(frames, hidden + self.covered)
+
+    def play(self, position: Position, square: str) -> Position:
+        """``square`` played on ``position``: the disc goes down (uncovering its square),
+        then the flips are turned one by one."""
+        symbol = position.to_move.symbol
+        self.covered = tuple(s for s in self.covered if s != square)
+        self.set(**{square: symbol})
+        for f in squares_of(position.flips(square)):
+            self.set(**{f: symbol})
+        return position.play(square)
+
+
+def game(cover_from: int, covered: tuple[str, ...] = (COVERED,)) -> Covered:
+    """:data:`MOVES`, with ``covered`` hidden from the first frame (``cover_from`` 0)
+    or from a still board before move ``cover_from``."""
+    log = Covered(covered if cover_from == 0 else ())
+    position = Position.start()
+    for k, square in enumerate(MOVES):
+        if k == cover_from:
+            log.covered = covered
+            log.show(3)
+        position = log.play(position, square)
+        log.show(3)
+    return log
+
+
+def timed(events: list) -> list[tuple]:
+    return [(e.t, *b) for e, b in zip(events, brief(events), strict=True)]
+
+
+IN_VIEW = [
+    ("move", "black", "f5", ("e5",)),
+    ("move", "white", "f6", ("e5",)),
+    ("move", "black", "e6", ("e5",)),
+    ("move", "white", "f4", ("e4", "f5")),
+    ("move", "black", "e3", ("e4",)),
+]
+
+
+@pytest.mark.parametrize("settled", [False, True], ids=["camera", "settled"])
+@pytest.mark.parametrize("cover_from", [0, 1], ids=["from-the-start", "before-the-last-judgement"])
+def test_a_covered_square_empty_in_the_official_position_counts_as_empty(cover_from, settled):
+    config = ArbiterConfig(settled=settled)
+    seen = timed(arbitrate(game(cover_from, covered=()).obs, config))
+    assert [e[1:] for e in seen] == IN_VIEW
+    log = game(cover_from)
+    f4 = parse_square(COVERED)
+    boards = [o.board for o in log.obs if o.board is not None]
+    first = next(k for k, b in enumerate(boards) if b[f4] == "O")
+    readings = [b[f4] for b in boards[:first]]
+    # hidden from the first frame, or from before white's f6 (whose appearance judges
+    # black's f5: f4 is not seen again after that official position)
+    since = 0 if cover_from == 0 else readings.index("?")
+    assert since < 2 + 3 * 4 and set(readings[since:]) == {"?"}
+    # the same moves, each judged at the same moment as with f4 in view
+    assert timed(arbitrate(log.obs, config)) == seen
+
+
+def test_the_move_before_is_judged_as_the_disc_on_the_covered_square_appears():
+    log = game(0)
+    arbiter = Arbiter()
+    f4, e3 = parse_square(COVERED), parse_square("e3")
+    judged: list[tuple[float, str]] = []
+    for obs in log.obs:
+        if obs.board is not None and obs.board[e3] != "-":
+            break  # black's next move begins
+        judged += [(obs.t, e.fields.get("square", "")) for e in arbiter.feed(obs)]
+    # black's e6 is judged as white's f4 goes down, not only once black moves again:
+    # on the frame that confirms the disc (its second reading)
+    assert [sq for _, sq in judged] == ["f5", "f6", "e6"]
+    readings = [o.t for o in log.obs if o.board is not None and o.board[f4] == "O"]
+    assert judged[-1][0] == readings[1]
+
+
+def test_a_square_covered_all_game_and_never_played_changes_nothing():
+    """The rule is only about the board before a new disc: a square hidden for the
+    whole game and never played stays as the official position has it."""
+    hidden = game(0, covered=("a8", "b8"))
+    assert {o.board[56:58] for o in hidden.obs if o.board is not None} == {"??"}
+    assert timed(arbitrate(hidden.obs)) == timed(arbitrate(game(0, covered=()).obs))
