@@ -110,3 +110,46 @@ def test_a_square_covered_all_game_and_never_played_changes_nothing():
     hidden = game(0, covered=("a8", "b8"))
     assert {o.board[56:58] for o in hidden.obs if o.board is not None} == {"??"}
     assert timed(arbitrate(hidden.obs)) == timed(arbitrate(game(0, covered=()).obs))
+
+
+@pytest.mark.slow
+def test_through_the_camera_a_resting_hand_does_not_hold_back_the_move_before(data_dir):
+    """Development game 0006 without a clock, filmed with a hand resting over d8 and
+    e8 from the start (hard scene, 10 frames/s, seed 1) and read by ``watch``: white
+    later plays d8, a square the camera never saw empty. Black's c2 before it must be
+    judged as d8 goes down, before black's next disc appears, as in the pure log."""
+    from dataclasses import replace
+
+    from controller.observation import read_observations
+    from controller.synth.gamevideo import watch_game_video
+    from controller.synth.replay import calibrate_synthetic, default_scene
+    from controller.synth.resting import resting_squares
+
+    with (data_dir / "arbiter-dev" / "0006.obs.jsonl").open(encoding="utf-8") as f:
+        log = list(read_observations(f))
+    assert not any(o.press for o in log)
+    pure = arbitrate(log)
+    moves = [e for e in pure if e.event == "move"]
+    c2 = next(k for k, e in enumerate(moves) if e.fields["square"] == "c2")
+    assert moves[c2 + 1].fields["square"] == "d8"
+    cut = [o for o in log if o.t < moves[c2 + 1].t]  # up to black's next disc
+    hard = replace(default_scene(), width=320, height=240, tilt_deg=28.0, rotation_deg=-5.0,
+                   view_from_deg=25.0, frame_style="wood", table="cloth", warmth=0.4,
+                   clutter=True)
+    scene = replace(hard, resting_hand=True)
+    d8 = parse_square("d8")
+    assert resting_squares(scene, 1)[d8]
+    camera = watch_game_video(cut, calibrate_synthetic(hard, seed=7), scene, 10.0, seed=1,
+                              moving_hands=True)
+    readings = [(o.t, o.board[d8]) for o in camera if o.board is not None]
+    appears = next(t for t, r in readings if r in "XOxo")
+    # d8 is hidden from before the move ahead of c2 was judged until its disc appears
+    assert {r for t, r in readings if moves[c2 - 1].t - 1.0 <= t < appears} == {"?"}
+
+    def content(events: list) -> list[dict]:
+        return [{k: v for k, v in e.to_dict().items() if k != "t"} for e in events]
+
+    arbiter = Arbiter()  # fed as it comes, without the end of input that judges what is left
+    judged = [e for o in camera for e in arbiter.feed(o)]
+    expected = [e for e in pure if e.t <= moves[c2].t]
+    assert content(judged[: len(expected)]) == content(expected)
