@@ -121,7 +121,7 @@ class NoClock:
         The square is a new disc, so it is empty in the official position: frames
         since then that never read it definitely (a hand resting over it all along)
         count as reading it empty, so the board before the disc is known without
-        waiting to see the square empty.
+        waiting to see the square empty (see :meth:`_unread_before`).
         """
         hist = self._history
         i = len(hist) - 1
@@ -134,9 +134,9 @@ class NoClock:
             last = i
             while i >= 0 and not hist[i][1] & bit:
                 i -= 1
-            if i < 0:  # never read: empty up to the last frame before the disc
-                i = last
-            return (hist[i][2:5], i) if i >= 0 else (self._base, 0)  # type: ignore[return-value]
+            if i < 0:
+                return self._unread_before(last, bit)
+            return hist[i][2:5], i  # type: ignore[return-value]
         return self._held_before(i, bit)
 
     def _held_before(self, i: int, bit: int) -> tuple[tuple[int, int, int], int]:
@@ -148,8 +148,8 @@ class NoClock:
         pair), or it stood until the next frame; that frame confirmed the board. (The
         later reading of a pair may be a misread of the disc under a lifting hand, and
         the frame after it part of the next move.) With no such reading, the frames
-        before the square's first definite reading count as reading it empty (see
-        :meth:`_before_disc`): the board is the one that first reading came with.
+        up to the square's first definite reading count as reading it empty
+        (:meth:`_unread_before`).
         """
         hist = self._history
         later_empty = False
@@ -163,6 +163,26 @@ class NoClock:
                 later_empty = empty
                 first_read = i
             i -= 1
-        if first_read >= 0:
-            return hist[first_read][2:5], first_read  # type: ignore[return-value]
-        return self._base, 0
+        return self._unread_before(first_read, bit)
+
+    def _unread_before(self, i: int, bit: int) -> tuple[tuple[int, int, int], int]:
+        """The board before the disc on ``bit``, a square no frame before ``i`` read
+        since the official position (where it is empty), and the index of its frame.
+
+        The disc went down somewhere under the hand, so frame ``i`` may already hold
+        the first flips of the move it begins: the board is the latest frame up to
+        ``i`` that turns no disc of the official position to the new disc's colour.
+        The move before it, by the other colour, never does: its flips and faults
+        show its mover's colour, and its corrections turn discs back to how that
+        position has them. A disc of the mover's own colour (the opponent passing)
+        cannot be told from the mover's own flips that way, so it gets the board the
+        turn began with: the move is then judged on a later disc or at the end.
+        """
+        hist = self._history
+        new_black = bool(self.stable.black & bit)
+        if new_black is (self.position.to_move is Color.BLACK):
+            return self._base, 0
+        theirs = self.position.white if new_black else self.position.black
+        while i >= 0 and hist[i][2 if new_black else 3] & theirs:
+            i -= 1
+        return (hist[i][2:5], i) if i >= 0 else (self._base, 0)  # type: ignore[return-value]

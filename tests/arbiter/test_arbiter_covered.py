@@ -14,7 +14,7 @@ from arbiter_logs import Log, brief
 
 from controller.arbiter import Arbiter, ArbiterConfig, arbitrate
 from controller.position import Position
-from controller.squares import parse_square, squares_of
+from controller.squares import Color, parse_square, squares_of
 
 MOVES = ("f5", "f6", "e6", "f4", "e3")  # black, white, black, white (f4), black
 COVERED = "f4"
@@ -24,9 +24,9 @@ class Covered(Log):
     """A log whose ``covered`` squares read ``?`` until a disc is put there (a resting
     hand that lifts as the disc goes down)."""
 
-    def __init__(self, covered: tuple[str, ...] = ()) -> None:
+    def __init__(self, covered: tuple[str, ...] = (), start: Position | None = None) -> None:
         self.covered = covered
-        super().__init__()
+        super().__init__(start)
 
     def show(self, frames: int = 2, hidden: tuple[str, ...] = ()) -> Log:
         return super().show(frames, hidden + self.covered)
@@ -153,3 +153,49 @@ def test_through_the_camera_a_resting_hand_does_not_hold_back_the_move_before(da
     judged = [e for o in camera for e in arbiter.feed(o)]
     expected = [e for e in pure if e.t <= moves[c2].t]
     assert content(judged[: len(expected)]) == content(expected)
+
+
+def test_flips_turned_while_the_square_is_still_covered_belong_to_the_next_move():
+    """White's disc goes down on f4 under the hand and e4 and f5 are turned and read
+    before f4 is: black's e6 is judged on the board before them, not flagged with
+    white's flips as its own over-flips."""
+    log = Covered((COVERED,))
+    position = Position.start()
+    for square in MOVES[:3]:
+        position = log.play(position, square)
+        log.show(3)
+    log.cells[parse_square(COVERED)] = "O"  # under the hand
+    log.show(2)
+    log.set(e4="O").set(f5="O")
+    log.covered = ()
+    log.show(3)
+    position = log.play(position.play(COVERED), MOVES[4])
+    log.show(3)
+    arbiter = Arbiter()
+    judged = [(o.t, e) for o in log.obs for e in arbiter.feed(o)] + [
+        (log.t, e) for e in arbiter.finish(log.t)]
+    assert brief([e for _, e in judged]) == IN_VIEW
+    e3 = parse_square("e3")
+    e3_down = next(o.t for o in log.obs if o.board is not None and o.board[e3] == "X")
+    assert [t < e3_down for t, _ in judged] == [True, True, True, False, False]
+
+
+def test_a_covered_square_for_the_movers_own_next_disc_after_a_pass():
+    """Black a1 (turning b1) leaves white no move; black's next disc, on a square
+    covered all along, is then black's own colour: the moves and the pass are read
+    as with the square in view."""
+    solo = Position.from_board_string("-OX-----" + "-" * 48 + "------OX", Color.BLACK)
+    for covered in ((), ("f8",)):
+        log = Covered(covered, solo)
+        position = solo
+        for square in ("a1", "f8"):
+            position = log.play(position, square)
+            log.show(3)
+            if position.must_pass():
+                position = position.pass_turn()
+        assert brief(arbitrate(log.obs, ArbiterConfig(start=solo))) == [
+            ("move", "black", "a1", ("b1",)),
+            ("pass", "white"),
+            ("move", "black", "f8", ("g8",)),
+            ("game_over", 64, 0, "black"),
+        ]
