@@ -15,6 +15,14 @@ press or the end of the input). ``KAESHI_BENCH_CAMERA_GAMES`` sets how many game
 ``KAESHI_BENCH_CAMERA_SCENES`` the scenes (default all: ``clean``, ``hard``,
 ``hard, small board`` as ``small``, and ``hard, a hand resting`` at the board's edge
 as ``rest``, at the first rate only unless the rates are set).
+
+The resting hand is also filmed over games played without a clock
+(``KAESHI_BENCH_CAMERA_NOCLOCK`` games, default 4, at the first rate), laid in every
+game by seed 1 over d8 and e8 (the clock rows' seeds lay it on the frame only in
+three games of four): each move is judged when the next one begins, so besides the
+checker's score the row counts the judgements the camera path holds back, made only
+after the original log's next judgement, and how much later than on the original
+log each judgement comes.
 """
 
 from __future__ import annotations
@@ -29,8 +37,9 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from controller.arbiter import Arbiter, ArbiterConfig
+from controller.arbiter import Arbiter, ArbiterConfig, arbitrate
 from controller.arbiter.presswait import press_wait
+from controller.events import Event
 from controller.observation import Observation, read_observations
 from controller.simulator.prompt import prompt_presses
 from controller.synth.gamevideo import watch_game_video
@@ -41,6 +50,7 @@ SHARED = Path(os.environ.get("KAESHI_SHARED", ROOT.parent / "shared"))
 DEV = SHARED / "data" / "arbiter-dev"
 CHECK = SHARED / "tools" / "check_arbiter.py"
 TAIL = 1.0  # seconds the camera films on after the last press
+REST_SEED = 1  # lays the resting hand over d8 and e8 in the games without a clock
 
 
 def _kaeshi() -> str | None:
@@ -62,12 +72,13 @@ def _scenes() -> dict[str, tuple[str, object]]:
             "small": ("hard, small board", small), "rest": ("hard, a hand resting", rest)}
 
 
-def _clock_games(n: int) -> list[Path]:
+def _clock_games(n: int, clock: bool = True) -> list[Path]:
+    """The first ``n`` games with faults of the development set, with a clock or without."""
     games = []
     for path in sorted(DEV.glob("*.obs.jsonl")):
         meta = json.loads(path.with_name(path.name.replace(".obs.jsonl", ".meta.json"))
                           .read_text(encoding="utf-8"))
-        if meta["clock"] and meta["injections"]:
+        if meta["clock"] is clock and meta["injections"]:
             games.append(path)
     return games[:n]
 
@@ -95,6 +106,53 @@ def _score(folder: Path, kaeshi: str, args: str) -> str:
         capture_output=True, text=True, check=False)
     lines = proc.stdout.strip().splitlines()
     return lines[-1] if lines else f"checker failed: {proc.stderr.strip()[-200:]}"
+
+
+def _held_back(pure: list[Event], camera: list[Event]) -> tuple[int, list[float]]:
+    """Judgements of ``camera`` made after the next judgement of ``pure`` (a move held
+    back until another began), and how much later than in ``pure`` each one comes.
+    Only for event logs that agree but for the times."""
+    times = sorted({e.t for e in pure}) + [float("inf")]
+    after = {t: times[k + 1] for k, t in enumerate(times[:-1])}
+    held = sum(c.t > after[p.t] for p, c in zip(pure, camera, strict=True))
+    return held, [c.t - p.t for p, c in zip(pure, camera, strict=True)]
+
+
+def _without_clock(scene: object, setup: object, fps: float, kaeshi: str) -> None:
+    """The resting hand over games without a clock: the checker's score, and when
+    each move is judged compared with the original log."""
+    games = _clock_games(int(os.environ.get("KAESHI_BENCH_CAMERA_NOCLOCK", "4")), clock=False)
+    if not games:
+        return
+    held = exact = 0
+    late: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for path in games:
+            with path.open(encoding="utf-8") as f:
+                log = list(read_observations(f))
+            camera = watch_game_video(log, setup, scene, fps, seed=REST_SEED,  # type: ignore[arg-type]
+                                      tail=TAIL, moving_hands=True)
+            out = folder / path.name
+            out.write_text("".join(o.to_json() + "\n" for o in camera), encoding="utf-8")
+            expected = path.name.replace(".obs.jsonl", ".expected.jsonl")
+            shutil.copy(path.with_name(expected), folder / expected)
+            pure, seen = arbitrate(log), arbitrate(camera)
+            if [e.to_dict() | {"t": 0} for e in pure] == [e.to_dict() | {"t": 0} for e in seen]:
+                exact += 1
+                n, lag = _held_back(pure, seen)
+                held += n
+                late += lag
+        score = _score(folder, kaeshi, "")
+    late.sort()
+    names = ", ".join(p.name[:4] for p in games)
+    print(f"   hard, a hand resting, no clock ({names}), {fps:g} fps: {score}", flush=True)
+    if late:
+        print(f"      {exact} of {len(games)} event logs as the original's but for the times: "
+              f"{held} judgements held back past the original's next; later than the "
+              f"original by median {statistics.median(late):.2f} s, p99 "
+              f"{late[min(len(late) - 1, int(0.99 * len(late)))]:.2f} s, "
+              f"max {late[-1]:.2f} s ({len(late)} events)", flush=True)
 
 
 def main() -> None:
@@ -141,6 +199,8 @@ def main() -> None:
             print(f"      per-press delay added: median {median:.2f} s, p99 {p99:.2f} s "
                   f"({len(delays)} presses)", flush=True)
             print(f"      judged at each press instead: {at_once}", flush=True)
+        if key == "rest":
+            _without_clock(scene, setup, rates[0], kaeshi)
 
 
 if __name__ == "__main__":

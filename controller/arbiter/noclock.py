@@ -116,7 +116,13 @@ class NoClock:
         return j.correct.black, j.correct.white
 
     def _before_disc(self, bit: int) -> tuple[tuple[int, int, int], int]:
-        """The confirmed board just before the disc on ``bit`` went down, and its frame."""
+        """The confirmed board just before the disc on ``bit`` went down, and its frame.
+
+        The square is a new disc, so it is empty in the official position: frames
+        since then that never read it definitely (a hand resting over it all along)
+        count as reading it empty, so the board before the disc is known without
+        waiting to see the square empty (see :meth:`_unread_before`).
+        """
         hist = self._history
         i = len(hist) - 1
         colour = 2 if self.stable.black & bit else 3
@@ -125,9 +131,12 @@ class NoClock:
         if getattr(self.config, "settled", False):
             # Every reading counted as it came: the last frame that read the square
             # empty shows the board just before the hand put the disc down there.
+            last = i
             while i >= 0 and not hist[i][1] & bit:
                 i -= 1
-            return (hist[i][2:5], i) if i >= 0 else (self._base, 0)  # type: ignore[return-value]
+            if i < 0:
+                return self._unread_before(last, bit)
+            return hist[i][2:5], i  # type: ignore[return-value]
         return self._held_before(i, bit)
 
     def _held_before(self, i: int, bit: int) -> tuple[tuple[int, int, int], int]:
@@ -138,10 +147,13 @@ class NoClock:
         that held: the next definite reading agrees (a single misread cannot fake a
         pair), or it stood until the next frame; that frame confirmed the board. (The
         later reading of a pair may be a misread of the disc under a lifting hand, and
-        the frame after it part of the next move.)
+        the frame after it part of the next move.) With no such reading, the frames
+        up to the square's first definite reading count as reading it empty
+        (:meth:`_unread_before`).
         """
         hist = self._history
         later_empty = False
+        first_read = i  # the earliest frame that read the square definitely
         while i >= 0:
             occ, known = hist[i][0], hist[i][1]
             if known & bit:
@@ -149,5 +161,28 @@ class NoClock:
                 if empty and (later_empty or stood(hist[i][5], hist[i + 1][5])):
                     return hist[i + 1][2:5], i + 1  # type: ignore[return-value]
                 later_empty = empty
+                first_read = i
             i -= 1
-        return self._base, 0
+        return self._unread_before(first_read, bit)
+
+    def _unread_before(self, i: int, bit: int) -> tuple[tuple[int, int, int], int]:
+        """The board before the disc on ``bit``, a square no frame before ``i`` read
+        since the official position (where it is empty), and the index of its frame.
+
+        The disc went down somewhere under the hand, so frame ``i`` may already hold
+        the first flips of the move it begins: the board is the latest frame up to
+        ``i`` that turns no disc of the official position to the new disc's colour.
+        The move before it, by the other colour, never does: its flips and faults
+        show its mover's colour, and its corrections turn discs back to how that
+        position has them. A disc of the mover's own colour (the opponent passing)
+        cannot be told from the mover's own flips that way, so it gets the board the
+        turn began with: the move is then judged on a later disc or at the end.
+        """
+        hist = self._history
+        new_black = bool(self.stable.black & bit)
+        if new_black is (self.position.to_move is Color.BLACK):
+            return self._base, 0
+        theirs = self.position.white if new_black else self.position.black
+        while i >= 0 and hist[i][2 if new_black else 3] & theirs:
+            i -= 1
+        return (hist[i][2:5], i) if i >= 0 else (self._base, 0)  # type: ignore[return-value]
