@@ -52,12 +52,12 @@ class GameVideo(FrameSource):
 
     def frames(self) -> Iterator[Frame]:
         from controller.synth.picture import render_hand_frame, render_observations
-        from controller.synth.resting import resting_schedule, resting_squares
+        from controller.synth.resting import resting_reach, resting_schedule
 
         rendered = render_observations(self.observations, self.scene,  # type: ignore[arg-type]
                                        self.seed)
         boards = [o for o in self.observations if o.board is not None]
-        rests = (resting_schedule(boards, resting_squares(self.scene, self.seed))
+        rests = (resting_schedule(boards, *resting_reach(self.scene, self.seed))
                  if getattr(self.scene, "resting_hand", False) else [True] * len(boards))
         shown = 0  # index of the board observation on film
         first = next(rendered, None)

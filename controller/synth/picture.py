@@ -47,7 +47,7 @@ from controller.synth.hand import (
     paint_hand,
 )
 from controller.synth.light import apply_bands, apply_lighting, barrel_points, degrade
-from controller.synth.resting import resting_hand, resting_schedule, resting_squares
+from controller.synth.resting import resting_hand, resting_reach, resting_schedule
 from controller.synth.scene import HAND_MODES, Scene, _camera, random_scene
 from controller.vision.cv import cv2
 
@@ -199,7 +199,7 @@ def render_observations(observations: Iterable[Observation], scene: Scene,
     played where it lies (:func:`~controller.synth.resting.resting_schedule`).
     """
     observations = list(observations)
-    rests = resting_schedule(observations, resting_squares(scene, seed)) \
+    rests = resting_schedule(observations, *resting_reach(scene, seed)) \
         if scene.resting_hand else None
     known = ["-"] * 64
     video_scene = replace(scene, hand=False)

@@ -34,6 +34,9 @@ from controller.synth.hand import (
 #: lifted: before (the opponent reaches there) and after (the move is finished).
 LIFT_BEFORE = 2.0
 LIFT_AFTER = 2.0
+#: Fraction of a square a resting hand lies over beyond which the waiting player lifts
+#: it before a move there: fingertips over a sliver of a square are in the way too.
+TOUCH = 0.01
 
 
 def _stream(seed: int) -> np.random.Generator:
@@ -96,23 +99,44 @@ def resting_squares(scene: object, seed: int) -> np.ndarray:
     return resting_hand(_camera(scene), scene.width, scene.height, seed)[1]  # type: ignore[attr-defined]
 
 
-def resting_schedule(observations: Sequence[Observation], hidden: np.ndarray) -> list[bool]:
+def resting_reach(scene: object, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The 64 squares the resting hand of ``scene`` hides, and those its fingertips only
+    graze (past ``TOUCH``, short of hiding them): a player lifts it before a disc goes
+    down on either, and a grazed square stays in view in the truth."""
+    from controller.synth.scene import _camera
+
+    painter, hidden, _, _ = resting_hand(_camera(scene), scene.width, scene.height,  # type: ignore[attr-defined]
+                                         seed)
+    return hidden, (painter.coverage() > TOUCH) & ~hidden
+
+
+def resting_schedule(observations: Sequence[Observation], hidden: np.ndarray,
+                     grazed: np.ndarray | None = None) -> list[bool]:
     """For each board observation: whether the resting hand lies there.
 
     It lies still except from ``LIFT_BEFORE`` seconds before to ``LIFT_AFTER``
     seconds after any change on the squares it ``hidden`` (a disc put down or
-    turned there, or the mover's hand over them): people lift a resting hand to let
-    the opponent play where it lies. A hand over no square never needs to lift.
+    turned there, or the mover's hand over them), or a disc put down or turned on
+    a square it only ``grazed``: people lift a resting hand to let the opponent play
+    where it lies. A hand over no square never needs to lift.
     """
     boards = [o for o in observations if o.board is not None]
     idx = np.flatnonzero(hidden)
-    if not len(idx):
+    near = np.flatnonzero(grazed) if grazed is not None else np.array([], dtype=int)
+    if not len(idx) and not len(near):
         return [True] * len(boards)
     changes: list[float] = []
     last: str | None = None
+    known: dict[int, str] = {}
     for o in boards:
         seen = "".join(o.board[i] for i in idx)  # type: ignore[index]
-        if "?" in seen or (last is not None and seen != last):
+        moved = False
+        for i in near:
+            c = o.board[i]  # type: ignore[index]
+            if c != "?":
+                moved |= known.get(int(i), c) != c
+                known[int(i)] = c
+        if moved or "?" in seen or (last is not None and seen != last):
             changes.append(o.t)
         if "?" not in seen:
             last = seen

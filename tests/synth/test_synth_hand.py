@@ -149,3 +149,26 @@ def test_hard_scenes_sometimes_hold_a_resting_hand_and_easy_ones_never():
     hard = [random_scene(rng, hard=True).resting_hand for _ in range(80)]
     assert 8 <= sum(hard) <= 32
     assert not any(random_scene(rng).resting_hand for _ in range(40))
+
+
+def test_a_resting_hand_lifts_for_a_disc_where_its_fingertips_only_graze():
+    """Fingertips over a sliver of a square are in the way of a disc put there (the
+    reader may well call that square unknown): the hand is lifted around that move,
+    but not for the mover's hand passing over the sliver."""
+    from controller.observation import Observation
+    from controller.synth.replay import default_scene
+    from controller.synth.resting import LIFT_AFTER, LIFT_BEFORE, resting_reach, resting_schedule
+
+    scene = default_scene()
+    hidden, grazed = resting_reach(scene, 1)
+    assert not (hidden & grazed).any() and grazed.any()
+    sq = int(np.flatnonzero(grazed)[0])
+    start = START_BOARD
+    played = start[:sq] + "X" + start[sq + 1:]
+    passing = start[:sq] + "?" + start[sq + 1:]
+    log = [Observation(float(t), board=start if t < 20 else played) for t in range(0, 40)]
+    log[10] = Observation(10.0, board=passing)  # the mover's hand crosses the sliver
+    rests = resting_schedule(log, hidden, grazed)
+    lifted = [o.t for o, r in zip(log, rests, strict=True) if not r]
+    assert lifted == [float(t) for t in range(int(20 - LIFT_BEFORE), int(20 + LIFT_AFTER) + 1)]
+    assert resting_schedule(log, hidden) == [True] * len(log)  # without the sliver: never
