@@ -20,7 +20,7 @@ from pathlib import Path
 
 from controller.errors import KaeshiError
 from controller.hall_protocol.mqtt import BrokerSettings
-from controller.hall_protocol.protocol import check_event_slug
+from controller.hall_protocol.topics import check_event_slug
 
 MOSQUITTO = "/usr/sbin/mosquitto"
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "mosquitto"

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.hall_protocol.mqtt import BrokerSettings
-from controller.hall_protocol.protocol import ProtocolError, check_event_slug
+from controller.hall_protocol.protocol import ProtocolError
+from controller.hall_protocol.topics import check_event_slug
 from controller.tomlconfig import Option, Schema, TomlConfigError, check_secret, read_text
 
 

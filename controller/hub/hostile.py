@@ -15,7 +15,8 @@ import sys
 import time
 
 from controller.hall_protocol.mqtt import BrokerSettings, make_client
-from controller.hall_protocol.protocol import EventMessage, Topics, encode_event
+from controller.hall_protocol.protocol import EventMessage, encode_event
+from controller.hall_protocol.topics import Topics
 
 #: The game ids it invents start with this, so a test can look for them anywhere.
 BOGUS = "bogus-game-"

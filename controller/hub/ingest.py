@@ -38,13 +38,13 @@ from controller.hall_protocol.protocol import (
     GameKey,
     HubChange,
     ProtocolError,
-    Topics,
     decode_event,
     decode_online,
     decode_state,
     encode_ack,
     encode_command,
 )
+from controller.hall_protocol.topics import Topics
 from controller.hub.admission import Admission
 from controller.hub.store import Added, HubStore, StoreError
 

@@ -25,9 +25,8 @@ from controller.hall_protocol.protocol import (
     GameResult,
     ProtocolError,
     TableState,
-    check_event_slug,
-    check_table,
 )
+from controller.hall_protocol.topics import check_event_slug, check_table
 from controller.squares import Color
 from controller.table_link.publisher import LinkSettings, TablePublisher
 from controller.table_link.table import LinkedTable

@@ -35,13 +35,13 @@ from controller.hall_protocol.protocol import (
     DownlinkCommand,
     ProtocolError,
     TableState,
-    Topics,
     decode_ack,
     decode_command,
     decode_online,
     encode_event,
     encode_state,
 )
+from controller.hall_protocol.topics import Topics
 from controller.table_link.journal_events import PUBLISHED_KINDS, journal_messages
 
 log = logging.getLogger("kaeshi.hub")

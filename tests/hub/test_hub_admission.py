@@ -8,13 +8,8 @@ import logging
 from hub_web_support import START, Hall, moves_of
 
 from controller.hall_protocol.mqtt import BrokerSettings
-from controller.hall_protocol.protocol import (
-    EventMessage,
-    TableState,
-    Topics,
-    encode_event,
-    encode_state,
-)
+from controller.hall_protocol.protocol import EventMessage, TableState, encode_event, encode_state
+from controller.hall_protocol.topics import Topics
 from controller.hub.admission import Admission
 from controller.hub.ingest import Hub
 from controller.hub.logs import Throttled

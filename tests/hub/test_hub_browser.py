@@ -34,11 +34,11 @@ from controller.hall_protocol.protocol import (
     DownlinkCommand,
     EventMessage,
     TableState,
-    Topics,
     decode_command,
     encode_event,
     encode_state,
 )
+from controller.hall_protocol.topics import Topics
 from controller.hub.broker import PrivateBroker
 from controller.hub.ingest import Hub
 from controller.hub.results import Director

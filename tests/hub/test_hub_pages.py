@@ -16,7 +16,8 @@ from devtools import DevTools
 from hub_web_support import TOKEN
 from test_hub_browser import EVENT, LIVE, LiveHub, Table, open_hall, state
 
-from controller.hall_protocol.protocol import EventMessage, Topics, encode_event
+from controller.hall_protocol.protocol import EventMessage, encode_event
+from controller.hall_protocol.topics import Topics
 from controller.position import Position
 
 SIZES = {"desktop": (1280, 900), "phone": (390, 844)}

@@ -23,7 +23,6 @@ from controller.hall_protocol.protocol import (
     EventMessage,
     ProtocolError,
     TableState,
-    Topics,
     decode_ack,
     decode_command,
     decode_event,
@@ -34,6 +33,7 @@ from controller.hall_protocol.protocol import (
     encode_state,
     next_game,
 )
+from controller.hall_protocol.topics import Topics
 from controller.hub.broker import PrivateBroker
 from controller.hub.config import HubConfigError, parse_hub_config
 from controller.hub.ingest import Hub
