@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -80,10 +81,16 @@ def hall_pages(browser: DevTools) -> None:
         hall = open_hall(Path(tmp), delay=0.0)
         live, tables = next(hall)
         try:
-            play_opening(tables[3])
+            pos = play_opening(tables[3])  # and its state, as a table sends after each step
+            tables[3].publish(replace(state(3), board=pos.board_string(),
+                                      to_move=pos.to_move.value, moves=5, seq=6))
+            # table 5: white's 4th move, d3, also turned e4, and its arbiter flags it
+            official = play_opening(tables[5], ("f5", "d6", "c3", "d3")).board_string()
+            seen = official[:28] + "O" + official[29:]  # e4 (index 28) shown white
             flag = {"kind": "over_flip", "player": "white", "squares": ["e4"], "n": 4,
                     "at": time.time() - 42}
-            tables[5].publish(state(5, [flag]))
+            tables[5].publish(replace(state(5, [flag]), board=seen, to_move="black",
+                                      moves=4, seq=5))
             shoot(browser, f"{live.url}/arbiter?token={TOKEN}",
                   HUB_LIVE + " && document.querySelector('#urgent .card') !== null",
                   "hub-dashboard")

@@ -36,9 +36,10 @@ def screen(request: pytest.FixtureRequest, browser: DevTools) -> Iterator[DevToo
     yield browser
 
 
-def play_opening(table: Table) -> Position:
-    """Table 3's game: the opening's moves, each with the board it left, then the clock
-    as it stood after the last press (stopped, so the page's reading is exact)."""
+def play_opening(table: Table, moves: tuple[str, ...] = OPENING) -> Position:
+    """A table's game (table 3's: the opening): the moves, each with the board it left,
+    then the clock as it stood after the last press (stopped, so the page's reading is
+    exact)."""
     pos = Position.start()
     seq = 0
 
@@ -50,7 +51,7 @@ def play_opening(table: Table) -> Position:
         table.client.publish(Topics(EVENT).events(table.n), encode_event(message),
                              qos=1).wait_for_publish(5)
 
-    for square in OPENING:
+    for square in moves:
         mover = pos.to_move
         pos = pos.play(square)
         send({"event": "move", "player": mover.value, "square": square, "flips": []})
