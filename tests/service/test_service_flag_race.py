@@ -233,6 +233,13 @@ async def _black_to_play(service: Service, source: LiveSource, clock: EdgeClock,
     return task
 
 
+def _skip_to_fall(service: Service, ahead: float) -> float:
+    """Move game time to ``ahead`` seconds before the running side's fall; the fall."""
+    fall = service.core.clock.fall_time()
+    service._base += fall - ahead - service.now()
+    service.flags.schedule()
+    return fall
+
 def _mono_of(service: Service, t: float) -> float:
     """The monotonic instant of game time ``t``."""
     return service._m0 + (t - service._base) / service._scale
@@ -241,17 +248,18 @@ def _mono_of(service: Service, t: float) -> float:
 def test_gpio_a_hundred_presses_a_millisecond_before_zero_all_count(tmp_path, mock_pins,
                                                                    monkeypatch):
     """Each press is handed on after zero (0-60 ms late), stamped with its edge 1 ms
-    (of game time) before: every one counts, and the flag never falls.
+    before: every one counts, and the flag never falls.
 
-    The test's own thread hands each press on; on a loaded machine it can wake well
-    after the 60 ms it asked for, so the bound the service waits is widened here: what
-    is tested is that a press stamped before zero counts whenever it arrives within
-    the bound, not how punctually this machine schedules a thread."""
+    Each turn skips to 20 ms before the running side's fall, so a slow turn of the test
+    never eats into the next side's time. The test's own thread hands each press on; on
+    a loaded machine it can wake well after the 60 ms it asked for, so the bound the
+    service waits is widened here: what is tested is that a press stamped before zero
+    counts whenever it arrives within the bound, not how punctually this machine
+    schedules a thread."""
     import controller.service.app as app
 
     monkeypatch.setattr(app, "BUTTON_LATENCY", 2.0)
-    scale = 20.0
-    service, source, clock = _gpio_service(tmp_path, main=10, increment=3, scale=scale)
+    service, source, clock = _gpio_service(tmp_path, main=10, increment=3, scale=1.0)
     cfg = service.config
     pins = {B: mock_pins.pin(cfg["gpio.black_button"]), W: mock_pins.pin(cfg["gpio.white_button"])}
     rng = random.Random(46)
@@ -259,19 +267,13 @@ def test_gpio_a_hundred_presses_a_millisecond_before_zero_all_count(tmp_path, mo
 
     async def scenario() -> None:
         nonlocal counted
-        task = asyncio.create_task(service.run())
-        await _until(lambda: service.outputs.clockhw is not None)
-        source.queue.put_nowait(Reading(board=START))
-        await _until(lambda: service.core.started)
-        now = time.monotonic()
-        await asyncio.to_thread(_press_from_thread, clock, pins[W], now, now)
-        await _until(lambda: service.core.clock.running is B)
+        task = await _black_to_play(service, source, clock, pins[W])
         side = B
         for _ in range(100):
-            fall = _mono_of(service, service.core.clock.fall_time())
+            fall = _mono_of(service, _skip_to_fall(service, 0.02))
             late = rng.uniform(0.0, 0.06)
             await asyncio.to_thread(_press_from_thread, clock, pins[side],
-                                    fall - 0.001 / scale, fall + late)
+                                    fall - 0.001, fall + late)
             await _until(lambda s=side: service.core.clock.running is s.opponent
                          or service.core.game_over)
             if service.core.game_over:
@@ -338,9 +340,7 @@ def test_while_a_fall_waits_to_be_confirmed_the_clock_shows_zero_and_no_flag(tmp
 
     async def scenario() -> None:
         task = await _black_to_play(service, source, clock, white)
-        fall = service.core.clock.fall_time()
-        service._base += fall - 0.02 - service.now()  # skip to 20 ms before the fall
-        service.flags.schedule()
+        _skip_to_fall(service, 0.02)
         while not service.core.game_over:
             seen.append(service.facade.snapshot("arbiter")["clocks"])
             await asyncio.sleep(0.005)
@@ -354,13 +354,6 @@ def test_while_a_fall_waits_to_be_confirmed_the_clock_shows_zero_and_no_flag(tmp
     assert all(c["black"] == 0 and c["flag"] is None for c in waiting)
     assert seen[-1]["flag"] == "black"
 
-
-def _skip_to_fall(service: Service, ahead: float) -> float:
-    """Move game time to ``ahead`` seconds before the running side's fall; the fall."""
-    fall = service.core.clock.fall_time()
-    service._base += fall - ahead - service.now()
-    service.flags.schedule()
-    return fall
 
 
 def test_an_arbiter_action_during_the_wait_lets_a_press_in_time_count_first(tmp_path,
