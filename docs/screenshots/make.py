@@ -7,7 +7,8 @@ and docs/hub.md show them. Run from the repository:
 
     .venv/bin/python docs/screenshots/make.py
 
-Needs chromium and mosquitto, as the browser tests do.
+Needs chromium and mosquitto, as the browser tests do, and a Japanese font (Debian's
+fonts-ipafont-gothic) for the pages' 伏せ石 and 引き分け勝ち.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "hub"),
 
 from devtools import DevTools  # noqa: E402
 from test_hub_browser import LIVE as HUB_LIVE  # noqa: E402
-from test_hub_browser import open_hall, state  # noqa: E402
+from test_hub_browser import LiveHub, Table, open_hall, state  # noqa: E402
 from test_hub_pages import play_opening  # noqa: E402
+from test_hub_toss import event  # noqa: E402
+from test_hub_toss_browser import _state as paired_state  # noqa: E402
 from test_web_browser import LIVE, LiveServer  # noqa: E402
 from web_support import TOKEN, SimulatedGame  # noqa: E402
 
@@ -107,6 +110,29 @@ def hall_pages(browser: DevTools) -> None:
             hall.close()
 
 
+def toss_page(browser: DevTools) -> None:
+    """A held 32–32 board on the dashboard, and its table's page with the 伏せ石 box."""
+    with tempfile.TemporaryDirectory(prefix="kaeshi-shots-") as tmp:
+        director = event(Path(tmp) / "event.sqlite")
+        live = LiveHub(Path(tmp), director=director)
+        tables: dict[int, Table] = {}
+        try:
+            for p in director.pairings(1):
+                tables[p.table] = Table(live.broker, p.table)
+                tables[p.table].ready.wait(10)
+                tables[p.table].online()
+                shown = paired_state(p, drawn=p.table == 1)
+                if p.table == 1:  # its last board: 32 discs each
+                    shown = replace(shown, board="XXXXXXXX" * 2 + "XXXXOOOO" * 4 + "OOOOOOOO" * 2)
+                tables[p.table].publish(shown)
+            shoot(browser, f"{live.url}/arbiter/table/1?token={TOKEN}",
+                  HUB_LIVE + " && !document.getElementById('toss-box').hidden", "hub-toss")
+        finally:
+            for t in tables.values():
+                t.close()
+            live.close()
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="kaeshi-chromium-") as profile:
         browser = DevTools(Path(profile))
@@ -114,6 +140,7 @@ def main() -> int:
             browser.open("about:blank")
             table_pages(browser)
             hall_pages(browser)
+            toss_page(browser)
         finally:
             browser.close()
     return 0
