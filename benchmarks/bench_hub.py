@@ -44,7 +44,8 @@ from pathlib import Path
 
 from controller.hall_protocol.mqtt import make_client
 from controller.hub.hostile import BOGUS
-from controller.hub.simulate import Hall, default_groups
+from controller.hub.sim_operator import default_groups
+from controller.hub.simulate import Hall
 
 TABLES = 200
 #: Replay speed: the 200 table services all run on this one machine, so their own work

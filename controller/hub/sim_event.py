@@ -34,13 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import KaeshiError
+from controller.hub.sim_operator import page_url, running, show_until_interrupted
 from controller.hub.sim_summary import Comparison, SimulateOptions
-from controller.hub.simulate import (
-    Hall,
-    _announce_pages,
-    _show_until_interrupted,
-    default_groups,
-)
+from controller.hub.simulate import Hall
 from controller.tournament import Tournament
 from controller.tournament_store import store
 from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
@@ -184,37 +180,19 @@ def simulate_event(options: SimulateOptions, plan: EventPlan,
         wanted = min(total, plan.rounds) if plan.rounds > 0 else total
         hall = Hall(folder, tables, options.speed, errors=options.errors, seed=options.seed,
                     event=options.event, web=options.web, games=wanted, tournament=path)
-        hall.prepare()
-        started = time.monotonic()
-        hall.broker.start()
-        try:
-            hall.start_hub()
-            if options.web:
-                _announce_pages(hall, say)
-            hall.start_tables(default_groups(tables, options.processes))
+        with running(hall, options, tables, say) as started:
             summary = _run_day(hall, path, wanted, started, say)
             if options.folder:
                 summary.notes.append(f"files in {folder}")
             if options.web:
-                _show_until_interrupted(summary.text(), say)
-        finally:
-            hall.stop()
+                show_until_interrupted(summary.text(), say)
         return summary
     raise KaeshiError("unreachable")  # pragma: no cover - ExitStack does not swallow
 
 
-def _wait_url(hall: Hall, timeout: float = 30.0) -> str:
-    deadline = time.monotonic() + timeout
-    while (url := hall.web_url()) is None:
-        if time.monotonic() > deadline or (hall.hub is not None and hall.hub.poll() is not None):
-            raise KaeshiError(f"the hub's pages did not come up: see {hall.folder / 'hub.log'}")
-        time.sleep(0.1)
-    return url
-
-
 def _run_day(hall: Hall, path: Path, rounds: int, started: float,
              say: Callable[[str], None]) -> EventSummary:
-    pages = HubPages(_wait_url(hall), hall.token)
+    pages = HubPages(page_url(hall), hall.token)
     deadline = time.monotonic() + 120
     while True:  # an order sent before a table subscribed would not reach it
         cards = pages.call("/api/dashboard")["tables"]

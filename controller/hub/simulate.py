@@ -20,7 +20,6 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,9 +28,9 @@ from typing import Any
 from controller.errors import KaeshiError
 from controller.hub.broker import PrivateBroker, die_with_parent
 from controller.hub.proxy import ProxyProcess
+from controller.hub.sim_operator import running, show_until_interrupted
 from controller.hub.sim_summary import Comparison, SimulateOptions, Summary, TableResult
 from controller.table_link.journal_events import PUBLISHED_KINDS, event_payload
-from controller.terminal import tell_terminal
 
 GAMES_FILE = Path("games") / "wthor" / "WTH_2001.wtb"
 
@@ -308,12 +307,6 @@ class Hall:
             time.sleep(poll)
 
 
-def default_groups(tables: int, processes: int = 0) -> list[list[int]]:
-    per = max(1, -(-tables // processes)) if processes > 0 else 25
-    numbers = list(range(1, tables + 1))
-    return [numbers[i:i + per] for i in range(0, tables, per)]
-
-
 def _say(text: str) -> None:
     print(text, flush=True)
 
@@ -328,14 +321,7 @@ def simulate(options: SimulateOptions, say: Callable[[str], None] = _say) -> Sum
         hall = Hall(folder, options.tables, options.speed, errors=options.errors,
                     seed=options.seed, event=options.event, web=options.web,
                     games=options.games)
-        hall.prepare()
-        started = time.monotonic()
-        hall.broker.start()
-        try:
-            hall.start_hub()
-            if options.web:
-                _announce_pages(hall, say)
-            hall.start_tables(default_groups(options.tables, options.processes))
+        with running(hall, options, options.tables, say) as started:
             comparison = hall.wait_complete(
                 timeout=600 + 6000 * options.games / options.speed)
             seconds = time.monotonic() - started
@@ -346,43 +332,6 @@ def simulate(options: SimulateOptions, say: Callable[[str], None] = _say) -> Sum
                 notes.append("not every table finished its games in time")
             summary = Summary(options.tables, seconds, comparison, notes, options.games)
             if options.web:
-                _show_until_interrupted(summary.text(), say)
-        finally:
-            hall.stop()
+                show_until_interrupted(summary.text(), say)
         return summary
     raise KaeshiError("unreachable")  # pragma: no cover - ExitStack does not swallow
-
-
-def _show_until_interrupted(text: str, say: Callable[[str], None]) -> None:
-    """With ``--web``: the summary, then the pages stay up for a browser until Ctrl-C."""
-    say(text)
-    say("the hub's pages stay up until Ctrl-C")
-    _until_interrupted()
-
-
-def _announce_pages(hall: Hall, say: Callable[[str], None], timeout: float = 30.0) -> None:
-    """The broadcast's and the dashboard's addresses; the arbiter's token only on a
-    terminal (it opens the dashboard), else where it is kept."""
-    deadline = time.monotonic() + timeout
-    while (url := hall.web_url()) is None:
-        if time.monotonic() > deadline or (hall.hub is not None and hall.hub.poll() is not None):
-            say(f"the hub's pages did not come up: see {hall.folder / 'hub.log'}")
-            return
-        time.sleep(0.1)
-    say(f"broadcast: {url}/")
-    say(f"dashboard: {url}/arbiter")
-    if not tell_terminal(f"arbiter token: {hall.token}  ({url}/arbiter?token={hall.token})"):
-        say(f"arbiter token: [web] token in {hall.folder / 'hub.toml'}")
-
-
-def _until_interrupted() -> None:
-    """Wait for Ctrl-C or SIGTERM (the caller then stops the hall)."""
-    done = threading.Event()
-    old = {sig: signal.signal(sig, lambda *_: done.set())
-           for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        while not done.wait(0.5):
-            pass
-    finally:
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
