@@ -278,15 +278,17 @@ class ResultDesk:
             return False
         if s.round != self.director.current_round():
             return False
-        pairing = next((p for p in self.director.pairings(s.round)
-                        if p.table == status.table), None)
+        pairing = self._find_pairing(s.round, status.table)
         return pairing is not None and pairing.needs_toss
 
+    def _find_pairing(self, round: int, table: int) -> Pairing | None:
+        return next((p for p in self.director.pairings(round) if p.table == table), None)
+
     def _pairing(self, round: int, table: int) -> Pairing:
-        for p in self.director.pairings(round):
-            if p.table == table:
-                return p
-        raise ResultError(f"round {round} has no game at table {table}")
+        pairing = self._find_pairing(round, table)
+        if pairing is None:
+            raise ResultError(f"round {round} has no game at table {table}")
+        return pairing
 
     def toss(self, status: TableStatus | None, table: int, black: str,
              draw_win: str) -> TossOutcome:
