@@ -170,46 +170,43 @@ class HubLink:
     # ------------------------------------------------------------------ orders
     def execute(self, cmd: DownlinkCommand) -> None:
         """Run one order from the hub on the service's loop."""
-        from controller.web.facade import ActionError
-
-        actions = self.service.facade
-        a = cmd.args
         try:
-            result: Awaitable[None] | None = None
-            if cmd.command == "pause":
-                result = actions.pause()
-            elif cmd.command == "resume":
-                result = actions.resume()
-            elif cmd.command == "adjust_time":
-                result = actions.adjust_time(Color(a["color"]), float(a["seconds"]))
-            elif cmd.command == "accept_board":
-                result = actions.accept_position()
-            elif cmd.command == "correct_board":
-                result = actions.correct_position(a["board"])
-            elif cmd.command == "next_game":
-                self._next_game(cmd)
-            elif cmd.command == "toss":
-                result = self._toss(cmd)
-            if result is not None:  # held while a fallen flag is confirmed
-                task = asyncio.ensure_future(self._finish(cmd.command, result))
-                self._held_orders.add(task)
-                task.add_done_callback(self._held_orders.discard)
-                return
-        except (ActionError, ValueError) as exc:
-            log.warning("hub order %s not carried out: %s", cmd.command, exc)
-        except Exception:
-            log.exception("hub order %s failed", cmd.command)
-        self.changed()
+            held = self._order(cmd)
+        except Exception as exc:
+            _not_carried_out(cmd.command, exc)
+            held = None
+        if held is None:
+            self.changed()
+            return
+        task = asyncio.ensure_future(self._finish(cmd.command, held))
+        self._held_orders.add(task)
+        task.add_done_callback(self._held_orders.discard)
 
-    async def _finish(self, command: str, result: Awaitable[None]) -> None:
-        from controller.web.facade import ActionError
+    def _order(self, cmd: DownlinkCommand) -> Awaitable[None] | None:
+        """Carry out ``cmd``; what it returns is an action held while a fallen flag is
+        confirmed (the service's actions wait for the flag's decision), to be awaited."""
+        actions, a = self.service.facade, cmd.args
+        if cmd.command == "pause":
+            return actions.pause()
+        if cmd.command == "resume":
+            return actions.resume()
+        if cmd.command == "adjust_time":
+            return actions.adjust_time(Color(a["color"]), float(a["seconds"]))
+        if cmd.command == "accept_board":
+            return actions.accept_position()
+        if cmd.command == "correct_board":
+            return actions.correct_position(a["board"])
+        if cmd.command == "toss":
+            return self._toss(cmd)
+        if cmd.command == "next_game":
+            self._next_game(cmd)
+        return None
 
+    async def _finish(self, command: str, held: Awaitable[None]) -> None:
         try:
-            await result
-        except (ActionError, ValueError) as exc:
-            log.warning("hub order %s not carried out: %s", command, exc)
-        except Exception:
-            log.exception("hub order %s failed", command)
+            await held
+        except Exception as exc:
+            _not_carried_out(command, exc)
         self.changed()
 
     def _next_game(self, cmd: DownlinkCommand) -> None:
@@ -256,3 +253,13 @@ class HubLink:
         if not isinstance(data, dict):
             return {}
         return {str(k): v for k, v in data.items() if isinstance(v, int)}
+
+
+def _not_carried_out(command: str, exc: Exception) -> None:
+    """An order the table refused (its reason) or could not carry out (a traceback)."""
+    from controller.web.facade import ActionError
+
+    if isinstance(exc, ActionError | ValueError):
+        log.warning("hub order %s not carried out: %s", command, exc)
+    else:
+        log.error("hub order %s failed", command, exc_info=exc)
