@@ -8,9 +8,9 @@ import json
 import urllib.error
 import urllib.request
 
+from hand_source import QueueSource
 from test_engine_service import (
     Player,
-    QueueSource,
     _config,
     _engine,
     _engine_move,

@@ -11,6 +11,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from hand_source import QueueSource
 
 from controller.position import Position
 from controller.service.app import Service
@@ -21,24 +22,6 @@ from controller.squares import Color, parse_square, squares_of
 from controller.web.facade import ActionError
 
 FAULTS = Path(__file__).with_name("engine_faults.py")
-
-
-class QueueSource:
-    """A sensor the test feeds by hand."""
-
-    name = "test"
-    watchdog = False
-    settled = False
-
-    def __init__(self) -> None:
-        self.queue: asyncio.Queue = asyncio.Queue()
-
-    async def items(self):
-        while True:
-            yield await self.queue.get()
-
-    async def close(self) -> None:
-        pass
 
 
 def _config(tmp: Path, **extra):

@@ -12,6 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from hand_source import QueueSource, SettledQueueSource
 from service_scripts import scripted_log
 
 from controller.arbiter import Arbiter, ArbiterConfig
@@ -51,27 +52,6 @@ def _config(tmp: Path, **extra):
     }
     values.update(extra)
     return defaults().replace(**values)
-
-
-class QueueSource:
-    """A source the test feeds by hand."""
-
-    name = "test"
-    watchdog = False
-    settled = False
-
-    def __init__(self) -> None:
-        self.queue: asyncio.Queue = asyncio.Queue()
-
-    async def items(self):
-        while True:
-            item = await self.queue.get()
-            if isinstance(item, Exception):
-                raise item
-            yield item
-
-    async def close(self) -> None:
-        pass
 
 
 async def _until(predicate, timeout=5.0):
@@ -260,12 +240,6 @@ def test_a_board_reported_once_counts_once_it_stood_and_resume_agrees(tmp_path):
     resumed.open()
     assert resumed.core.arbiter.stable.masks() == service.core.arbiter.stable.masks()
     assert resumed.core.arbiter.overlay() == service.core.arbiter.overlay()
-
-
-class SettledQueueSource(QueueSource):
-    """A source fed by hand whose boards come debounced, as the sensor board's do."""
-
-    settled = True
 
 
 def test_a_settled_source_counts_a_board_at_once_and_resume_keeps_it(tmp_path):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hand_source import SettledQueueSource
 
 from controller.observation import Observation
 from controller.position import Position
@@ -156,25 +157,6 @@ class EdgeClock:
         return time.monotonic() if at is None else at
 
 
-class LiveSource:
-    """A live board fed by hand (stamped on arrival, like the sensor board)."""
-
-    name = "test"
-    watchdog = False
-    settled = True
-    latency = 0.0
-
-    def __init__(self) -> None:
-        self.queue: asyncio.Queue = asyncio.Queue()
-
-    async def items(self):
-        while True:
-            yield await self.queue.get()
-
-    async def close(self) -> None:
-        pass
-
-
 @pytest.fixture
 def mock_pins():
     from gpiozero import Device
@@ -208,11 +190,11 @@ async def _until(predicate, timeout: float = 5.0) -> None:
 
 
 def _gpio_service(tmp: Path, main: int, increment: int,
-                  scale: float) -> tuple[Service, LiveSource, EdgeClock]:
+                  scale: float) -> tuple[Service, SettledQueueSource, EdgeClock]:
     """A live service with the clock's buttons, its game time ``scale`` times faster
     than real time (clock times are whole seconds), so a hundred flags take seconds."""
     clock = EdgeClock()
-    source = LiveSource()
+    source = SettledQueueSource()
     cfg = _config(tmp, **{"source.kind": "hall", "clock.buttons": True, "clock.main": main,
                           "clock.increment": increment})
     service = Service(cfg, source=source, monotonic=clock, time_scale=scale)
@@ -220,7 +202,7 @@ def _gpio_service(tmp: Path, main: int, increment: int,
     return service, source, clock
 
 
-async def _black_to_play(service: Service, source: LiveSource, clock: EdgeClock,
+async def _black_to_play(service: Service, source: SettledQueueSource, clock: EdgeClock,
                          white: Any) -> asyncio.Task:
     """Run the service, set up the start and press white's button: black's time runs."""
     task = asyncio.create_task(service.run())

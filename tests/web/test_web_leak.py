@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+from hand_source import QueueSource
 from service_scripts import scripted_log
 
 from controller.service.app import Service
@@ -35,24 +36,6 @@ MARKERS = ("forgotten", "irregular", "over_flip", "wrong_color", "illegal", "ext
 STATIC = ("/", "/index.html", "/static/app.js", "/static/style.css", "/arbiter")
 #: Reachable by anyone, following the game.
 LIVE = ("/api/state", "/api/state?view=player", "/record.ggf", "/record.ggf?view=player")
-
-
-class QueueSource:
-    """A sensor the test feeds by hand."""
-
-    name = "test"
-    watchdog = False
-    settled = False
-
-    def __init__(self) -> None:
-        self.queue: asyncio.Queue[Reading] = asyncio.Queue()
-
-    async def items(self) -> Any:
-        while True:
-            yield await self.queue.get()
-
-    async def close(self) -> None:
-        pass
 
 
 def traces(text: str) -> list[str]:
