@@ -4,7 +4,6 @@ process that holds it, before it reads, checks or moves anything."""
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 import sys
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from service_scripts import scripted_log
+from test_service_crash import _entries
 
 from controller.observation import write_observations
 from controller.records import load_games
@@ -58,18 +58,6 @@ enabled = false
 level = "warning"
 """)
     return cfg
-
-
-def _entries(path: Path) -> int:
-    if not path.exists():
-        return 0
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
-    try:
-        return db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        db.close()
 
 
 @pytest.mark.parametrize("same_log", [True, False])
