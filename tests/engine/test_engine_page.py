@@ -4,7 +4,6 @@ the player picks, and the review page of a finished game."""
 from __future__ import annotations
 
 import asyncio
-import json
 import urllib.error
 import urllib.request
 
@@ -16,6 +15,7 @@ from test_engine_service import (
     _engine_move,
     _faulty,
     _until,
+    post_json,
 )
 
 from controller.service.app import Service
@@ -114,15 +114,7 @@ def test_the_player_picks_the_engines_colour_and_level_on_the_page(tmp_path):
     player = Player(service, source)
 
     def post(body: dict) -> tuple[int, str]:
-        req = urllib.request.Request(
-            f"{service.url}/api/engine", data=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json", "Origin": service.url},
-            method="POST")
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                return r.status, r.read().decode()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read().decode()
+        return post_json(service.url, "/api/engine", body)
 
     async def scenario():
         task = asyncio.create_task(service.run())

@@ -47,6 +47,18 @@ async def _until(predicate, timeout=15.0):
         await asyncio.sleep(0.02)
 
 
+def post_json(url: str, path: str, body: dict, timeout: float = 10) -> tuple[int, str]:
+    """POST ``body`` to the table's page as its own script does (same origin)."""
+    req = urllib.request.Request(
+        f"{url}{path}", data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "Origin": url}, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
 class Player:
     """Hands over the board: puts a disc, turns discs, presses the clock."""
 
@@ -179,17 +191,6 @@ def test_no_engine_is_started_or_consulted_outside_home(tmp_path, mode):
     service.open()
     player = Player(service, source)
 
-    def post_hint() -> tuple[int, str]:
-        req = urllib.request.Request(
-            f"{service.url}/api/hint", data=json.dumps({"heat": True}).encode(),
-            headers={"Content-Type": "application/json", "Origin": service.url},
-            method="POST")
-        try:
-            with urllib.request.urlopen(req, timeout=5) as r:
-                return r.status, r.read().decode()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read().decode()
-
     async def scenario():
         task = asyncio.create_task(service.run())
         await player.start()
@@ -197,7 +198,8 @@ def test_no_engine_is_started_or_consulted_outside_home(tmp_path, mode):
             await player.own_move()
         with pytest.raises(ActionError, match="rule 21"):
             await service.facade.ask_hints(heat=False)
-        status, body = await asyncio.to_thread(post_hint)
+        status, body = await asyncio.to_thread(post_json, service.url, "/api/hint",
+                                              {"heat": True}, 5)
         service.stop()
         await task
         return status, body
