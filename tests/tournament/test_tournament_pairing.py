@@ -135,9 +135,11 @@ def test_blossom_fallback_agrees_with_the_search():
 
 # ---------------------------------------------------------------- properties
 @st.composite
-def pools(draw, max_size: int = 9):
+def pools(draw, max_size: int = 9, max_wins: int = 4):
+    """Entrants with wins, byes and earlier opponents drawn at random (wins sorted)."""
     n = draw(st.integers(1, max_size))
-    wins = sorted(draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)), reverse=True)
+    wins = sorted(draw(st.lists(st.integers(0, max_wins), min_size=n, max_size=n)),
+                  reverse=True)
     names = [f"p{k}" for k in range(n)]
     pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
                           max_size=2 * n))
