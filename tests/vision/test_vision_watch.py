@@ -339,10 +339,9 @@ def _shifted_by_a_square(h: np.ndarray) -> np.ndarray:
     return h @ np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
 
 
-def test_a_grid_fitted_again_a_square_off_is_refused_and_the_old_one_kept(monkeypatch):
-    """A re-fit proposed while the camera stood still (a hand over a small board)
-    lands a square off: it reads the position in play worse, so it is not taken."""
-    import controller.vision.finding.grid as grid
+def _watching_a_midgame() -> tuple[BoardWatcher, np.ndarray, str]:
+    """A watcher calibrated on the start, then settled on a midgame board it sees three
+    times: (watcher, the picture, the board)."""
     from controller.measure.evaluation import calibrate_on_start
     from controller.synth.picture import Scene
 
@@ -354,6 +353,15 @@ def test_a_grid_fitted_again_a_square_off_is_refused_and_the_old_one_kept(monkey
     w = BoardWatcher(setup.reader(), stable=2)
     for t in range(3):
         w.feed(t * 0.1, image)
+    return w, image, before
+
+
+def test_a_grid_fitted_again_a_square_off_is_refused_and_the_old_one_kept(monkeypatch):
+    """A re-fit proposed while the camera stood still (a hand over a small board)
+    lands a square off: it reads the position in play worse, so it is not taken."""
+    import controller.vision.finding.grid as grid
+
+    w, image, before = _watching_a_midgame()
     assert w.anchor == before
     kept = w.reader.homography.copy()
     monkeypatch.setattr(grid, "refine_on_grid", lambda img, h: (_shifted_by_a_square(h), 1.0))
@@ -386,17 +394,7 @@ def test_a_grid_reading_nonsense_is_noticed_at_once_and_found_again():
     """A grid a whole square off (the camera crept, or a grid taken by mistake) sits on
     printed lines that would hold it; the board it reads is no position legal play
     explains, so the next still frame finds the board anew."""
-    from controller.measure.evaluation import calibrate_on_start
-    from controller.synth.picture import Scene
-
-    scene = Scene(tilt_deg=20, rotation_deg=3, view_from_deg=30)
-    setup, ok = calibrate_on_start(scene, 5)
-    assert ok
-    before, _ = _midgame(("f5", "d6", "c3", "d3", "c4"))
-    image = render(before, scene, seed=5).image
-    w = BoardWatcher(setup.reader(), stable=2)
-    for t in range(3):
-        w.feed(t * 0.1, image)
+    w, image, before = _watching_a_midgame()
     right = w.reader.homography.copy()
     w.reader = w.reader.on_grid(_shifted_by_a_square(right))
     seen = [(t, o.board) for t in range(3, 13) if (o := w.feed(t * 0.1, image)) is not None]
