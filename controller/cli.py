@@ -1,7 +1,7 @@
 """The ``kaeshi`` command: one entry point, one module per subcommand.
 
-Subcommands live in ``controller/commands/``; each module there has a
-``register(subparsers)`` function, so adding a command never touches this file.
+Subcommands are listed in ``controller/commands/__init__.py`` (``COMMANDS``), one line
+each, and live in modules beside it; this file never names one.
 """
 
 from __future__ import annotations
@@ -10,17 +10,18 @@ import argparse
 import contextlib
 import importlib
 import os
-import pkgutil
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from controller import commands
 from controller.errors import KaeshiError
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The parser; given ``argv`` naming a command, only that command's module is loaded
-    (``kaeshi run`` must not pay for the camera's or the tournament's imports)."""
+    """The parser. Every command is listed from the table; only a command that ``argv``
+    names gets its arguments, so only its module is imported (``kaeshi --help`` and
+    ``kaeshi run`` must not pay for the camera's or the tournament's imports)."""
     parser = argparse.ArgumentParser(
         prog="kaeshi",
         description="Watch a physical Othello board, judge every move, run the clock, "
@@ -28,14 +29,18 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    names = sorted(info.name for info in pkgutil.iter_modules(commands.__path__))
     word = next((a for a in argv or () if not a.startswith("-")), None)
-    for name in [word] if word in names else names:
-        module = importlib.import_module(f"{commands.__name__}.{name}")
-        module.register(sub)
+    for name, command in commands.COMMANDS.items():
+        p = sub.add_parser(name, help=command.help, description=command.help[:1].upper()
+                           + command.help[1:] + ".")
+        if name == word:
+            load(name).register(p)
     return parser
 
 
+def load(name: str) -> ModuleType:
+    """The module of command ``name`` (a key of ``COMMANDS``)."""
+    return importlib.import_module(f"{commands.__name__}.{commands.COMMANDS[name].module}")
 #: Options whose values are board strings; those often start with ``-`` (an empty a1),
 #: which argparse would otherwise take for an option.
 BOARD_OPTIONS = ("--board",)

@@ -18,7 +18,7 @@ VISION = ROOT / "controller" / "vision"
 #: lower, so finding builds on reading, calibrating and watching on both, and the
 #: plain helpers at the bottom know none of them.
 FLOORS = {
-    "cv": 0, "colour": 0, "geometry": 0, "sampling": 0, "capture": 0,
+    "cv": 0, "colour": 0, "geometry": 0, "sampling": 0, "capture": 0, "places": 0,
     "reading": 1,
     "finding": 2,
     "setup": 3, "calibration_file": 3, "pipeline": 3, "annotate": 3,

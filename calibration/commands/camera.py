@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+from controller.vision.places import A1_PLACES
 
-from controller.vision.geometry import A1_PLACES
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,6 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def parse_corners(values: list[str]) -> np.ndarray:
     """Four ``x,y`` pairs (or eight numbers) in the order a1, h1, h8, a8."""
+    import numpy as np
+
     numbers: list[float] = []
     for v in values:
         for part in v.replace(";", ",").split(","):

@@ -6,9 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from calibration.hall.model import load
-from calibration.hall.procedure import calibrate, restore
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -34,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from calibration.hall.model import load
+    from calibration.hall.procedure import calibrate, restore
     from controller.hall.driver import HallBoard  # the serial edge, loaded on demand
 
     def prompt(text: str) -> None:

@@ -20,8 +20,7 @@ from controller.records.irregular import KIND_NAMES, History, describe, for_peop
 from controller.squares import Color
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("arbitrate", help="judge an observation log and print the events")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("log", help="observation log (JSON Lines); - for standard input")
     p.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.HOME.value,
                    help="who is told about irregularities (default: home)")

@@ -14,9 +14,8 @@ from importlib.metadata import entry_points
 GROUP = "kaeshi.calibrate"
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("calibrate", help="calibrate a sensor (hall, camera)",
-                       description="Calibrate one of the board's sensors.")
+def register(p: argparse.ArgumentParser) -> None:
+    p.description = "Calibrate one of the board's sensors."
     targets = p.add_subparsers(dest="target", metavar="TARGET")
     for point in sorted(entry_points(group=GROUP), key=lambda e: e.name):
         point.load()(targets)

@@ -15,18 +15,17 @@ import asyncio
 import contextlib
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.errors import KaeshiError
-from controller.observation import write_observations
-from controller.service.app import Service
-from controller.service.config import defaults
 from controller.service.demo import TARGET_SECONDS, DemoGame, build_demo, play_on_board
-from controller.service.display import TerminalDisplay
+
+if TYPE_CHECKING:
+    from controller.service.app import Service
+    from controller.service.display import TerminalDisplay
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="run the service on simulated hardware (ends by itself)")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="games", metavar="DIR",
                    help="folder for the game record (default: ./games)")
     p.add_argument("--seconds", type=float, default=TARGET_SECONDS,
@@ -60,6 +59,8 @@ def _start_board(choice: str, terminal: TerminalDisplay) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from controller.commands.run import setup_logging
+    from controller.observation import write_observations
+    from controller.service.display import TerminalDisplay
 
     if not 5 <= args.seconds <= 600:
         raise ValueError(f"--seconds must be between 5 and 600, not {args.seconds}")
@@ -123,6 +124,9 @@ def _review(service: Service, out: Path, terminal: TerminalDisplay) -> None:
 
 def _service(demo: DemoGame, board: Any, log_path: Path, tmp: Path, out: Path,
              args: argparse.Namespace, terminal: TerminalDisplay) -> Service:
+    from controller.service.app import Service
+    from controller.service.config import defaults
+
     rec = demo.record
     values: dict[str, Any] = {
         "game.mode": "home",

@@ -8,9 +8,7 @@ import sys
 from controller.engine.own import add_arguments, serve
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("engine", help="run Kaeshi's own engine on stdin/stdout "
-                       "(NBoard or GTP), for an Othello GUI or as a fallback")
+def register(p: argparse.ArgumentParser) -> None:
     add_arguments(p)
     p.set_defaults(func=run)
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from controller.service.config import Config, defaults, load_config
 from controller.service.games import FORMATS, export_game, list_games
 
+if TYPE_CHECKING:
+    from controller.service.config import Config
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("games", help="list finished games, or export one (GGF, transcript, ...)")
+
+def register(p: argparse.ArgumentParser) -> None:
     _where(p, None)
     gsub = p.add_subparsers(dest="games_command", metavar="ACTION", required=True)
     _where(gsub.add_parser("list", help="one line per finished game"), argparse.SUPPRESS)
@@ -44,6 +46,8 @@ def _folder(args: argparse.Namespace) -> Path:
 
 
 def _config(args: argparse.Namespace) -> Config:
+    from controller.service.config import defaults, load_config
+
     return load_config(args.config) if args.config else defaults()
 
 

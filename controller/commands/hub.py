@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,14 +11,12 @@ if TYPE_CHECKING:
     from controller.hub.sim_summary import SimulateOptions
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "hub",
-        help="run the tournament hall's hub (MQTT store, arbiter dashboard, broadcast)",
-        description="Run the hub of a tournament hall: it takes every table's events from "
-        "the MQTT broker into its store, sends the tables their orders and serves the "
-        "arbiter dashboard and the spectator broadcast. See the README, "
-        "'Running a tournament hall'.",
+def register(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Run the hub of a tournament hall: it takes every table's events from the "
+        "MQTT broker into its store, sends the tables their orders and serves the "
+        "arbiter dashboard and the spectator broadcast. See the README, 'Running a "
+        "tournament hall'."
     )
     p.add_argument("--config", metavar="FILE", help="hub.toml (see the README)")
     p.add_argument("--log-level", default="info",
@@ -64,6 +61,8 @@ def _logging(level: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
     from controller.hub.config import load_hub_config
     from controller.hub.serve import serve_hub
 

@@ -9,8 +9,7 @@ from controller.position import Position
 from controller.squares import Color
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("perft", help="count the leaves of the game tree to a depth")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("depth", type=int)
     p.add_argument("--board", help="64-character board string (default: the standard start)")
     p.add_argument("--to-move", default="X", help="side to move with --board: X or O")

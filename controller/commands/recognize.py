@@ -8,17 +8,15 @@ import sys
 from collections import Counter
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "recognize",
-        help="read the position from photos of a board",
-        description="Print each photo's board as 8 lines of 8 characters (- empty, X black, "
-        "O white, ? unknown, x/o a shifted disc), then a confidence line that says why squares "
-        "are unknown (occluded, glare, ambiguous, outside the image; --json names them per "
-        "square). Without a "
-        "calibration the board is found in the photo and printed as seen: line 1 is the "
-        "row nearest the top of the image, after turning the board to the nearest "
-        "upright orientation. With --calibration the board is printed from a1.",
+def register(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Print each photo's board as 8 lines of 8 characters (- empty, X black, O "
+        "white, ? unknown, x/o a shifted disc), then a confidence line that says "
+        "why squares are unknown (occluded, glare, ambiguous, outside the image; "
+        "--json names them per square). Without a calibration the board is found in"
+        " the photo and printed as seen: line 1 is the row nearest the top of the "
+        "image, after turning the board to the nearest upright orientation. With "
+        "--calibration the board is printed from a1."
     )
     p.add_argument("images", nargs="+", metavar="IMAGE", help="photo files (JPEG, PNG, ...)")
     p.add_argument("--calibration", metavar="FILE",

@@ -9,9 +9,7 @@ from controller.records.files import EXTENSIONS, load_games, record_format, save
 from controller.records.verify import verify_files
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("record", help="convert and verify game records (WTHOR, GGF, "
-                       "transcripts, JSON)")
+def register(p: argparse.ArgumentParser) -> None:
     actions = p.add_subparsers(dest="record_command", metavar="ACTION", required=True)
 
     c = actions.add_parser("convert", help="convert IN to OUT, formats by extension "

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
+from typing import TYPE_CHECKING
 
-from controller.service.app import Service
-from controller.service.config import Config, defaults, load_config
-from controller.service.display import TerminalDisplay
-from controller.service.lifecycle import ReplayDone
+if TYPE_CHECKING:
+    from controller.service.config import Config
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "run",
-        help="run the service (board source, arbiter, clock, journal, LEDs, web page)",
-        description="Run the Kaeshi service. It resumes an unfinished game from the journal.",
-    )
+def register(p: argparse.ArgumentParser) -> None:
+    p.description = "Run the Kaeshi service. It resumes an unfinished game from the journal."
     p.add_argument("--config", metavar="FILE",
                    help="TOML configuration (see deploy/kaeshi.example.toml); "
                    "default: every option at its default")
@@ -36,6 +30,12 @@ def setup_logging(level: str, terminal: bool) -> None:
 
 
 def run_service(config: Config) -> int:
+    import asyncio
+
+    from controller.service.app import Service
+    from controller.service.display import TerminalDisplay
+    from controller.service.lifecycle import ReplayDone
+
     terminal = TerminalDisplay() if config["display.terminal"] else None
     setup_logging(config["log.level"], terminal is not None)
     service = Service(config, terminal=terminal)
@@ -49,5 +49,7 @@ def run_service(config: Config) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.service.config import defaults, load_config
+
     config = load_config(args.config) if args.config else defaults()
     return run_service(config)

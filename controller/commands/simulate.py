@@ -14,11 +14,7 @@ from controller.records.model import GameRecord
 from controller.simulator import SimOptions, Simulation, simulate_game
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "simulate",
-        help="play a recorded game on a simulated board and write its observation log",
-    )
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("record", help="game record (.wtb, .ggf, .txt, .json)")
     p.add_argument("--game", type=int, default=1, metavar="N", help="game number, from 1")
     p.add_argument("--errors", type=float, default=0.0, metavar="RATE",

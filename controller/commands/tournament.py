@@ -11,18 +11,16 @@ import argparse
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from controller.scorecard import LATE_STATES
-from controller.tournament.event import Tournament
 from controller.tournament.model import TournamentError
-from controller.tournament_store import formats, store
-from controller.tournament_store.hallday import hall_day
-from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
-from controller.tournament_store.simulate import simulate
+
+if TYPE_CHECKING:
+    from controller.tournament.event import Tournament
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("tournament", help="run a tournament: lottery, pairings, standings")
+def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", type=Path, default=Path("tournament.sqlite"),
                    help="the event file (default: tournament.sqlite)")
     tsub = p.add_subparsers(dest="tcommand", metavar="SUBCOMMAND", required=True)
@@ -86,6 +84,9 @@ def _read(path: Path) -> str:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
+    from controller.tournament_store import store
+    from controller.tournament_store.roster import parse_event, parse_roster
+
     config = parse_event(_read(args.event), str(args.event))
     roster = parse_roster(_read(args.roster), str(args.roster))
     t = store.create(args.db, config, roster)
@@ -102,6 +103,8 @@ def _say_extension(t: Tournament) -> None:
 
 
 def cmd_lottery(args: argparse.Namespace) -> int:
+    from controller.tournament_store import store
+
     _, t = store.load(args.db)
     store.commit(args.db, t, "lottery", {"seeds": list(args.seeds)})
     for name in sorted(t.present, key=lambda n: t.numbers[n]):
@@ -111,6 +114,8 @@ def cmd_lottery(args: argparse.Namespace) -> int:
 
 
 def cmd_pair(args: argparse.Namespace) -> int:
+    from controller.tournament_store import formats, store
+
     _, t = store.load(args.db)
     rnd = store.commit(args.db, t, "pair", {})
     print(formats.pairing_sheet(t, rnd, "csv"), end="")
@@ -122,6 +127,8 @@ def cmd_pair(args: argparse.Namespace) -> int:
 
 
 def cmd_toss(args: argparse.Namespace) -> int:
+    from controller.tournament_store import store
+
     _, t = store.load(args.db)
     store.commit(args.db, t, "toss",
                  {"table": args.table, "black": args.black, "draw_win": args.draw_win})
@@ -132,6 +139,8 @@ _DISCS = re.compile(r"^(\d{1,2})-(\d{1,2})$")
 
 
 def cmd_result(args: argparse.Namespace) -> int:
+    from controller.tournament_store import store
+
     discs = None
     if args.discs:
         m = _DISCS.match(args.discs)
@@ -151,6 +160,8 @@ _CLOCK = re.compile(r"^(\d{1,3}):([0-5]\d)$")
 
 
 def cmd_late(args: argparse.Namespace) -> int:
+    from controller.tournament_store import store
+
     remaining = None
     if args.remaining:
         m = _CLOCK.match(args.remaining)
@@ -165,6 +176,8 @@ def cmd_late(args: argparse.Namespace) -> int:
 
 
 def cmd_forfeit(args: argparse.Namespace) -> int:
+    from controller.tournament_store import store
+
     _, t = store.load(args.db)
     if store.commit(args.db, t, "forfeit", {"table": args.table, "loser": args.loser}) is False:
         print(f"table {args.table}: the same forfeit was already entered")
@@ -172,6 +185,8 @@ def cmd_forfeit(args: argparse.Namespace) -> int:
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
+    from controller.tournament_store import formats, store
+
     _, t = store.load(args.db)
     print(formats.standings_sheet(t, "csv"), end="")
     _say_extension(t)
@@ -181,12 +196,16 @@ def cmd_standings(args: argparse.Namespace) -> int:
 
 
 def cmd_withdraw(args: argparse.Namespace) -> int:
+    from controller.tournament_store import store
+
     _, t = store.load(args.db)
     store.commit(args.db, t, "withdraw", {"name": args.name})
     return 0
 
 
 def _write_sheets(out: Path, t: Tournament) -> None:
+    from controller.tournament_store import formats
+
     out.mkdir(parents=True, exist_ok=True)
     for rnd in t.rounds:
         for fmt in ("html", "csv"):
@@ -199,6 +218,8 @@ def _write_sheets(out: Path, t: Tournament) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from controller.tournament_store import formats, store
+
     config, t = store.load(args.db)
     _write_sheets(args.out, t)
     (args.out / "results.wof.txt").write_text(formats.wof_results(t, config), encoding="utf-8")
@@ -210,6 +231,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    from controller.tournament_store import formats, store
+    from controller.tournament_store.hallday import hall_day
+    from controller.tournament_store.roster import EventConfig
+    from controller.tournament_store.simulate import simulate
+
     if args.players < 1:
         raise TournamentError("--players must be 1 or more")
     args.out.mkdir(parents=True, exist_ok=True)

@@ -8,19 +8,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.vision.geometry import A1_PLACES
+from controller.vision.places import A1_PLACES
 
 if TYPE_CHECKING:
     from controller.vision.setup import CameraSetup
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "watch",
-        help="read the board from a camera or video and write the observation log",
-        description="Read frames from a camera, a video file or a folder of images, and "
-        "write the observation log (JSON Lines) that 'kaeshi arbitrate' judges. A board "
-        "line is written whenever the settled board changes; squares under a hand are ?.",
+def register(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Read frames from a camera, a video file or a folder of images, and write "
+        "the observation log (JSON Lines) that 'kaeshi arbitrate' judges. A board "
+        "line is written whenever the settled board changes; squares under a hand "
+        "are ?."
     )
     src = p.add_mutually_exclusive_group()
     src.add_argument("--camera", type=int, metavar="N", help="camera index (default 0)")

@@ -12,8 +12,6 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-import networkx as nx
-
 if TYPE_CHECKING:
     from controller.tournament.model import Entrant, Prefer
 
@@ -294,7 +292,12 @@ def search(p: Problem, budget_nodes: int) -> list[tuple[int, int]] | None:
 
 
 def blossom(p: Problem) -> list[tuple[int, int]]:
-    """Exact minimum of the whole key by Edmonds' blossom algorithm (slow, always right)."""
+    """Exact minimum of the whole key by Edmonds' blossom algorithm (slow, always right).
+
+    networkx is imported here, not with the module: only this reference solver needs
+    it, and every ``kaeshi tournament`` command would otherwise pay for its import."""
+    import networkx as nx
+
     n = p.n
     c = n * n + 1
     scale = c**n

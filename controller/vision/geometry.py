@@ -12,12 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from controller.vision.cv import cv2
+from controller.vision.places import A1_PLACES
 
 BOARD_CORNERS = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=np.float64)
 DISC_HEIGHT = 0.13  # squares: a 5-6 mm disc on a 42 mm square
-
-#: The ways the user may say where a1 is in the image.
-A1_PLACES = ("top-left", "top-right", "bottom-right", "bottom-left")
 
 
 def homography_from_corners(corners: np.ndarray) -> np.ndarray:
