@@ -8,8 +8,8 @@ larger difference outweighs any number of smaller ones.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -83,62 +83,107 @@ class Problem:
 
 
 def search(p: Problem, budget_nodes: int) -> list[tuple[int, int]] | None:
+    """The optimal pairing of ``p``, or ``None`` when ``budget_nodes`` runs out first."""
+    return Search(p, budget_nodes).run()
+
+
+@dataclass
+class _Frame:
+    """One player being paired: what :meth:`Search._pass` would keep on the call stack."""
+
+    i: int
+    place: int  # where ``i`` stood in its level, to put it back
+    spent: int
+    partners: Iterator[int]
+    seen: dict[tuple[int, int], int] = field(default_factory=dict)
+    j: int | None = None  # the partner tried under the frame above, if any
+    place_j: int = 0
+
+
+class Search:
     """Top-down depth-first search, iterated on a rising cost threshold (IDA*).
 
     Each pass explores pairings in the order of the top-down rule and prunes a
     branch when its cost so far plus the lower bound of the rest exceeds the
     threshold; the next threshold is the smallest excess seen.  The first pairing
     found is therefore optimal and, among the optimal ones, first in top-down order.
+
+    The depth of the search is half the pool, so the pass keeps its own stack of
+    frames instead of recursing: a pool of any size runs under the process's
+    recursion limit, which the hub shares with its web server.  (:meth:`internal`
+    does recurse, only over levels of at most ``SMALL_LEVEL`` players.)
     """
-    real = p.n - 1 if p.virtual >= 0 else p.n
-    levels = len(p.level_wins) - (1 if p.virtual >= 0 else 0)
-    counts = [0] * levels
-    free = [0] * levels  # unpaired players without a previous bye
-    members: list[list[int]] = [[] for _ in range(levels)]
-    for k in range(real):
-        counts[p.level_of[k]] += 1
-        free[p.level_of[k]] += not p.had_bye[k]
-        members[p.level_of[k]].append(k)
-    state = {"virtual_open": p.virtual >= 0, "nodes": 0}
-    paired = [False] * p.n
 
-    memo: dict[tuple[int, ...], int] = {}
+    def __init__(self, p: Problem, budget_nodes: int) -> None:
+        self.p = p
+        self.budget_nodes = budget_nodes
+        self.real = p.n - 1 if p.virtual >= 0 else p.n
+        self.levels = len(p.level_wins) - (1 if p.virtual >= 0 else 0)
+        self.counts = [0] * self.levels
+        self.free = [0] * self.levels  # unpaired players without a previous bye
+        self.members: list[list[int]] = [[] for _ in range(self.levels)]
+        for k in range(self.real):
+            level = p.level_of[k]
+            self.counts[level] += 1
+            self.free[level] += not p.had_bye[k]
+            self.members[level].append(k)
+        self.virtual_open = p.virtual >= 0
+        self.nodes = 0
+        self.paired = [False] * p.n
+        self.memo: dict[tuple[int, ...], int] = {}
+        self.chosen: list[tuple[int, int]] = []
+        self.excess: list[int] = []
 
-    def plain(cs: list[int]) -> int:
-        return p.bound(cs + [0] * (len(p.level_wins) - levels))
+    def run(self) -> list[tuple[int, int]] | None:
+        try:
+            threshold = self.bound()
+            while True:
+                self.excess.clear()
+                if self._pass(threshold):
+                    return self.chosen
+                if not self.excess:
+                    return None
+                threshold = min(self.excess)
+        except OutOfBudget:
+            return None
 
-    def internal(ms: tuple[int, ...]) -> int:
+    # ------------------------------------------------------------ the lower bound
+    def plain(self, cs: list[int]) -> int:
+        return self.p.bound(cs + [0] * (len(self.p.level_wins) - self.levels))
+
+    def internal(self, ms: tuple[int, ...]) -> int:
         """Most pairs among ``ms`` without a rematch (exact; used for small levels)."""
         if len(ms) < 2:
             return 0
-        known = memo.get(ms)
+        known = self.memo.get(ms)
         if known is not None:
             return known
         first, rest = ms[0], ms[1:]
-        best = internal(rest)
+        best = self.internal(rest)
         for k, j in enumerate(rest):
             if best == len(ms) // 2:
                 break
-            if j not in p.played[first]:
-                best = max(best, 1 + internal(rest[:k] + rest[k + 1 :]))
-        memo[ms] = best
+            if j not in self.p.played[first]:
+                best = max(best, 1 + self.internal(rest[:k] + rest[k + 1 :]))
+        self.memo[ms] = best
         return best
 
-    def shortfall(level: int) -> int:
+    def shortfall(self, level: int) -> int:
         """How many of a level's players must meet someone from another level."""
-        s = counts[level]
+        s = self.counts[level]
         if s > SMALL_LEVEL:
             return s % 2
-        return s - 2 * internal(tuple(members[level]))
+        return s - 2 * self.internal(tuple(self.members[level]))
 
-    def relaxed(xs: list[int]) -> int:
+    def relaxed(self, xs: list[int]) -> int:
         """Cheapest cost of the relaxation: level L pairs all but xs[L] of its players
         inside; the rest meet players of lower levels, who can absorb them freely, a
         meeting across several levels paying each step (never more than the real
         cost, as the cost of a difference grows faster than linearly).  Pairs left
         inside a level despite a meeting before pay for a rematch."""
+        p, counts, levels = self.p, self.counts, self.levels
         if all(x == c % 2 for x, c in zip(xs, counts, strict=True)):
-            return plain(counts)  # nothing but parity: pairing neighbours is optimal
+            return self.plain(counts)  # nothing but parity: pairing neighbours is optimal
         below = [0] * (levels + 1)
         for level in range(levels - 1, -1, -1):
             below[level] = below[level + 1] + xs[level]
@@ -167,19 +212,21 @@ def search(p: Problem, budget_nodes: int) -> list[tuple[int, int]] | None:
             prev = level
         return dp[0]
 
-    def bound() -> int:
-        xs = [shortfall(level) for level in range(levels)]
-        if not state["virtual_open"]:
-            return relaxed(xs)
-        any_free = any(free)
+    def bound(self) -> int:
+        """Lower bound of the cost of pairing everybody still unpaired."""
+        p, counts = self.p, self.counts
+        xs = [self.shortfall(level) for level in range(self.levels)]
+        if not self.virtual_open:
+            return self.relaxed(xs)
+        any_free = any(self.free)
         best: int | None = None
-        for level in range(levels):
-            if not counts[level] or (any_free and not free[level]):
+        for level in range(self.levels):
+            if not counts[level] or (any_free and not self.free[level]):
                 continue
             saved = xs[level]
             counts[level] -= 1
             xs[level] = max(saved - 1, counts[level] % 2)
-            value = p.diff_cost(p.level_wins[level] + 1) + relaxed(xs)
+            value = p.diff_cost(p.level_wins[level] + 1) + self.relaxed(xs)
             counts[level] += 1
             xs[level] = saved
             if not any_free:
@@ -187,108 +234,115 @@ def search(p: Problem, budget_nodes: int) -> list[tuple[int, int]] | None:
             best = value if best is None or value < best else best
         return best if best is not None else 0
 
-    chosen: list[tuple[int, int]] = []
-    excess: list[int] = []
-
-    def take(k: int) -> int:
-        if k == p.virtual:
-            state["virtual_open"] = False
+    # ------------------------------------------------------------ pairing, unpairing
+    def take(self, k: int) -> int:
+        if k == self.p.virtual:
+            self.virtual_open = False
             return -1
-        level = p.level_of[k]
-        paired[k] = True
-        counts[level] -= 1
-        free[level] -= not p.had_bye[k]
-        position = members[level].index(k)
-        del members[level][position]
+        level = self.p.level_of[k]
+        self.paired[k] = True
+        self.counts[level] -= 1
+        self.free[level] -= not self.p.had_bye[k]
+        position = self.members[level].index(k)
+        del self.members[level][position]
         return position
 
-    def give_back(k: int, position: int) -> None:
-        if k == p.virtual:
-            state["virtual_open"] = True
+    def give_back(self, k: int, position: int) -> None:
+        if k == self.p.virtual:
+            self.virtual_open = True
             return
-        level = p.level_of[k]
-        paired[k] = False
-        counts[level] += 1
-        free[level] += not p.had_bye[k]
-        members[level].insert(position, k)
+        level = self.p.level_of[k]
+        self.paired[k] = False
+        self.counts[level] += 1
+        self.free[level] += not self.p.had_bye[k]
+        self.members[level].insert(position, k)
 
-    def candidates(i: int, spent: int, threshold: int) -> Iterator[int]:
+    def candidates(self, i: int, spent: int, threshold: int) -> Iterator[int]:
         """Partners in top-down preference order, skipping whole levels too costly.
 
-        Lazy: the loop body pairs and unpairs ``j`` and leaves every list exactly as
-        it found it before asking for the next partner."""
+        Lazy: the pass pairs and unpairs each partner and leaves every list exactly
+        as it found it before asking for the next one."""
+        p = self.p
         li = p.level_of[i]
         lowest = p.prefer == "lowest"
-        if lowest and state["virtual_open"]:
+        if lowest and self.virtual_open:
             yield p.virtual
-        for level in range(levels - 1, li - 1, -1) if lowest else range(li, levels):
-            if not members[level]:
+        for level in range(self.levels - 1, li - 1, -1) if lowest else range(li, self.levels):
+            if not self.members[level]:
                 continue
             c = spent + p.diff_cost(p.wins[i] - p.level_wins[level])
             if c > threshold:
-                excess.append(c)
+                self.excess.append(c)
                 continue
-            yield from reversed(members[level]) if lowest else iter(members[level])
-        if not lowest and state["virtual_open"]:
+            yield from reversed(self.members[level]) if lowest else iter(self.members[level])
+        if not lowest and self.virtual_open:
             yield p.virtual
 
-    def step(start: int, spent: int, threshold: int) -> bool:
-        state["nodes"] += 1
-        if state["nodes"] > budget_nodes:
+    # ------------------------------------------------------------ one pass
+    def _open(self, start: int, spent: int, threshold: int) -> _Frame | None:
+        """The frame pairing the first unpaired player from ``start``; ``None`` when
+        everybody is paired. Every frame opened is a node of the budget."""
+        self.nodes += 1
+        if self.nodes > self.budget_nodes:
             raise OutOfBudget
         i = start
-        while i < real and paired[i]:
+        while i < self.real and self.paired[i]:
             i += 1
-        if i >= real:
-            return True
-        pos_i = take(i)
-        seen: dict[tuple[int, int], int] = {}
-        for j in candidates(i, spent, threshold):
-            c = p.cost(i, j)
-            if spent + c > threshold:
-                excess.append(spent + c)
-                continue
-            if j == p.virtual:
-                key: tuple[int, int] = (-1, 0)
-            elif counts[p.level_of[j]] > SMALL_LEVEL + 1:
-                # still a large level once j is out: any such j leaves the same bound
-                key = (p.level_of[j], p.had_bye[j])
-            else:
-                key = (-2, j)
-            rest = seen.get(key)
-            if rest is not None and spent + c + rest > threshold:
-                excess.append(spent + c + rest)
-                continue
-            pos_j = take(j)
-            if rest is None:
-                rest = seen[key] = bound()
-            total = spent + c + rest
-            if total > threshold:
-                excess.append(total)
-            else:
-                chosen.append((i, j))
-                if step(i + 1, spent + c, threshold):
-                    return True
-                chosen.pop()
-            give_back(j, pos_j)
-        give_back(i, pos_i)
-        return False
+        if i >= self.real:
+            return None
+        place = self.take(i)
+        return _Frame(i, place, spent, self.candidates(i, spent, threshold))
 
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, p.n + 200))
-    try:
-        threshold = bound()
-        while True:
-            excess.clear()
-            if step(0, 0, threshold):
-                return chosen
-            if not excess:
-                return None
-            threshold = min(excess)
-    except OutOfBudget:
-        return None
-    finally:
-        sys.setrecursionlimit(old_limit)
+    def _pass(self, threshold: int) -> bool:
+        """Whether a pairing costs at most ``threshold``; if so it is in ``chosen``."""
+        p, excess = self.p, self.excess
+        top = self._open(0, 0, threshold)
+        if top is None:
+            return True
+        stack = [top]
+        while stack:
+            f = stack[-1]
+            if f.j is not None:  # the pairing under (f.i, f.j) failed: undo it
+                self.chosen.pop()
+                self.give_back(f.j, f.place_j)
+                f.j = None
+            child: _Frame | None = None
+            for j in f.partners:
+                c = p.cost(f.i, j)
+                if f.spent + c > threshold:
+                    excess.append(f.spent + c)
+                    continue
+                if j == p.virtual:
+                    key: tuple[int, int] = (-1, 0)
+                elif self.counts[p.level_of[j]] > SMALL_LEVEL + 1:
+                    # still a large level once j is out: any such j leaves the same bound
+                    key = (p.level_of[j], p.had_bye[j])
+                else:
+                    key = (-2, j)
+                rest = f.seen.get(key)
+                if rest is not None and f.spent + c + rest > threshold:
+                    excess.append(f.spent + c + rest)
+                    continue
+                place_j = self.take(j)
+                if rest is None:
+                    rest = f.seen[key] = self.bound()
+                total = f.spent + c + rest
+                if total > threshold:
+                    excess.append(total)
+                    self.give_back(j, place_j)
+                    continue
+                self.chosen.append((f.i, j))
+                f.j, f.place_j = j, place_j
+                child = self._open(f.i + 1, f.spent + c, threshold)
+                if child is None:
+                    return True
+                break
+            if child is None:  # every partner of f.i tried
+                self.give_back(f.i, f.place)
+                stack.pop()
+            else:
+                stack.append(child)
+        return False
 
 
 def blossom(p: Problem) -> list[tuple[int, int]]:
