@@ -13,6 +13,7 @@ from typing import Any
 from controller.arbiter import Arbiter, ArbiterConfig, Mode
 from controller.clock import GameClock, TimeControl
 from controller.events import Event
+from controller.irregularities import KIND_NAMES
 from controller.leds import plan_overlay
 from controller.observation import Observation
 from controller.position import Position
@@ -126,6 +127,7 @@ class SimulatedGame:
             ]
         )  # fmt: skip
         return {
+            "kind_names": KIND_NAMES,
             "version": self.notifier.version,
             "mode": self.mode.value,
             "state": "paused" if self.clock.paused and self.state != "game_over" else self.state,

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from controller.bitboard import bit_indices, legal_moves
 from controller.bitboard import flips as flips8
 from controller.events import Irregularity
+from controller.irregularities import REPORT_ORDER
 from controller.position import Position
 from controller.squares import Color
 
@@ -56,9 +57,6 @@ class Judgement:
         """An illegal square or an illegal pass: once corrected, the mover plays again."""
         return any(f.kind in (Irregularity.ILLEGAL_SQUARE, Irregularity.ILLEGAL_PASS)
                    for f in self.flags)
-
-
-_ORDER = {kind: i for i, kind in enumerate(Irregularity)}
 
 
 def _choose(own0: int, opp0: int, own: int, new: int, legal: int, first: int | None
@@ -121,7 +119,7 @@ def judge(
     moved = shifted & (~(before_shifted & occ0) | turned)
     if moved:
         flags.append(Flag(Irregularity.SHIFTED_DISC, moved, moved))
-    flags.sort(key=lambda fl: _ORDER[fl.kind])
+    flags.sort(key=lambda fl: REPORT_ORDER[fl.kind])
 
     if player is Color.BLACK:
         physical = Position(black, white, Color.WHITE)

@@ -13,10 +13,11 @@ from typing import TextIO
 from controller.arbiter import Arbiter, ArbiterConfig, Mode
 from controller.arbiter.presswait import press_wait
 from controller.events import Event
+from controller.irregularities import describe, instruction, name
 from controller.observation import read_observations
 from controller.position import Position
 from controller.records import save_games
-from controller.records.irregular import KIND_NAMES, History, describe, for_people, instruction
+from controller.records.irregular import History, for_people
 from controller.squares import Color
 
 
@@ -101,8 +102,7 @@ def as_text(event: Event, move: int) -> str:
         return (f"{head}IRREGULAR {describe(d['kind'], d['player'], squares)}.\n"
                 f"{'':12}{instruction(d['kind'], d['player'], squares)}")
     if kind == "corrected":
-        return f"{head}put right: {KIND_NAMES.get(d['kind'], d['kind'])} on " \
-               f"{' '.join(d.get('squares', []))}"
+        return f"{head}put right: {name(d['kind'])} on {' '.join(d.get('squares', []))}"
     if kind == "game_over":
         winner = "a draw" if d["winner"] == "draw" else f"{d['winner']} wins"
         return f"{head}game over: Black {d['black']}, White {d['white']}: {winner}"

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from controller.errors import KaeshiError
+from controller.events import Irregularity
 from controller.tomlconfig import is_control
 
 VERSION = 1
@@ -22,6 +23,8 @@ MAX_PAYLOAD = 64 * 1024
 
 EVENT_KINDS = ("move", "pass", "irregularity", "corrected", "resync", "game_over", "clock")
 COLORS = ("black", "white")
+#: The irregularity kinds a table may name; any other is refused at the edge.
+IRREGULARITY_KINDS = tuple(kind.value for kind in Irregularity)
 MODES = ("home", "tournament", "record")
 COMMANDS = (
     "next_game", "pause", "resume", "adjust_time", "accept_board", "correct_board", "toss",
@@ -131,7 +134,7 @@ def check_event(r: Reader) -> dict[str, Any]:
         r.str("square", SQUARE_RE)
         r.squares("flips")
     elif kind in ("irregularity", "corrected"):
-        r.str("kind", re.compile(r"^[a-z_]{1,40}$"))
+        r.choice("kind", IRREGULARITY_KINDS)
         r.squares("squares")
     elif kind == "resync":
         r.squares("squares")

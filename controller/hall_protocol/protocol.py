@@ -27,6 +27,7 @@ from controller.hall_protocol.cardwire import (
 from controller.hall_protocol.checks import (
     BOARD_RE,
     GAME_RE,
+    IRREGULARITY_KINDS,
     Reader,
     check_command_args,
     check_event,
@@ -278,7 +279,7 @@ def decode_state(payload: bytes, table: int, where: str = "state") -> TableState
         raise r.fail("irregularities", "a list")
     for i, f in enumerate(flags):
         fr = Reader(f"{where} irregularities[{i}]", f)
-        fr.str("kind", re.compile(r"^[a-z_]{1,40}$"))
+        fr.choice("kind", IRREGULARITY_KINDS)
         fr.squares("squares")
     return TableState(
         table=table,

@@ -4,7 +4,8 @@ The arbiter speaks in kinds and squares (``forgotten_flip e5``); arbiters, playe
 and whoever reads a record later want a sentence: who did what, where, what the
 opponent may do about it under rule 5① (第41期名人戦 ルール細則), and what became of
 it. Every output — the table's page, the hall's pages, the record's comments —
-takes its wording from here, so they never disagree.
+takes the kinds' words from :mod:`controller.irregularities` and the statuses' words
+from here, so they never disagree.
 
 :class:`History` is a fold over the arbiter's events and rulings: replaying a
 journal rebuilds it exactly, as it rebuilds the game.
@@ -17,22 +18,11 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from controller.irregularities import describe, instruction
 from controller.position import IllegalMoveError, Position
 
 if TYPE_CHECKING:
     from controller.records.model import GameRecord, Move
-
-#: A short name per kind, as a heading or a list item.
-KIND_NAMES: dict[str, str] = {
-    "forgotten_flip": "forgotten flip",
-    "over_flip": "over-flip",
-    "wrong_color": "wrong colour",
-    "illegal_square": "illegal square",
-    "extra_disc": "extra disc",
-    "removed_disc": "removed disc",
-    "shifted_disc": "shifted disc",
-    "illegal_pass": "illegal pass",
-}
 
 #: What became of an irregularity.
 OPEN = "open"  # may still be pointed out and put right
@@ -50,77 +40,6 @@ STATUS_TEXT: dict[str, str] = {
     ACCEPTED: "accepted by the arbiter as it stood",
     RULED: "position set by the arbiter",
 }
-
-
-def _name(color: str) -> str:
-    return color.capitalize() if color in ("black", "white") else color
-
-
-def _other(color: str) -> str:
-    return {"black": "white", "white": "black"}.get(color, "the opponent")
-
-
-def _list(squares: Iterable[str], last: str = "and") -> str:
-    items = list(squares)
-    if len(items) <= 1:
-        return "".join(items) or "?"
-    return ", ".join(items[:-1]) + f" {last} " + items[-1]
-
-
-def _discs(squares: list[str]) -> str:
-    return f"the disc{'s' if len(squares) > 1 else ''} on {_list(squares)}"
-
-
-def describe(kind: str, player: str, squares: list[str]) -> str:
-    """One sentence: who did what, where. ``player`` committed it."""
-    who = _name(player)
-    sq = _list(squares)
-    texts = {
-        "forgotten_flip": f"{who} did not turn {_discs(squares)}",
-        "over_flip": f"{who} turned {_discs(squares)}, which should not have turned",
-        "wrong_color": f"{who} put the new disc on {sq} with the wrong colour up",
-        "illegal_square": f"{who} played {sq}, where no legal move is",
-        "extra_disc": f"{who} put more than one new disc down ({sq})",
-        "removed_disc": f"{who} took away {_discs(squares)}",
-        "shifted_disc": f"{who} left {_discs(squares)} off "
-                        f"{'their squares' if len(squares) > 1 else 'its square'}",
-        "illegal_pass": f"{who} passed with a legal move at {_list(squares, 'or')}",
-    }
-    return texts.get(kind, f"{who}: {kind.replace('_', ' ')} {sq}")
-
-
-def _fix(kind: str, player: str, squares: list[str]) -> str:
-    who = _name(player)
-    own = player if player in ("black", "white") else "their own"
-    other = _other(player)
-    fixes = {
-        "forgotten_flip": f"{who} must turn {_discs(squares)} to {own}",
-        "over_flip": f"{who} must turn {_discs(squares)} back to {other}",
-        "wrong_color": f"{who} must turn the disc on {_list(squares)} to {own}",
-        "illegal_square": f"{who} must take the disc on {_list(squares)} back and play "
-                          "a legal move",
-        "extra_disc": f"{who} must take back the disc that is not the move "
-                      f"({_list(squares)})",
-        "removed_disc": f"{who} must put {_discs(squares)} back",
-        "shifted_disc": f"{who} must set {_discs(squares)} straight",
-        "illegal_pass": f"{who} must play {_list(squares, 'or')}",
-    }
-    return fixes.get(kind, f"{who} must put {_list(squares)} right")
-
-
-def instruction(kind: str, player: str, squares: list[str]) -> str:
-    """What happens next under rule 5①, for an irregularity ``player`` committed.
-
-    The opponent points it out by pressing their clock (handing the turn back) and
-    naming the discs (for a pass, the legal moves); the offender corrects and
-    presses. If the opponent moves on instead, the board stands as it is.
-    """
-    opp = _name(_other(player))
-    what = (f"that {_name(player)} can play {_list(squares, 'or')}" if kind == "illegal_pass"
-            else _list(squares))
-    return (f"{opp} may point out {what}: press the clock to hand the turn back; "
-            f"then {_fix(kind, player, squares)}, then press the clock. If {opp} plays on "
-            "instead, the board stands as it is.")
 
 
 @dataclass
@@ -141,7 +60,7 @@ class Entry:
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["text"] = self.text()
-        d["status_text"] = STATUS_TEXT.get(self.status, self.status)
+        d["status_text"] = STATUS_TEXT[self.status]
         if self.status == OPEN:
             d["instruction"] = instruction(self.kind, self.player, self.squares)
         return d
@@ -155,7 +74,7 @@ class Entry:
             ACCEPTED: "The arbiter accepted the board as it stood.",
             RULED: "The arbiter set the position.",
             OPEN: "It may still be pointed out.",
-        }.get(self.status, "")
+        }[self.status]
         return f"Irregular move (rule 5): {self.text()}. {tail}".strip()
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import IO, Any
 
-from controller.records.irregular import describe
+from controller.irregularities import describe, name
 
 _RESET = "\x1b[0m"
 _BOARD_BG = "\x1b[42m"  # green felt
@@ -41,10 +41,10 @@ def describe_event(e: dict[str, Any]) -> str:
         return f"{e['player']} passes"
     if kind == "irregularity":
         squares = list(e.get("squares", []))
-        return (f"FLAG {e['kind']} by {e['player']}: {', '.join(squares)} — "
+        return (f"FLAG {name(str(e['kind']))} by {e['player']}: {', '.join(squares)} — "
                 f"{describe(str(e['kind']), str(e['player']), squares)}")
     if kind == "corrected":
-        return f"corrected {e['kind']}: {', '.join(e.get('squares', []))}"
+        return f"corrected {name(str(e['kind']))}: {', '.join(e.get('squares', []))}"
     if kind == "game_over":
         note = f" ({e['reason']})" if e.get("reason") else ""
         return f"game over {e['black']}-{e['white']}, winner {e['winner']}{note}"

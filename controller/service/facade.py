@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from controller.irregularities import KIND_NAMES
 from controller.leds.plan import plan_overlay
 from controller.service.core import ActionRefused, GameCore
 from controller.service.journal import GameRow
@@ -110,6 +111,7 @@ class TableFacade:
             "graph": disc_graph(core.after, len(arb.moves)),
             "result": result_of(self.table.events, core.over_by_time) if core.game_over else None,
             "now": round(now, 3),
+            "kind_names": KIND_NAMES,
             "legal": legal or [],
             "url": self.outputs.url,
             "late": None if core.late is None else {

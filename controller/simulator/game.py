@@ -18,6 +18,7 @@ from controller.events import game_over as game_over_event
 from controller.events import irregularity as irregularity_event
 from controller.events import move as move_event
 from controller.events import pass_ as pass_event
+from controller.irregularities import REPORT_ORDER
 from controller.observation import Observation
 from controller.position import Position
 from controller.records.model import GameRecord
@@ -36,7 +37,6 @@ from controller.simulator.table import NEIGHBOURS, Table
 from controller.squares import Color, parse_square, square_name
 
 K = Irregularity
-_ORDER = {kind: i for i, kind in enumerate(Irregularity)}
 
 
 @dataclass(frozen=True)
@@ -255,7 +255,7 @@ class _Game:
             self.truth.append(corrected_event(t, K.ILLEGAL_PASS, self.pass_replaced))
             self.pass_replaced = None
         self.truth.append(move_event(t, me, square_name(plan.square), _names(plan.flips)))
-        for kind in sorted(flags, key=_ORDER.__getitem__):
+        for kind in sorted(flags, key=REPORT_ORDER.__getitem__):
             self.truth.append(irregularity_event(t, me, kind, _names(flags[kind])))
 
     def play(self, sq: int, kind: Irregularity | None) -> None:
@@ -302,7 +302,7 @@ class _Game:
             table.think()
             table.press(me.opponent)
         self.repair(plan, before)
-        for kind_ in sorted(plan.flags, key=_ORDER.__getitem__):
+        for kind_ in sorted(plan.flags, key=REPORT_ORDER.__getitem__):
             self.truth.append(corrected_event(table.t, kind_, _names(plan.flags[kind_])))
         if K.ILLEGAL_SQUARE in plan.flags:
             self.perform(good)
@@ -340,7 +340,7 @@ class _Game:
         (``habits``, half the time) every fault at once under one hand."""
         actions = fix_actions(plan, before)
         if self.options.habits:
-            rank = {q: _ORDER[k] for k, qs in plan.flags.items() for q in qs}
+            rank = {q: REPORT_ORDER[k] for k, qs in plan.flags.items() for q in qs}
             actions.sort(key=lambda a: rank.get(a[0], 0))
             if len(actions) > 1 and self.rng.random() < 0.5:
                 self.table.touch_all(actions)

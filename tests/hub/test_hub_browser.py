@@ -221,6 +221,15 @@ def test_hub_browser_irregularity_on_top_and_pause_reaches_the_table(
     assert browser.js("document.querySelector('#events .ev-resync').textContent") == (
         "board adopted after white d6, black c3, white to move (changed: c3 d4 d6)")
     assert browser.js("document.querySelector('#events .ev-resync').value") == 1  # numbered once
+    # the event list names a kind in the words /api/table brings (kind_names)
+    flagged_event = {"t": 10.0, "event": "irregularity", "player": "white",
+                     "kind": "forgotten_flip", "squares": ["d4", "e4"]}
+    tables[5].client.publish(Topics(EVENT).events(5), encode_event(
+        EventMessage(5, "g5", 2, flagged_event, None, START, "white")),
+        qos=1).wait_for_publish(5)
+    browser.wait_for("document.querySelector('#events .ev-irregularity') !== null", timeout=10)
+    assert browser.js("document.querySelector('#events .ev-irregularity').textContent") == (
+        "White: forgotten flip d4 e4")
     # no event is drawn as a clock
     assert browser.js("document.querySelectorAll('#events .clock').length") == 0
 

@@ -86,6 +86,10 @@ def test_event_round_trip_and_strict_checks():
                     "event": {"t": 1, "event": "boom"}}).encode(): "'event'",
         json.dumps({"v": 1, "table": 3, "game": "../x", "seq": 1, "event": move}).encode():
             "'game'",
+        # a kind the irregularity table does not have is refused at the edge
+        json.dumps({"v": 1, "table": 3, "game": "g", "seq": 1,
+                    "event": {"t": 1, "event": "irregularity", "player": "black",
+                              "kind": "odd_disc", "squares": ["e5"]}}).encode(): "'kind'",
     }
     for payload, field in bad.items():
         with pytest.raises(ProtocolError, match=field):

@@ -11,15 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from controller.events import Irregularity
+from controller.irregularities import describe, instruction
 from controller.position import Position
 from controller.records import load_games, read_ggf_text, save_games, write_ggf
-from controller.records.irregular import (
-    KIND_NAMES,
-    describe,
-    instruction,
-    split_stood,
-    stood_note,
-)
+from controller.records.irregular import split_stood, stood_note
 from controller.records.model import RecordError
 from controller.service.core import GameCore, GameSettings
 from controller.squares import Color, parse_square
@@ -136,7 +132,7 @@ def test_wthor_names_the_game_it_cannot_hold(tmp_path: Path) -> None:
 
 
 def test_every_kind_has_words_and_an_instruction_under_rule_5() -> None:
-    for kind in KIND_NAMES:
+    for kind in Irregularity:
         text = describe(kind, "white", ["e4", "f5"])
         squares = "e4 or f5" if kind == "illegal_pass" else "e4 and f5"  # one of / both
         assert text.startswith("White ") and squares in text

@@ -62,8 +62,8 @@ def test_kaeshi_demo_runs_and_leaves_the_record(tmp_path, data_dir, board, secon
     # Only the injected fault is flagged: nothing lost between board, driver and arbiter.
     assert text.count("FLAG ") == 1
     assert "web page: http://127.0.0.1:" in text
-    assert "FLAG forgotten_flip by black: f4" in text
-    assert "corrected forgotten_flip: f4" in text
+    assert "FLAG forgotten flip by black: f4" in text
+    assert "corrected forgotten flip: f4" in text
     assert "game over" in text and "Traceback" not in proc.stderr
     (json_file,) = out.glob("*.json")
     rec = load_games(json_file)[0]

@@ -51,7 +51,7 @@ def test_plain_render_shows_board_clocks_flags_and_events():
     row5 = next(line for line in lines if line.startswith(" 5 "))
     assert row5 == " 5  . . . X X!X . . "  # e5 carries the flag mark
     assert "▶ white 20:00" in text and "black 19:47" in text
-    assert "FLAG forgotten_flip by black: e5" in text
+    assert "FLAG forgotten flip by black: e5" in text
     assert "black f5 (flips e5)" in text
     assert "state: playing   move 2, white to play" in text
     assert "web page: http://127.0.0.1:8080" in text
@@ -82,5 +82,5 @@ def test_pipe_output_prints_each_new_event_once():
     display.update(snap)
     text = out.getvalue()
     assert text.count("black f5 (flips e5)") == 1
-    assert text.count("corrected forgotten_flip: e5") == 1
+    assert text.count("corrected forgotten flip: e5") == 1
     assert text.count("state: playing") == 1

@@ -89,7 +89,8 @@ def test_web_tournament_leaks_nothing_to_players_until_the_game_is_over(
         polls.append({
             "state": state, "player": seen, "leds": dict(service.outputs.leds.plan),
             "moves": len(json.loads(seen["/api/state"])["moves"]),
-            "arbiter_flag": "forgotten_flip" in arbiter.text,
+            "arbiter_flag": any(f["kind"] == "forgotten_flip"
+                                for f in arbiter.json()["irregularities"]),
         })
 
     async def scenario() -> None:

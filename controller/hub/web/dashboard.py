@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.hall_protocol.protocol import ClockState, TableStatus
-from controller.records.irregular import KIND_NAMES, describe, instruction
+from controller.irregularities import describe, instruction, name
 
 IRREGULARITY, CLOCK, STOPPED, RESULT, REST = range(5)
 REASONS = {
@@ -75,7 +75,7 @@ def irregularities(status: TableStatus) -> list[dict[str, Any]]:
 def _flag_line(f: dict[str, Any]) -> str:
     """``white: forgotten flip d4 e4 at move 23``: who, what, where, which move."""
     who = f"{f['player']}: " if f.get("player") in ("black", "white") else ""
-    what = f"{KIND_NAMES.get(str(f.get('kind')), str(f.get('kind', '?')).replace('_', ' '))}"
+    what = name(str(f.get("kind")))
     where = " ".join(f.get("squares", []))
     move = f" at move {f['n']}" if isinstance(f.get("n"), int) else ""
     return f"{who}{what} {where}{move}".strip()

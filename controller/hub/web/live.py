@@ -25,6 +25,7 @@ from controller.hub.broadcast import (
 from controller.hub.export import event_records
 from controller.hub.results import Director, ResultDesk
 from controller.hub.web.dashboard import REASONS, RESULT, dashboard
+from controller.irregularities import KIND_NAMES
 from controller.records.model import GameRecord
 
 
@@ -246,7 +247,7 @@ class Views:
             card["trouble"] = trouble
         unannounced = [g for t, g in self.store.games(announced=False) if t == table]
         return {"now": now, "card": card, "events": events, "unannounced": unannounced,
-                "pairing": self._pairing(table)}
+                "pairing": self._pairing(table), "kind_names": KIND_NAMES}
 
     def _toss_notes(self, statuses: list[TableStatus], cards: list[dict[str, Any]]) -> None:
         """A drawn board that waits for the 伏せ石 says so, and what to do, on its card."""

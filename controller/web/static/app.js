@@ -143,16 +143,10 @@ function drawMoves(s) {
   }
 }
 
-const KIND_TEXT = {
-  forgotten_flip: "forgotten flip",
-  over_flip: "over-flip",
-  wrong_color: "wrong colour",
-  illegal_square: "illegal square",
-  extra_disc: "extra disc",
-  removed_disc: "removed disc",
-  shifted_disc: "shifted disc",
-  illegal_pass: "illegal pass",
-};
+// An irregularity's short name, from the snapshot (controller/irregularities.py).
+function kindName(kind) {
+  return (snap && snap.kind_names && snap.kind_names[kind]) || kind;
+}
 
 function ago(seconds) {
   const s = Math.max(0, Math.round(seconds));
@@ -176,7 +170,7 @@ function drawFlags(s) {
     const li = el("li", { "data-kind": it.kind });
     const who = it.player === "black" ? "Black" : "White";
     const head = el("p", { class: "flag-head" });
-    head.appendChild(el("b", {}, `Move ${it.n ?? "?"} · ${who} · ${KIND_TEXT[it.kind] || it.kind} — ${(it.squares || []).join(" ")}`));
+    head.appendChild(el("b", {}, `Move ${it.n ?? "?"} · ${who} · ${kindName(it.kind)} — ${(it.squares || []).join(" ")}`));
     head.appendChild(el("span", { class: "since", "data-t": it.t ?? "" }));
     li.appendChild(head);
     if (it.text) li.appendChild(el("p", { class: "flag-text" }, it.text + "."));
@@ -253,8 +247,8 @@ function describeEvent(e) {
   switch (e.event) {
     case "move": return `${e.player} ${e.square}` + (e.flips && e.flips.length ? ` (${e.flips.join(" ")})` : "");
     case "pass": return `${e.player} passes`;
-    case "irregularity": return `${e.player}: ${KIND_TEXT[e.kind] || e.kind} ${(e.squares || []).join(" ")}`;
-    case "corrected": return `corrected: ${KIND_TEXT[e.kind] || e.kind} ${(e.squares || []).join(" ")}`;
+    case "irregularity": return `${e.player}: ${kindName(e.kind)} ${(e.squares || []).join(" ")}`;
+    case "corrected": return `corrected: ${kindName(e.kind)} ${(e.squares || []).join(" ")}`;
     case "game_over": return `game over ${e.black}–${e.white}, ` + (e.winner === "draw" ? "draw" : `${e.winner} wins`);
     default: return e.event;
   }

@@ -9,11 +9,7 @@
   let card = null;
   let draft = null; // the position being set up on the board, or null
 
-  const KIND = {
-    forgotten_flip: "forgotten flip", over_flip: "over-flip", wrong_color: "wrong colour",
-    illegal_square: "illegal square", extra_disc: "extra disc", removed_disc: "removed disc",
-    shifted_disc: "shifted disc", illegal_pass: "illegal pass",
-  };
+  let kindNames = {}; // an irregularity's short name, from /api/table (controller/irregularities.py)
 
   function drawBoard() {
     const t = card || {};
@@ -22,6 +18,7 @@
   }
 
   function render(d) {
+    kindNames = d.kind_names || {};
     const t = d.card;
     card = t;
     game = t.game || null;
@@ -78,8 +75,8 @@
     switch (e.event) {
       case "move": return `${who(e.player)} ${e.square}`;
       case "pass": return `${who(e.player)} passes`;
-      case "irregularity": return `${who(e.player)}: ${KIND[e.kind] || e.kind} ${sq}`;
-      case "corrected": return `put right: ${KIND[e.kind] || e.kind} ${sq}`;
+      case "irregularity": return `${who(e.player)}: ${kindNames[e.kind] || e.kind} ${sq}`;
+      case "corrected": return `put right: ${kindNames[e.kind] || e.kind} ${sq}`;
       case "game_over": return `game over ${e.black}–${e.white}` + (e.winner === "draw" ? ", a draw" : `, ${e.winner} wins`);
       case "clock": return `clock: black ${Hub.fmt(e.black * 1000)}, white ${Hub.fmt(e.white * 1000)}` +
         (e.paused ? " (paused)" : e.running ? ` (${e.running} running)` : "");
