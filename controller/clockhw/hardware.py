@@ -14,8 +14,8 @@ from typing import Any
 
 from controller.clockhw import gpio
 from controller.clockhw.display import DisplayFrame, format_time
+from controller.clockhw.displays import CLOCK_DISPLAYS, ClockDisplay, DisplayLines
 from controller.clockhw.pins import ClockPins
-from controller.clockhw.tm1637 import Tm1637
 from controller.squares import Color
 
 
@@ -45,7 +45,9 @@ class _Debouncer:
 
 
 class ClockHardware:
-    """Two player buttons, a pause button, two TM1637 displays and a buzzer.
+    """Two player buttons, a pause button, two displays and a buzzer.
+
+    ``display`` names the displays' kind in ``controller.clockhw.displays``.
 
     ``on_press(color, t)`` is called when ``color``'s button is pressed (``color`` is
     the player who pressed, exactly as in an observation's ``press``); ``on_pause(t)``
@@ -60,6 +62,7 @@ class ClockHardware:
         pin_factory: object | None = None,
         time_source: Callable[[], float] = time.monotonic,
         half_period: float = 5e-6,
+        display: str = "tm1637",
     ) -> None:
         self.pins = pins
         self._on_press = on_press
@@ -69,19 +72,15 @@ class ClockHardware:
         self._devices: list[Any] = []
         self._last: dict[Color, DisplayFrame] = {}
         self._buzz_timer: threading.Timer | None = None
+        kind = CLOCK_DISPLAYS.get(display)
+        if kind is None:
+            raise ValueError(f"unknown clock display {display!r} ({', '.join(CLOCK_DISPLAYS)})")
+        self._displays: dict[Color, ClockDisplay] = {}
         try:
-            self._displays = {
-                Color.BLACK: Tm1637(
-                    self._claim(gpio.output("black display CLK", pins.black_clk, pin_factory)),
-                    self._claim(gpio.output("black display DIO", pins.black_dio, pin_factory)),
-                    half_period,
-                ),
-                Color.WHITE: Tm1637(
-                    self._claim(gpio.output("white display CLK", pins.white_clk, pin_factory)),
-                    self._claim(gpio.output("white display DIO", pins.white_dio, pin_factory)),
-                    half_period,
-                ),
-            }
+            for color, clk, dio in ((Color.BLACK, pins.black_clk, pins.black_dio),
+                                    (Color.WHITE, pins.white_clk, pins.white_dio)):
+                self._displays[color] = kind.make(DisplayLines(
+                    f"{color} display", clk, dio, pin_factory, half_period, self._claim))
             self._buzzer = (
                 None if pins.buzzer is None else self._claim(gpio.buzzer(pins.buzzer, pin_factory))
             )

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from controller.leds.plan import LedCell, Rgb
 
 
+@runtime_checkable
 class LedLink(Protocol):
     """The hall link's LED entry point (``controller.hall``): square -> (rgb, pattern)."""
 

@@ -60,11 +60,19 @@ def decode_spi(data: bytes) -> list[Rgb]:
     return out
 
 
+#: How a strip may be wired through the squares (``leds.order``): ``rows`` runs a1..h1,
+#: a2..h2, ...; ``serpentine`` snakes back on every second row, a1..h1, h2..a2, a3..h3,
+#: ... (the shortest wiring).
+STRIP_ORDERS: dict[str, str] = {
+    "rows": "a1…h1, then a2…h2, every row from its a-file end",
+    "serpentine": "a1…h1, then h2…a2: back along every second row, the shorter wiring",
+}
+
+
 def chain_order(layout: str = "rows", size: int = 8) -> list[str]:
-    """Squares in the order the strip runs: ``rows`` (a1..h1, a2..h2, ...) or
-    ``serpentine`` (a1..h1, h2..a2, a3..h3, ...: the shortest wiring)."""
-    if layout not in ("rows", "serpentine"):
-        raise ValueError(f"unknown LED layout {layout!r} (rows or serpentine)")
+    """Squares in the order the strip runs (:data:`STRIP_ORDERS`)."""
+    if layout not in STRIP_ORDERS:
+        raise ValueError(f"unknown LED layout {layout!r} ({' or '.join(STRIP_ORDERS)})")
     order = []
     for row in range(size):
         cols = list(COLUMNS[:size])

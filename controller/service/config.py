@@ -12,6 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from controller.clockhw.displays import CLOCK_DISPLAYS
+from controller.clockhw.displays import documentation as display_documentation
+from controller.leds.drivers import LED_DRIVERS
+from controller.leds.drivers import documentation as led_documentation
+from controller.leds.ws2812 import STRIP_ORDERS
 from controller.tomlconfig import (
     KeyLines,
     Option,
@@ -65,6 +70,9 @@ OPTIONS: tuple[Option, ...] = (
     O("clock", "buttons", bool, False,
       "Read the clock buttons and drive the clock displays on the Raspberry Pi's GPIO "
       "pins (the clock hardware). Off: presses come from the source only."),
+    O("clock", "display", str, "tm1637",
+      f"The clock hardware's displays: {display_documentation()}.",
+      choices=tuple(CLOCK_DISPLAYS)),
     # -- the clock's wiring on the Pi (BCM numbers, see hardware/clock.md) ----
     O("gpio", "black_button", int, 17, "GPIO of black's clock button (to ground).",
       low=0, high=27),
@@ -125,9 +133,11 @@ OPTIONS: tuple[Option, ...] = (
       "Secret for the arbiter view. Empty: a random token is made at start-up and "
       "shown on the terminal that started the service (never in a log)."),
     O("leds", "driver", str, "none",
-      "Where the LED overlay goes: `none`, `board` (the sensor board's LEDs), `ws2812` "
-      "(a strip on the Pi), `web` (drawn on the web page only).",
-      choices=("none", "board", "ws2812", "web")),
+      f"Where the LED overlay goes: {led_documentation()}.", choices=tuple(LED_DRIVERS)),
+    O("leds", "order", str, "rows",
+      "How a WS2812 strip runs through the squares (hardware/clock.md): "
+      + "; ".join(f"`{name}`: {text}" for name, text in STRIP_ORDERS.items()) + ".",
+      choices=tuple(STRIP_ORDERS)),
     O("leds", "show_legal", bool, False,
       "Show legal moves on the LEDs (home mode only; never in a tournament)."),
     O("display", "terminal", bool, False,

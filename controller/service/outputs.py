@@ -12,7 +12,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
-from controller.errors import KaeshiError
+from controller.leds.drivers import LedSetup, make_leds
 from controller.leds.plan import LedDriver, Plan, plan_overlay
 from controller.service.config import Config
 from controller.service.sources import Source
@@ -139,23 +139,8 @@ class Outputs:
     async def start(self, source: Source) -> None:
         table = self.table
         config = table.config
-        driver = config["leds.driver"]
-        if driver == "web":
-            from controller.leds import WebLeds
-
-            self.leds = WebLeds(table.notifier.notify)
-        elif driver == "board":
-            from controller.leds import SensorBoardLeds
-
-            if not hasattr(source, "set_leds"):
-                raise KaeshiError(f"{config.source}: leds.driver = \"board\" needs "
-                                  "source.kind = \"hall\" (the LEDs are on the sensor board)")
-            self.leds = SensorBoardLeds(source)  # type: ignore[arg-type]
-        elif driver == "ws2812":
-            from controller.leds import Ws2812SpiLeds
-            from controller.leds.spi import open_spi_writer
-
-            self.leds = Ws2812SpiLeds(open_spi_writer())
+        self.leds = make_leds(config["leds.driver"], LedSetup(
+            source, table.notifier.notify, config["leds.order"], config.source))
         if config["clock.buttons"]:
             self.clockhw = _open_clock_hardware(table)
         if config["web.enabled"]:
@@ -230,7 +215,7 @@ def clock_pins(cfg: Config) -> ClockPins:
 
 
 def _open_clock_hardware(service: ShownTable) -> ClockHardware:
-    from controller.clockhw import ClockHardware
+    from controller.clockhw.hardware import ClockHardware
 
     loop = asyncio.get_running_loop()
     return ClockHardware(
@@ -238,6 +223,7 @@ def _open_clock_hardware(service: ShownTable) -> ClockHardware:
         on_press=lambda color, t: loop.call_soon_threadsafe(service.clock_press, color, t),
         on_pause=lambda t: loop.call_soon_threadsafe(service.clock_pause_button),
         time_source=service.monotonic,  # the service's own clock: edges map to game time
+        display=service.config["clock.display"],
     )
 
 

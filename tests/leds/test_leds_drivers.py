@@ -13,6 +13,7 @@ from controller.leds import (
     PENDING,
     WRONG,
     LedCell,
+    LedDriver,
     SensorBoardLeds,
     WebLeds,
     Ws2812SpiLeds,
@@ -185,3 +186,46 @@ def test_leds_web_keeps_plan_and_announces_changes() -> None:
     assert len(changes) == 1
     assert web.cells()["e5"] == {"rgb": list(PENDING), "pattern": "slow_blink"}
     assert web.cells()["f5"]["pattern"] == "steady"
+
+
+# ------------------------------------------------------------ drivers by name
+def _strip(order: str) -> tuple[LedDriver, list[bytes]]:
+    from controller.leds.drivers import LedSetup, make_leds
+
+    writes: list[bytes] = []
+    driver = make_leds("ws2812", LedSetup(None, lambda: None, order,
+                                          open_spi=lambda: writes.append))
+    assert driver is not None
+    return driver, writes
+
+
+@pytest.mark.parametrize(("order", "led"), [("rows", 15), ("serpentine", 8)])
+def test_leds_strip_wiring_order_is_the_configured_one(order: str, led: int) -> None:
+    """h2 is the 16th LED of a strip wired row by row, the 9th of a serpentine one."""
+    from controller.service.config import parse_config
+
+    cfg = parse_config(f'[leds]\ndriver = "ws2812"\norder = "{order}"\n')
+    driver, writes = _strip(cfg["leds.order"])
+    asyncio.run(driver.show({"h2": LedCell((0, 200, 0))}))
+    colours = decode_spi(writes[-1])
+    assert [i for i, c in enumerate(colours) if c != (0, 0, 0)] == [led]
+
+
+def test_leds_drivers_are_chosen_and_documented_by_name() -> None:
+    from controller.errors import KaeshiError
+    from controller.leds.drivers import LED_DRIVERS, LedSetup, make_leds
+    from controller.service.config import BY_NAME
+
+    option = BY_NAME["leds.driver"]
+    assert option.choices == tuple(LED_DRIVERS)
+    assert all(f"`{name}` ({kind.help})" in option.doc for name, kind in LED_DRIVERS.items())
+    assert BY_NAME["leds.order"].choices == ("rows", "serpentine")
+    notified: list[int] = []
+    setup = LedSetup(PayloadLink(), lambda: notified.append(1))
+    assert make_leds("none", setup) is None
+    assert isinstance(make_leds("web", setup), WebLeds)
+    assert isinstance(make_leds("board", setup), SensorBoardLeds)
+    with pytest.raises(KaeshiError, match='leds.driver = "board" needs source.kind = "hall"'):
+        make_leds("board", LedSetup(object(), lambda: None))
+    with pytest.raises(KaeshiError, match="unknown leds.driver 'neon'"):
+        make_leds("neon", setup)
