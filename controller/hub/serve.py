@@ -56,7 +56,7 @@ async def serve_hub(cfg: HubConfig, stop: asyncio.Event | None = None,
     with contextlib.suppress(AttributeError, ValueError, RuntimeError):
         faulthandler.register(signal.SIGUSR1, all_threads=True)  # kill -USR1: stacks to the log
     loop = asyncio.get_running_loop()
-    store = HubStore(cfg.store)
+    store = HubStore(cfg.store, max_games=cfg.games)
     hub = Hub(cfg.broker, cfg.event, store, tables=cfg.tables)
     hub.start(loop)
     for sig in (signal.SIGTERM, signal.SIGINT):
