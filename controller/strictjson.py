@@ -63,7 +63,7 @@ def problem(value: Any, max_depth: int = MAX_DEPTH, text: bool = False) -> str |
     while stack:
         item, path, depth = stack.pop()
         if depth > max_depth:
-            return f"{path}: nested deeper than {max_depth} levels"
+            return f"{path}: nested too deeply (more than {max_depth} levels)"
         if isinstance(item, str):
             if len(item) > max_str:
                 return f"{path}: a string of {len(item)} characters (at most {max_str})"
@@ -112,13 +112,13 @@ def loads(data: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
             raise StrictJSONError(f"not UTF-8 text ({exc.reason} at byte {exc.start})"
                                   ) from None
     if _too_deep(data, max_depth):
-        raise StrictJSONError(f"nested deeper than {max_depth} levels")
+        raise StrictJSONError(f"nested too deeply (more than {max_depth} levels)")
     try:
         value = json.loads(data, parse_constant=_no_constant, parse_int=_int)
     except StrictJSONError:
         raise
     except RecursionError:  # _too_deep counts brackets outside strings: cannot happen
-        raise StrictJSONError(f"nested deeper than {max_depth} levels") from None
+        raise StrictJSONError(f"nested too deeply (more than {max_depth} levels)") from None
     except ValueError as exc:
         raise StrictJSONError(f"not JSON ({exc})") from None
     why = problem(value, max_depth)

@@ -103,7 +103,7 @@ def test_deep_nesting_is_a_refusal_never_a_recursion_error(depth: int, opener: s
     closer = "]" if opener == "[" else "}"
     payload = ('{"v":1,"table":3,"game":"g","seq":1,"event":' + opener * depth + "1"
                + closer * depth + "}").encode()
-    with pytest.raises(ProtocolError, match="nested deeper"):
+    with pytest.raises(ProtocolError, match="nested too deeply"):
         decode_event(payload, 3)
 
 
@@ -304,3 +304,42 @@ def test_each_hostile_message_is_junk_on_the_tables_card_never_a_bug(tmp_path, c
     assert store.table(3) is None and store.count_events() == 0
     assert len(caplog.records) == 1  # one line per table and kind and interval
     assert not any(r.exc_info for r in caplog.records) and "bug" not in caplog.text
+
+
+# ------------------------------------------------------------- the HTTP bodies
+def _hub_client() -> Any:
+    from hub_web_support import TOKEN, FakeBus, Hall
+    from starlette.testclient import TestClient
+
+    from controller.hub.web import HubWebSettings, build_app
+
+    hall, bus = Hall(), FakeBus()
+    hall.state(1, 1_764_670_000.0)
+    app = build_app(hall.store, bus, None, HubWebSettings(TOKEN, delay=0.0))
+    client = TestClient(app, base_url="http://testserver")
+    client.get(f"/arbiter?token={TOKEN}", follow_redirects=False)
+    return client, bus
+
+
+_CLIENT: list[Any] = []
+
+
+@PROPS
+@given(st.sampled_from(["adjust_time", "correct_board", "pause", "resume"]),
+       st.dictionaries(any_text, any_text | hostile_numbers | st.integers(), max_size=3)
+       | st.builds(lambda k, v: {k: v}, st.sampled_from(["color", "seconds", "board",
+                                                         "black"]), any_text | hostile_numbers))
+def test_a_hostile_request_body_is_a_refusal_with_a_reason_never_a_500(
+        action: str, body: dict[str, Any]) -> None:
+    if not _CLIENT:
+        _CLIENT.append(_hub_client())
+    client, bus = _CLIENT[0]
+    sent = len(bus.sent)
+    text = json.dumps(body, ensure_ascii=True)  # as a hostile script writes it: NaN, \ud800
+    r = client.post(f"/api/table/1/{action}", content=text,
+                    headers={"Content-Type": "application/json",
+                             "Origin": "http://testserver"})
+    assert r.status_code < 500, r.text
+    if strictjson.problem(body) is not None:
+        assert r.status_code == 400 and "refused" in r.json()["error"]
+        assert len(bus.sent) == sent  # nothing reached the table
