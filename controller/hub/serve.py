@@ -39,7 +39,8 @@ def build_web(cfg: HubConfig, store: HubStore, hub: Hub) -> tuple[Any, str] | No
 
         director = TournamentDirector(load(cfg.tournament)[1], cfg.tournament)
     token = cfg.token or secrets.token_urlsafe(12)
-    settings = HubWebSettings(arbiter_token=token, delay=cfg.delay, event_name=cfg.event_name)
+    settings = HubWebSettings(arbiter_token=token, delay=cfg.delay, event_name=cfg.event_name,
+                              session_seconds=cfg.session_hours * 3600.0)
     return build_app(store, hub, director, settings), token
 
 
