@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from controller.hall_protocol.checks import ProtocolError, Reader
+from controller.hall_protocol.checks import TIME_HIGH, ProtocolError, Reader
 from controller.scorecard import LATE_STATES, WINNERS, LateArrival, ScoreCardError, SignOff
 
 _REASON = re.compile(r"^[^\x00-\x1f]{1,120}$")
@@ -60,8 +60,9 @@ def decode_late(r: Reader | None) -> LateArrival | None:
     if r is None:
         return None
     try:
-        return LateArrival(r.str("late", max_len=100), r.str("present", max_len=100),
-                           r.num("minutes"), r.choice("state", LATE_STATES),
-                           r.num("clock_from", null=True), r.num("arrived_at", null=True))
+        return LateArrival(r.name("late"), r.name("present"),
+                           r.num("minutes", low=0.0, high=600.0), r.choice("state", LATE_STATES),
+                           r.num("clock_from", null=True, low=0.0, high=TIME_HIGH),
+                           r.num("arrived_at", null=True, low=0.0, high=TIME_HIGH))
     except ScoreCardError as exc:
         raise ProtocolError(f"{r.where}: {exc}") from None

@@ -6,11 +6,11 @@ protocol module says what the messages are, this one how strictly they are read.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
 
+from controller import strictjson
 from controller.errors import KaeshiError
 from controller.events import Irregularity
 from controller.tomlconfig import is_control
@@ -36,6 +36,15 @@ GAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
 BOARD_RE = re.compile(r"^[-XOxo?]{64}$")
 #: An official position has no unknown or shifted square: every disc is a disc.
 POSITION_RE = re.compile(r"^[-XO]{64}$")
+#: Deepest nesting of any payload (a state's signoff flags are four levels down).
+MAX_DEPTH = 6
+#: A clock's remaining seconds: an hour past a fallen flag at most (a clock left
+#: running in a home game), a day at most (600 minutes and ten hours of adjustments).
+CLOCK_LOW, CLOCK_HIGH = -3600.0, 86400.0
+#: A game time ``t`` (seconds; a replay may use the log's own epoch times).
+TIME_HIGH = 2.0**33
+#: A wall time (seconds since 1970), up to the year 2242.
+WALL_LOW, WALL_HIGH = 0.0, 2.0**33
 
 
 
@@ -64,13 +73,22 @@ class Reader:
             raise self.fail(key, f"an integer {low}-{high}")
         return v
 
-    def num(self, key: str, null: bool = False) -> Any:
+    def num(self, key: str, null: bool = False, low: float = -2.0**53,
+            high: float = 2.0**53) -> Any:
         v = self.d.get(key)
         if v is None and null:
             return None
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            raise self.fail(key, "a number")
+        if (isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v)
+                or not low <= v <= high):
+            raise self.fail(key, f"a number {low:g} to {high:g}")
         return float(v)
+
+    def name(self, key: str, max_len: int = 100) -> str:
+        """A person's name: no control or bidirectional character, at most ``max_len``."""
+        v = self.str(key, max_len=max_len)
+        if any(is_control(c) for c in v) or strictjson.string_problem(v):
+            raise self.fail(key, "a name without control or bidirectional characters")
+        return str(v)
 
     def str(self, key: str, pattern: re.Pattern[str] | None = None, max_len: int = 200,
             null: bool = False, default: str | None = None) -> Any:
@@ -113,20 +131,25 @@ class Reader:
 
 
 def load_payload(where: str, payload: bytes) -> Reader:
+    """The payload as a clean JSON object (:mod:`controller.strictjson`: valid Unicode
+    without control characters, finite numbers, shallow) of this protocol version."""
     if len(payload) > MAX_PAYLOAD:
         raise ProtocolError(f"{where}: payload of {len(payload)} bytes is too large")
     try:
-        d = json.loads(payload)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ProtocolError(f"{where}: not JSON ({exc})") from None
+        d = strictjson.loads(payload, MAX_DEPTH)
+    except strictjson.StrictJSONError as exc:
+        raise ProtocolError(f"{where}: {exc}"[:300]) from None
     r = Reader(where, d)
     if d.get("v") != VERSION:
         raise r.fail("v", f"protocol version {VERSION}")
     return r
 
 
+_WORD = re.compile(r"^[a-z_]{1,40}$")
+
+
 def check_event(r: Reader) -> dict[str, Any]:
-    r.num("t")
+    r.num("t", low=0.0, high=TIME_HIGH)
     kind = r.choice("event", EVENT_KINDS)
     if kind in ("move", "pass", "irregularity"):
         r.choice("player", COLORS)
@@ -148,9 +171,13 @@ def check_event(r: Reader) -> dict[str, Any]:
         r.int("black", 0, 64)
         r.int("white", 0, 64)
         r.choice("winner", (*COLORS, "draw"))
+        for key in ("reason", "decided_by"):
+            if r.d.get(key) is not None:
+                r.str(key, _WORD)
+        r.choice("loser", COLORS, null=True)
     elif kind == "clock":
-        r.num("black", null=True)
-        r.num("white", null=True)
+        r.num("black", null=True, low=CLOCK_LOW, high=CLOCK_HIGH)
+        r.num("white", null=True, low=CLOCK_LOW, high=CLOCK_HIGH)
         r.choice("running", COLORS, null=True)
     return dict(r.d)
 
@@ -178,8 +205,7 @@ def check_command_args(where: str, command: str, d: dict[str, Any]) -> None:
     elif command in ("next_game", "toss"):
         r.int("round", 0, 10_000)
         for side in ("black", "white"):
-            if any(is_control(c) for c in r.str(side, max_len=100)):
-                raise r.fail(side, "a name without control or bidirectional characters")
+            r.name(side)
         if command == "toss":  # the 伏せ石 gave the right to one of them
             r.choice("draw_win_right", COLORS)
             return

@@ -12,12 +12,12 @@ The topic strings are in :mod:`controller.hall_protocol.topics`.
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from controller import strictjson
 from controller.hall_protocol.cardwire import (
     decode_late,
     decode_signoff,
@@ -26,8 +26,13 @@ from controller.hall_protocol.cardwire import (
 )
 from controller.hall_protocol.checks import (
     BOARD_RE,
+    CLOCK_HIGH,
+    CLOCK_LOW,
     GAME_RE,
     IRREGULARITY_KINDS,
+    MAX_DEPTH,
+    WALL_HIGH,
+    WALL_LOW,
     Reader,
     check_command_args,
     check_event,
@@ -190,10 +195,22 @@ def toss(round: int, black: str, white: str, draw_win_right: str) -> DownlinkCom
 
 # ------------------------------------------------------------------------- encoding
 def _dumps(obj: dict[str, Any]) -> bytes:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+    """Clean JSON only (:mod:`controller.strictjson`): no NaN, no lone surrogate."""
+    try:
+        return strictjson.dumps(obj, MAX_DEPTH).encode()
+    except strictjson.StrictJSONError as exc:
+        raise ProtocolError(f"cannot encode: {exc}") from None
 
 
 def encode_state(s: TableState) -> bytes:
+    """The retained state; refused (:class:`ProtocolError`) where :func:`decode_state`
+    would refuse it, so a table never publishes what the hub drops."""
+    payload = _encode_state(s)
+    decode_state(payload, s.table, "encoding a state")
+    return payload
+
+
+def _encode_state(s: TableState) -> bytes:
     return _dumps({
         "v": VERSION, "table": s.table, "game": s.game, "round": s.round,
         "black": s.black, "white": s.white, "mode": s.mode, "service": s.service,
@@ -215,6 +232,13 @@ def encode_state(s: TableState) -> bytes:
 
 
 def encode_event(m: EventMessage) -> bytes:
+    """One event message; refused where :func:`decode_event` would refuse it."""
+    payload = _encode_event(m)
+    decode_event(payload, m.table, "encoding an event")
+    return payload
+
+
+def _encode_event(m: EventMessage) -> bytes:
     d: dict[str, Any] = {"v": VERSION, "table": m.table, "game": m.game, "seq": m.seq,
                          "event": m.event}
     if m.wall is not None:
@@ -229,12 +253,17 @@ def encode_ack(a: Ack) -> bytes:
     d: dict[str, Any] = {"v": VERSION, "game": a.game, "seq": a.seq}
     if a.resend:
         d["resend"] = True
-    return _dumps(d)
+    payload = _dumps(d)
+    decode_ack(payload, "encoding an ack")
+    return payload
 
 
 def encode_command(c: DownlinkCommand) -> bytes:
+    """An order to a table; refused where :func:`decode_command` would refuse it."""
     check_command_args("down", c.command, c.args)
-    return _dumps({"v": VERSION, "id": c.id, "command": c.command, **c.args})
+    payload = _dumps({"v": VERSION, "id": c.id, "command": c.command, **c.args})
+    decode_command(payload, "down")
+    return payload
 
 
 ONLINE = b"1"
@@ -252,7 +281,7 @@ def decode_event(payload: bytes, table: int, where: str = "events") -> EventMess
         game=r.str("game", GAME_RE),
         seq=r.int("seq", 1),
         event=check_event(r.obj("event")),
-        wall=r.num("wall", null=True),
+        wall=r.num("wall", null=True, low=WALL_LOW, high=WALL_HIGH),
         board=board,
         to_move=to_move,
     )
@@ -263,16 +292,18 @@ def decode_state(payload: bytes, table: int, where: str = "state") -> TableState
     if r.int("table", 1, MAX_TABLE) != table:
         raise r.fail("table", f"{table} (the table of the topic)")
     c = r.obj("clock", null=True)
+    low, high = int(CLOCK_LOW * 1000), int(CLOCK_HIGH * 1000)
     clock = None if c is None else ClockState(
-        black_ms=c.int("black_ms", -2**40, 2**40), white_ms=c.int("white_ms", -2**40, 2**40),
-        running=c.choice("running", COLORS, null=True), at=c.num("at"),
+        black_ms=c.int("black_ms", low, high), white_ms=c.int("white_ms", low, high),
+        running=c.choice("running", COLORS, null=True),
+        at=c.num("at", low=WALL_LOW, high=WALL_HIGH),
         paused=c.bool("paused"), flag=c.choice("flag", COLORS, null=True),
     )
     res = r.obj("result", null=True)
     result = None if res is None else GameResult(
         black=res.int("black", 0, 64), white=res.int("white", 0, 64),
         winner=res.choice("winner", (*COLORS, "draw")),
-        reason=res.str("reason", null=True, max_len=40),
+        reason=res.str("reason", re.compile(r"^[a-z_]{1,40}$"), null=True),
     )
     flags = r.d.get("irregularities", [])
     if not isinstance(flags, list) or len(flags) > 64:
@@ -281,12 +312,15 @@ def decode_state(payload: bytes, table: int, where: str = "state") -> TableState
         fr = Reader(f"{where} irregularities[{i}]", f)
         fr.choice("kind", IRREGULARITY_KINDS)
         fr.squares("squares")
+        fr.choice("player", COLORS, null=True)
+        fr.int("n", 0, 200, null=True)
+        fr.num("at", null=True, low=WALL_LOW, high=WALL_HIGH)
     return TableState(
         table=table,
         game=r.str("game", GAME_RE),
         round=r.int("round", 0, 10_000, null=True),
-        black=r.str("black", max_len=100),
-        white=r.str("white", max_len=100),
+        black=r.name("black"),
+        white=r.name("white"),
         mode=r.choice("mode", MODES),
         service=r.str("service", re.compile(r"^[a-z_]{1,40}$")),
         board=r.str("board", BOARD_RE),
@@ -296,7 +330,7 @@ def decode_state(payload: bytes, table: int, where: str = "state") -> TableState
         result=result,
         seq=r.int("seq", 0),
         moves=r.int("moves", 0, 200) if "moves" in r.d else 0,
-        wall=r.num("wall") if "wall" in r.d else 0.0,
+        wall=r.num("wall", low=WALL_LOW, high=WALL_HIGH) if "wall" in r.d else 0.0,
         signoff=decode_signoff(r.obj("signoff", null=True)),
         late=decode_late(r.obj("late", null=True)),
     )

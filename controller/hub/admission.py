@@ -42,6 +42,9 @@ TROUBLE_TEXT = {
     "gap": "events after a gap, asked again",
     "muted": "flooding: not heard at the broker",
     "abandoned": "a game left unfinished for a new one",
+    "backwards": "events whose time runs backwards, refused",
+    "foreign": "another table's game, republished, refused",
+    "games": "more games than the event's schedule allows, refused",
 }
 
 

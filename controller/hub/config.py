@@ -29,6 +29,9 @@ KEYS: tuple[Key, ...] = (
     Key("event", "tables", int, 0, "Tables in the hall (numbered 1 to this). The hub then "
         "listens to each table on its own, and can stop hearing one that floods it while "
         "it goes on hearing the others; 0: every table number, by wildcard.", 0, 9999),
+    Key("event", "games", int, 40, "Games a table may play in the event, replays included "
+        "(the schedule's rounds and a few more); a table naming more is refused and the "
+        "arbiter told.", 1, 10000),
     Key("broker", "host", str, "127.0.0.1", "The broker's address."),
     Key("broker", "port", int, 1883, "The broker's port.", 1, 65535),
     Key("broker", "username", str, "hub", "The hub's broker user (the ACL's `hub`)."),
@@ -42,6 +45,8 @@ KEYS: tuple[Key, ...] = (
     Key("web", "port", int, 8090, "Port of the pages; 0 picks a free one.", 0, 65535),
     Key("web", "token", str, "",
         "Arbiter token; empty: a random one, shown on the terminal at start (never logged)."),
+    Key("web", "session_hours", float, 24.0, "Hours an arbiter's login lasts; logging out, "
+        "or a new token, ends every session at once.", 0.01, 8760.0),
     Key("web", "delay", float, 900.0, "Broadcast delay in seconds (against outside help).",
         0.0, 86400.0),
     Key("tournament", "file", str, "", "The event file of `kaeshi tournament` (--db): "
@@ -64,6 +69,8 @@ class HubConfig:
     delay: float
     tournament: Path | None = None
     tables: int = 0
+    games: int = 40
+    session_hours: float = 24.0
 
 
 def parse_hub_config(text: str, source: str = "hub.toml") -> HubConfig:
@@ -97,6 +104,8 @@ def parse_hub_config(text: str, source: str = "hub.toml") -> HubConfig:
         delay=values["web.delay"],
         tournament=Path(values["tournament.file"]) if values["tournament.file"] else None,
         tables=values["event.tables"],
+        games=values["event.games"],
+        session_hours=values["web.session_hours"],
     )
 
 

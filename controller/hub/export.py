@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import logging
 import tempfile
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
@@ -17,12 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.hub.broadcast import GameInfo, StoredEventLike
+from controller.hub.logs import Throttled
 from controller.position import Position
-from controller.records import write_ggf_games, write_wthor
+from controller.records import games_to_json, write_ggf_games, write_wthor
+from controller.records.ggf import write_ggf
 from controller.records.irregular import History, stood_board
 from controller.records.model import GameRecord, Move, RecordError
 from controller.records.wthor import PLAYERS_FILE, TOURNAMENTS_FILE
 from controller.squares import BoardStringError, Color
+
+_skipped = Throttled(logging.getLogger("kaeshi.hub"), every=60.0)
 
 
 def game_record(events: Sequence[StoredEventLike], info: GameInfo | None = None,
@@ -130,8 +135,30 @@ def event_records(
 
 
 def event_ggf(records: Sequence[GameRecord]) -> str:
-    """The whole event as one GGF file, one game per line."""
-    return write_ggf_games(list(records))
+    """The whole event as one GGF file, one game per line; a game that cannot be
+    written (a value an older hub let into its store) is left out, alone."""
+    return write_ggf_games(writable(records, write_ggf))
+
+
+def event_json(records: Sequence[GameRecord]) -> str:
+    """The whole event as the JSON games file; a game that cannot be written is left
+    out, alone."""
+    return games_to_json(writable(records, lambda r: games_to_json([r])))
+
+
+def writable(records: Sequence[GameRecord], write: Callable[[GameRecord], object]
+             ) -> list[GameRecord]:
+    """The records ``write`` takes; the others are logged (once a minute per kind)."""
+    ok = []
+    for rec in records:
+        try:
+            write(rec)
+        except RecordError as exc:
+            _skipped.warning("unwritable", "a game left out of the event's records: "
+                             "table %s: %s", rec.extra.get("TBL", "?"), exc)
+            continue
+        ok.append(rec)
+    return ok
 
 
 @dataclass

@@ -46,7 +46,7 @@ from controller.hall_protocol.protocol import (
 )
 from controller.hall_protocol.topics import Topics
 from controller.hub.admission import Admission
-from controller.hub.store import Added, HubStore, StoreError
+from controller.hub.store import Added, HubStore, Refused, StoreError
 
 log = logging.getLogger("kaeshi.hub")
 
@@ -105,7 +105,7 @@ class Hub:
         self.connected = threading.Event()
         #: Counters for tests, logs and the benchmark.
         self.stats = {"stored": 0, "duplicate": 0, "gap": 0, "dropped": 0, "states": 0,
-                      "refused": 0, "flood": 0}
+                      "refused": 0, "flood": 0, "backwards": 0, "foreign": 0, "games": 0}
         self.client = make_client(
             broker, client_id or f"kaeshi-hub-{event}", clean_session=False,
         )
@@ -213,6 +213,9 @@ class Hub:
         except ProtocolError as exc:
             self.stats["dropped"] += 1
             self.admission.note(table, "junk", str(exc)[:200], self._clock())
+        except Refused as exc:
+            self.stats[exc.kind] += 1
+            self.admission.note(table, exc.kind, str(exc)[:200], self._clock())
         except StoreError as exc:
             log.error("%s", exc)  # not acknowledged: the table sends it again
         except Exception:  # a bug must not stop the hub's network thread
@@ -245,6 +248,11 @@ class Hub:
             elif added is Added.REFUSED:
                 self.admission.note(table, "refused", f"game {msg.game} seq {msg.seq}", now,
                                     msg.game)
+            elif added is Added.BACKWARDS:
+                self.admission.note(table, "backwards", f"game {msg.game} seq {msg.seq} at "
+                                    f"t={msg.event['t']}", now, msg.game)
+            elif added is Added.FOREIGN:
+                self.admission.note(table, "foreign", f"game {msg.game}", now, msg.game)
         elif kind == "state":
             if not payload:
                 return  # a retained state being cleared

@@ -39,7 +39,8 @@ def build_web(cfg: HubConfig, store: HubStore, hub: Hub) -> tuple[Any, str] | No
 
         director = TournamentDirector(load(cfg.tournament)[1], cfg.tournament)
     token = cfg.token or secrets.token_urlsafe(12)
-    settings = HubWebSettings(arbiter_token=token, delay=cfg.delay, event_name=cfg.event_name)
+    settings = HubWebSettings(arbiter_token=token, delay=cfg.delay, event_name=cfg.event_name,
+                              session_seconds=cfg.session_hours * 3600.0)
     return build_app(store, hub, director, settings), token
 
 
@@ -56,7 +57,7 @@ async def serve_hub(cfg: HubConfig, stop: asyncio.Event | None = None,
     with contextlib.suppress(AttributeError, ValueError, RuntimeError):
         faulthandler.register(signal.SIGUSR1, all_threads=True)  # kill -USR1: stacks to the log
     loop = asyncio.get_running_loop()
-    store = HubStore(cfg.store)
+    store = HubStore(cfg.store, max_games=cfg.games)
     hub = Hub(cfg.broker, cfg.event, store, tables=cfg.tables)
     hub.start(loop)
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -32,7 +32,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from controller import strictjson
 from controller.errors import KaeshiError
+from controller.hall_protocol.checks import Reader, check_event
 from controller.hall_protocol.protocol import (
     EventMessage,
     GameKey,
@@ -76,6 +78,7 @@ CREATE TABLE IF NOT EXISTS events (
     to_move TEXT,
     PRIMARY KEY (tbl, game, seq)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS events_by_game ON events(game, seq);
 CREATE TABLE IF NOT EXISTS game_states (
     tbl INTEGER NOT NULL,
     game TEXT NOT NULL,
@@ -96,26 +99,47 @@ class Added(StrEnum):
     GAP = "gap"
     #: A game the table never announced, beyond what it may open so: not stored, no ack.
     REFUSED = "refused"
+    #: An event whose time is before its game's previous event: not stored, no ack.
+    BACKWARDS = "backwards"
+    #: Another table's game, republished: not stored, no ack.
+    FOREIGN = "foreign"
+
+
+class Refused(KaeshiError):
+    """A state the store will not take, with the kind of trouble and why."""
+
+    def __init__(self, kind: str, why: str) -> None:
+        super().__init__(why)
+        self.kind = kind
 
 
 #: Games a table may open without announcing them in its state (a game played while the
 #: hub could not hear the table's state): unfinished at once, and in all.
 UNANNOUNCED_OPEN = 1
 UNANNOUNCED_MAX = 8
+#: Games a table may announce in an event unless the hub is told otherwise
+#: (``event.games``): the schedule's rounds and a few replays.
+MAX_GAMES = 40
 
 
 @dataclass(slots=True)
 class _GameMeta:
     announced: bool
     finished: bool
+    t: float | None = None  # the game time of its last stored event (None: not read yet)
 
 
 class HubStore:
     """The hub's SQLite store (see the module docstring for its guarantees)."""
 
-    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time,
+                 max_games: int = MAX_GAMES) -> None:
         self.path = Path(path)
         self._clock = clock
+        self.max_games = max_games
+        #: Stored values an older hub let in that no reader takes now, by (table, game)
+        #: (game "" for the table's state): shown as "unreadable", never served.
+        self.unreadable: dict[GameKey, str] = {}
         self._lock = threading.RLock()
         self._sync_lock = threading.Lock()
         self._sync_db: sqlite3.Connection | None = None
@@ -149,9 +173,12 @@ class HubStore:
         #: Games each table named in a state (the table's word that they are its games).
         self._announced: set[GameKey] = {
             GameKey(t, g) for t, g in self._db.execute("SELECT tbl, game FROM announced")}
+        self._announced_count: dict[int, int] = {}
+        for key in self._announced:
+            self._announced_count[key.table] = self._announced_count.get(key.table, 0) + 1
         #: Every table's status as stored (the ``tables`` rows, parsed once).
         self._status: dict[int, TableStatus] = {
-            r[0]: _status(*r) for r in self._db.execute(
+            r[0]: self._read_status(*r) for r in self._db.execute(
                 "SELECT tbl, online, state, last_seen FROM tables")
         }
 
@@ -177,6 +204,11 @@ class HubStore:
                 return Added.REFUSED
             if msg.seq != have + 1:
                 return Added.GAP
+            t = float(msg.event["t"])
+            if last is not None and t < self._last_t(key, have):
+                return Added.BACKWARDS  # a game's time never runs backwards
+            if last is None and self._foreign(msg):
+                return Added.FOREIGN
             over = msg.event.get("event") == "game_over"
             try:
                 self._db.execute("BEGIN IMMEDIATE")
@@ -210,7 +242,38 @@ class HubStore:
                 if not announced:
                     self._unannounced.setdefault(msg.table, {})[msg.game] = meta
             meta.finished = meta.finished or over
+            meta.t = t
             return Added.STORED
+
+    def _last_t(self, key: GameKey, seq: int) -> float:
+        """The game time of the game's event ``seq`` (its last stored one)."""
+        meta = self._meta.get(key)
+        if meta is not None and meta.t is not None:
+            return meta.t
+        row = self._db.execute("SELECT event FROM events WHERE tbl=? AND game=? AND seq=?",
+                               (key.table, key.game, seq)).fetchone()
+        try:
+            t = float(strictjson.loads(row[0])["t"]) if row is not None else 0.0
+        except (strictjson.StrictJSONError, KeyError, TypeError, ValueError):
+            t = 0.0  # unreadable: shown so elsewhere; it holds nothing back
+        if meta is not None:
+            meta.t = t
+        return t
+
+    def _foreign(self, msg: EventMessage) -> bool:
+        """Whether ``msg``, the first event of a game at its table, is another table's
+        first event of a game of that id, word for word and from the same instant: a
+        game id belongs to the table that plays it (two tables may start games in the
+        same second, and so share an id, but never with one same journaled instant)."""
+        if msg.wall is None and msg.event.get("event") != "move":
+            return False
+        text = json.dumps(msg.event, separators=(",", ":"))
+        for (wall,) in self._db.execute(
+                "SELECT wall FROM events WHERE game=? AND seq=? AND tbl<>? AND event=?",
+                (msg.game, msg.seq, msg.table, text)):
+            if wall == msg.wall:
+                return True
+        return False
 
     def _may_open(self, table: int) -> bool:
         """A game the table has not announced may be opened only while the table has no
@@ -220,17 +283,33 @@ class HubStore:
         mine = [m for m in self._unannounced.get(table, {}).values() if not m.announced]
         return len(mine) < UNANNOUNCED_MAX and not any(not m.finished for m in mine)
 
+    def may_announce(self, table: int, game: str) -> str | None:
+        """Why table ``table`` may not name ``game`` in its state, or None: a table has at
+        most ``max_games`` games in the event (its schedule's rounds and a few replays)."""
+        with self._lock:
+            if GameKey(table, game) in self._announced:
+                return None
+            n = self._announced_count.get(table, 0)
+            if n >= self.max_games:
+                return (f"game {game} would be its {n + 1}th of the event; the schedule "
+                        f"allows {self.max_games} (hub.toml event.games)")
+            return None
+
     def announce(self, table: int, game: str) -> None:
         """Table ``table`` named ``game`` in its state: the game is its own, and public."""
         key = GameKey(table, game)
         with self._lock:
             if key in self._announced:
                 return
+            why = self.may_announce(table, game)
+            if why is not None:
+                raise Refused("games", why)
             self._write_many([
                 ("INSERT OR IGNORE INTO announced VALUES (?, ?)", (table, game)),
                 ("UPDATE games SET announced=1 WHERE tbl=? AND game=?", (table, game)),
             ])
             self._announced.add(key)
+            self._announced_count[table] = self._announced_count.get(table, 0) + 1
             meta = self._meta.get(key)
             if meta is not None:
                 meta.announced = True
@@ -251,6 +330,9 @@ class HubStore:
         """Keep ``payload`` (already checked as ``state``) as the table's last state."""
         received = self._clock() if received is None else received
         with self._lock:
+            why = self.may_announce(state.table, state.game)
+            if why is not None:
+                raise Refused("games", why)
             self._write_many([
                 ("INSERT INTO tables(tbl, online, state, last_seen) VALUES (?, 1, ?, ?) "
                  "ON CONFLICT(tbl) DO UPDATE SET state=excluded.state, "
@@ -260,6 +342,7 @@ class HubStore:
                  (state.table, state.game, payload.decode())),
             ])
             self.announce(state.table, state.game)
+            self.unreadable.pop(GameKey(state.table, ""), None)
             old = self._status.get(state.table)
             self._status[state.table] = TableStatus(
                 state.table, True if old is None else old.online, state, received)
@@ -339,7 +422,7 @@ class HubStore:
             row = self._db.execute(
                 "SELECT state FROM game_states WHERE tbl=? AND game=?", (table, game)
             ).fetchone()
-        return None if row is None else _parse_state(table, row[0])
+        return None if row is None else _parse_state(table, row[0])[0]
 
     def events(self, table: int, game: str | None = None, after: int = 0
                ) -> list[StoredEvent]:
@@ -358,8 +441,31 @@ class HubStore:
                     "SELECT tbl, game, seq, received, event, wall, board, to_move FROM events "
                     "WHERE tbl=? AND game=? AND seq>? ORDER BY seq", (table, game, after)
                 ).fetchall()
-        return [StoredEvent(t, g, s, r, json.loads(e), w, b, m)
-                for t, g, s, r, e, w, b, m in rows]
+        out = []
+        for t, g, s, r, e, w, b, m in rows:
+            event = self._read_event(t, g, s, e)
+            if event is not None:
+                out.append(StoredEvent(t, g, s, r, event, w, b, m))
+        return out
+
+    def _read_event(self, table: int, game: str, seq: int, text: str
+                    ) -> dict[str, Any] | None:
+        """A stored event as the protocol's reader takes it; one an older hub let in
+        that the reader refuses now is left out and its game marked unreadable."""
+        try:
+            return check_event(Reader(f"stored event {seq}",
+                                      strictjson.loads(text, MAX_EVENT_DEPTH)))
+        except (strictjson.StrictJSONError, ProtocolError) as exc:
+            self.unreadable.setdefault(GameKey(table, game), f"event {seq}: {exc}"[:200])
+            return None
+
+    def _read_status(self, table: int, online: int, state: str | None, last_seen: float
+                     ) -> TableStatus:
+        parsed, why = (None, None) if state is None else _parse_state(table, state)
+        if why is not None:
+            self.unreadable[GameKey(table, "")] = why
+        return TableStatus(table=table, online=bool(online), state=parsed,
+                           last_seen=last_seen)
 
     def games(self, announced: bool | None = None) -> list[GameKey]:
         """Every (table, game) seen, in the order their first event arrived; ``announced``
@@ -395,13 +501,15 @@ def _add_columns(db: sqlite3.Connection) -> None:
                    "AND e.event LIKE '%\"event\":\"game_over\"%')")
 
 
-def _status(table: int, online: int, state: str | None, last_seen: float) -> TableStatus:
-    parsed = None if state is None else _parse_state(table, state)
-    return TableStatus(table=table, online=bool(online), state=parsed, last_seen=last_seen)
+#: Nesting of a stored event (as the protocol's payloads).
+MAX_EVENT_DEPTH = 5
 
 
-def _parse_state(table: int, state: str) -> TableState | None:
+def _parse_state(table: int, state: str) -> tuple[TableState | None, str | None]:
+    """A stored state, or None and why not: one an older hub let in is shown as
+    "unreadable" until the table's next state replaces it."""
     try:
-        return decode_state(state.encode(), table, f"stored state of table {table}")
-    except ProtocolError:
-        return None  # written by an older hub: shown as "no state" until the next one
+        return decode_state(state.encode("utf-8", "surrogatepass"), table,
+                            f"stored state of table {table}"), None
+    except ProtocolError as exc:
+        return None, str(exc)[:200]

@@ -232,15 +232,22 @@ def write_ggf(game: GameRecord) -> str:
     Passes the record leaves implicit stay implicit (GGF readers fill them in).
     A control character in a field (a line break in a player's name) is refused,
     naming the tag: GGF has no way to escape it, and readers that split on lines
-    would take what follows for something else. Comments may hold line breaks.
+    would take what follows for something else. A comment's line breaks are written
+    as one ``C[]`` per line (a reader joins them back), so no tag holds a line break
+    and a game is always one line. A lone surrogate (no UTF-8 can hold it) is refused.
     """
     out = ["(;GM[Othello]"]
 
     def tag(name: str, value: str) -> None:
-        allowed = "\n\t" if name == "C" else ""
-        bad = next((c for c in value if is_control(c) and c not in allowed), None)
+        if name == "C" and "\n" in value:  # no line break inside a tag: one C per line,
+            for line in value.split("\n"):  # which a reader joins back with line breaks
+                tag("C", line)
+            return
+        allowed = "\t" if name == "C" else ""
+        bad = next((c for c in value if (is_control(c) or "\ud800" <= c <= "\udfff")
+                    and c not in allowed), None)
         if bad is not None:
-            raise RecordError(f"{name}[{value[:30]!r}...]: the control character {bad!r} "
+            raise RecordError(f"{name}[{value[:30]!r}...]: the character {bad!r} "
                               "cannot be written in GGF")
         out.append(f"{name}[{escape(value)}]")
 

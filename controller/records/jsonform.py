@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from controller import strictjson
 from controller.position import Position
 from controller.records.model import GameRecord, Move, RecordError
 from controller.records.replay import Step, replay
@@ -71,9 +72,19 @@ def _move(m: Move) -> dict[str, Any]:
 def dumps(games: list[GameRecord]) -> str:
     """The JSON file: a small header, then one game per line (diff- and grep-friendly)."""
     docs = [game_to_dict(game) for game in games]
-    lines = ",\n".join(json.dumps(d, ensure_ascii=False) for d in docs)
+    lines = ",\n".join(_game_line(d) for d in docs)
     return (f'{{"format": "{FORMAT}", "version": {VERSION}, "games": [\n'
             + lines + ("\n" if docs else "") + "]}\n")
+
+
+def _game_line(doc: dict[str, Any]) -> str:
+    """One game's JSON; a value no reader could take back (NaN, a lone surrogate) is
+    refused, naming the game, instead of being written."""
+    why = strictjson.problem(doc, strictjson.PAGE_DEPTH, text=True)
+    if why:
+        raise RecordError(f"{doc.get('black', '?')} vs {doc.get('white', '?')}: "
+                          f"cannot write {why}".encode("utf-8", "replace").decode())
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False)
 
 
 def _text(doc: dict[str, Any], key: str) -> str:

@@ -132,6 +132,8 @@ OPTIONS: tuple[Option, ...] = (
     O("web", "token", str, "",
       "Secret for the arbiter view. Empty: a random token is made at start-up and "
       "shown on the terminal that started the service (never in a log)."),
+    O("web", "session_hours", float, 24.0, "Hours an arbiter's login lasts; logging out, "
+      "a new token or a restart ends every session at once.", 0.01, 8760.0),
     O("leds", "driver", str, "none",
       f"Where the LED overlay goes: {led_documentation()}.", choices=tuple(LED_DRIVERS)),
     O("leds", "order", str, "rows",

@@ -39,10 +39,12 @@ from typing import Any
 from controller.service import bootclock
 from controller.service.bootclock import BootStamp
 from controller.service.journal_files import (
+    FileLock,
     JournalError,
     complete,
     hold_lock,
     inspect,
+    lock_file,
     meta,
     recovering,
     refuse_foreign,
@@ -75,8 +77,14 @@ class Journal:
         # so a second process can neither interleave its steps nor "repair" a live file.
         self._writer = writer
         self._lock = hold_lock(self.path) if writer else None
+        self._file_lock: FileLock | None = None
         try:
+            # the file itself too, before it is read: another name of it (a hard link)
+            # has another lock file, never another inode
+            self._file_lock = lock_file(self.path) if writer else None
             self._open(check and writer)
+            if writer:  # created now, or swapped in by a recovery: lock the file in place
+                self._file_lock = lock_file(self.path, self._file_lock)
         except BaseException:
             self._release()
             raise
@@ -167,6 +175,10 @@ class Journal:
         self._release()
 
     def _release(self) -> None:
+        if getattr(self, "_file_lock", None) is not None:
+            assert self._file_lock is not None
+            self._file_lock.close()
+            self._file_lock = None
         if self._lock is not None:
             self._lock.close()  # closing the descriptor releases the lock
             self._lock = None

@@ -3,8 +3,11 @@
 Everything here works on paths, before or beside the journal's own connection:
 
 * one journal has one writer: :func:`hold_lock` takes an exclusive ``flock`` on
-  ``<journal>.lock`` and writes the holder's PID in it, so a second service is
-  refused with the PID that holds it (the kernel drops the lock with a dead process);
+  ``<journal>.lock`` beside the journal's real path (symbolic links resolved) and
+  writes the holder's PID in it, so a second service is refused with the PID that
+  holds it (the kernel drops the lock with a dead process); :func:`lock_file` locks
+  the journal file itself, so a second path to the same file (a hard link, a bind
+  mount) is refused too: the lock belongs to the file, not to a name;
 * :func:`inspect` checks a journal through a read-only connection, which can never
   checkpoint or rewrite it: SQLite's ``integrity_check`` and every row's checksum;
 * a recovery builds the fresh journal beside the damaged one (``<name>.recovering``)
@@ -108,8 +111,59 @@ def is_damage(exc: sqlite3.DatabaseError) -> bool:
 
 
 def lock_path(path: Path) -> Path:
-    """The lock file beside a journal (``<name>.lock``)."""
-    return path.with_name(f"{path.name}.lock")
+    """The lock file beside a journal (``<name>.lock``), its symbolic links resolved:
+    two names of one file through links share one lock."""
+    real = Path(os.path.realpath(path))
+    return real.with_name(f"{real.name}.lock")
+
+
+class FileLock:
+    """An exclusive ``flock`` on the journal file itself (device and inode), held on a
+    descriptor of its own: SQLite's own locks are ``fcntl`` locks, which a ``flock``
+    neither takes nor disturbs."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self._fd: int | None = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise JournalError(f"{path}: cannot open the journal ({exc})") from None
+        st = os.fstat(self._fd)
+        self.file = (st.st_dev, st.st_ino)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.close()
+            raise JournalError(
+                f"{path}: the journal file is in use by another process under another "
+                "name (a hard link or a second mount of it); one journal has one writer: "
+                "stop that process, or give this one another journal.path") from None
+
+    def holds(self, path: Path) -> bool:
+        """Whether the file now at ``path`` is the one locked (a recovery swaps it)."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) == self.file
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor releases the lock
+            self._fd = None
+
+    def __del__(self) -> None:  # a journal dropped unclosed lets go, as its lock file does
+        self.close()
+
+
+def lock_file(path: Path, held: FileLock | None = None) -> FileLock | None:
+    """The lock of the file now at ``path`` (None: no file yet); ``held``, the lock
+    taken before, is kept if it is that file's and released if not."""
+    if held is not None and held.holds(path):
+        return held
+    if held is not None:
+        held.close()
+    return FileLock(path) if path.exists() else None
 
 
 def hold_lock(path: Path) -> Any:
@@ -120,7 +174,7 @@ def hold_lock(path: Path) -> Any:
     """
     where = lock_path(path)
     try:
-        f = open(where, "a+", encoding="ascii")
+        f = open(where, "a+", encoding="ascii")  # noqa: SIM115 - held until close
     except OSError as exc:
         raise JournalError(f"{path}: cannot open the journal's lock file {where} ({exc})") from None
     try:

@@ -147,7 +147,8 @@ class Outputs:
             from controller.web import WebServer
 
             self.web = WebServer(table.facade, config["web.host"], config["web.port"],
-                                 table.token)
+                                 table.token,
+                                 session_seconds=config["web.session_hours"] * 3600.0)
             await self.web.start()
             self.url = self.web.url
             log.info("arbiter view: %s/arbiter", self.url)

@@ -294,6 +294,13 @@ class TablePublisher:
                 self.stats["resends"] += 1
         if not self.connected.is_set():
             return
+        if state is not None and (self._state_sent is None
+                                  or self._state_sent.game != state.game):
+            # a game the hub has not heard named on this connection (a new game, or
+            # the broker lost the retained state): its state goes before its events,
+            # so the hub never takes an honest table's game for one it invented
+            self.client.publish(self.topics.state(self.settings.table), encode_state(state),
+                                qos=1, retain=True)
         done = self._done
         games = db.execute(
             "SELECT id, finished FROM games WHERE started>=? ORDER BY started", (self._since,)

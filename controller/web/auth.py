@@ -1,8 +1,11 @@
 """The arbiter's token: strong enough, checked in constant time, guesses slowed down.
 
-The browser keeps a derived cookie: it holds an HMAC of the token, not the token
-itself, so a cookie read off a screen or a proxy log does not reveal what to type into
-another device. Every presented token (address bar, login form, ``Authorization``
+A login opens a session: the browser keeps a random cookie, never the token, so a
+cookie read off a screen or a proxy log does not reveal what to type into another
+device. Sessions live in the server only, so they end: after ``session_seconds``
+(a day by default), at logout (on the server: the cookie is worthless afterwards
+even if a copy was kept), when the token is changed, and when the server restarts.
+Every presented token (address bar, login form, ``Authorization``
 header) counts against the client's :class:`~controller.web.guard.FailureLimiter`;
 while a client is locked out even the right token is refused, or the lock would
 only slow guessing down by the time of one request.
@@ -12,15 +15,26 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 
 from controller.web.guard import FailureLimiter, check_token_strength
 
 COOKIE = "kaeshi_arbiter"
+#: How long an arbiter's login lasts unless configured.
+SESSION_SECONDS = 24 * 3600.0
+#: Sessions kept at most; the oldest ends first (logins are throttled anyway).
+MAX_SESSIONS = 512
 
 
 class ArbiterAuth:
     def __init__(
-        self, token: str | None, limiter: FailureLimiter | None = None, cookie: str = COOKIE
+        self, token: str | None, limiter: FailureLimiter | None = None, cookie: str = COOKIE,
+        session_seconds: float = SESSION_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """``token`` empty or None turns the arbiter view off; a weak one raises
         :class:`~controller.web.guard.WeakTokenError`, naming what is needed.
@@ -29,12 +43,24 @@ class ArbiterAuth:
         so two apps on one machine (a table and the hall hub) need different names.
         """
         self.cookie = cookie
-        self.enabled = bool(token)
+        self.session_seconds = session_seconds
+        self._clock = clock
+        self._lock = threading.Lock()
+        #: Open sessions: the digest of each cookie (never the cookie) -> when it ends.
+        self._sessions: OrderedDict[bytes, float] = OrderedDict()
+        self.limiter = limiter if limiter is not None else FailureLimiter()
+        self.enabled = False
+        self._token = b""
+        self.set_token(token)
+
+    def set_token(self, token: str | None) -> None:
+        """A new token (None or empty: the arbiter view off) ends every session."""
         if token:
             check_token_strength(token)
-        self._token = (token or "").encode("utf-8")
-        self._cookie = hmac.new(self._token, b"kaeshi arbiter view", hashlib.sha256).hexdigest()
-        self.limiter = limiter if limiter is not None else FailureLimiter()
+        with self._lock:
+            self.enabled = bool(token)
+            self._token = (token or "").encode("utf-8")
+            self._sessions.clear()
 
     def check_token(self, candidate: str | None) -> bool:
         if not self.enabled or candidate is None:
@@ -53,13 +79,50 @@ class ArbiterAuth:
         self.limiter.failed(client)
         return False
 
+    @staticmethod
+    def _digest(value: str) -> bytes:
+        return hashlib.sha256(value.encode("utf-8", "replace")).digest()
+
     def check_cookie(self, candidate: str | None) -> bool:
-        if not self.enabled or candidate is None:
+        """Whether ``candidate`` is the cookie of a session still open."""
+        if not self.enabled or not candidate or len(candidate) > 100:
             return False
-        return hmac.compare_digest(candidate.encode("utf-8"), self._cookie.encode("ascii"))
+        key = self._digest(candidate)
+        with self._lock:
+            ends = self._sessions.get(key)
+            if ends is None:
+                return False
+            if self._clock() >= ends:
+                del self._sessions[key]
+                return False
+            return True
+
+    def open_session(self) -> str:
+        """A new session's cookie value (after a right token)."""
+        value = secrets.token_urlsafe(32)
+        now = self._clock()
+        with self._lock:
+            for key in [k for k, ends in self._sessions.items() if ends <= now]:
+                del self._sessions[key]
+            while len(self._sessions) >= MAX_SESSIONS:
+                self._sessions.popitem(last=False)
+            self._sessions[self._digest(value)] = now + self.session_seconds
+        return value
+
+    def end_session(self, candidate: str | None) -> None:
+        """Logout: the session ends on the server, whatever the browser keeps."""
+        if candidate:
+            with self._lock:
+                self._sessions.pop(self._digest(candidate), None)
+
+    def sessions(self) -> int:
+        with self._lock:
+            return len(self._sessions)
 
     def cookie_header(self) -> str:
-        return f"{self.cookie}={self._cookie}; Path=/; HttpOnly; SameSite=Strict"
+        """A new session's ``Set-Cookie`` value; the browser forgets it when it ends."""
+        return (f"{self.cookie}={self.open_session()}; Path=/; HttpOnly; SameSite=Strict; "
+                f"Max-Age={max(1, int(self.session_seconds))}")
 
     @staticmethod
     def clear_cookie_header(cookie: str = COOKIE) -> str:

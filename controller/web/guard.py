@@ -32,6 +32,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from controller import strictjson
 from controller.errors import KaeshiError
 from controller.web.tokens import WeakTokenError, check_token_strength, token_bits
 
@@ -327,31 +328,6 @@ class FailureLimiter:
 
 
 # -------------------------------------------------------------------------- JSON
-def _depth(value: Any) -> int:
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
-    return deepest
-
-
-MAX_INT_DIGITS = 30
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-def _bounded_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise ValueError(f"an integer of {len(text)} digits is too long")
-    return int(text)
-
-
 async def read_body(request: Request, limit: int = MAX_JSON_BYTES) -> bytes:
     """The whole body, refused with 413 as soon as it is known to exceed ``limit``
     (by its ``Content-Length``, or while a chunked body arrives)."""
@@ -370,7 +346,11 @@ async def read_body(request: Request, limit: int = MAX_JSON_BYTES) -> bytes:
 async def read_json(
     request: Request, limit: int = MAX_JSON_BYTES, max_depth: int = MAX_JSON_DEPTH
 ) -> dict[str, Any]:
-    """The body as a JSON object ({} when empty); a bad body raises HTTPException 4xx."""
+    """The body as a JSON object ({} when empty); a bad body raises HTTPException 4xx.
+
+    The body is read strictly (:mod:`controller.strictjson`): valid Unicode without
+    control characters, finite numbers, ``max_depth`` levels at most; each route then
+    reads its fields with the protocol's own checks."""
     body = await read_body(request, limit)
     if not body.strip():
         return {}
@@ -378,19 +358,9 @@ async def read_json(
     if kind != "application/json":
         raise HTTPException(415, "send the request body as JSON (Content-Type: application/json)")
     try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        raise HTTPException(400, "request body is not UTF-8 text") from None
-    try:
-        data = json.loads(text, parse_constant=_no_constant, parse_int=_bounded_int)
-    except RecursionError:
-        raise HTTPException(400, f"request body is nested too deeply (at most {max_depth} "
-                                 "levels)") from None
-    except ValueError as exc:
-        raise HTTPException(400, f"request body is not JSON: {exc}") from None
+        data = strictjson.loads(body, max_depth)
+    except strictjson.StrictJSONError as exc:
+        raise HTTPException(400, f"request body refused: {exc}"[:300]) from None
     if not isinstance(data, dict):
         raise HTTPException(400, "request body must be a JSON object")
-    if _depth(data) > max_depth:
-        raise HTTPException(400, f"request body is nested too deeply (at most {max_depth} "
-                                 "levels)")
     return data

@@ -47,7 +47,7 @@ from controller.errors import KaeshiError
 from controller.records import write_ggf
 from controller.records.files import record_filename
 from controller.squares import Color, validate_board_string
-from controller.web.auth import ArbiterAuth
+from controller.web.auth import SESSION_SECONDS, ArbiterAuth
 from controller.web.embed import EmbeddedServer
 from controller.web.engine_routes import engine_routes
 from controller.web.facade import ServiceFacade, View, for_view, record_for_view
@@ -101,12 +101,14 @@ class WebServer:
         limiter: FailureLimiter | None = None,
         trusted_origins: Iterable[str] = (),
         request_timeout: float | None = None,
+        session_seconds: float = SESSION_SECONDS,
     ) -> None:
-        """A weak ``arbiter_token`` raises :class:`~controller.web.guard.WeakTokenError`."""
+        """A weak ``arbiter_token`` raises :class:`~controller.web.guard.WeakTokenError`;
+        an arbiter's login lasts ``session_seconds``."""
         self.facade = facade
         self.host = host
         self.port = port
-        self.auth = ArbiterAuth(arbiter_token, limiter)
+        self.auth = ArbiterAuth(arbiter_token, limiter, session_seconds=session_seconds)
         self._pages = {name: _static(name) for name in ("index.html", "login.html")}
         self._assets = {name: _static(name).encode("utf-8") for name in STATIC_TYPES}
         self._request_timeout = request_timeout
@@ -250,6 +252,7 @@ class WebServer:
         return self._try_token(request, (form.get("token") or [""])[0])
 
     async def _logout(self, request: Request) -> Response:
+        self.auth.end_session(request.cookies.get(self.auth.cookie))
         clear = self.auth.clear_cookie_header(self.auth.cookie)
         return Response(b"", 303, {"Location": "/", "Set-Cookie": clear}, HTML)
 

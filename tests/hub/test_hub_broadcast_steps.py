@@ -116,7 +116,7 @@ def test_an_illegal_pass_replaced_by_a_move_is_marked_withdrawn() -> None:
             ({"t": 5.0, "event": "corrected", "kind": "illegal_pass", "squares": ["c3"]},
              b2, "black")]
     b3, _ = _after(["f5", "d6", "c3"])
-    msgs.append((moves_of(["f5", "d6", "c3"])[2], b3, "white"))
+    msgs.append((moves_of(["f5", "d6", "c3"], t0=4.0)[2], b3, "white"))
     for i, (ev, board, to_move) in enumerate(msgs, 1):
         hall.store.add_event(EventMessage(1, "g1", i, ev, None, board, to_move), T0 + i)
     view = delayed_table(1, hall.store.events(1), T0 + 100 + DELAY, DELAY)

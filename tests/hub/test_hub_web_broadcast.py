@@ -46,7 +46,7 @@ def test_the_arbiter_channel_never_reaches_a_spectator() -> None:
     hall = Hall()
     times = played(hall, squares=["f5", "d6"])
     # white plays c3 forgetting to flip d4: the arbiter hears of it, the move stands
-    flag = {"t": 3.0, "event": "irregularity", "player": "black", "kind": "forgotten_flip",
+    flag = {"t": 2.0, "event": "irregularity", "player": "black", "kind": "forgotten_flip",
             "squares": ["d4"]}
     hall.event(1, "g1", flag, times[-1] + 10)
     hall.event(1, "g1", moves_of(["f5", "d6", "c3"])[-1], times[-1] + 11)

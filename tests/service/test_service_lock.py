@@ -101,3 +101,57 @@ def test_two_services_on_one_journal_the_second_is_refused(tmp_path, data_dir, s
     (written,) = [load_games(p)[0] for p in (tmp_path / "games-first").glob("*.json")]
     assert written.transcript_moves() == game.transcript_moves()  # each move once
     assert written.result == game.result
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_another_name_of_the_same_journal_is_refused_in_process(tmp_path, link):
+    path = tmp_path / "j.sqlite"
+    first = Journal(path)
+    first.new_game({}, wall=1_000_000.0)
+    other = tmp_path / "elsewhere" / "other.sqlite"
+    other.parent.mkdir()
+    (other.symlink_to if link == "symlink" else other.hardlink_to)(path)
+    with pytest.raises(JournalError, match="in use by"):
+        Journal(other)
+    assert not list(tmp_path.rglob("*.damaged-*")) and len(first.games()) == 1
+    first.close()
+    again = Journal(other)  # the first writer gone: the other name may write
+    again.close()
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_a_second_kaeshi_run_on_a_linked_journal_path_is_refused(tmp_path, data_dir, link):
+    wthor = data_dir / "games" / "wthor" / "WTH_2001.wtb"
+    game = load_one_game(wthor, 0)
+    log = tmp_path / "log.jsonl"
+    with open(log, "w") as f:
+        write_observations(scripted_log(game), f)
+    journal = tmp_path / "journal.sqlite"
+    linked = tmp_path / "other" / "linked.sqlite"
+    linked.parent.mkdir()
+    first = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "run", "--config",
+         str(_config(tmp_path, "first", log, journal, speed=15))],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while _entries(journal) < 20 and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert first.poll() is None, "the first service ended before the second could try"
+        (linked.symlink_to if link == "symlink" else linked.hardlink_to)(journal)
+        second = subprocess.run(
+            [sys.executable, "-m", "controller.cli", "run", "--config",
+             str(_config(tmp_path, "second", log, linked, speed=15))],
+            cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1, second.stderr
+        assert "in use by" in second.stderr and "Traceback" not in second.stderr
+        assert not list(tmp_path.rglob("*.damaged-*"))
+        _, err = first.communicate(timeout=60)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert first.returncode == 0, err
+    assert not (tmp_path / "games-second").exists()
+    (written,) = [load_games(p)[0] for p in (tmp_path / "games-first").glob("*.json")]
+    assert written.transcript_moves() == game.transcript_moves()  # each move once

@@ -56,7 +56,8 @@ def build_app(store: Store, bus: HubBus, director: Director | None,
               settings: HubWebSettings) -> Starlette:
     """The ASGI app; ``kaeshi hub`` serves it with Uvicorn on the hub's event loop."""
     access = ArbiterAccess(ArbiterAuth(settings.arbiter_token,
-                                       FailureLimiter(clock=settings.clock)))
+                                       FailureLimiter(clock=settings.clock),
+                                       session_seconds=settings.session_seconds))
     changes = Changes()
     desk = ResultDesk(director, bus.send) if director is not None else None
     views = Views(store, director, desk, settings.clock, settings.delay,

@@ -116,6 +116,7 @@ def login_routes(access: ArbiterAccess, pages: Pages) -> list[Route]:
         return access.login_redirect(back)
 
     async def logout(request: Request) -> Response:
+        auth.end_session(request.cookies.get(HUB_COOKIE))
         return RedirectResponse("/", 303, headers={
             "Set-Cookie": _hub_cookie(ArbiterAuth.clear_cookie_header())})
 

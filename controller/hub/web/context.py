@@ -41,6 +41,8 @@ class HubWebSettings:
     origins: tuple[str, ...] = ()
     #: How often open pages are refreshed although nothing arrived (clocks run).
     refresh: float = 1.0
+    #: How long an arbiter's login lasts (hub.toml ``web.session_hours``).
+    session_seconds: float = 24 * 3600.0
 
 
 @dataclass

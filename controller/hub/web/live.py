@@ -193,6 +193,23 @@ class Views:
         self.book.note(statuses)
         return statuses
 
+    def unreadable(self, table: int) -> str | None:
+        """Why a value of table ``table`` in the store cannot be shown (one an older hub
+        let in that no reader takes now), or None: its card says "unreadable" instead."""
+        found: dict[GameKey, str] = getattr(self.store, "unreadable", {})
+        for key, why in list(found.items()):
+            if key.table == table:
+                return f"unreadable: {why}" if not key.game else \
+                    f"unreadable: game {key.game}, {why}"
+        return None
+
+    def _mark(self, items: list[dict[str, Any]]) -> None:
+        if getattr(self.store, "unreadable", None):
+            for item in items:
+                why = self.unreadable(item["table"])
+                if why is not None:
+                    item["unreadable"] = why
+
     def awaiting(self, status: TableStatus) -> bool:
         return self.desk is not None and self.desk.awaiting(status)
 
@@ -220,6 +237,7 @@ class Views:
         statuses = self._statuses()
         cards = dashboard(statuses, now, self.awaiting, self.warning)
         self._toss_notes(statuses, cards)
+        self._mark(cards)
         if self.trouble is not None:
             for card in cards:
                 trouble = self.trouble(card["table"])
@@ -238,6 +256,7 @@ class Views:
         now = self.clock()
         card = dashboard([status], now, self.awaiting, self.warning)[0]
         self._toss_notes([status], [card])
+        self._mark([card])
         game = status.state.game if status.state is not None else None
         events = [] if game is None else [
             {"seq": e.seq, "received": e.received, **e.event}
@@ -288,9 +307,11 @@ class Views:
         """The hall as it stood ``delay`` seconds ago; no arbiter's channel in it."""
         now, tables = self._delayed()
         self.shown = {t.table: t for t in tables}
+        shown = [t.to_dict(boards=False) for t in tables]
+        self._mark(shown)
         return {"now": now, "delay": self.delay, "as_of": now - self.delay,
                 "event": self.event_name,
-                "tables": [t.to_dict(boards=False) for t in tables],
+                "tables": shown,
                 "standings": self.standings(), "pairings": self.pairings()}
 
     def spectator_table(self, table: int) -> dict[str, Any] | None:

@@ -12,11 +12,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from controller.hub.export import event_ggf
+from controller.hub.export import event_ggf, event_json
 from controller.hub.web.context import HubContext
 from controller.hub.web.spectator_view import spectator_marked
-from controller.hub.web.streams import Shared, broadcast_stream, spectator_built, whole
-from controller.records import games_to_json
+from controller.hub.web.streams import (
+    Shared,
+    broadcast_stream,
+    spectator_built,
+    table_json,
+    whole,
+)
 
 
 def spectator_routes(hub: HubContext) -> list[Route]:
@@ -28,7 +33,7 @@ def spectator_routes(hub: HubContext) -> list[Route]:
     feed_max_age = max(5.0, settings.refresh)
     ggf_feed = Shared(lambda: whole(event_ggf(views.delayed_records())), feed_max_age,
                       settings.clock)
-    json_feed = Shared(lambda: whole(games_to_json(views.delayed_records())), feed_max_age,
+    json_feed = Shared(lambda: whole(event_json(views.delayed_records())), feed_max_age,
                        settings.clock)
 
     async def spectator_page(request: Request) -> Response:
@@ -48,7 +53,8 @@ def spectator_routes(hub: HubContext) -> list[Route]:
         if data is None:
             return JSONResponse({"error": "no such table on the broadcast"}, status_code=404,
                                 headers={"Cache-Control": "no-store"})
-        return JSONResponse(data, headers={"Cache-Control": "no-store"})
+        return Response(table_json(request.path_params["table"], data),
+                        media_type="application/json", headers={"Cache-Control": "no-store"})
 
     async def broadcast_events(request: Request) -> Response:
         return hub.stream(broadcast_stream(broadcast_snap, hub.changes, settings.refresh))

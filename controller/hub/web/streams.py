@@ -10,13 +10,13 @@ its encoding and for the page's parsing of it.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
+from controller import strictjson
 from controller.hub.web.live import Changes
 
 #: Least time between two updates of one dashboard stream.
@@ -64,7 +64,22 @@ class Shared:
 
 
 def to_json(data: object) -> str:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    """JSON a browser reads back (no NaN, no lone surrogate); raises StrictJSONError."""
+    return strictjson.page_json(data)
+
+
+def table_json(table: int, data: object) -> str:
+    """One table's part of a page: should a value an older hub let in still be in the
+    store, the table is shown as unreadable, alone, and every other table as it is."""
+    try:
+        return strictjson.page_json(data)
+    except strictjson.StrictJSONError as exc:
+        return unreadable_json(table, str(exc))
+
+
+def unreadable_json(table: int, why: str) -> str:
+    return strictjson.page_json({"table": table, "unreadable": why[:200].encode(
+        "utf-8", "replace").decode("utf-8")})
 
 
 def whole(text: str) -> Built:
@@ -74,11 +89,14 @@ def whole(text: str) -> Built:
 def spectator_built(data: dict[str, Any]) -> Built:
     """The spectators' snapshot; its parts are the tables, the standings and the pairings,
     so a stream sends only what changed (a hall of 200 tables is half a megabyte)."""
-    parts = {f"table:{t['table']}": to_json(t) for t in data["tables"]}
+    parts = {f"table:{t['table']}": table_json(t["table"], t) for t in data["tables"]}
     parts["standings"] = to_json(data["standings"])
     parts["pairings"] = to_json(data["pairings"])
     head = ",".join(f'"{k}":{to_json(data[k])}' for k in ("now", "as_of", "delay", "event"))
-    return Built(to_json(data), parts, head)
+    tables = ",".join(v for k, v in parts.items() if k.startswith("table:"))
+    text = (f'{{{head},"tables":[{tables}],"standings":{parts["standings"]},'
+            f'"pairings":{parts["pairings"]}}}')
+    return Built(text, parts, head)
 
 
 def dashboard_built(data: dict[str, Any]) -> Built:
@@ -89,14 +107,18 @@ def dashboard_built(data: dict[str, Any]) -> Built:
     keys: dict[str, str] = {}
     for card in data["tables"]:
         name = f"table:{card['table']}"
-        if "clock" in card:
-            key = to_json({k: v for k, v in card.items() if k != "clock"})
-            parts[name] = f'{key[:-1]},"clock":{to_json(card["clock"])}}}'
-        else:
-            key = parts[name] = to_json(card)
+        try:
+            if "clock" in card:
+                key = to_json({k: v for k, v in card.items() if k != "clock"})
+                parts[name] = f'{key[:-1]},"clock":{to_json(card["clock"])}}}'
+            else:
+                key = parts[name] = to_json(card)
+        except strictjson.StrictJSONError as exc:
+            key = parts[name] = unreadable_json(card["table"], str(exc))
         keys[name] = key
     others = {k: to_json(data[k]) for k in ("pairings", "standings", "round")}
     order = to_json([card["table"] for card in data["tables"]])
+    # the cards are all the parts so far: encoded once, each on its own
     text = (f'{{"now":{to_json(data["now"])},"tables":[' + ",".join(parts.values()) + "],"
             + ",".join(f'"{k}":{v}' for k, v in others.items()) + "}")
     parts |= others
