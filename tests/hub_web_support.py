@@ -97,7 +97,9 @@ class FakeDirector:
                 discs[name] = discs.get(name, 0.0) + mine - theirs
                 games[name] = games.get(name, 0) + 1
         order = sorted(points, key=lambda n: (-points[n], -discs[n], n))
-        return [Standing(i + 1, n, points[n], games[n], discs[n]) for i, n in enumerate(order)]
+        return [Standing(i + 1, n, points[n], (("Points", points[n]), ("Games", games[n]),
+                                               ("Discs", discs[n])))
+                for i, n in enumerate(order)]
 
 
 def moves_of(squares: list[str], t0: float = 0.0) -> list[dict[str, Any]]:

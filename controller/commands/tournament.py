@@ -196,6 +196,9 @@ def _write_sheets(out: Path, t: Tournament) -> None:
         for fmt in ("html", "csv"):
             (out / f"standings.{fmt}").write_text(formats.standings_sheet(t, fmt),
                                                   encoding="utf-8")
+            if t.finished:
+                (out / f"prizes.{fmt}").write_text(formats.prize_sheet(t, fmt),
+                                                   encoding="utf-8")
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -124,20 +124,10 @@ class TournamentDirector:
 
     @_locked
     def standings(self) -> list[Standing]:
-        if self.t.seed is None:
-            return []
-        played: dict[str, int] = {}
-        discs: dict[str, int] = {}
-        for rnd in self.t.rounds:
-            for g in rnd.games:
-                if not g.done or g.second is None:
-                    continue
-                for name in (g.first, g.second):
-                    played[name] = played.get(name, 0) + 1
-                if g.discs is not None and g.black and g.white:
-                    b, w = g.discs
-                    discs[g.black] = discs.get(g.black, 0) + b - w
-                    discs[g.white] = discs.get(g.white, 0) + w - b
-        return [Standing(rank, s.name, float(s.wins), played.get(s.name, 0),
-                         float(discs.get(s.name, 0)))
-                for rank, s in enumerate(self.t.standings(), 1)]
+        """The ranking the sheets show (``controller.tournament.leaderboard``): the
+        final ranking once the final is played, the provisional one before."""
+        from controller.tournament.leaderboard import leaderboard
+
+        board = leaderboard(self.t)
+        return [Standing(r.position, r.name, float(r.wins), r.criteria, board.final,
+                         r.grade, r.ouza) for r in board.rows]

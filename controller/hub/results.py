@@ -65,11 +65,17 @@ class Pairing:
 
 @dataclass(frozen=True)
 class Standing:
+    """One line of the ranking the director shows: ``criteria`` are its ranking
+    criteria in order, each under the name the event's rules give it; ``final`` is
+    set once the ranking is the final one (then ``rank`` is the place)."""
+
     rank: int
     player: str
     points: float
-    games: int
-    discs: float = 0.0  # disc difference or sum, as the director's tie-break has it
+    criteria: tuple[tuple[str, int | float | str | bool | None], ...] = ()
+    final: bool = False
+    grade: str | None = None
+    ouza: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ from typing import Any
 from controller.tournament.awards import award_list
 from controller.tournament.event import Tournament
 from controller.tournament.game import Round
+from controller.tournament.leaderboard import Leaderboard, leaderboard
+from controller.tournament.model import TournamentError
 from controller.tournament.ranking import KnockoutStanding, OpenStanding
 from controller.tournament_store.roster import EventConfig
 
@@ -30,11 +32,24 @@ def _html(title: str, header: list[str], rows: list[list[Any]], notes: list[str]
     return "\n".join(out) + "\n"
 
 
+#: A cell a spreadsheet would run as a formula (CSV injection); it is written with a
+#: leading apostrophe, which spreadsheets show as text and do not display.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(c: Any) -> Any:
+    if c is None:
+        return ""
+    if isinstance(c, str) and c.startswith(FORMULA_START):
+        return "'" + c
+    return c
+
+
 def _csv(header: list[str], rows: list[list[Any]]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
-    w.writerows([["" if c is None else c for c in row] for row in rows])
+    w.writerows([[csv_cell(c) for c in row] for row in rows])
     return buf.getvalue()
 
 
@@ -69,27 +84,59 @@ def pairing_sheet(t: Tournament, rnd: Round, fmt: str) -> str:
     return _html(f"{t.name} — round {rnd.number}", PAIRING_HEADER, rows, [timing, *rnd.notes])
 
 
-def standing_table(t: Tournament, standing: list) -> tuple[list[str], list[list[Any]]]:
-    if standing and isinstance(standing[0], OpenStanding):
-        header = ["position", "number", "name", "league", "wins"] + [
-            f"criterion {k}" for k in range(2, 9)]
-        rows = [[k + 1, s.number, s.name, t.groups.get(s.name), s.wins, *s.criteria]
-                for k, s in enumerate(standing)]
-    else:
-        header = ["position", "number", "name", "place", "wins", "wins before latest",
-                  "position before latest"]
-        rows = [[k + 1, s.number, s.name, s.place, s.wins, s.wins_before, s.previous_position]
-                for k, s in enumerate(standing)]
+def _shown(v: Any) -> Any:
+    if isinstance(v, bool):
+        return "出場" if v else ""
+    return v
+
+
+def standing_table(t: Tournament, board: Leaderboard | None = None
+                   ) -> tuple[list[str], list[list[Any]]]:
+    """The ranking as a table: the final ranking once the final is played."""
+    board = board or leaderboard(t)
+    group = "league" if t.settings.system == "league" else "group"
+    header = ["place" if board.final else "position", "number", "name", group,
+              *board.labels]
+    rows = [[r.position, r.number, r.name, t.groups.get(r.name),
+             *(_shown(v) for _, v in r.criteria)] for r in board.rows]
     return header, rows
 
 
 def standings_sheet(t: Tournament, fmt: str) -> str:
-    header, rows = standing_table(t, t.standings())
+    board = leaderboard(t)
+    header, rows = standing_table(t, board)
     if fmt == "csv":
         return _csv(header, rows)
-    done = t.completed_rounds()
-    return _html(f"{t.name} — standings after round {done}", header, rows,
-                 [t.extension] if t.extension else [])
+    notes = [t.extension] if t.extension else []
+    if board.final:
+        notes.append("最終順位決定方法: the final's winner 1st, loser 2nd, the third-place "
+                     "match's winner 3rd" + (", loser 4th" if t.settings.system == "league"
+                                             else "") + "; then 勝数, ties in the order of "
+                     "the last provisional ranking.")
+    return _html(f"{t.name} — {board.title}", header, rows, notes)
+
+
+PRIZE_HEADER = ["順位", "name", "club", "number", "勝数", "段級位", "王座戦"]
+DIVISION_NAMES = {"open": "無差別の部", "women": "女子の部", "children": "小学生以下の部"}
+
+
+def prize_sheet(t: Tournament, fmt: str) -> str:
+    """表彰: places, 段級位 and the 王座戦 list of the division, for the prize-giving."""
+    board = leaderboard(t)
+    if not board.final:
+        raise TournamentError("the prize-giving sheet needs the final ranking; "
+                              f"{len(t.rounds)} round(s) paired, the final not yet played")
+    rows = [[r.position, r.name, t.players[r.name].club, r.number, r.wins, r.grade,
+             _shown(r.ouza)] for r in board.rows]
+    if fmt == "csv":
+        return _csv(PRIZE_HEADER, rows)
+    ouza = [r.name for r in board.rows if r.ouza]
+    notes = [f"王座戦出場 ({len(ouza)}): " + ("、".join(ouza) if ouza else "none"),
+             "・各部門優勝以外の段級位認定は有料"]
+    if t.extension:
+        notes.insert(0, t.extension)
+    division = DIVISION_NAMES.get(t.settings.division, t.settings.division)
+    return _html(f"{t.name} — 表彰 {division} (prize-giving)", PRIZE_HEADER, rows, notes)
 
 
 def wof_results(t: Tournament, config: EventConfig) -> str:
