@@ -45,6 +45,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("table", type=int)
     r.add_argument("outcome", choices=("black", "white", "draw"))
     r.add_argument("--discs", help="final count B-W, e.g. 36-28")
+    r.add_argument("--reason", choices=("normal", "time", "both_flags", "foul"),
+                   default="normal",
+                   help="how it ended: the board (normal), one flag (time, rule 13), both "
+                        "flags (both_flags, rule 14: the draw-win holder wins, not rated), "
+                        "反則負け (foul, rule 18)")
     r.set_defaults(func=cmd_result)
     la = tsub.add_parser("late", help="a late arrival's state at a table (rules 11–12)")
     la.add_argument("table", type=int)
@@ -141,7 +146,8 @@ def cmd_result(args: argparse.Namespace) -> int:
         discs = [int(m[1]), int(m[2])]
     _, t = store.load(args.db)
     stored = store.commit(args.db, t, "result",
-                          {"table": args.table, "outcome": args.outcome, "discs": discs})
+                          {"table": args.table, "outcome": args.outcome, "discs": discs,
+                           "reason": args.reason})
     if stored is False:
         print(f"table {args.table}: the same result was already entered")
     return 0

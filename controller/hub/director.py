@@ -76,7 +76,7 @@ class TournamentDirector:
                 b, w = g.discs if g.discs is not None else (0, 0)
                 winner = ("draw" if g.outcome == "draw" else
                           "black" if g.winner == g.black else "white")
-                return Confirmed(round, table, b, w, winner)
+                return Confirmed(round, table, b, w, winner, g.reason)
         return None
 
     @_locked
@@ -85,7 +85,8 @@ class TournamentDirector:
             raise ResultError(f"round {result.round} is over; the current round is "
                               f"{self.current_round()}")
         self._do("result", {"table": result.table, "outcome": result.winner,
-                            "discs": [result.black, result.white]})
+                            "discs": [result.black, result.white],
+                            "reason": result.reason})
 
     @_locked
     def report_late(self, round: int, table: int, player: str, state: str,

@@ -87,6 +87,8 @@ class Confirmed:
     black: int
     white: int
     winner: str  # "black" | "white" | "draw"
+    #: How it ended (``controller.tournament.verdict.REASONS``): the board, or the clock.
+    reason: str = "normal"
 
 
 class Director(Protocol):
@@ -152,6 +154,14 @@ def drawn_on_board(result: GameResult) -> bool:
     return result.black == result.white and result.reason is None
 
 
+def reason_of(result: GameResult) -> str:
+    """The director's reason for a table's result: the board's count, or the clock
+    (rule 13; rule 14 when the table says both flags fell)."""
+    if result.reason is None:
+        return "normal"
+    return "both_flags" if result.reason == "both_flags" else "time"
+
+
 def _winner(black: int, white: int, fallback: str) -> str:
     if black != white:
         return "black" if black > white else "white"
@@ -213,7 +223,7 @@ class ResultDesk:
             if (card.black, card.white, card.winner) != (r.black, r.white, r.winner):
                 return None  # signed a different result than the table shows: arbiter
             result = Confirmed(s.round, status.table, r.black, r.white,
-                               "draw" if drawn_on_board(r) else r.winner)
+                               "draw" if drawn_on_board(r) else r.winner, reason_of(r))
             if result.winner == "draw" and self._pairing(s.round, status.table).needs_toss:
                 self.held[(status.table, s.game)] = result  # the 伏せ石 settles it
                 return None
@@ -268,7 +278,8 @@ class ResultDesk:
         corrected = black is not None or white is not None
         drawn = corrected or drawn_on_board(s.result)  # else the clock decided
         result = Confirmed(s.round, status.table, b, w,
-                           _winner(b, w, "draw" if drawn else s.result.winner))
+                           _winner(b, w, "draw" if drawn else s.result.winner),
+                           "normal" if drawn else reason_of(s.result))
         if result.winner == "draw" and self._pairing(s.round, status.table).needs_toss:
             raise ResultError(f"table {status.table}: {b}-{w} and no 伏せ石 recorded; "
                               "record the toss (who holds the draw-win right) first")

@@ -13,6 +13,7 @@ from controller.tournament.game import Round
 from controller.tournament.leaderboard import Leaderboard, leaderboard
 from controller.tournament.model import TournamentError
 from controller.tournament.ranking import KnockoutStanding, OpenStanding
+from controller.tournament.verdict import REASON_TEXT
 from controller.tournament_store.roster import EventConfig
 
 STYLE = ("body{font-family:sans-serif}table{border-collapse:collapse}"
@@ -64,6 +65,8 @@ def pairing_rows(t: Tournament, rnd: Round) -> list[list[Any]]:
             result += f" {g.discs[0]}-{g.discs[1]}"
         if g.forfeit:
             result += f" (forfeit by {g.loser}, not rated)"
+        elif g.reason != "normal":
+            result += f" ({REASON_TEXT[g.reason]})"
         elif g.late is not None:
             result = f"{result} ({g.late.player} late: {g.late.state})".strip()
         if g.is_bye:
@@ -168,10 +171,17 @@ def wof_results(t: Tournament, config: EventConfig) -> str:
                              f"{t.numbers[g.loser]} (not rated)")
                 continue
             assert g.black is not None and g.white is not None
+            if not g.rated:  # rule 14: both flags fell; the event counts it, no rating
+                lines.append(f"% {t.numbers[g.black]} - {t.numbers[g.white]}: "
+                             f"{REASON_TEXT[g.reason]}")
+                continue
             b, w = g.discs if g.discs else (0, 0)
             op = ">" if g.winner == g.black else "<"
             if g.outcome == "draw":
                 op = "="  # a 32-32 board; the draw-win right decided the event result
+            if g.reason != "normal":
+                lines.append(f"% next game won {REASON_TEXT[g.reason]}; discs as the "
+                             "board stood")
             lines.append(f"{t.numbers[g.black]} ({b}){op}({w}) {t.numbers[g.white]} B")
     return "\n".join(lines) + "\n"
 
@@ -203,7 +213,7 @@ def event_json(t: Tournament, seeds: list[str] | None = None) -> dict[str, Any]:
             "toss_by": g.toss_by, "draw_win": g.draw_win, "colour_chooser": g.colour_chooser,
             "outcome": g.outcome, "winner": g.winner,
             "discs": list(g.discs) if g.discs else None,
-            "forfeit": g.forfeit,
+            "forfeit": g.forfeit, "reason": g.reason, "rated": g.rated,
             "late": None if g.late is None else {
                 "player": g.late.player, "state": g.late.state,
                 "remaining_ms": g.late.remaining_ms},
