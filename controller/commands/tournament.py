@@ -61,7 +61,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     fo.add_argument("table", type=int)
     fo.add_argument("loser")
     fo.set_defaults(func=cmd_forfeit)
-    s = tsub.add_parser("standings", help="print the provisional ranking")
+    _register_correct(tsub)
+    s = tsub.add_parser("standings", help="print the ranking (the final one once the "
+                                          "final is played)")
     s.add_argument("--out", type=Path, help="also write HTML and CSV here")
     s.set_defaults(func=cmd_standings)
     w = tsub.add_parser("withdraw", help="withdraw a player from the next round on")
@@ -81,6 +83,63 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="play it through the tables' score cards and the hub's result "
                         "desk: players sign at the table, one dispute, two late arrivals")
     m.set_defaults(func=cmd_simulate)
+
+
+def _register_correct(tsub: argparse._SubParsersAction) -> None:
+    c = tsub.add_parser("correct", help="the arbiter's correction, journaled with who and "
+                                        "why (rules 17, 19)")
+    c.add_argument("--by", required=True, help="who decided it (the arbiter)")
+    c.add_argument("--why", required=True, help="the reason, as the sheets will show it")
+    csub = c.add_subparsers(dest="what", metavar="KIND", required=True)
+    r = csub.add_parser("result", help="a table's result, in this round or an earlier one")
+    r.add_argument("round", type=int)
+    r.add_argument("table", type=int)
+    r.add_argument("outcome", choices=("black", "white", "draw"))
+    r.add_argument("--discs", help="final count B-W, e.g. 36-28")
+    r.add_argument("--reason", choices=("normal", "time", "both_flags", "foul"),
+                   default="normal")
+    co = csub.add_parser("colours", help="black and white were entered swapped")
+    co.add_argument("round", type=int)
+    co.add_argument("table", type=int)
+    fo = csub.add_parser("forfeit", help="the result is LOSER's forfeit (不戦敗)")
+    fo.add_argument("round", type=int)
+    fo.add_argument("table", type=int)
+    fo.add_argument("loser")
+    cl = csub.add_parser("clear", help="undo a result or a forfeit of the current round")
+    cl.add_argument("round", type=int)
+    cl.add_argument("table", type=int)
+    re_ = csub.add_parser("reinstate", help="undo a withdrawal")
+    re_.add_argument("name")
+    pa = csub.add_parser("pairing", help="re-pair players of the current round by hand")
+    pa.add_argument("--table", nargs=2, action="append", default=[],
+                    metavar=("BLACK", "WHITE"))
+    pa.add_argument("--bye", action="append", default=[])
+    c.set_defaults(func=cmd_correct)
+
+
+def correction_payload(args: argparse.Namespace) -> dict[str, object]:
+    payload: dict[str, object] = {"what": args.what, "by": args.by, "why": args.why}
+    if args.what in ("result", "colours", "forfeit", "clear"):
+        payload.update(round=args.round, table=args.table)
+    if args.what == "result":
+        payload.update(outcome=args.outcome, discs=_discs(args.table, args.discs),
+                       reason=args.reason)
+    elif args.what == "forfeit":
+        payload["loser"] = args.loser
+    elif args.what == "reinstate":
+        payload["name"] = args.name
+    elif args.what == "pairing":
+        payload.update(tables=[list(p) for p in args.table], byes=list(args.bye))
+    return payload
+
+
+def cmd_correct(args: argparse.Namespace) -> int:
+    _, t = store.load(args.db)
+    c = store.commit(args.db, t, "correct", correction_payload(args))
+    where = "" if c.round is None else f" round {c.round}" + (
+        f" table {c.table}" if c.table is not None else "")
+    print(f"corrected{where}: {c.text} (by {c.by}: {c.why})")
+    return 0
 
 
 def _read(path: Path) -> str:
@@ -136,14 +195,17 @@ def cmd_toss(args: argparse.Namespace) -> int:
 _DISCS = re.compile(r"^(\d{1,2})-(\d{1,2})$")
 
 
+def _discs(table: int, text: str | None) -> list[int] | None:
+    if not text:
+        return None
+    m = _DISCS.match(text)
+    if not m:
+        raise TournamentError(f"table {table}: --discs must look like 36-28, not {text!r}")
+    return [int(m[1]), int(m[2])]
+
+
 def cmd_result(args: argparse.Namespace) -> int:
-    discs = None
-    if args.discs:
-        m = _DISCS.match(args.discs)
-        if not m:
-            raise TournamentError(f"table {args.table}: --discs must look like 36-28, "
-                                  f"not {args.discs!r}")
-        discs = [int(m[1]), int(m[2])]
+    discs = _discs(args.table, args.discs)
     _, t = store.load(args.db)
     stored = store.commit(args.db, t, "result",
                           {"table": args.table, "outcome": args.outcome, "discs": discs,

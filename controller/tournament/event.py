@@ -9,9 +9,11 @@ file.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from controller.tournament import corrections, latecomers
 from controller.tournament import knockout as ko
-from controller.tournament import latecomers
+from controller.tournament.corrections import Correction
 from controller.tournament.flow import pair_knockout, pair_open
 from controller.tournament.game import Game, GameSettings, Round
 from controller.tournament.leagues import split_leagues
@@ -95,6 +97,7 @@ class Tournament:
         self.final_round: int | None = None
         self.records: dict[str, Record] = {}  # incremental ledger of league games
         self.results: list[GameResult] = []
+        self.corrections: list[Correction] = []  # the arbiter's, in journal order
 
     # ------------------------------------------------------------------ lottery
     def draw_lottery(self, seeds: Sequence[str]) -> None:
@@ -310,6 +313,16 @@ class Tournament:
         g.reason = "forfeit"
         self._count(g)
         return True
+
+    def recount(self) -> None:
+        """Rebuild the ledger from the games as they now stand (after a correction)."""
+        self.results = [GameResult(g.round, g.stage, g.winner, g.loser)
+                        for r in self.rounds for g in r.games if g.winner is not None]
+        self.records = open_records(self.results)
+
+    def correct(self, payload: dict[str, Any]) -> Correction:
+        """The arbiter's correction (``controller.tournament.corrections``)."""
+        return corrections.correct(self, payload)
 
     def _count(self, g: Game) -> None:
         assert g.winner is not None

@@ -32,6 +32,8 @@ class Game:
     forfeit: bool = False
     #: How the game ended (``controller.tournament.verdict.REASONS``).
     reason: str = "normal"
+    #: The arbiter's last correction of this game, in words (shown on the sheets).
+    corrected: str | None = None
     #: A late arrival at this table as the director last heard of it (rules 11–12).
     late: LateReport | None = None
 

@@ -69,8 +69,11 @@ def pairing_rows(t: Tournament, rnd: Round) -> list[list[Any]]:
             result += f" ({REASON_TEXT[g.reason]})"
         elif g.late is not None:
             result = f"{result} ({g.late.player} late: {g.late.state})".strip()
+        if g.corrected:
+            result = f"{result} [corrected]".strip()
         if g.is_bye:
-            rows.append(["", g.stage, g.group, g.first, "(bye)", "", "bye"])
+            rows.append(["", g.stage, g.group, g.first, "(bye)", "",
+                         "bye [corrected]" if g.corrected else "bye"])
             continue
         rows.append([g.table, g.stage, g.group, g.black, g.white, g.toss_by or "elder", result])
     return rows
@@ -84,7 +87,20 @@ def pairing_sheet(t: Tournament, rnd: Round, fmt: str) -> str:
     timing = (f"{s.minutes} minutes each, lost on time; "
               + ("draws stand." if s.draws else "no draws: a 32–32 board goes to the holder "
                  "of the draw-win right (伏せ石)."))
-    return _html(f"{t.name} — round {rnd.number}", PAIRING_HEADER, rows, [timing, *rnd.notes])
+    return _html(f"{t.name} — round {rnd.number}", PAIRING_HEADER, rows,
+                 [timing, *rnd.notes, *correction_notes(t, rnd.number)])
+
+
+def correction_notes(t: Tournament, round: int | None = None) -> list[str]:
+    """The arbiter's corrections (of one round, or all), as the sheets list them."""
+    out = []
+    for c in t.corrections:
+        if round is not None and c.round != round:
+            continue
+        where = ("" if c.round is None else f"round {c.round}"
+                 + ("" if c.table is None else f" table {c.table}") + ": ")
+        out.append(f"corrected — {where}{c.text}; by {c.by}: {c.why}")
+    return out
 
 
 def _shown(v: Any) -> Any:
@@ -111,6 +127,7 @@ def standings_sheet(t: Tournament, fmt: str) -> str:
     if fmt == "csv":
         return _csv(header, rows)
     notes = [t.extension] if t.extension else []
+    notes += correction_notes(t)
     if board.final:
         notes.append("最終順位決定方法: the final's winner 1st, loser 2nd, the third-place "
                      "match's winner 3rd" + (", loser 4th" if t.settings.system == "league"
@@ -214,6 +231,7 @@ def event_json(t: Tournament, seeds: list[str] | None = None) -> dict[str, Any]:
             "outcome": g.outcome, "winner": g.winner,
             "discs": list(g.discs) if g.discs else None,
             "forfeit": g.forfeit, "reason": g.reason, "rated": g.rated,
+            "corrected": g.corrected,
             "late": None if g.late is None else {
                 "player": g.late.player, "state": g.late.state,
                 "remaining_ms": g.late.remaining_ms},
@@ -232,4 +250,6 @@ def event_json(t: Tournament, seeds: list[str] | None = None) -> dict[str, Any]:
         "settings": {"minutes": t.settings.minutes, "draws": t.settings.draws},
         "seeds": seeds, "seed": t.seed, "players": players, "rounds": rounds,
         "finished": t.finished, "final_ranking": final, "extension": t.extension,
+        "corrections": [{"what": c.what, "round": c.round, "table": c.table, "by": c.by,
+                         "why": c.why, "text": c.text} for c in t.corrections],
     }

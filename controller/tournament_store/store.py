@@ -87,6 +87,8 @@ def apply(t: Tournament, kind: str, payload: dict[str, Any], check: str = "") ->
                              payload.get("remaining_ms"))
     if kind == "forfeit":
         return t.record_forfeit(payload["table"], payload["loser"])
+    if kind == "correct":
+        return t.correct(payload)
     raise TournamentError(f"{check}: unknown action {kind!r}")
 
 
