@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from controller.scorecard import LATE_STATES
+from controller.tournament.corrections import Correction
 from controller.tournament.event import Tournament
 from controller.tournament.model import TournamentError
-from controller.tournament_store import formats, store
+from controller.tournament_store import formats, store, via_hub, writer
 from controller.tournament_store.hallday import hall_day
 from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
 from controller.tournament_store.simulate import simulate
@@ -25,6 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tournament", help="run a tournament: lottery, pairings, standings")
     p.add_argument("--db", type=Path, default=Path("tournament.sqlite"),
                    help="the event file (default: tournament.sqlite)")
+    p.add_argument("--hub-token", default=None,
+                   help="the arbiter token of the hub running this event: commands then "
+                        "go through the hub (default: $KAESHI_HUB_TOKEN)")
     tsub = p.add_subparsers(dest="tcommand", metavar="SUBCOMMAND", required=True)
     n = tsub.add_parser("new", help="create the event from EVENT.toml and a roster CSV")
     n.add_argument("event", type=Path)
@@ -134,11 +141,14 @@ def correction_payload(args: argparse.Namespace) -> dict[str, object]:
 
 
 def cmd_correct(args: argparse.Namespace) -> int:
-    _, t = store.load(args.db)
-    c = store.commit(args.db, t, "correct", correction_payload(args))
+    w = _write(args, "correct", correction_payload(args))
+    c = w.result if w.reply is None else Correction(
+        args.what, **{k: w.reply["correction"][k]
+                      for k in ("round", "table", "by", "why", "text")})
     where = "" if c.round is None else f" round {c.round}" + (
         f" table {c.table}" if c.table is not None else "")
     print(f"corrected{where}: {c.text} (by {c.by}: {c.why})")
+    _said(w, "")
     return 0
 
 
@@ -165,9 +175,45 @@ def _say_extension(t: Tournament) -> None:
         print(f"note: {t.extension}")
 
 
+@dataclass
+class Written:
+    """What a write did: ``t`` and ``result`` when this command wrote the file; the
+    hub's ``reply`` when it went through the running hub."""
+
+    t: Tournament | None = None
+    result: Any = None
+    reply: dict[str, Any] | None = None
+
+
+def _write(args: argparse.Namespace, kind: str, payload: dict[str, Any]) -> Written:
+    """One action, written by this command under the event's writer lock, or sent
+    through the hub that holds it; refused, naming the hub, without its token."""
+    try:
+        with writer.holding(args.db, "kaeshi tournament"):
+            _, t = store.load(args.db)
+            return Written(t, store.commit(args.db, t, kind, payload))
+    except writer.WriterBusy as busy:
+        token = args.hub_token or os.environ.get("KAESHI_HUB_TOKEN")
+        holder = busy.holder
+        if holder is None or holder.url is None or not token:
+            how = ("give its arbiter token (--hub-token or KAESHI_HUB_TOKEN) to send this "
+                   "through it, or use its dashboard" if holder and holder.url else
+                   "wait for it to finish")
+            raise TournamentError(f"{busy}; nothing was written: {how}") from None
+        reply = via_hub.send(holder.url, token, kind, payload)
+        print(f"sent through {holder.text()}")
+        if reply.get("problem"):
+            print(f"note: {reply['problem']}")
+        return Written(reply=reply)
+
+
 def cmd_lottery(args: argparse.Namespace) -> int:
-    _, t = store.load(args.db)
-    store.commit(args.db, t, "lottery", {"seeds": list(args.seeds)})
+    w = _write(args, "lottery", {"seeds": list(args.seeds)})
+    if w.t is None:
+        for number, group, name in (w.reply or {}).get("numbers", []):
+            print(f"{number:>4}  {group:1}  {name}")
+        return 0
+    t = w.t
     for name in sorted(t.present, key=lambda n: t.numbers[n]):
         print(f"{t.numbers[name]:>4}  {t.groups.get(name, ''):1}  {name}")
     _say_extension(t)
@@ -175,20 +221,38 @@ def cmd_lottery(args: argparse.Namespace) -> int:
 
 
 def cmd_pair(args: argparse.Namespace) -> int:
-    _, t = store.load(args.db)
-    rnd = store.commit(args.db, t, "pair", {})
-    print(formats.pairing_sheet(t, rnd, "csv"), end="")
+    w = _write(args, "pair", {})
+    if w.t is None:
+        reply = w.reply or {}
+        print(reply.get("sheet", ""), end="")
+        for note in reply.get("notes", []):
+            print(f"note: {note}")
+        if args.out:
+            _write_sheets(args.out, store.load(args.db)[1])
+        return 0
+    rnd = w.result
+    print(formats.pairing_sheet(w.t, rnd, "csv"), end="")
     for note in rnd.notes:
         print(f"note: {note}")
     if args.out:
-        _write_sheets(args.out, t)
+        _write_sheets(args.out, w.t)
     return 0
 
 
+def _said(w: Written, what: str) -> None:
+    """What a write of a result-like action tells the terminal."""
+    reply = w.reply
+    stored = w.result is not False if reply is None else reply.get("stored", True)
+    if not stored:
+        print(what)
+    if reply is not None and reply.get("paired"):
+        print(f"round {reply['paired']} paired by the hub and sent to "
+              f"{reply.get('sent', 0)} table(s)")
+
+
 def cmd_toss(args: argparse.Namespace) -> int:
-    _, t = store.load(args.db)
-    store.commit(args.db, t, "toss",
-                 {"table": args.table, "black": args.black, "draw_win": args.draw_win})
+    _write(args, "toss", {"table": args.table, "black": args.black,
+                          "draw_win": args.draw_win})
     return 0
 
 
@@ -206,12 +270,9 @@ def _discs(table: int, text: str | None) -> list[int] | None:
 
 def cmd_result(args: argparse.Namespace) -> int:
     discs = _discs(args.table, args.discs)
-    _, t = store.load(args.db)
-    stored = store.commit(args.db, t, "result",
-                          {"table": args.table, "outcome": args.outcome, "discs": discs,
-                           "reason": args.reason})
-    if stored is False:
-        print(f"table {args.table}: the same result was already entered")
+    w = _write(args, "result", {"table": args.table, "outcome": args.outcome,
+                                "discs": discs, "reason": args.reason})
+    _said(w, f"table {args.table}: the same result was already entered")
     return 0
 
 
@@ -226,16 +287,14 @@ def cmd_late(args: argparse.Namespace) -> int:
             raise TournamentError(f"table {args.table}: --remaining must look like 12:30, "
                                   f"not {args.remaining!r}")
         remaining = (int(m[1]) * 60 + int(m[2])) * 1000
-    _, t = store.load(args.db)
-    store.commit(args.db, t, "late", {"table": args.table, "player": args.player,
-                                      "state": args.state, "remaining_ms": remaining})
+    _write(args, "late", {"table": args.table, "player": args.player,
+                          "state": args.state, "remaining_ms": remaining})
     return 0
 
 
 def cmd_forfeit(args: argparse.Namespace) -> int:
-    _, t = store.load(args.db)
-    if store.commit(args.db, t, "forfeit", {"table": args.table, "loser": args.loser}) is False:
-        print(f"table {args.table}: the same forfeit was already entered")
+    w = _write(args, "forfeit", {"table": args.table, "loser": args.loser})
+    _said(w, f"table {args.table}: the same forfeit was already entered")
     return 0
 
 
@@ -249,8 +308,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
 
 
 def cmd_withdraw(args: argparse.Namespace) -> int:
-    _, t = store.load(args.db)
-    store.commit(args.db, t, "withdraw", {"name": args.name})
+    _write(args, "withdraw", {"name": args.name})
     return 0
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from controller.errors import KaeshiError
 from controller.hall_protocol.protocol import (
@@ -108,8 +108,9 @@ class Director(Protocol):
 
     def round_complete(self, round: int) -> bool: ...
 
-    def pair_next_round(self) -> list[Pairing]:
-        """Pair the next round (the current one is complete) and return its pairings."""
+    def pair_next_round(self, after: int | None = None) -> list[Pairing]:
+        """Pair the next round (the current one is complete) and return its pairings;
+        with ``after``, the round after it if it is paired already (never twice)."""
         ...
 
     def standings(self) -> list[Standing]: ...
@@ -241,7 +242,7 @@ class ResultDesk:
         nxt: list[Pairing] = []
         if self.director.round_complete(round):
             try:
-                nxt = self.director.pair_next_round()
+                nxt = self.director.pair_next_round(after=round)
                 self.send_pairings(nxt)
             except (KaeshiError, OSError, RuntimeError, ValueError) as exc:
                 return Outcome(result, nxt, f"round {round + 1} not paired or sent: {exc}")
@@ -350,6 +351,24 @@ class ResultDesk:
             return TossOutcome(pairing, False, self.take_from_table(status))
         except KaeshiError:  # the director refused it: kept in ``refused``, the arbiter's
             return TossOutcome(pairing, False)
+
+    def act(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """A command of ``kaeshi tournament`` sent through the hub, the event's only
+        writer while it runs; a round it pairs is sent to the tables at once."""
+        act = getattr(self.director, "act", None)
+        if act is None:
+            raise ResultError("this hub's director takes no tournament commands")
+        with self._lock:
+            reply: dict[str, Any] = act(kind, payload)
+            paired = reply.get("paired")
+            if paired is not None:
+                pairings = self.director.pairings(paired)
+                try:
+                    self.send_pairings(pairings)
+                    reply["sent"] = len(pairings)
+                except (KaeshiError, OSError, RuntimeError, ValueError) as exc:
+                    reply["problem"] = f"round {paired} paired, not sent: {exc}"
+            return reply
 
     def send_pairings(self, pairings: list[Pairing]) -> None:
         """Send every table of ``pairings`` its next game (again, when the arbiter asks)."""

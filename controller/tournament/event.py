@@ -98,6 +98,7 @@ class Tournament:
         self.records: dict[str, Record] = {}  # incremental ledger of league games
         self.results: list[GameResult] = []
         self.corrections: list[Correction] = []  # the arbiter's, in journal order
+        self.stored_seq = 0  # the event file's last action this state holds (the store's)
 
     # ------------------------------------------------------------------ lottery
     def draw_lottery(self, seeds: Sequence[str]) -> None:
