@@ -18,6 +18,7 @@ from typing import Any
 from controller.scorecard import LATE_STATES
 from controller.tournament.corrections import Correction
 from controller.tournament.event import Tournament
+from controller.tournament.leaderboard import waiting_for
 from controller.tournament.model import TournamentError
 from controller.tournament_store import formats, store, via_hub, writer
 from controller.tournament_store.hallday import hall_day
@@ -301,6 +302,8 @@ def cmd_forfeit(args: argparse.Namespace) -> int:
 def cmd_standings(args: argparse.Namespace) -> int:
     _, t = store.load(args.db)
     print(formats.standings_sheet(t, "csv"), end="")
+    waiting = waiting_for(t)
+    print(f"note: waiting for {waiting}" if waiting else "note: the final ranking")
     _say_extension(t)
     if args.out:
         _write_sheets(args.out, t)

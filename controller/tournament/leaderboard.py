@@ -89,3 +89,23 @@ def leaderboard(t: Tournament) -> Leaderboard:
         rows.append(Row(a.place, a.name, t.numbers[a.name], wins[a.name],
                         tuple(zip(FINAL_LABELS, values, strict=True)), a.grade, a.ouza))
     return Leaderboard(True, done, tuple(rows))
+
+
+def waiting_for(t: Tournament) -> str:
+    """What the event waits for, in words ("" once the final ranking stands): the
+    director is never stuck without saying what comes next."""
+    if t.seed is None:
+        return "the lottery"
+    if t.finished:
+        return ""
+    rnd = t.current
+    if rnd is None:
+        return "round 1 to be paired"
+    missing = [g for g in rnd.games if not g.done]
+    if not missing:
+        return f"round {rnd.number + 1} to be paired"
+    late = [f"{g.table} ({g.late.player} {g.late.state})" for g in missing
+            if g.late is not None]
+    return (f"round {rnd.number}: the result of table(s) "
+            + ", ".join(str(g.table) for g in missing)
+            + (f"; late at {', '.join(late)}" if late else ""))
