@@ -9,20 +9,29 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from controller.scorecard import LATE_STATES
+from controller.tournament.corrections import Correction
+from controller.tournament.event import Tournament
+from controller.tournament.leaderboard import waiting_for
 from controller.tournament.model import TournamentError
-
-if TYPE_CHECKING:
-    from controller.tournament.event import Tournament
+from controller.tournament_store import formats, store, via_hub, writer
+from controller.tournament_store.hallday import hall_day
+from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
+from controller.tournament_store.simulate import simulate
 
 
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", type=Path, default=Path("tournament.sqlite"),
                    help="the event file (default: tournament.sqlite)")
+    p.add_argument("--hub-token", default=None,
+                   help="the arbiter token of the hub running this event: commands then "
+                        "go through the hub (default: $KAESHI_HUB_TOKEN)")
     tsub = p.add_subparsers(dest="tcommand", metavar="SUBCOMMAND", required=True)
     n = tsub.add_parser("new", help="create the event from EVENT.toml and a roster CSV")
     n.add_argument("event", type=Path)
@@ -43,6 +52,11 @@ def register(p: argparse.ArgumentParser) -> None:
     r.add_argument("table", type=int)
     r.add_argument("outcome", choices=("black", "white", "draw"))
     r.add_argument("--discs", help="final count B-W, e.g. 36-28")
+    r.add_argument("--reason", choices=("normal", "time", "both_flags", "foul"),
+                   default="normal",
+                   help="how it ended: the board (normal), one flag (time, rule 13), both "
+                        "flags (both_flags, rule 14: the draw-win holder wins, not rated), "
+                        "反則負け (foul, rule 18)")
     r.set_defaults(func=cmd_result)
     la = tsub.add_parser("late", help="a late arrival's state at a table (rules 11–12)")
     la.add_argument("table", type=int)
@@ -54,7 +68,9 @@ def register(p: argparse.ArgumentParser) -> None:
     fo.add_argument("table", type=int)
     fo.add_argument("loser")
     fo.set_defaults(func=cmd_forfeit)
-    s = tsub.add_parser("standings", help="print the provisional ranking")
+    _register_correct(tsub)
+    s = tsub.add_parser("standings", help="print the ranking (the final one once the "
+                                          "final is played)")
     s.add_argument("--out", type=Path, help="also write HTML and CSV here")
     s.set_defaults(func=cmd_standings)
     w = tsub.add_parser("withdraw", help="withdraw a player from the next round on")
@@ -76,6 +92,66 @@ def register(p: argparse.ArgumentParser) -> None:
     m.set_defaults(func=cmd_simulate)
 
 
+def _register_correct(tsub: argparse._SubParsersAction) -> None:
+    c = tsub.add_parser("correct", help="the arbiter's correction, journaled with who and "
+                                        "why (rules 17, 19)")
+    c.add_argument("--by", required=True, help="who decided it (the arbiter)")
+    c.add_argument("--why", required=True, help="the reason, as the sheets will show it")
+    csub = c.add_subparsers(dest="what", metavar="KIND", required=True)
+    r = csub.add_parser("result", help="a table's result, in this round or an earlier one")
+    r.add_argument("round", type=int)
+    r.add_argument("table", type=int)
+    r.add_argument("outcome", choices=("black", "white", "draw"))
+    r.add_argument("--discs", help="final count B-W, e.g. 36-28")
+    r.add_argument("--reason", choices=("normal", "time", "both_flags", "foul"),
+                   default="normal")
+    co = csub.add_parser("colours", help="black and white were entered swapped")
+    co.add_argument("round", type=int)
+    co.add_argument("table", type=int)
+    fo = csub.add_parser("forfeit", help="the result is LOSER's forfeit (不戦敗)")
+    fo.add_argument("round", type=int)
+    fo.add_argument("table", type=int)
+    fo.add_argument("loser")
+    cl = csub.add_parser("clear", help="undo a result or a forfeit of the current round")
+    cl.add_argument("round", type=int)
+    cl.add_argument("table", type=int)
+    re_ = csub.add_parser("reinstate", help="undo a withdrawal")
+    re_.add_argument("name")
+    pa = csub.add_parser("pairing", help="re-pair players of the current round by hand")
+    pa.add_argument("--table", nargs=2, action="append", default=[],
+                    metavar=("BLACK", "WHITE"))
+    pa.add_argument("--bye", action="append", default=[])
+    c.set_defaults(func=cmd_correct)
+
+
+def correction_payload(args: argparse.Namespace) -> dict[str, object]:
+    payload: dict[str, object] = {"what": args.what, "by": args.by, "why": args.why}
+    if args.what in ("result", "colours", "forfeit", "clear"):
+        payload.update(round=args.round, table=args.table)
+    if args.what == "result":
+        payload.update(outcome=args.outcome, discs=_discs(args.table, args.discs),
+                       reason=args.reason)
+    elif args.what == "forfeit":
+        payload["loser"] = args.loser
+    elif args.what == "reinstate":
+        payload["name"] = args.name
+    elif args.what == "pairing":
+        payload.update(tables=[list(p) for p in args.table], byes=list(args.bye))
+    return payload
+
+
+def cmd_correct(args: argparse.Namespace) -> int:
+    w = _write(args, "correct", correction_payload(args))
+    c = w.result if w.reply is None else Correction(
+        args.what, **{k: w.reply["correction"][k]
+                      for k in ("round", "table", "by", "why", "text")})
+    where = "" if c.round is None else f" round {c.round}" + (
+        f" table {c.table}" if c.table is not None else "")
+    print(f"corrected{where}: {c.text} (by {c.by}: {c.why})")
+    _said(w, "")
+    return 0
+
+
 def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8-sig")
@@ -85,7 +161,6 @@ def _read(path: Path) -> str:
 
 def cmd_new(args: argparse.Namespace) -> int:
     from controller.tournament_store import store
-    from controller.tournament_store.roster import parse_event, parse_roster
 
     config = parse_event(_read(args.event), str(args.event))
     roster = parse_roster(_read(args.roster), str(args.roster))
@@ -102,11 +177,45 @@ def _say_extension(t: Tournament) -> None:
         print(f"note: {t.extension}")
 
 
-def cmd_lottery(args: argparse.Namespace) -> int:
-    from controller.tournament_store import store
+@dataclass
+class Written:
+    """What a write did: ``t`` and ``result`` when this command wrote the file; the
+    hub's ``reply`` when it went through the running hub."""
 
-    _, t = store.load(args.db)
-    store.commit(args.db, t, "lottery", {"seeds": list(args.seeds)})
+    t: Tournament | None = None
+    result: Any = None
+    reply: dict[str, Any] | None = None
+
+
+def _write(args: argparse.Namespace, kind: str, payload: dict[str, Any]) -> Written:
+    """One action, written by this command under the event's writer lock, or sent
+    through the hub that holds it; refused, naming the hub, without its token."""
+    try:
+        with writer.holding(args.db, "kaeshi tournament"):
+            _, t = store.load(args.db)
+            return Written(t, store.commit(args.db, t, kind, payload))
+    except writer.WriterBusy as busy:
+        token = args.hub_token or os.environ.get("KAESHI_HUB_TOKEN")
+        holder = busy.holder
+        if holder is None or holder.url is None or not token:
+            how = ("give its arbiter token (--hub-token or KAESHI_HUB_TOKEN) to send this "
+                   "through it, or use its dashboard" if holder and holder.url else
+                   "wait for it to finish")
+            raise TournamentError(f"{busy}; nothing was written: {how}") from None
+        reply = via_hub.send(holder.url, token, kind, payload)
+        print(f"sent through {holder.text()}")
+        if reply.get("problem"):
+            print(f"note: {reply['problem']}")
+        return Written(reply=reply)
+
+
+def cmd_lottery(args: argparse.Namespace) -> int:
+    w = _write(args, "lottery", {"seeds": list(args.seeds)})
+    if w.t is None:
+        for number, group, name in (w.reply or {}).get("numbers", []):
+            print(f"{number:>4}  {group:1}  {name}")
+        return 0
+    t = w.t
     for name in sorted(t.present, key=lambda n: t.numbers[n]):
         print(f"{t.numbers[name]:>4}  {t.groups.get(name, ''):1}  {name}")
     _say_extension(t)
@@ -114,45 +223,58 @@ def cmd_lottery(args: argparse.Namespace) -> int:
 
 
 def cmd_pair(args: argparse.Namespace) -> int:
-    from controller.tournament_store import formats, store
-
-    _, t = store.load(args.db)
-    rnd = store.commit(args.db, t, "pair", {})
-    print(formats.pairing_sheet(t, rnd, "csv"), end="")
+    w = _write(args, "pair", {})
+    if w.t is None:
+        reply = w.reply or {}
+        print(reply.get("sheet", ""), end="")
+        for note in reply.get("notes", []):
+            print(f"note: {note}")
+        if args.out:
+            _write_sheets(args.out, store.load(args.db)[1])
+        return 0
+    rnd = w.result
+    print(formats.pairing_sheet(w.t, rnd, "csv"), end="")
     for note in rnd.notes:
         print(f"note: {note}")
     if args.out:
-        _write_sheets(args.out, t)
+        _write_sheets(args.out, w.t)
     return 0
 
 
-def cmd_toss(args: argparse.Namespace) -> int:
-    from controller.tournament_store import store
+def _said(w: Written, what: str) -> None:
+    """What a write of a result-like action tells the terminal."""
+    reply = w.reply
+    stored = w.result is not False if reply is None else reply.get("stored", True)
+    if not stored:
+        print(what)
+    if reply is not None and reply.get("paired"):
+        print(f"round {reply['paired']} paired by the hub and sent to "
+              f"{reply.get('sent', 0)} table(s)")
 
-    _, t = store.load(args.db)
-    store.commit(args.db, t, "toss",
-                 {"table": args.table, "black": args.black, "draw_win": args.draw_win})
+
+def cmd_toss(args: argparse.Namespace) -> int:
+    _write(args, "toss", {"table": args.table, "black": args.black,
+                          "draw_win": args.draw_win})
     return 0
 
 
 _DISCS = re.compile(r"^(\d{1,2})-(\d{1,2})$")
 
 
-def cmd_result(args: argparse.Namespace) -> int:
-    from controller.tournament_store import store
+def _discs(table: int, text: str | None) -> list[int] | None:
+    if not text:
+        return None
+    m = _DISCS.match(text)
+    if not m:
+        raise TournamentError(f"table {table}: --discs must look like 36-28, not {text!r}")
+    return [int(m[1]), int(m[2])]
 
-    discs = None
-    if args.discs:
-        m = _DISCS.match(args.discs)
-        if not m:
-            raise TournamentError(f"table {args.table}: --discs must look like 36-28, "
-                                  f"not {args.discs!r}")
-        discs = [int(m[1]), int(m[2])]
-    _, t = store.load(args.db)
-    stored = store.commit(args.db, t, "result",
-                          {"table": args.table, "outcome": args.outcome, "discs": discs})
-    if stored is False:
-        print(f"table {args.table}: the same result was already entered")
+
+def cmd_result(args: argparse.Namespace) -> int:
+    discs = _discs(args.table, args.discs)
+    w = _write(args, "result", {"table": args.table, "outcome": args.outcome,
+                                "discs": discs, "reason": args.reason})
+    _said(w, f"table {args.table}: the same result was already entered")
     return 0
 
 
@@ -160,7 +282,6 @@ _CLOCK = re.compile(r"^(\d{1,3}):([0-5]\d)$")
 
 
 def cmd_late(args: argparse.Namespace) -> int:
-    from controller.tournament_store import store
 
     remaining = None
     if args.remaining:
@@ -169,18 +290,14 @@ def cmd_late(args: argparse.Namespace) -> int:
             raise TournamentError(f"table {args.table}: --remaining must look like 12:30, "
                                   f"not {args.remaining!r}")
         remaining = (int(m[1]) * 60 + int(m[2])) * 1000
-    _, t = store.load(args.db)
-    store.commit(args.db, t, "late", {"table": args.table, "player": args.player,
-                                      "state": args.state, "remaining_ms": remaining})
+    _write(args, "late", {"table": args.table, "player": args.player,
+                          "state": args.state, "remaining_ms": remaining})
     return 0
 
 
 def cmd_forfeit(args: argparse.Namespace) -> int:
-    from controller.tournament_store import store
-
-    _, t = store.load(args.db)
-    if store.commit(args.db, t, "forfeit", {"table": args.table, "loser": args.loser}) is False:
-        print(f"table {args.table}: the same forfeit was already entered")
+    w = _write(args, "forfeit", {"table": args.table, "loser": args.loser})
+    _said(w, f"table {args.table}: the same forfeit was already entered")
     return 0
 
 
@@ -189,6 +306,8 @@ def cmd_standings(args: argparse.Namespace) -> int:
 
     _, t = store.load(args.db)
     print(formats.standings_sheet(t, "csv"), end="")
+    waiting = waiting_for(t)
+    print(f"note: waiting for {waiting}" if waiting else "note: the final ranking")
     _say_extension(t)
     if args.out:
         _write_sheets(args.out, t)
@@ -196,10 +315,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
 
 
 def cmd_withdraw(args: argparse.Namespace) -> int:
-    from controller.tournament_store import store
-
-    _, t = store.load(args.db)
-    store.commit(args.db, t, "withdraw", {"name": args.name})
+    _write(args, "withdraw", {"name": args.name})
     return 0
 
 
@@ -215,6 +331,9 @@ def _write_sheets(out: Path, t: Tournament) -> None:
         for fmt in ("html", "csv"):
             (out / f"standings.{fmt}").write_text(formats.standings_sheet(t, fmt),
                                                   encoding="utf-8")
+            if t.finished:
+                (out / f"prizes.{fmt}").write_text(formats.prize_sheet(t, fmt),
+                                                   encoding="utf-8")
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -232,9 +351,6 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from controller.tournament_store import formats, store
-    from controller.tournament_store.hallday import hall_day
-    from controller.tournament_store.roster import EventConfig
-    from controller.tournament_store.simulate import simulate
 
     if args.players < 1:
         raise TournamentError("--players must be 1 or more")

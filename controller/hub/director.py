@@ -7,6 +7,7 @@ event, this module only turns its calls into the event file's actions.
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,10 @@ if TYPE_CHECKING:
     from controller.tournament import Tournament
 
 F = TypeVar("F", bound=Callable[..., Any])
+log = logging.getLogger("kaeshi.hub.director")
+
+#: What ``kaeshi tournament`` may send through the hub while it runs.
+ACTIONS = ("lottery", "pair", "toss", "result", "late", "forfeit", "withdraw", "correct")
 
 
 def _locked(method: F) -> F:
@@ -42,11 +47,64 @@ class TournamentDirector:
         self._lock = threading.RLock()
 
     def _do(self, kind: str, payload: dict[str, Any]) -> Any:
-        from controller.tournament_store.store import apply, commit
+        """One action, and the next round's pairing when it completes the round, in
+        one transaction: a crash between the two cannot happen."""
+        from controller.tournament_store.store import (
+            PairingError,
+            apply,
+            commit,
+            load,
+        )
 
-        if self.path is not None:
-            return commit(self.path, self.t, kind, payload)
-        return apply(self.t, kind, payload)
+        if self.path is None:  # no file, no crash to survive: the desk pairs after
+            return apply(self.t, kind, payload)
+        try:
+            return commit(self.path, self.t, kind, payload, pair=True)
+        except PairingError as exc:
+            # the action stands; the desk's pairing after it says why it fails
+            log.warning("%s", exc)
+            self.t = load(self.path)[1]
+            return True
+        except Exception:
+            self.t = load(self.path)[1]  # whatever was half-applied is dropped
+            raise
+
+    @_locked
+    def act(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """An action of ``kaeshi tournament`` sent through the hub (its only writer)."""
+        from controller.tournament_store import formats
+
+        if kind not in ACTIONS:
+            raise ResultError(f"no tournament action {kind!r} here; one of "
+                              f"{', '.join(ACTIONS)}")
+        before = len(self.t.rounds)
+        result = self._do(kind, payload)
+        reply: dict[str, Any] = {"ok": True, "stored": result is not False,
+                                 "round": self.current_round()}
+        if len(self.t.rounds) > before and self.t.current is not None:
+            reply["paired"] = self.t.current.number
+            reply["sheet"] = formats.pairing_sheet(self.t, self.t.current, "csv")
+            reply["notes"] = list(self.t.current.notes)
+        if kind == "correct" and self.t.corrections:
+            c = self.t.corrections[-1]
+            reply["correction"] = {"round": c.round, "table": c.table, "text": c.text,
+                                   "by": c.by, "why": c.why}
+        if kind == "lottery":
+            reply["numbers"] = [[self.t.numbers[n], self.t.groups.get(n, ""), n]
+                                for n in sorted(self.t.present, key=self.t.numbers.get)]
+        return reply
+
+    @_locked
+    def resume(self) -> list[Pairing]:
+        """On start: a round left complete but unpaired (an event file from before
+        results and pairings were one transaction, or a pairing that failed) is
+        paired now; returns its pairings, or [] when nothing was due."""
+        from controller.tournament_store.store import due_pairing
+
+        if not due_pairing(self.t):
+            return []
+        rnd = self._do("pair", {})
+        return self.pairings(rnd.number)
 
     @_locked
     def current_round(self) -> int | None:
@@ -76,7 +134,7 @@ class TournamentDirector:
                 b, w = g.discs if g.discs is not None else (0, 0)
                 winner = ("draw" if g.outcome == "draw" else
                           "black" if g.winner == g.black else "white")
-                return Confirmed(round, table, b, w, winner)
+                return Confirmed(round, table, b, w, winner, g.reason)
         return None
 
     @_locked
@@ -85,7 +143,8 @@ class TournamentDirector:
             raise ResultError(f"round {result.round} is over; the current round is "
                               f"{self.current_round()}")
         self._do("result", {"table": result.table, "outcome": result.winner,
-                            "discs": [result.black, result.white]})
+                            "discs": [result.black, result.white],
+                            "reason": result.reason})
 
     @_locked
     def report_late(self, round: int, table: int, player: str, state: str,
@@ -116,7 +175,11 @@ class TournamentDirector:
         return 1 <= round <= len(self.t.rounds) and self.t.rounds[round - 1].complete
 
     @_locked
-    def pair_next_round(self) -> list[Pairing]:
+    def pair_next_round(self, after: int | None = None) -> list[Pairing]:
+        """The round after ``after``: already paired with the result that completed
+        ``after`` (then only its pairings are returned: never paired twice)."""
+        if after is not None and len(self.t.rounds) > after:
+            return self.pairings(after + 1)
         if self.t.finished:
             return []
         rnd = self._do("pair", {})
@@ -124,20 +187,10 @@ class TournamentDirector:
 
     @_locked
     def standings(self) -> list[Standing]:
-        if self.t.seed is None:
-            return []
-        played: dict[str, int] = {}
-        discs: dict[str, int] = {}
-        for rnd in self.t.rounds:
-            for g in rnd.games:
-                if not g.done or g.second is None:
-                    continue
-                for name in (g.first, g.second):
-                    played[name] = played.get(name, 0) + 1
-                if g.discs is not None and g.black and g.white:
-                    b, w = g.discs
-                    discs[g.black] = discs.get(g.black, 0) + b - w
-                    discs[g.white] = discs.get(g.white, 0) + w - b
-        return [Standing(rank, s.name, float(s.wins), played.get(s.name, 0),
-                         float(discs.get(s.name, 0)))
-                for rank, s in enumerate(self.t.standings(), 1)]
+        """The ranking the sheets show (``controller.tournament.leaderboard``): the
+        final ranking once the final is played, the provisional one before."""
+        from controller.tournament.leaderboard import leaderboard
+
+        board = leaderboard(self.t)
+        return [Standing(r.position, r.name, float(r.wins), r.criteria, board.final,
+                         r.grade, r.ouza) for r in board.rows]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from controller.errors import KaeshiError
 from controller.hall_protocol.protocol import (
@@ -65,11 +65,17 @@ class Pairing:
 
 @dataclass(frozen=True)
 class Standing:
+    """One line of the ranking the director shows: ``criteria`` are its ranking
+    criteria in order, each under the name the event's rules give it; ``final`` is
+    set once the ranking is the final one (then ``rank`` is the place)."""
+
     rank: int
     player: str
     points: float
-    games: int
-    discs: float = 0.0  # disc difference or sum, as the director's tie-break has it
+    criteria: tuple[tuple[str, int | float | str | bool | None], ...] = ()
+    final: bool = False
+    grade: str | None = None
+    ouza: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,8 @@ class Confirmed:
     black: int
     white: int
     winner: str  # "black" | "white" | "draw"
+    #: How it ended (``controller.tournament.verdict.REASONS``): the board, or the clock.
+    reason: str = "normal"
 
 
 class Director(Protocol):
@@ -100,8 +108,9 @@ class Director(Protocol):
 
     def round_complete(self, round: int) -> bool: ...
 
-    def pair_next_round(self) -> list[Pairing]:
-        """Pair the next round (the current one is complete) and return its pairings."""
+    def pair_next_round(self, after: int | None = None) -> list[Pairing]:
+        """Pair the next round (the current one is complete) and return its pairings;
+        with ``after``, the round after it if it is paired already (never twice)."""
         ...
 
     def standings(self) -> list[Standing]: ...
@@ -144,6 +153,14 @@ class TossOutcome:
 def drawn_on_board(result: GameResult) -> bool:
     """A 32–32 (or any equal) count the board decided, not the clock."""
     return result.black == result.white and result.reason is None
+
+
+def reason_of(result: GameResult) -> str:
+    """The director's reason for a table's result: the board's count, or the clock
+    (rule 13; rule 14 when the table says both flags fell)."""
+    if result.reason is None:
+        return "normal"
+    return "both_flags" if result.reason == "both_flags" else "time"
 
 
 def _winner(black: int, white: int, fallback: str) -> str:
@@ -207,7 +224,7 @@ class ResultDesk:
             if (card.black, card.white, card.winner) != (r.black, r.white, r.winner):
                 return None  # signed a different result than the table shows: arbiter
             result = Confirmed(s.round, status.table, r.black, r.white,
-                               "draw" if drawn_on_board(r) else r.winner)
+                               "draw" if drawn_on_board(r) else r.winner, reason_of(r))
             if result.winner == "draw" and self._pairing(s.round, status.table).needs_toss:
                 self.held[(status.table, s.game)] = result  # the 伏せ石 settles it
                 return None
@@ -225,7 +242,7 @@ class ResultDesk:
         nxt: list[Pairing] = []
         if self.director.round_complete(round):
             try:
-                nxt = self.director.pair_next_round()
+                nxt = self.director.pair_next_round(after=round)
                 self.send_pairings(nxt)
             except (KaeshiError, OSError, RuntimeError, ValueError) as exc:
                 return Outcome(result, nxt, f"round {round + 1} not paired or sent: {exc}")
@@ -262,7 +279,8 @@ class ResultDesk:
         corrected = black is not None or white is not None
         drawn = corrected or drawn_on_board(s.result)  # else the clock decided
         result = Confirmed(s.round, status.table, b, w,
-                           _winner(b, w, "draw" if drawn else s.result.winner))
+                           _winner(b, w, "draw" if drawn else s.result.winner),
+                           "normal" if drawn else reason_of(s.result))
         if result.winner == "draw" and self._pairing(s.round, status.table).needs_toss:
             raise ResultError(f"table {status.table}: {b}-{w} and no 伏せ石 recorded; "
                               "record the toss (who holds the draw-win right) first")
@@ -333,6 +351,24 @@ class ResultDesk:
             return TossOutcome(pairing, False, self.take_from_table(status))
         except KaeshiError:  # the director refused it: kept in ``refused``, the arbiter's
             return TossOutcome(pairing, False)
+
+    def act(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """A command of ``kaeshi tournament`` sent through the hub, the event's only
+        writer while it runs; a round it pairs is sent to the tables at once."""
+        act = getattr(self.director, "act", None)
+        if act is None:
+            raise ResultError("this hub's director takes no tournament commands")
+        with self._lock:
+            reply: dict[str, Any] = act(kind, payload)
+            paired = reply.get("paired")
+            if paired is not None:
+                pairings = self.director.pairings(paired)
+                try:
+                    self.send_pairings(pairings)
+                    reply["sent"] = len(pairings)
+                except (KaeshiError, OSError, RuntimeError, ValueError) as exc:
+                    reply["problem"] = f"round {paired} paired, not sent: {exc}"
+            return reply
 
     def send_pairings(self, pairings: list[Pairing]) -> None:
         """Send every table of ``pairings`` its next game (again, when the arbiter asks)."""

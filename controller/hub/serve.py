@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from controller.errors import KaeshiError
 from controller.hub.config import HubConfig
 from controller.hub.ingest import Hub
 from controller.hub.store import HubStore
@@ -41,7 +42,24 @@ def build_web(cfg: HubConfig, store: HubStore, hub: Hub) -> tuple[Any, str] | No
     token = cfg.token or secrets.token_urlsafe(12)
     settings = HubWebSettings(arbiter_token=token, delay=cfg.delay, event_name=cfg.event_name,
                               session_seconds=cfg.session_hours * 3600.0)
-    return build_app(store, hub, director, settings), token
+    app = build_app(store, hub, director, settings)
+    if director is not None:
+        resume(director, app)
+    return app, token
+
+
+def resume(director: Any, app: Any) -> None:
+    """A round the event file holds complete but unpaired is paired and sent now: the
+    restart completes what a crash (or an older file) left half-done."""
+    paired = director.resume()
+    if not paired:
+        return
+    log.info("round %d was due: paired on start", paired[0].round)
+    try:
+        app.state.views.desk.send_pairings(paired)
+    except (KaeshiError, OSError, RuntimeError, ValueError) as exc:
+        log.warning("round %d paired on start, not sent (Send pairings sends it): %s",
+                    paired[0].round, exc)
 
 
 async def serve_hub(cfg: HubConfig, stop: asyncio.Event | None = None,
@@ -57,6 +75,13 @@ async def serve_hub(cfg: HubConfig, stop: asyncio.Event | None = None,
     with contextlib.suppress(AttributeError, ValueError, RuntimeError):
         faulthandler.register(signal.SIGUSR1, all_threads=True)  # kill -USR1: stacks to the log
     loop = asyncio.get_running_loop()
+    writer = None
+    if cfg.tournament is not None and cfg.web:
+        from controller.tournament_store.writer import HUB, acquire
+
+        # while the hub runs it is the event's only writer; the command line goes
+        # through its pages (POST /api/tournament/...) or is refused, naming the hub
+        writer = acquire(cfg.tournament, HUB, wait=5.0)
     store = HubStore(cfg.store, max_games=cfg.games)
     hub = Hub(cfg.broker, cfg.event, store, tables=cfg.tables)
     hub.start(loop)
@@ -84,6 +109,8 @@ async def serve_hub(cfg: HubConfig, stop: asyncio.Event | None = None,
             port = server.servers[0].sockets[0].getsockname()[1]
             url = f"http://{cfg.web_host}:{port}"
             print(f"hub web: {url}/  arbiter: {url}/arbiter", flush=True)
+            if writer is not None:
+                writer.announce(url)
             # the token goes to the person at the terminal only, never to a log file
             if not tell_terminal(f"arbiter: {url}/arbiter?token={token}") and not cfg.token:
                 log.warning("web.token is empty and the output is not a terminal: the random "
@@ -109,6 +136,8 @@ async def serve_hub(cfg: HubConfig, stop: asyncio.Event | None = None,
                 await web_task
         await asyncio.to_thread(hub.stop)
         store.close()
+        if writer is not None:
+            writer.release()
     if web_task is not None and web_task.done() and not stop.is_set():
         print("hub: the web server stopped", file=sys.stderr)
         return 1

@@ -38,6 +38,7 @@ from controller.hub.sim_operator import page_url, running, show_until_interrupte
 from controller.hub.sim_summary import Comparison, SimulateOptions
 from controller.hub.simulate import Hall
 from controller.tournament import Tournament
+from controller.tournament.leaderboard import leaderboard
 from controller.tournament_store import store
 from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
 from controller.tournament_store.simulate import random_roster
@@ -91,7 +92,8 @@ class EventSummary:
             f"{len(self.drawn)} board(s) 32-32",
             *(f"  arbiter: {x}" for x in self.arbiter),
             *(f"  32-32: {x}" for x in self.drawn),
-            "standings:", *(f"  {x}" for x in self.standings[:8]),
+            "final ranking:" if self.finished else "provisional ranking:",
+            *(f"  {x}" for x in self.standings[:8]),
             *self.notes,
         ]
         return "\n".join(lines)
@@ -230,8 +232,8 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
     comparison = hall.wait_complete(timeout=5.0 if interrupted else 30.0, events_only=True)
     signed = sum(1 for r in t.rounds[:done] for g in r.games
                  if g.table is not None and g.done) - len(arbiter)
-    standings = [_standing(rank, s.name, getattr(s, "wins", 0))
-                 for rank, s in enumerate(t.standings(), 1)]
+    board = leaderboard(t)
+    standings = [_standing(r.position, r.name, r.wins, r.grade, r.ouza) for r in board.rows]
     notes = [hall.latency_note()]
     if interrupted:
         notes.append(f"stopped by Ctrl-C after {done} of {rounds} rounds")
@@ -297,5 +299,7 @@ def _confirm_waiting(pages: HubPages, refused: set[tuple[int, str]],
     return out
 
 
-def _standing(rank: int, name: str, wins: int) -> str:
-    return f"{rank}. {name}: {wins} win{'' if wins == 1 else 's'}"
+def _standing(rank: int, name: str, wins: int, grade: str | None = None,
+              ouza: bool | None = None) -> str:
+    extra = "".join(f", {x}" for x in (grade, "王座戦" if ouza else None) if x)
+    return f"{rank}. {name}: {wins} win{'' if wins == 1 else 's'}{extra}"

@@ -9,11 +9,13 @@ file.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from controller.tournament import corrections, latecomers
 from controller.tournament import knockout as ko
-from controller.tournament import latecomers
+from controller.tournament.corrections import Correction
 from controller.tournament.flow import pair_knockout, pair_open
-from controller.tournament.game import OUTCOMES, Game, GameSettings, Round
+from controller.tournament.game import Game, GameSettings, Round
 from controller.tournament.leagues import split_leagues
 from controller.tournament.lottery import (
     join_seeds,
@@ -39,6 +41,7 @@ from controller.tournament.ranking import (
     open_records,
 )
 from controller.tournament.toss import toss_placer
+from controller.tournament.verdict import result_winner
 
 
 class Tournament:
@@ -94,6 +97,8 @@ class Tournament:
         self.final_round: int | None = None
         self.records: dict[str, Record] = {}  # incremental ledger of league games
         self.results: list[GameResult] = []
+        self.corrections: list[Correction] = []  # the arbiter's, in journal order
+        self.stored_seq = 0  # the event file's last action this state holds (the store's)
 
     # ------------------------------------------------------------------ lottery
     def draw_lottery(self, seeds: Sequence[str]) -> None:
@@ -270,45 +275,34 @@ class Tournament:
         g.colour_chooser = g.second if draw_win == g.first else g.first
 
     def record_result(
-        self, table: int, outcome: str, discs: tuple[int, int] | None = None
+        self, table: int, outcome: str, discs: tuple[int, int] | None = None,
+        reason: str = "normal",
     ) -> bool:
-        """Enter a table's result; returns False when the same result was already in."""
-        if outcome not in OUTCOMES:
-            raise TournamentError(f"table {table}: outcome must be black, white or draw")
+        """Enter a table's result; returns False when the same result was already in.
+        One that cannot be true is refused with the reason (``verdict``)."""
         if self.current is None:
             raise TournamentError(f"no round has been paired, so no table {table}")
         g = self.current.table(table)
-        if discs is not None:
-            b, w = discs
-            if b < 0 or w < 0 or b + w > 64:
-                raise TournamentError(f"table {table}: discs {b}-{w} are not a board count")
-        winner = g.black if outcome == "black" else g.white
-        if outcome == "draw":
-            if self.settings.draws:
-                raise TournamentError("draws are not implemented")  # no division has them
-            if g.draw_win is None:
-                raise TournamentError(
-                    f"table {table}: a drawn board needs the draw-win holder; record the "
-                    "伏せ石 first (tournament toss)"
-                )
-            winner = g.draw_win
         if g.done:
-            if g.outcome == outcome and (discs is None or g.discs == discs):
+            if (g.outcome == outcome and (discs is None or g.discs == discs)
+                    and g.reason == reason):
                 return False
             had = "" if g.discs is None else f" {g.discs[0]}-{g.discs[1]}"
             new = "" if discs is None else f" {discs[0]}-{discs[1]}"
             raise TournamentError(
                 f"table {table} already has the result {g.outcome}{had}; "
-                f"refusing {outcome}{new}"
+                f"refusing {outcome}{new} (an arbiter's correction is entered as one)"
             )
-        g.outcome, g.winner, g.discs = outcome, winner, discs
+        winner = result_winner(g, outcome, discs, reason)
+        g.outcome, g.winner, g.discs, g.reason = outcome, winner, discs, reason
         self._count(g)
         return True
 
     def report_late(self, table: int, player: str, state: str,
                     remaining_ms: int | None = None) -> bool:
         """A late arrival's state at ``table`` (rules 11–12); False when unchanged."""
-        return latecomers.report_late(self.current, table, player, state, remaining_ms)
+        return latecomers.report_late(self.current, table, player, state, remaining_ms,
+                                      self.settings.minutes)
 
     def record_forfeit(self, table: int, loser: str) -> bool:
         """``loser`` did not play (不戦敗): the other wins; counted, not rated.
@@ -317,8 +311,19 @@ class Tournament:
         if g.done:
             return False
         g.outcome, g.winner, g.discs, g.forfeit = outcome, winner, None, True
+        g.reason = "forfeit"
         self._count(g)
         return True
+
+    def recount(self) -> None:
+        """Rebuild the ledger from the games as they now stand (after a correction)."""
+        self.results = [GameResult(g.round, g.stage, g.winner, g.loser)
+                        for r in self.rounds for g in r.games if g.winner is not None]
+        self.records = open_records(self.results)
+
+    def correct(self, payload: dict[str, Any]) -> Correction:
+        """The arbiter's correction (``controller.tournament.corrections``)."""
+        return corrections.correct(self, payload)
 
     def _count(self, g: Game) -> None:
         assert g.winner is not None

@@ -30,6 +30,10 @@ class Game:
     #: 不戦敗: the loser never played (a late player's choice, or their time ran out
     #: before they came); the result counts, but is not rated (rule 12).
     forfeit: bool = False
+    #: How the game ended (``controller.tournament.verdict.REASONS``).
+    reason: str = "normal"
+    #: The arbiter's last correction of this game, in words (shown on the sheets).
+    corrected: str | None = None
     #: A late arrival at this table as the director last heard of it (rules 11–12).
     late: LateReport | None = None
 
@@ -40,6 +44,12 @@ class Game:
     @property
     def done(self) -> bool:
         return self.winner is not None
+
+    @property
+    def rated(self) -> bool:
+        """Goes to the rating list: a played game, not won on byes, forfeits or rule 14."""
+        return (self.done and not self.is_bye and not self.forfeit
+                and self.reason not in ("both_flags", "forfeit"))
 
     @property
     def loser(self) -> str | None:

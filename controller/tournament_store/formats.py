@@ -10,7 +10,10 @@ from typing import Any
 from controller.tournament.awards import award_list
 from controller.tournament.event import Tournament
 from controller.tournament.game import Round
+from controller.tournament.leaderboard import Leaderboard, leaderboard
+from controller.tournament.model import TournamentError
 from controller.tournament.ranking import KnockoutStanding, OpenStanding
+from controller.tournament.verdict import REASON_TEXT
 from controller.tournament_store.roster import EventConfig
 
 STYLE = ("body{font-family:sans-serif}table{border-collapse:collapse}"
@@ -30,11 +33,24 @@ def _html(title: str, header: list[str], rows: list[list[Any]], notes: list[str]
     return "\n".join(out) + "\n"
 
 
+#: A cell a spreadsheet would run as a formula (CSV injection); it is written with a
+#: leading apostrophe, which spreadsheets show as text and do not display.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(c: Any) -> Any:
+    if c is None:
+        return ""
+    if isinstance(c, str) and c.startswith(FORMULA_START):
+        return "'" + c
+    return c
+
+
 def _csv(header: list[str], rows: list[list[Any]]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
-    w.writerows([["" if c is None else c for c in row] for row in rows])
+    w.writerows([[csv_cell(c) for c in row] for row in rows])
     return buf.getvalue()
 
 
@@ -49,10 +65,15 @@ def pairing_rows(t: Tournament, rnd: Round) -> list[list[Any]]:
             result += f" {g.discs[0]}-{g.discs[1]}"
         if g.forfeit:
             result += f" (forfeit by {g.loser}, not rated)"
+        elif g.reason != "normal":
+            result += f" ({REASON_TEXT[g.reason]})"
         elif g.late is not None:
             result = f"{result} ({g.late.player} late: {g.late.state})".strip()
+        if g.corrected:
+            result = f"{result} [corrected]".strip()
         if g.is_bye:
-            rows.append(["", g.stage, g.group, g.first, "(bye)", "", "bye"])
+            rows.append(["", g.stage, g.group, g.first, "(bye)", "",
+                         "bye [corrected]" if g.corrected else "bye"])
             continue
         rows.append([g.table, g.stage, g.group, g.black, g.white, g.toss_by or "elder", result])
     return rows
@@ -66,30 +87,76 @@ def pairing_sheet(t: Tournament, rnd: Round, fmt: str) -> str:
     timing = (f"{s.minutes} minutes each, lost on time; "
               + ("draws stand." if s.draws else "no draws: a 32–32 board goes to the holder "
                  "of the draw-win right (伏せ石)."))
-    return _html(f"{t.name} — round {rnd.number}", PAIRING_HEADER, rows, [timing, *rnd.notes])
+    return _html(f"{t.name} — round {rnd.number}", PAIRING_HEADER, rows,
+                 [timing, *rnd.notes, *correction_notes(t, rnd.number)])
 
 
-def standing_table(t: Tournament, standing: list) -> tuple[list[str], list[list[Any]]]:
-    if standing and isinstance(standing[0], OpenStanding):
-        header = ["position", "number", "name", "league", "wins"] + [
-            f"criterion {k}" for k in range(2, 9)]
-        rows = [[k + 1, s.number, s.name, t.groups.get(s.name), s.wins, *s.criteria]
-                for k, s in enumerate(standing)]
-    else:
-        header = ["position", "number", "name", "place", "wins", "wins before latest",
-                  "position before latest"]
-        rows = [[k + 1, s.number, s.name, s.place, s.wins, s.wins_before, s.previous_position]
-                for k, s in enumerate(standing)]
+def correction_notes(t: Tournament, round: int | None = None) -> list[str]:
+    """The arbiter's corrections (of one round, or all), as the sheets list them."""
+    out = []
+    for c in t.corrections:
+        if round is not None and c.round != round:
+            continue
+        where = ("" if c.round is None else f"round {c.round}"
+                 + ("" if c.table is None else f" table {c.table}") + ": ")
+        out.append(f"corrected — {where}{c.text}; by {c.by}: {c.why}")
+    return out
+
+
+def _shown(v: Any) -> Any:
+    if isinstance(v, bool):
+        return "出場" if v else ""
+    return v
+
+
+def standing_table(t: Tournament, board: Leaderboard | None = None
+                   ) -> tuple[list[str], list[list[Any]]]:
+    """The ranking as a table: the final ranking once the final is played."""
+    board = board or leaderboard(t)
+    group = "league" if t.settings.system == "league" else "group"
+    header = ["place" if board.final else "position", "number", "name", group,
+              *board.labels]
+    rows = [[r.position, r.number, r.name, t.groups.get(r.name),
+             *(_shown(v) for _, v in r.criteria)] for r in board.rows]
     return header, rows
 
 
 def standings_sheet(t: Tournament, fmt: str) -> str:
-    header, rows = standing_table(t, t.standings())
+    board = leaderboard(t)
+    header, rows = standing_table(t, board)
     if fmt == "csv":
         return _csv(header, rows)
-    done = t.completed_rounds()
-    return _html(f"{t.name} — standings after round {done}", header, rows,
-                 [t.extension] if t.extension else [])
+    notes = [t.extension] if t.extension else []
+    notes += correction_notes(t)
+    if board.final:
+        notes.append("最終順位決定方法: the final's winner 1st, loser 2nd, the third-place "
+                     "match's winner 3rd" + (", loser 4th" if t.settings.system == "league"
+                                             else "") + "; then 勝数, ties in the order of "
+                     "the last provisional ranking.")
+    return _html(f"{t.name} — {board.title}", header, rows, notes)
+
+
+PRIZE_HEADER = ["順位", "name", "club", "number", "勝数", "段級位", "王座戦"]
+DIVISION_NAMES = {"open": "無差別の部", "women": "女子の部", "children": "小学生以下の部"}
+
+
+def prize_sheet(t: Tournament, fmt: str) -> str:
+    """表彰: places, 段級位 and the 王座戦 list of the division, for the prize-giving."""
+    board = leaderboard(t)
+    if not board.final:
+        raise TournamentError("the prize-giving sheet needs the final ranking; "
+                              f"{len(t.rounds)} round(s) paired, the final not yet played")
+    rows = [[r.position, r.name, t.players[r.name].club, r.number, r.wins, r.grade,
+             _shown(r.ouza)] for r in board.rows]
+    if fmt == "csv":
+        return _csv(PRIZE_HEADER, rows)
+    ouza = [r.name for r in board.rows if r.ouza]
+    notes = [f"王座戦出場 ({len(ouza)}): " + ("、".join(ouza) if ouza else "none"),
+             "・各部門優勝以外の段級位認定は有料"]
+    if t.extension:
+        notes.insert(0, t.extension)
+    division = DIVISION_NAMES.get(t.settings.division, t.settings.division)
+    return _html(f"{t.name} — 表彰 {division} (prize-giving)", PRIZE_HEADER, rows, notes)
 
 
 def wof_results(t: Tournament, config: EventConfig) -> str:
@@ -121,10 +188,17 @@ def wof_results(t: Tournament, config: EventConfig) -> str:
                              f"{t.numbers[g.loser]} (not rated)")
                 continue
             assert g.black is not None and g.white is not None
+            if not g.rated:  # rule 14: both flags fell; the event counts it, no rating
+                lines.append(f"% {t.numbers[g.black]} - {t.numbers[g.white]}: "
+                             f"{REASON_TEXT[g.reason]}")
+                continue
             b, w = g.discs if g.discs else (0, 0)
             op = ">" if g.winner == g.black else "<"
             if g.outcome == "draw":
                 op = "="  # a 32-32 board; the draw-win right decided the event result
+            if g.reason != "normal":
+                lines.append(f"% next game won {REASON_TEXT[g.reason]}; discs as the "
+                             "board stood")
             lines.append(f"{t.numbers[g.black]} ({b}){op}({w}) {t.numbers[g.white]} B")
     return "\n".join(lines) + "\n"
 
@@ -156,7 +230,8 @@ def event_json(t: Tournament, seeds: list[str] | None = None) -> dict[str, Any]:
             "toss_by": g.toss_by, "draw_win": g.draw_win, "colour_chooser": g.colour_chooser,
             "outcome": g.outcome, "winner": g.winner,
             "discs": list(g.discs) if g.discs else None,
-            "forfeit": g.forfeit,
+            "forfeit": g.forfeit, "reason": g.reason, "rated": g.rated,
+            "corrected": g.corrected,
             "late": None if g.late is None else {
                 "player": g.late.player, "state": g.late.state,
                 "remaining_ms": g.late.remaining_ms},
@@ -175,4 +250,6 @@ def event_json(t: Tournament, seeds: list[str] | None = None) -> dict[str, Any]:
         "settings": {"minutes": t.settings.minutes, "draws": t.settings.draws},
         "seeds": seeds, "seed": t.seed, "players": players, "rounds": rounds,
         "finished": t.finished, "final_ranking": final, "extension": t.extension,
+        "corrections": [{"what": c.what, "round": c.round, "table": c.table, "by": c.by,
+                         "why": c.why, "text": c.text} for c in t.corrections],
     }

@@ -5,6 +5,12 @@ so an action is only stored after the core has accepted it, and each command
 writes in one transaction: a command cut short leaves the file as it was.
 Pairings are stored too and compared on replay, so a stored event never changes
 its past rounds silently.
+
+One writer at a time (``writer``): every write appends only if the file still ends
+where the loaded state does (``Tournament.stored_seq``), so a second writer working
+from an older copy is refused instead of storing a result twice or a round that was
+already paired; and the last result of a round with the next round's pairing go in
+one transaction when the hub asks (``commit(..., pair=True)``).
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ def load(path: Path) -> tuple[EventConfig, Tournament]:
         t = Tournament(roster, config.division, config.name, config.extend)
         for seq, kind, payload in db.execute("SELECT seq, kind, payload FROM actions ORDER BY seq"):
             apply(t, kind, json.loads(payload), check=f"{path} action {seq}")
+            t.stored_seq = seq
     except (sqlite3.DatabaseError, KeyError) as exc:
         raise TournamentError(f"{path}: not a readable event file ({exc})") from None
     finally:
@@ -78,7 +85,8 @@ def apply(t: Tournament, kind: str, payload: dict[str, Any], check: str = "") ->
         return t.record_toss(payload["table"], payload["black"], payload["draw_win"])
     if kind == "result":
         discs = tuple(payload["discs"]) if payload.get("discs") else None
-        return t.record_result(payload["table"], payload["outcome"], discs)  # type: ignore[arg-type]
+        return t.record_result(payload["table"], payload["outcome"], discs,  # type: ignore[arg-type]
+                               payload.get("reason", "normal"))
     if kind == "withdraw":
         return t.withdraw(payload["name"])
     if kind == "late":
@@ -86,21 +94,67 @@ def apply(t: Tournament, kind: str, payload: dict[str, Any], check: str = "") ->
                              payload.get("remaining_ms"))
     if kind == "forfeit":
         return t.record_forfeit(payload["table"], payload["loser"])
+    if kind == "correct":
+        return t.correct(payload)
     raise TournamentError(f"{check}: unknown action {kind!r}")
 
 
-def commit(path: Path, t: Tournament, kind: str, payload: dict[str, Any]) -> Any:
-    """Apply an action to the loaded event and store it, all or nothing."""
+def commit(path: Path, t: Tournament, kind: str, payload: dict[str, Any],
+           pair: bool = False) -> Any:
+    """Apply an action to the loaded event and store it, all or nothing.  With
+    ``pair``, an action that completes the round stores the next round's pairing in
+    the same transaction (a crash leaves both or neither)."""
     result = apply(t, kind, payload)
     if kind == "pair":
         payload = {**payload, "games": pairing_record(t)}
-    if kind in ("result", "late", "forfeit") and result is False:
-        return result  # the same again: nothing to store
-    db = sqlite3.connect(path)
+    rows: list[tuple[str, dict[str, Any]]] = []
+    if not (kind in ("result", "late", "forfeit") and result is False):
+        rows.append((kind, payload))  # else the same again: nothing to store
+    problem: TournamentError | None = None
+    if pair and kind != "pair" and due_pairing(t):
+        try:
+            apply(t, "pair", {})
+            rows.append(("pair", {"games": pairing_record(t)}))
+        except TournamentError as exc:
+            problem = exc
+    if rows:
+        append(path, t, rows)
+    if problem is not None:
+        raise PairingError(f"{kind} stored; the next round could not be paired: {problem}")
+    return result
+
+
+class PairingError(TournamentError):
+    """The action was stored but the next round could not be paired; the loaded state
+    may be part-way through that pairing, so reload it."""
+
+
+def due_pairing(t: Tournament) -> bool:
+    """The current round is complete and the event goes on: the next round is due."""
+    return (t.seed is not None and t.current is not None and t.current.complete
+            and not t.finished)
+
+
+def append(path: Path, t: Tournament, rows: list[tuple[str, dict[str, Any]]]) -> None:
+    """Store ``rows`` after the actions ``t`` holds, in one transaction; refused when
+    another writer stored an action since ``t`` was read."""
+    db = sqlite3.connect(path, isolation_level=None, timeout=10.0)
     try:
-        with db:
-            db.execute("INSERT INTO actions (kind, payload) VALUES (?, ?)",
-                       (kind, json.dumps(payload, ensure_ascii=False)))
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            last = db.execute("SELECT COALESCE(MAX(seq), 0) FROM actions").fetchone()[0]
+            if last != t.stored_seq:
+                raise TournamentError(
+                    f"{path}: the event changed since it was read (action {last} is "
+                    f"there, this copy ends at {t.stored_seq}): another program wrote it; "
+                    "nothing was stored")
+            for kind, payload in rows:
+                cur = db.execute("INSERT INTO actions (kind, payload) VALUES (?, ?)",
+                                 (kind, json.dumps(payload, ensure_ascii=False)))
+                t.stored_seq = cur.lastrowid or t.stored_seq
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
     finally:
         db.close()
-    return result

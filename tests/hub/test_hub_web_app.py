@@ -328,7 +328,7 @@ def test_the_dashboard_stream_follows_the_hubs_changes() -> None:
 
 def test_a_round_that_cannot_be_paired_keeps_its_result_and_says_why() -> None:
     class Refusing(FakeDirector):
-        def pair_next_round(self) -> list[Pairing]:
+        def pair_next_round(self, after: int | None = None) -> list[Pairing]:
             raise ResultError("the roster has nobody left to pair")
 
     s = Setup(Refusing({1: ROUND1[:1]}))

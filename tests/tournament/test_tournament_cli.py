@@ -72,7 +72,10 @@ def test_a_whole_event_on_the_command_line(event, tmp_path, capsys):
     assert rounds >= 3
     assert run(event, "standings", "--out", str(tmp_path / "sheets")) == 0
     assert (tmp_path / "sheets" / "round-1.html").read_text().startswith("<!doctype html>")
-    assert "criterion 8" in (tmp_path / "sheets" / "standings.csv").read_text()
+    # the final is played: the standings are the final ranking, and the prizes sheet
+    sheet = (tmp_path / "sheets" / "standings.csv").read_text()
+    assert sheet.startswith("place,number,name,league,勝数,段級位,王座戦\n1,")
+    assert "七段" in (tmp_path / "sheets" / "prizes.html").read_text()
     assert run(event, "export", str(tmp_path / "out")) == 0
     wof = (tmp_path / "out" / "results.wof.txt").read_text().splitlines()
     assert wof[:4] == ["%%Tournament: Test Open", "%%Country: JPN", "%%Date: 18/07/2021",

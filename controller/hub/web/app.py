@@ -15,6 +15,8 @@ Routes (GET unless said; "arbiter" needs the token, see below):
   ``correct_board`` ``{"board": "<64 chars of - X O>"}``, ``confirm``
   ``{"game": "...", "black": 40, "white": 24}`` (counts optional: the table's own)
 * arbiter, ``POST /api/pairings/send``: send the current round's pairings to the tables again
+* arbiter, ``POST /api/tournament/ACTION``: a ``kaeshi tournament`` command sent through
+  the hub, the event's only writer while it runs (:mod:`.tournament_routes`)
 
 The arbiter is recognised by the cookie set at login (an HMAC of the token, as on a
 table's own page), by ``?token=`` on ``/arbiter``, or, for scripts, by
@@ -46,6 +48,7 @@ from controller.hub.web.context import HubContext, HubWebSettings
 from controller.hub.web.live import Changes, Store, Views
 from controller.hub.web.responses import Pages, error
 from controller.hub.web.spectator_routes import spectator_routes
+from controller.hub.web.tournament_routes import tournament_routes
 from controller.web.auth import ArbiterAuth
 from controller.web.guard import FailureLimiter, InternalErrors, OriginGuard, SecurityHeaders
 
@@ -77,6 +80,7 @@ def build_app(store: Store, bus: HubBus, director: Director | None,
         *spectator_routes(hub),
         *login_routes(access, pages),
         *arbiter_routes(hub, access),
+        *tournament_routes(hub, access),
         Route("/static/{name:str}", pages.static),
     ]
     middleware = [

@@ -217,8 +217,9 @@ class Views:
         if self.director is None:
             return []
         return [
-            {"rank": s.rank, "player": s.player, "points": s.points, "games": s.games,
-             "discs": s.discs}
+            {"rank": s.rank, "player": s.player, "points": s.points,
+             "criteria": [[label, value] for label, value in s.criteria],
+             "final": s.final, "grade": s.grade, "ouza": s.ouza}
             for s in self.director.standings()
         ]
 

@@ -108,13 +108,22 @@ const Hub = (() => {
     return data;
   }
 
+  // The director's ranking: the rules' own criteria as its columns, under their own
+  // names; the final ranking (places, 段級位, 王座戦) once the final is played.
+  function cell(v) { return v === true ? "出場" : v === false || v === null ? "" : v; }
+
   function standings(table, rows) {
     table.textContent = "";
-    table.append(el("tr", {}, el("th", {}, "#"), el("th", {}, "Player"), el("th", {}, "Points"),
-                    el("th", {}, "Games"), el("th", {}, "Discs")));
+    if (!rows.length) return;
+    const final = rows[0].final;
+    const labels = (rows[0].criteria || []).map((c) => c[0]);
+    table.append(el("caption", {}, final ? "最終順位 (final ranking)" : "暫定順位 (provisional ranking)"));
+    table.append(el("tr", {}, el("th", {}, final ? "Place" : "#"), el("th", {}, "Player"),
+                    ...labels.map((l) => el("th", {}, l))));
     for (const r of rows) {
-      table.append(el("tr", {}, el("td", {}, r.rank), el("td", {}, r.player),
-                      el("td", {}, r.points), el("td", {}, r.games), el("td", {}, r.discs)));
+      table.append(el("tr", { class: final ? "final" : null }, el("td", {}, r.rank),
+                      el("td", {}, r.player),
+                      ...(r.criteria || []).map((c) => el("td", {}, cell(c[1])))));
     }
   }
 
