@@ -20,10 +20,8 @@ from controller.tournament.corrections import Correction
 from controller.tournament.event import Tournament
 from controller.tournament.leaderboard import waiting_for
 from controller.tournament.model import TournamentError
-from controller.tournament_store import formats, store, via_hub, writer
-from controller.tournament_store.hallday import hall_day
+from controller.tournament_store import formats, via_hub, writer
 from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
-from controller.tournament_store.simulate import simulate
 
 
 def register(p: argparse.ArgumentParser) -> None:
@@ -162,6 +160,7 @@ def _read(path: Path) -> str:
 def cmd_new(args: argparse.Namespace) -> int:
     from controller.tournament_store import store
 
+
     config = parse_event(_read(args.event), str(args.event))
     roster = parse_roster(_read(args.roster), str(args.roster))
     t = store.create(args.db, config, roster)
@@ -190,6 +189,8 @@ class Written:
 def _write(args: argparse.Namespace, kind: str, payload: dict[str, Any]) -> Written:
     """One action, written by this command under the event's writer lock, or sent
     through the hub that holds it; refused, naming the hub, without its token."""
+    from controller.tournament_store import store
+
     try:
         with writer.holding(args.db, "kaeshi tournament"):
             _, t = store.load(args.db)
@@ -223,6 +224,8 @@ def cmd_lottery(args: argparse.Namespace) -> int:
 
 
 def cmd_pair(args: argparse.Namespace) -> int:
+    from controller.tournament_store import store
+
     w = _write(args, "pair", {})
     if w.t is None:
         reply = w.reply or {}
@@ -351,6 +354,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from controller.tournament_store import formats, store
+    from controller.tournament_store.hallday import hall_day
+    from controller.tournament_store.simulate import simulate
 
     if args.players < 1:
         raise TournamentError("--players must be 1 or more")
