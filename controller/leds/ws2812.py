@@ -13,9 +13,12 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from controller.boardsize import STANDARD
 from controller.leds.plan import LedCell, Rgb, pattern_level
 from controller.squares import COLUMNS
 
+#: The board the strip is laid under: one LED per square of an 8x8 board.
+STRIP_SIZE = STANDARD
 RESET_BYTES = 90
 MAX_BRIGHTNESS = 0.25
 _ZERO, _ONE = 0b100, 0b110
@@ -60,7 +63,7 @@ def decode_spi(data: bytes) -> list[Rgb]:
     return out
 
 
-def chain_order(layout: str = "rows", size: int = 8) -> list[str]:
+def chain_order(layout: str = "rows", size: int = STRIP_SIZE) -> list[str]:
     """Squares in the order the strip runs: ``rows`` (a1..h1, a2..h2, ...) or
     ``serpentine`` (a1..h1, h2..a2, a3..h3, ...: the shortest wiring)."""
     if layout not in ("rows", "serpentine"):

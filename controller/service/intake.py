@@ -235,7 +235,7 @@ class Intake:
             data = {"obs": {"press": Color(item.press).value}}
         elif item.board is not None:
             try:
-                board = check_board(item.board)
+                board = check_board(item.board, self.table.config["game.size"])
             except ValueError as exc:
                 log.warning("ignored a bad reading: %s", exc)
                 return

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.errors import KaeshiError
 from controller.leds.plan import LedDriver, Plan, plan_overlay
+from controller.leds.ws2812 import STRIP_SIZE
 from controller.service.config import Config
 from controller.service.sources import Source
 from controller.squares import Color
@@ -151,6 +152,15 @@ class Outputs:
                 raise KaeshiError(f"{config.source}: leds.driver = \"board\" needs "
                                   "source.kind = \"hall\" (the LEDs are on the sensor board)")
             self.leds = SensorBoardLeds(source)  # type: ignore[arg-type]
+        elif driver == "ws2812" and config["game.size"] != STRIP_SIZE:
+            from controller.leds import WebLeds
+
+            # the strip lies under an 8x8 board: on a board of another size its lights
+            # would sit between the squares, so the overlay is drawn on the page only
+            log.warning("leds.driver = \"ws2812\" covers a %dx%d board, the game is %dx%d: "
+                        "the LED overlay is on the web page only", STRIP_SIZE, STRIP_SIZE,
+                        config["game.size"], config["game.size"])
+            self.leds = WebLeds(table.notifier.notify)
         elif driver == "ws2812":
             from controller.leds import Ws2812SpiLeds
             from controller.leds.spi import open_spi_writer
