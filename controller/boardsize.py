@@ -21,6 +21,11 @@ STANDARD = 8
 COLUMN_LETTERS = "abcdefghij"
 
 
+def a_label(n: int) -> str:
+    """A board's size with its article, for messages: "an 8x8", "a 6x6", "a 10x10"."""
+    return ("an " if str(n).startswith("8") else "a ") + f"{n}x{n}"
+
+
 class BoardSizeError(ValueError):
     """A size Kaeshi does not play; the message names it and the sizes it does."""
 
@@ -61,8 +66,7 @@ class BoardSize:
 
     @property
     def a_label(self) -> str:
-        """The label with its article, for messages: "an 8x8", "a 6x6", "a 10x10"."""
-        return ("an " if str(self.n).startswith("8") else "a ") + self.label
+        return a_label(self.n)
 
     def start_masks(self) -> tuple[int, int]:
         """``(black, white)`` of the centre-four start: white on the diagonal from the

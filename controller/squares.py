@@ -13,7 +13,7 @@ from enum import StrEnum
 from controller.bitboard import bit_indices
 from controller.boardsize import COLUMN_LETTERS as COLUMNS
 from controller.boardsize import SIZES as SIZES
-from controller.boardsize import STANDARD, BoardSizeError
+from controller.boardsize import STANDARD, BoardSizeError, a_label
 from controller.boardsize import check_size as _check_size
 
 #: Characters a sensor may report. ``x``/``o`` are discs off their square's centre.
@@ -62,7 +62,7 @@ def check_size(size: int) -> int:
 
 def square_name(index: int, size: int = STANDARD) -> str:
     if not 0 <= index < size * size:
-        raise BoardStringError(f"square index {index} is off a {size}x{size} board")
+        raise BoardStringError(f"square index {index} is off {a_label(size)} board")
     row, col = divmod(index, size)
     return f"{COLUMNS[col]}{row + 1}"
 
@@ -74,10 +74,10 @@ def parse_square(name: str, size: int = STANDARD) -> int:
     # ASCII only: str.isdigit() also takes superscripts such as "¹", which int() refuses
     numeric = digits.isascii() and digits.isdigit()
     if len(text) < 2 or text[0] not in COLUMNS[:size] or not numeric:
-        raise BoardStringError(f"not a square on a {size}x{size} board: {name!r}")
+        raise BoardStringError(f"not a square on {a_label(size)} board: {name!r}")
     row = int(digits) - 1
     if not 0 <= row < size:
-        raise BoardStringError(f"not a square on a {size}x{size} board: {name!r}")
+        raise BoardStringError(f"not a square on {a_label(size)} board: {name!r}")
     return row * size + COLUMNS.index(text[0])
 
 
@@ -114,7 +114,7 @@ def validate_board_string(
                 f"allowed: {' '.join(alphabet)}"
             )
     if len(s) != n:
-        raise BoardStringError(f"board string has {len(s)} squares, a {size}x{size} board has {n}")
+        raise BoardStringError(f"board string has {len(s)} squares, {a_label(size)} board has {n}")
     return s
 
 

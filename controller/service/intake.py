@@ -111,7 +111,8 @@ class Intake:
         if kind == "sim":
             return LogSource.from_file(self.logs.file or self.table.config["source.log"],
                                        self.table.config["source.speed"],
-                                       self.keeper.resume_cursor(), count=self.logs.count)
+                                       self.keeper.resume_cursor(), count=self.logs.count,
+                                       size=self.table.config["game.size"])
         if kind == "hall":
             return HallSource(self.table.config["source.device"], self.table.config["source.baud"],
                               self._official_position)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from controller.arbiter.readings import HOLD
+from controller.boardsize import STANDARD
 from controller.errors import KaeshiError
 from controller.observation import Observation, read_observations
 from controller.squares import Color
@@ -107,11 +108,12 @@ class LogSource:
 
     def __init__(
         self, observations: Iterable[Observation] | Path, speed: float = 1.0, start: int = 0,
-        count: int | None = None,
+        count: int | None = None, size: int = STANDARD,
     ) -> None:
         if speed <= 0:
             raise ValueError(f"replay speed must be positive, not {speed}")
         self.observations = observations
+        self.size = size  # of the board the log's readings show
         self.speed = speed
         self.start = max(0, start)  # index of the next reading to give
         if count is None and not isinstance(observations, Path):
@@ -125,8 +127,8 @@ class LogSource:
 
     @classmethod
     def from_file(cls, path: str | Path, speed: float = 1.0, start: int = 0,
-                  count: int | None = None) -> LogSource:
-        return cls(Path(path), speed, start, count)
+                  count: int | None = None, size: int = STANDARD) -> LogSource:
+        return cls(Path(path), speed, start, count, size)
 
     def _stream(self) -> Iterator[Observation]:
         if not isinstance(self.observations, Path):
@@ -134,7 +136,7 @@ class LogSource:
             return
         try:
             with open(self.observations, encoding="utf-8") as f:
-                yield from read_observations(f)
+                yield from read_observations(f, self.size)
         except (OSError, UnicodeDecodeError) as exc:
             raise KaeshiError(f"observation log {self.observations}: {exc}") from None
 
