@@ -115,7 +115,7 @@ class Intake:
                                        size=self.table.config["game.size"])
         if kind == "hall":
             return HallSource(self.table.config["source.device"], self.table.config["source.baud"],
-                              self._official_position)
+                              self._official_position, size=self.table.config["game.size"])
         return CameraSource(self.table.config["source.camera"], self.table.config["source.fps"],
                             self.table.config["source.camera_setup"],
                             keepalive=self.table.config["source.lost_after"] / 2)

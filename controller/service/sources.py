@@ -189,10 +189,12 @@ class HallSource:
     latency = 0.0  # stamped on arrival
 
     def __init__(
-        self, device: str, baud: int, official_position: Callable[[], Any] | None = None
+        self, device: str, baud: int, official_position: Callable[[], Any] | None = None,
+        size: int = STANDARD,
     ) -> None:
         self.device = device
         self.baud = baud
+        self.size = size  # of the game: a smaller one is played on the board's middle
         #: The arbiter's position, so the driver can explain a board changed while unplugged.
         self.official_position = official_position
         self._link: Any = None
@@ -204,11 +206,15 @@ class HallSource:
         down = (LinkState.DISCONNECTED, LinkState.CLOSED, LinkState.PROTOCOL_MISMATCH)
         if self._link is not None:
             await self._link.close()
-        self._link = host.open_link(self.device, self.baud,
+        from controller.hall.window import OffBoard
+
+        self._link = host.open_link(self.device, self.baud, game_size=self.size,
                                     official_position=self.official_position)
         async for item in self._link.items():
             if isinstance(item, Observation):
                 yield Reading(item.board, item.press)
+            elif isinstance(item, OffBoard):
+                yield Notice(item.detail)
             else:
                 yield LinkChange(item.state not in down, f"{item.state.value}: {item.message}")
                 if item.state in (LinkState.CLOSED, LinkState.PROTOCOL_MISMATCH):
