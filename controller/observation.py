@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
+from controller.boardsize import STANDARD
 from controller.errors import KaeshiError
 from controller.squares import OBSERVATION_ALPHABET, Color, validate_board_string
 
@@ -45,11 +46,11 @@ class Observation:
         return json.dumps(self.to_dict(), separators=(", ", ": "))
 
 
-def board_observation(t: float, board: str) -> Observation:
-    return Observation(t, board=validate_board_string(board, 8, OBSERVATION_ALPHABET))
+def board_observation(t: float, board: str, size: int = STANDARD) -> Observation:
+    return Observation(t, board=validate_board_string(board, size, OBSERVATION_ALPHABET))
 
 
-def parse_observation(line: str, lineno: int = 0, size: int = 8) -> Observation:
+def parse_observation(line: str, lineno: int = 0, size: int = STANDARD) -> Observation:
     """Read one JSON line; raise :class:`ObservationLogError` naming the line on any fault."""
     where = f"line {lineno}" if lineno else "observation"
     try:
@@ -89,7 +90,7 @@ def parse_observation(line: str, lineno: int = 0, size: int = 8) -> Observation:
     return Observation(float(t), press=Color(press))
 
 
-def read_observations(lines: Iterable[str], size: int = 8) -> Iterator[Observation]:
+def read_observations(lines: Iterable[str], size: int = STANDARD) -> Iterator[Observation]:
     """Parse a log lazily; blank lines are skipped, time must never go backwards."""
     last = float("-inf")
     for lineno, line in enumerate(lines, 1):

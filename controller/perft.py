@@ -88,19 +88,31 @@ def _perft8(p: int, o: int, depth: int, memo: dict[tuple[int, int, int], int] | 
     return total
 
 
-def _perft_general(p: int, o: int, depth: int, size: int) -> int:
+def _perft_general(p: int, o: int, depth: int, size: int,
+                   memo: dict[tuple[int, int, int], int] | None = None) -> int:
+    """Perft on a board of any size: the same bulk count of the last ply and the same
+    transposition table as 8x8, on the general geometry's kernels."""
     geo = geometry(size)
+    if memo is None:
+        memo = {}
     if depth == 0:
         return 1
     moves = geo.legal_moves(p, o)
     if not moves:
         if not geo.legal_moves(o, p):
             return 1
-        return _perft_general(o, p, depth - 1, size)
+        return _perft_general(o, p, depth - 1, size, memo)
+    if depth == 1:
+        return moves.bit_count()
+    key = (p, o, depth)
+    hit = memo.get(key)
+    if hit is not None:
+        return hit
     total = 0
     while moves:
         bit = moves & -moves
         moves ^= bit
         f = geo.flips(p, o, bit.bit_length() - 1)
-        total += _perft_general(o & ~f, p | f | bit, depth - 1, size)
+        total += _perft_general(o & ~f, p | f | bit, depth - 1, size, memo)
+    memo[key] = total
     return total

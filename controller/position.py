@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from controller.bitboard import Geometry, geometry
+from controller.boardsize import STANDARD, board_size
 from controller.squares import (
     BoardStringError,
     Color,
@@ -36,16 +37,14 @@ class Position:
     black: int
     white: int
     to_move: Color = Color.BLACK
-    size: int = 8
+    size: int = STANDARD
 
     # ----------------------------------------------------------------- starts
     @classmethod
-    def start(cls, size: int = 8) -> Position:
+    def start(cls, size: int = STANDARD) -> Position:
         """The standard centre start: white on d4/e5, black on e4/d5 (scaled to size)."""
         check_size(size)
-        lo, hi = size // 2 - 1, size // 2
-        white = 1 << (lo * size + lo) | 1 << (hi * size + hi)
-        black = 1 << (lo * size + hi) | 1 << (hi * size + lo)
+        black, white = board_size(size).start_masks()
         return cls(black, white, Color.BLACK, size)
 
     @classmethod
@@ -61,7 +60,7 @@ class Position:
 
     @classmethod
     def from_board_string(
-        cls, board: str, to_move: Color | str = Color.BLACK, size: int = 8
+        cls, board: str, to_move: Color | str = Color.BLACK, size: int = STANDARD
     ) -> Position:
         check_size(size)
         black, white = masks_from_board_string(board, size)

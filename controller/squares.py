@@ -11,9 +11,10 @@ from __future__ import annotations
 from enum import StrEnum
 
 from controller.bitboard import bit_indices
-
-SIZES = (6, 8, 10)
-COLUMNS = "abcdefghij"
+from controller.boardsize import COLUMN_LETTERS as COLUMNS
+from controller.boardsize import SIZES as SIZES
+from controller.boardsize import STANDARD, BoardSizeError, a_label
+from controller.boardsize import check_size as _check_size
 
 #: Characters a sensor may report. ``x``/``o`` are discs off their square's centre.
 OBSERVATION_ALPHABET = "-XO?xo"
@@ -52,50 +53,54 @@ class Color(StrEnum):
 
 
 def check_size(size: int) -> int:
-    if size not in SIZES:
-        raise BoardStringError(f"unsupported board size {size} (supported: 6, 8, 10)")
-    return size
+    """``size`` if Kaeshi plays it; a :class:`BoardStringError` naming it otherwise."""
+    try:
+        return _check_size(size)
+    except BoardSizeError as e:
+        raise BoardStringError(str(e)) from None
 
 
-def square_name(index: int, size: int = 8) -> str:
+def square_name(index: int, size: int = STANDARD) -> str:
     if not 0 <= index < size * size:
-        raise BoardStringError(f"square index {index} is off a {size}x{size} board")
+        raise BoardStringError(f"square index {index} is off {a_label(size)} board")
     row, col = divmod(index, size)
     return f"{COLUMNS[col]}{row + 1}"
 
 
-def parse_square(name: str, size: int = 8) -> int:
+def parse_square(name: str, size: int = STANDARD) -> int:
     """Square index of a name such as ``f5``; case-insensitive, as real records mix cases."""
     text = name.strip().lower()
     digits = text[1:]
     # ASCII only: str.isdigit() also takes superscripts such as "¹", which int() refuses
     numeric = digits.isascii() and digits.isdigit()
     if len(text) < 2 or text[0] not in COLUMNS[:size] or not numeric:
-        raise BoardStringError(f"not a square on a {size}x{size} board: {name!r}")
+        raise BoardStringError(f"not a square on {a_label(size)} board: {name!r}")
     row = int(digits) - 1
     if not 0 <= row < size:
-        raise BoardStringError(f"not a square on a {size}x{size} board: {name!r}")
+        raise BoardStringError(f"not a square on {a_label(size)} board: {name!r}")
     return row * size + COLUMNS.index(text[0])
 
 
-def squares_of(mask: int, size: int = 8) -> list[str]:
+def squares_of(mask: int, size: int = STANDARD) -> list[str]:
     """Names of the set bits of ``mask``, in index order (the order events use)."""
     return [square_name(i, size) for i in bit_indices(mask)]
 
 
-def mask_of(names: list[str] | tuple[str, ...], size: int = 8) -> int:
+def mask_of(names: list[str] | tuple[str, ...], size: int = STANDARD) -> int:
     mask = 0
     for name in names:
         mask |= 1 << parse_square(name, size)
     return mask
 
 
-def sort_squares(names: list[str] | set[str], size: int = 8) -> list[str]:
+def sort_squares(names: list[str] | set[str], size: int = STANDARD) -> list[str]:
     """Squares in board-string order (a1, b1, ..., h8)."""
     return sorted(names, key=lambda n: parse_square(n, size))
 
 
-def validate_board_string(text: str, size: int = 8, alphabet: str = POSITION_ALPHABET) -> str:
+def validate_board_string(
+    text: str, size: int = STANDARD, alphabet: str = POSITION_ALPHABET
+) -> str:
     """Return ``text`` if it is a board string over ``alphabet``; else name what is wrong.
 
     Whitespace is ignored so that diagrams written one row per line are accepted.
@@ -109,11 +114,11 @@ def validate_board_string(text: str, size: int = 8, alphabet: str = POSITION_ALP
                 f"allowed: {' '.join(alphabet)}"
             )
     if len(s) != n:
-        raise BoardStringError(f"board string has {len(s)} squares, a {size}x{size} board has {n}")
+        raise BoardStringError(f"board string has {len(s)} squares, {a_label(size)} board has {n}")
     return s
 
 
-def masks_from_board_string(text: str, size: int = 8) -> tuple[int, int]:
+def masks_from_board_string(text: str, size: int = STANDARD) -> tuple[int, int]:
     """Black and white bitboards of a definite board string."""
     s = validate_board_string(text, size)
     black = white = 0
@@ -125,13 +130,13 @@ def masks_from_board_string(text: str, size: int = 8) -> tuple[int, int]:
     return black, white
 
 
-def board_string_from_masks(black: int, white: int, size: int = 8) -> str:
+def board_string_from_masks(black: int, white: int, size: int = STANDARD) -> str:
     return "".join(
         "X" if black >> i & 1 else "O" if white >> i & 1 else "-" for i in range(size * size)
     )
 
 
-def diagram(board: str, size: int = 8) -> str:
+def diagram(board: str, size: int = STANDARD) -> str:
     """A human-readable grid with coordinates, for terminals and error messages."""
     width = len(str(size))
     lines = [" " * (width + 1) + " ".join(COLUMNS[:size])]

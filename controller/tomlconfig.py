@@ -38,7 +38,7 @@ class Option:
     doc: str
     low: float | None = None
     high: float | None = None
-    choices: tuple[str, ...] = ()
+    choices: tuple[str, ...] | tuple[int, ...] = ()
 
     @property
     def name(self) -> str:
@@ -90,7 +90,8 @@ def check_value(option: Option, value: Any, error: type[TomlConfigError]) -> Any
         raise error(f"{name} must be one line of text without control characters; "
                     f"found {bad!r}")
     if option.choices and value not in option.choices:
-        raise error(f"{name} must be one of {', '.join(option.choices)}; got {short(value)}")
+        raise error(f"{name} must be one of {', '.join(map(str, option.choices))}; "
+                    f"got {short(value)}")
     if option.low is not None and value < option.low:
         raise error(f"{name} must be at least {fmt_number(option.low)}; got {short(value)}")
     if option.high is not None and value > option.high:

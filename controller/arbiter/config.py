@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from controller.position import Position
-from controller.squares import Color
+from controller.squares import Color, check_size
 
 
 class Mode(StrEnum):
@@ -46,6 +46,7 @@ class ArbiterConfig:
     press_wait: float = 0.0
 
     def __post_init__(self) -> None:
+        check_size(self.start.size)  # the arbiter judges every size the rules play
         if not self.press_wait >= 0:
             raise ValueError(f"press_wait must be 0 or more seconds, not {self.press_wait}")
 

@@ -52,8 +52,6 @@ class Arbiter(Corrections, NoClock, Explain, Views, HeldPress):
 
     def __init__(self, config: ArbiterConfig | None = None) -> None:
         self.config = config or ArbiterConfig()
-        if self.config.start.size != 8:
-            raise ValueError("the arbiter judges 8x8 games")
         start = self.config.start
         self.position: Position = start
         self.shifted = 0
@@ -181,9 +179,11 @@ class Arbiter(Corrections, NoClock, Explain, Views, HeldPress):
             sb = self.stable
             if (sb.black | sb.white) == 0:
                 raise RulingRefused("no board has been read yet")
-            position, shifted = Position(sb.black, sb.white, to_move), sb.shifted
+            position = Position(sb.black, sb.white, to_move, self.position.size)
+            shifted = sb.shifted
         else:
-            position, shifted = Position.from_board_string(board, to_move), 0
+            position = Position.from_board_string(board, to_move, self.position.size)
+            shifted = 0
         self.position = position
         self.shifted = shifted
         self.open = None
@@ -197,7 +197,7 @@ class Arbiter(Corrections, NoClock, Explain, Views, HeldPress):
 
     # ----------------------------------------------------------------- boards
     def _board(self, t: float, board: str) -> list[Event]:
-        black, white, shifted, known = frame_masks(board)
+        black, white, shifted, known = frame_masks(board, self.position.size)
         self.last_board = board
         if self._held is not None:  # the board at the held press: taken in when it is judged
             self._view_board(black, white, shifted, known, t)
@@ -280,21 +280,24 @@ class Arbiter(Corrections, NoClock, Explain, Views, HeldPress):
             if plies is not None:
                 return self._adopt(t, plies, black, white, shifted)
         self._first = None
+        size = self.position.size
         events: list[Event] = []
         if j.square is None:
             events.append(pass_event(t, player.value))
         else:
-            events.append(move_event(t, player.value, square_name(j.square), names(j.flips)))
+            events.append(move_event(t, player.value, square_name(j.square, size),
+                                     names(j.flips, size)))
         for flag in j.flags:
-            events.append(irregularity_event(t, player.value, flag.kind, names(flag.squares)))
+            events.append(irregularity_event(t, player.value, flag.kind,
+                                             names(flag.squares, size)))
         used = None
         if self.clock and self.turn_t is not None:
             used = round(t - self.turn_t, 3)
         self.turn_t = t
-        self.moves.append(Move(player, None if j.square is None else square_name(j.square),
-                               used, comment=_comment(j.flags)))
+        self.moves.append(Move(player, None if j.square is None else square_name(j.square, size),
+                               used, comment=_comment(j.flags, size)))
         if j.square is not None:
-            self.last_move = square_name(j.square)
+            self.last_move = square_name(j.square, size)
         self.position = j.physical
         self.shifted = j.shifted
         self.open = OpenMove(j, list(j.flags), len(self.moves) - 1) if self.clock and j.flags \
@@ -334,8 +337,8 @@ class Arbiter(Corrections, NoClock, Explain, Views, HeldPress):
         return [game_over_event(t, b, w, winner, **extra)]
 
 
-def _comment(flags: Iterable[Flag]) -> str:
-    return "; ".join(f"{f.kind.value} {' '.join(names(f.squares))}" for f in flags)
+def _comment(flags: Iterable[Flag], size: int) -> str:
+    return "; ".join(f"{f.kind.value} {' '.join(names(f.squares, size))}" for f in flags)
 
 
 def arbitrate(

@@ -25,8 +25,8 @@ from controller.squares import Color, squares_of
 WAITING, TURN, CORRECTING, OVER = "waiting", "turn", "correcting", "over"
 
 
-def names(mask: int) -> list[str]:
-    return squares_of(mask)
+def names(mask: int, size: int) -> list[str]:
+    return squares_of(mask, size)
 
 
 @dataclass
@@ -69,7 +69,7 @@ class Corrections:
         offender = op.judgement.player
         flag = next((f for f in op.flags if f.kind is Irregularity.ILLEGAL_PASS), None)
         if flag is not None:
-            events = [corrected_event(t, flag.kind, names(flag.squares))]
+            events = [corrected_event(t, flag.kind, names(flag.squares, self.position.size))]
             self._void_open(op)
             self.position = self.position.with_to_move(offender)
             self.turn_t = t
@@ -94,7 +94,7 @@ class Corrections:
         if not (sb.black | sb.white) & ~(pos.black | pos.white):
             return []  # pressed again without moving: the button does nothing
         flag = next(f for f in op.flags if f.kind is Irregularity.ILLEGAL_PASS)
-        events = [corrected_event(t, flag.kind, names(flag.squares))]
+        events = [corrected_event(t, flag.kind, names(flag.squares, self.position.size))]
         self._void_open(op)
         self.open = None
         self.position = pos.with_to_move(player)
@@ -120,7 +120,7 @@ class Corrections:
             events.extend(self._judge(t, player, sb.black, sb.white, sb.shifted))
             return events
         # The board as it stands is now the official one; the opponent is to move.
-        self.position = Position(sb.black, sb.white, player.opponent)
+        self.position = Position(sb.black, sb.white, player.opponent, self.position.size)
         self.shifted = sb.shifted
         self.turn_t = t
         was_over = self._was_over
@@ -153,7 +153,8 @@ class Corrections:
                 and fixed(f, correct, sb.black, sb.white, sb.shifted)]
         if not done:
             return []
-        events = [corrected_event(t, f.kind, names(f.squares)) for f in done]
+        size = self.position.size
+        events = [corrected_event(t, f.kind, names(f.squares, size)) for f in done]
         self._fixed_any = True
         pos = self.position
         black, white = pos.black, pos.white
@@ -164,7 +165,7 @@ class Corrections:
             self.shifted = (self.shifted & ~m) | (sb.shifted & m)  # as put back
             op.flags.remove(f)
         self._note_corrected(op, done)
-        self.position = Position(black, white, pos.to_move)
+        self.position = Position(black, white, pos.to_move, pos.size)
         if op.flags:
             return events  # partly put right: the end is only judged on the whole board
         self.open = None
@@ -173,7 +174,8 @@ class Corrections:
             # from the position before it.
             self._void_open(op)
             self._first = None
-            self.position = Position(correct.black, correct.white, op.judgement.player)
+            self.position = Position(correct.black, correct.white, op.judgement.player,
+                                     correct.size)
             self.shifted = sb.shifted
             self.phase = TURN
             return events

@@ -12,8 +12,7 @@ nothing but a note. Pure and small: at most :data:`LIMIT` new discs are searched
 
 from __future__ import annotations
 
-from controller.bitboard import bit_indices, legal_moves
-from controller.bitboard import flips as flips8
+from controller.bitboard import Geometry, bit_indices
 from controller.events import Event
 from controller.events import move as move_event
 from controller.events import pass_ as pass_event
@@ -57,7 +56,7 @@ def legal_play(before: Position, black: int, white: int, lost_turn: bool = False
     if not new or new.bit_count() > LIMIT:
         return None
     found: list[tuple[Ply, ...]] = []
-    _search(before.black, before.white, new, (), black, white, found)
+    _search(before.geometry, before.black, before.white, new, (), black, white, found)
     found.sort(key=lambda plies: plies[0][1] != first)
     for plies in found:
         if in_rules_order(before, plies):
@@ -71,8 +70,8 @@ def legal_play(before: Position, black: int, white: int, lost_turn: bool = False
     return None
 
 
-def _search(b: int, w: int, left: int, plies: tuple[Ply, ...], black: int, white: int,
-            found: list[tuple[Ply, ...]]) -> None:
+def _search(geo: Geometry, b: int, w: int, left: int, plies: tuple[Ply, ...], black: int,
+            white: int, found: list[tuple[Ply, ...]]) -> None:
     if not left:
         if b == black and w == white:
             found.append(plies)
@@ -80,12 +79,13 @@ def _search(b: int, w: int, left: int, plies: tuple[Ply, ...], black: int, white
     for sq in bit_indices(left):
         for colour in (Color.BLACK, Color.WHITE):
             own, opp = (b, w) if colour is Color.BLACK else (w, b)
-            if not legal_moves(own, opp) >> sq & 1:
+            if not geo.legal_moves(own, opp) >> sq & 1:
                 continue
-            f = flips8(own, opp, sq)
+            f = geo.flips(own, opp, sq)
             own, opp = own | f | (1 << sq), opp & ~f
             nb, nw = (own, opp) if colour is Color.BLACK else (opp, own)
-            _search(nb, nw, left & ~(1 << sq), (*plies, (colour, sq)), black, white, found)
+            _search(geo, nb, nw, left & ~(1 << sq), (*plies, (colour, sq)), black, white,
+                    found)
 
 
 class Explain:
@@ -121,13 +121,14 @@ class Explain:
         """Take the board: moves in the rules' order are announced as moves (a press or a
         turn boundary was missed); any other order is a ``resync``."""
         start = self.position
+        size = start.size
         normal = in_rules_order(start, plies)
         events: list[Event] = []
         if not normal:
             diff = (black ^ start.black) | (white ^ start.white)
             events.append(resync_event(
-                t, squares_of(diff), plies[-1][0].opponent.value,
-                [f"{c.value} {square_name(sq)}" for c, sq in plies]))
+                t, squares_of(diff, size), plies[-1][0].opponent.value,
+                [f"{c.value} {square_name(sq, size)}" for c, sq in plies]))
         pos = start
         for player, sq in plies:
             if player is not pos.to_move:
@@ -135,13 +136,13 @@ class Explain:
                     events.append(pass_event(t, pos.to_move.value))
                     self.moves.append(Move(pos.to_move, None))
                 pos = pos.with_to_move(player)
-            name = square_name(sq)
+            name = square_name(sq, size)
             if normal:
-                events.append(move_event(t, player.value, name, squares_of(pos.flips(sq))))
+                events.append(move_event(t, player.value, name, squares_of(pos.flips(sq), size)))
             self.moves.append(Move(player, name, None, comment="" if normal else "resync"))
             pos = pos.play(sq)
-        self.last_move = square_name(plies[-1][1])
-        self.position = Position(black, white, plies[-1][0].opponent)
+        self.last_move = square_name(plies[-1][1], size)
+        self.position = Position(black, white, plies[-1][0].opponent, size)
         self.shifted = shifted & (black | white)
         self.open = None
         self._first = None

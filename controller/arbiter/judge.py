@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.bitboard import bit_indices, legal_moves
-from controller.bitboard import flips as flips8
+from controller.bitboard import Geometry, bit_indices
 from controller.events import Irregularity
 from controller.irregularities import REPORT_ORDER
 from controller.position import Position
@@ -59,8 +58,8 @@ class Judgement:
                    for f in self.flags)
 
 
-def _choose(own0: int, opp0: int, own: int, new: int, legal: int, first: int | None
-            ) -> tuple[int, int]:
+def _choose(geo: Geometry, own0: int, opp0: int, own: int, new: int, legal: int,
+            first: int | None) -> tuple[int, int]:
     """The new disc that best explains the board, and the flips the rules give it.
 
     On a tie the disc put down first wins: players place their move before anything else.
@@ -68,7 +67,7 @@ def _choose(own0: int, opp0: int, own: int, new: int, legal: int, first: int | N
     occ0 = own0 | opp0
     best: tuple[int, int, int, int, int] | None = None
     for sq in bit_indices(new):
-        f = flips8(own0, opp0, sq) if legal >> sq & 1 else 0
+        f = geo.flips(own0, opp0, sq) if legal >> sq & 1 else 0
         exp_own = own0 | f
         miss = ((own ^ exp_own) & occ0).bit_count()
         miss += 0 if own >> sq & 1 else 1
@@ -91,12 +90,13 @@ def judge(
     occ0 = own0 | opp0
     occ = own | opp
     new = occ & ~occ0
-    legal = legal_moves(own0, opp0)
+    geo = before.geometry
+    legal = geo.legal_moves(own0, opp0)
     flags: list[Flag] = []
     square: int | None = None
     f = 0
     if new:
-        square, f = _choose(own0, opp0, own, new, legal, first)
+        square, f = _choose(geo, own0, opp0, own, new, legal, first)
         bit = 1 << square
         if opp & bit:
             flags.append(Flag(Irregularity.WRONG_COLOR, bit, bit))
@@ -122,9 +122,9 @@ def judge(
     flags.sort(key=lambda fl: REPORT_ORDER[fl.kind])
 
     if player is Color.BLACK:
-        physical = Position(black, white, Color.WHITE)
+        physical = Position(black, white, Color.WHITE, before.size)
     else:
-        physical = Position(black, white, Color.BLACK)
+        physical = Position(black, white, Color.BLACK, before.size)
     if square is not None and f:
         correct = before.with_to_move(player).play(square)
     elif square is None and not legal:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from controller.arbiter.corrections import OVER, TURN
 from controller.arbiter.judge import judge
 from controller.arbiter.readings import StableBoard, stood
-from controller.bitboard import bit_indices, legal_moves
+from controller.bitboard import Geometry, bit_indices
 from controller.events import Event
 from controller.position import Position
 from controller.squares import Color
@@ -27,12 +27,12 @@ HISTORY_LIMIT = 4096  # frames kept for one turn without a clock
 Frame = tuple[int, int, int, int, int, float]
 
 
-def next_mover(mover: Color, board: tuple[int, int]) -> Color:
+def next_mover(mover: Color, board: tuple[int, int], geo: Geometry) -> Color:
     """Who moves after ``mover`` left ``board`` (black, white): the opponent, unless only
     the mover has a legal move there."""
     black, white = board
     own, opp = (black, white) if mover is Color.BLACK else (white, black)
-    if not legal_moves(opp, own) and legal_moves(own, opp):
+    if not geo.legal_moves(opp, own) and geo.legal_moves(own, opp):
         return mover
     return mover.opponent
 
@@ -100,7 +100,8 @@ class NoClock:
             # Who moves next is read on the board the mover's move should leave, not on
             # the board seen: a hand may turn the first discs of the next move before
             # its disc is seen, or the last of the move before only with it.
-            if colour is not next_mover(mover, self._should_leave(mover, snap)):
+            if colour is not next_mover(mover, self._should_leave(mover, snap),
+                                        self.position.geometry):
                 continue  # the mover's own extra disc (or one put down and taken back)
             events = self._judge(t, mover, *snap)
             self._base = snap

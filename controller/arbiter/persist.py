@@ -9,20 +9,23 @@ from controller.arbiter.core import Arbiter
 from controller.arbiter.corrections import OpenMove
 from controller.arbiter.judge import Flag, Judgement
 from controller.arbiter.readings import StableBoard
+from controller.boardsize import STANDARD
 from controller.events import Irregularity
 from controller.position import Position
 from controller.records.model import Move
-from controller.squares import Color
+from controller.squares import Color, check_size
 
 VERSION = 2
 
 
 def _pos(p: Position) -> list[Any]:
-    return [p.black, p.white, p.to_move.value]
+    return [p.black, p.white, p.to_move.value, p.size]
 
 
 def _unpos(d: list[Any]) -> Position:
-    return Position(int(d[0]), int(d[1]), Color(d[2]))
+    # snapshots taken before boards had other sizes hold three items: 8x8 games
+    size = check_size(int(d[3])) if len(d) > 3 else STANDARD
+    return Position(int(d[0]), int(d[1]), Color(d[2]), size)
 
 
 def _flag(f: Flag) -> list[Any]:

@@ -28,6 +28,7 @@ from controller.arbiter.config import ArbiterConfig
 from controller.arbiter.corrections import OVER
 from controller.arbiter.readings import StableBoard, frame_masks
 from controller.events import Event
+from controller.position import Position
 from controller.squares import Color
 
 #: The most a press is held, in seconds, whatever the frame rate: beyond it a slow
@@ -82,6 +83,7 @@ class HeldPress:
     """
 
     config: ArbiterConfig
+    position: Position
     stable: StableBoard
     last_board: str | None
     phase: str
@@ -117,7 +119,7 @@ class HeldPress:
         """Fold a board read while a press is held into the press view."""
         assert self._view is not None
         if self._at_press is not None:
-            pb, pw, ps, pk = frame_masks(self._at_press)
+            pb, pw, ps, pk = frame_masks(self._at_press, self.position.size)
             known &= ~(pk & ((black ^ pb) | (white ^ pw) | (shifted ^ ps)))
         self._view.update(black, white, shifted, known, t, self.config.settled)
 

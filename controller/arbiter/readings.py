@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-FULL = (1 << 64) - 1
+from controller.boardsize import STANDARD, board_size
+
 #: Seconds a reading must stand, until the next observation, to count as confirmed
 #: without a second reading. A camera's misread stands one frame (33 ms at 30 fps,
 #: 0.1 s in the simulator); a hand needs longer than this to go from the last disc
@@ -45,17 +46,18 @@ def stood(since: float, until: float) -> bool:
     return until - since >= HOLD - _EPS
 
 
-def frame_masks(board: str) -> tuple[int, int, int, int]:
-    """``(black, white, shifted, known)`` bitboards of an 8x8 observation string.
+def frame_masks(board: str, size: int = STANDARD) -> tuple[int, int, int, int]:
+    """``(black, white, shifted, known)`` bitboards of an observation string of a
+    ``size`` board.
 
     Shifted discs count in their colour's mask too; ``known`` is every square not ``?``.
     Results are memoised because a still board repeats the same string for minutes.
     """
     hit = _CACHE.get(board)
-    if hit is not None:
+    if hit is not None and len(board) == size * size:  # the length says the size
         return hit
-    if len(board) != 64 or board.strip("-XO?xo"):
-        raise ValueError(f"not an 8x8 observation board string: {board!r}")
+    if len(board) != size * size or board.strip("-XO?xo"):
+        raise ValueError(f"not {board_size(size).a_label} observation board string: {board!r}")
     masks = (
         int(board.translate(_BLACK)[::-1], 2),
         int(board.translate(_WHITE)[::-1], 2),
@@ -115,7 +117,7 @@ class StableBoard:
         agree = known if settled else known & ~(
             (black ^ self.prev_black) | (white ^ self.prev_white) | (shifted ^ self.prev_shifted)
         )
-        keep = FULL & ~known
+        keep = ~known  # the masks are never negative: no board-wide mask needed
         self.prev_black = (self.prev_black & keep) | black
         self.prev_white = (self.prev_white & keep) | white
         self.prev_shifted = (self.prev_shifted & keep) | shifted

@@ -65,15 +65,19 @@ class Views:
                         wrong |= f.fix or f.squares
                     else:
                         wrong |= f.squares
-        return Overlay(self.last_move, names(pending), names(wrong), self.open is not None)
+        size = self.position.size
+        return Overlay(self.last_move, names(pending, size), names(wrong, size),
+                       self.open is not None)
 
     def open_flags(self) -> list[dict[str, Any]]:
         """Irregularities flagged on the last move and not yet put right (arbiter's view)."""
         op = self.open
         if op is None:
             return []
+        size = self.position.size
         return [
-            {"player": op.judgement.player.value, "kind": f.kind.value, "squares": names(f.squares)}
+            {"player": op.judgement.player.value, "kind": f.kind.value,
+             "squares": names(f.squares, size)}
             for f in op.flags
         ]
 

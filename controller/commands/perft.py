@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from controller.boardsize import SIZES, STANDARD
 from controller.perft import perft
 from controller.position import Position
 from controller.squares import Color
@@ -11,9 +12,11 @@ from controller.squares import Color
 
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("depth", type=int)
-    p.add_argument("--board", help="64-character board string (default: the standard start)")
+    p.add_argument("--board", help="board string of the --size board, a1 first "
+                   "(default: the centre-four start)")
     p.add_argument("--to-move", default="X", help="side to move with --board: X or O")
-    p.add_argument("--size", type=int, default=8, choices=(6, 8, 10))
+    p.add_argument("--size", type=int, default=STANDARD, choices=SIZES,
+                   help="board size (default: %(default)s)")
     p.set_defaults(func=run)
 
 

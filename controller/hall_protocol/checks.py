@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 import re
+from functools import cache
 from typing import Any
 
 from controller import strictjson
+from controller.boardsize import SIZES, STANDARD, board_size
 from controller.errors import KaeshiError
 from controller.events import Irregularity
 from controller.tomlconfig import is_control
@@ -18,8 +20,8 @@ from controller.tomlconfig import is_control
 VERSION = 1
 #: Highest table number a topic may carry (a hall of a thousand tables is far away).
 MAX_TABLE = 9999
-#: Largest payload accepted; a state with 64 squares and a few flags is ~1 kB.
-MAX_PAYLOAD = 64 * 1024
+#: Largest payload accepted; a state of a 10x10 board and a few flags is ~2 kB.
+MAX_PAYLOAD = 1 << 16
 
 EVENT_KINDS = ("move", "pass", "irregularity", "corrected", "resync", "game_over", "clock")
 COLORS = ("black", "white")
@@ -30,12 +32,22 @@ COMMANDS = (
     "next_game", "pause", "resume", "adjust_time", "accept_board", "correct_board", "toss",
 )
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-SQUARE_RE = re.compile(r"^[a-h][1-8]$")
-PLY_RE = re.compile(r"^(black|white) [a-h][1-8]$")
 GAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
-BOARD_RE = re.compile(r"^[-XOxo?]{64}$")
-#: An official position has no unknown or shifted square: every disc is a disc.
-POSITION_RE = re.compile(r"^[-XO]{64}$")
+
+
+@cache
+def patterns(size: int = STANDARD) -> tuple[re.Pattern[str], ...]:
+    """``(square, ply, board, position)`` of a ``size`` board; a position has no unknown
+    or shifted square: every disc is a disc."""
+    b = board_size(size)
+    last = b.columns[-1]
+    row = "(?:10|[1-9])" if size == 10 else f"[1-{size}]"
+    square = rf"[a-{last}]{row}"
+    return (re.compile(rf"^{square}$"), re.compile(rf"^(black|white) {square}$"),
+            re.compile(rf"^[-XOxo?]{{{b.squares}}}$"), re.compile(rf"^[-XO]{{{b.squares}}}$"))
+
+
+SQUARE_RE, PLY_RE, BOARD_RE, POSITION_RE = patterns(STANDARD)
 #: Deepest nesting of any payload (a state's signoff flags are four levels down).
 MAX_DEPTH = 6
 #: A clock's remaining seconds: an hour past a fallen flag at most (a clock left
@@ -55,11 +67,12 @@ class ProtocolError(KaeshiError, ValueError):
 class Reader:
     """Field access that names the topic and the field in every error."""
 
-    def __init__(self, where: str, d: Any) -> None:
+    def __init__(self, where: str, d: Any, size: int = STANDARD) -> None:
         if not isinstance(d, dict):
             raise ProtocolError(f"{where}: the payload is not a JSON object")
         self.where = where
         self.d = d
+        self.size = size  # of the board the message is about: its squares are checked on it
 
     def fail(self, key: str, want: str) -> ProtocolError:
         return ProtocolError(f"{self.where}: field {key!r} must be {want}, "
@@ -115,11 +128,23 @@ class Reader:
 
     def squares(self, key: str) -> list[str]:
         v = self.d.get(key)
-        if not isinstance(v, list) or len(v) > 64 or not all(
-            isinstance(s, str) and SQUARE_RE.match(s) for s in v
+        square = patterns(self.size)[0]
+        if not isinstance(v, list) or len(v) > board_size(self.size).squares or not all(
+            isinstance(s, str) and square.match(s) for s in v
         ):
-            raise self.fail(key, "a list of squares a1-h8")
+            b = board_size(self.size)
+            raise self.fail(key, f"a list of squares a1-{b.columns[-1]}{b.n}")
         return list(v)
+
+    def board_size(self) -> int:
+        """The message's ``size`` (absent: 8x8, as every message was before other sizes)."""
+        if "size" not in self.d:
+            return STANDARD
+        v = self.d["size"]
+        if isinstance(v, bool) or v not in SIZES:
+            raise self.fail("size", " / ".join(map(str, SIZES)))
+        self.size = v
+        return v
 
     def obj(self, key: str, null: bool = False) -> Any:
         v = self.d.get(key)
@@ -127,7 +152,7 @@ class Reader:
             return None
         if not isinstance(v, dict):
             raise self.fail(key, "a JSON object")
-        return Reader(f"{self.where} {key}", v)
+        return Reader(f"{self.where} {key}", v, self.size)
 
 
 def load_payload(where: str, payload: bytes) -> Reader:
@@ -151,10 +176,12 @@ _WORD = re.compile(r"^[a-z_]{1,40}$")
 def check_event(r: Reader) -> dict[str, Any]:
     r.num("t", low=0.0, high=TIME_HIGH)
     kind = r.choice("event", EVENT_KINDS)
+    square, ply = patterns(r.size)[:2]
+    squares = board_size(r.size).squares
     if kind in ("move", "pass", "irregularity"):
         r.choice("player", COLORS)
     if kind == "move":
-        r.str("square", SQUARE_RE)
+        r.str("square", square)
         r.squares("flips")
     elif kind in ("irregularity", "corrected"):
         r.choice("kind", IRREGULARITY_KINDS)
@@ -163,13 +190,13 @@ def check_event(r: Reader) -> dict[str, Any]:
         r.squares("squares")
         r.choice("to_move", COLORS, null=True)
         moves = r.d.get("moves", [])
-        if not isinstance(moves, list) or len(moves) > 64 or not all(
-            isinstance(m, str) and PLY_RE.match(m) for m in moves
+        if not isinstance(moves, list) or len(moves) > squares or not all(
+            isinstance(m, str) and ply.match(m) for m in moves
         ):
             raise r.fail("moves", 'a list of moves such as "white f4"')
     elif kind == "game_over":
-        r.int("black", 0, 64)
-        r.int("white", 0, 64)
+        r.int("black", 0, squares)
+        r.int("white", 0, squares)
         r.choice("winner", (*COLORS, "draw"))
         for key in ("reason", "decided_by"):
             if r.d.get(key) is not None:
@@ -183,14 +210,15 @@ def check_event(r: Reader) -> dict[str, Any]:
 
 
 def check_position(r: Reader) -> tuple[str | None, str | None]:
-    """The optional official position of an event message: ``board`` (64 of ``-XO``)
-    and ``to_move`` (a colour, or null once the game is over); both absent is (None, None).
+    """The optional official position of an event message: ``board`` (``-XO``, one per
+    square of the message's board) and ``to_move`` (a colour, or null once the game is
+    over); both absent is (None, None).
     """
     if "board" not in r.d:
         if r.d.get("to_move") is not None:
             raise r.fail("board", "given with to_move (the position after the step)")
         return None, None
-    return r.str("board", POSITION_RE), r.choice("to_move", COLORS, null=True)
+    return r.str("board", patterns(r.size)[3]), r.choice("to_move", COLORS, null=True)
 
 
 def check_command_args(where: str, command: str, d: dict[str, Any]) -> None:
@@ -200,8 +228,9 @@ def check_command_args(where: str, command: str, d: dict[str, Any]) -> None:
         secs = r.num("seconds")
         if abs(secs) > 36000:
             raise r.fail("seconds", "at most 10 hours either way")
-    elif command == "correct_board":
-        r.str("board", re.compile(r"^[-XO]{64}$"))
+    elif command == "correct_board":  # of the table's board, whichever size it plays
+        if not any(patterns(n)[3].match(str(d.get("board", ""))) for n in SIZES):
+            raise r.fail("board", "an official position (-XO, one per square)")
     elif command in ("next_game", "toss"):
         r.int("round", 0, 10_000)
         for side in ("black", "white"):

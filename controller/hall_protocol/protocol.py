@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from controller import strictjson
+from controller.boardsize import STANDARD, board_size
 from controller.hall_protocol.cardwire import (
     decode_late,
     decode_signoff,
@@ -25,7 +26,6 @@ from controller.hall_protocol.cardwire import (
     encode_signoff,
 )
 from controller.hall_protocol.checks import (
-    BOARD_RE,
     CLOCK_HIGH,
     CLOCK_LOW,
     GAME_RE,
@@ -38,6 +38,7 @@ from controller.hall_protocol.checks import (
     check_event,
     check_position,
     load_payload,
+    patterns,
 )
 from controller.hall_protocol.checks import COLORS as COLORS  # re-exported: one import for callers
 from controller.hall_protocol.checks import COMMANDS as COMMANDS
@@ -94,6 +95,7 @@ class TableState:
     #: does not ask them, so the arbiter confirms); see controller.hall_protocol.cardwire.
     signoff: SignOff | None = None
     late: LateArrival | None = None  # rules 11–12: a player absent at the round's start
+    size: int = STANDARD  # of the board; on the wire only when not 8 (as before sizes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +113,7 @@ class EventMessage:
     #: a broadcast follows the game where replaying the moves under the rules cannot.
     board: str | None = None
     to_move: str | None = None
+    size: int = STANDARD  # of the board; on the wire only when not 8 (as before sizes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +231,7 @@ def _encode_state(s: TableState) -> bytes:
         "seq": s.seq, "moves": s.moves, "wall": s.wall,
         **({"signoff": encode_signoff(s.signoff)} if s.signoff is not None else {}),
         **({"late": encode_late(s.late)} if s.late is not None else {}),
+        **({"size": s.size} if s.size != STANDARD else {}),
     })
 
 
@@ -246,6 +250,8 @@ def _encode_event(m: EventMessage) -> bytes:
     if m.board is not None:
         d["board"] = m.board
         d["to_move"] = m.to_move
+    if m.size != STANDARD:
+        d["size"] = m.size
     return _dumps(d)
 
 
@@ -275,6 +281,7 @@ def decode_event(payload: bytes, table: int, where: str = "events") -> EventMess
     r = load_payload(where, payload)
     if r.int("table", 1, MAX_TABLE) != table:
         raise r.fail("table", f"{table} (the table of the topic)")
+    size = r.board_size()
     board, to_move = check_position(r)
     return EventMessage(
         table=table,
@@ -284,6 +291,7 @@ def decode_event(payload: bytes, table: int, where: str = "events") -> EventMess
         wall=r.num("wall", null=True, low=WALL_LOW, high=WALL_HIGH),
         board=board,
         to_move=to_move,
+        size=size,
     )
 
 
@@ -291,6 +299,8 @@ def decode_state(payload: bytes, table: int, where: str = "state") -> TableState
     r = load_payload(where, payload)
     if r.int("table", 1, MAX_TABLE) != table:
         raise r.fail("table", f"{table} (the table of the topic)")
+    size = r.board_size()
+    squares = board_size(size).squares
     c = r.obj("clock", null=True)
     low, high = int(CLOCK_LOW * 1000), int(CLOCK_HIGH * 1000)
     clock = None if c is None else ClockState(
@@ -301,15 +311,15 @@ def decode_state(payload: bytes, table: int, where: str = "state") -> TableState
     )
     res = r.obj("result", null=True)
     result = None if res is None else GameResult(
-        black=res.int("black", 0, 64), white=res.int("white", 0, 64),
+        black=res.int("black", 0, squares), white=res.int("white", 0, squares),
         winner=res.choice("winner", (*COLORS, "draw")),
         reason=res.str("reason", re.compile(r"^[a-z_]{1,40}$"), null=True),
     )
     flags = r.d.get("irregularities", [])
-    if not isinstance(flags, list) or len(flags) > 64:
+    if not isinstance(flags, list) or len(flags) > squares:
         raise r.fail("irregularities", "a list")
     for i, f in enumerate(flags):
-        fr = Reader(f"{where} irregularities[{i}]", f)
+        fr = Reader(f"{where} irregularities[{i}]", f, size)
         fr.choice("kind", IRREGULARITY_KINDS)
         fr.squares("squares")
         fr.choice("player", COLORS, null=True)
@@ -323,7 +333,7 @@ def decode_state(payload: bytes, table: int, where: str = "state") -> TableState
         white=r.name("white"),
         mode=r.choice("mode", MODES),
         service=r.str("service", re.compile(r"^[a-z_]{1,40}$")),
-        board=r.str("board", BOARD_RE),
+        board=r.str("board", patterns(size)[2]),
         to_move=r.choice("to_move", COLORS, null=True),
         clock=clock,
         irregularities=[dict(f) for f in flags],
@@ -333,6 +343,7 @@ def decode_state(payload: bytes, table: int, where: str = "state") -> TableState
         wall=r.num("wall", low=WALL_LOW, high=WALL_HIGH) if "wall" in r.d else 0.0,
         signoff=decode_signoff(r.obj("signoff", null=True)),
         late=decode_late(r.obj("late", null=True)),
+        size=size,
     )
 
 

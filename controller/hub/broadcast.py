@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from controller.boardsize import size_of_board_string
 from controller.hub.broadcast_game import MARKING_EVENTS as MARKING_EVENTS
 from controller.hub.broadcast_game import PUBLIC_EVENTS as PUBLIC_EVENTS
 from controller.hub.broadcast_game import START, Replay, discs, with_boards
@@ -72,6 +73,7 @@ class SpectatorTable:
             "round": self.info.round,
             "black": self.info.black,
             "white": self.info.white,
+            "size": size_of_board_string(self.board),
             "board": self.board,
             "to_move": self.to_move,
             "last": self.last,

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from controller.hall_protocol.checks import POSITION_RE
+from controller.boardsize import SIZES, STANDARD, BoardSizeError, size_of_board_string
+from controller.hall_protocol.checks import patterns
 from controller.position import IllegalMoveError, Position
 from controller.squares import BoardStringError, Color, parse_square
 
@@ -85,9 +86,9 @@ class Replay:
     delay, so a page rebuilt every second reads only what is new. ``feed`` never raises
     on what a table sent: a step it cannot place is shown as the table's board says."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: int = STANDARD) -> None:
         self.fed = 0  # events fed so far (public or not)
-        self.pos = Position.start()
+        self.pos = Position.start(size)
         self.to_move: str | None = "black"
         self.moves: list[dict[str, Any]] = []
         #: The official board after each entry of ``moves`` (kept apart: the hall's
@@ -99,7 +100,18 @@ class Replay:
         self.clock: tuple[dict[str, Any], float] | None = None
         self._illegal: set[str] = set()  # illegal passes flagged before their pass came
         self._corrected_t: object = None  # ``t`` of the last correction by the players
-        self.board = START  # ``pos`` as a board string (kept, not recomputed per look)
+        self.board = self.pos.board_string()  # ``pos`` as a string (kept, not recomputed)
+
+    def _resize(self, board: str) -> None:
+        """The first official board is of another size than assumed (the hub keeps no
+        size per event: the board's length says it): start over on that board."""
+        if self.plies or self.moves or len(board) == len(self.board):
+            return
+        try:
+            self.pos = Position.start(size_of_board_string(board))
+        except BoardSizeError:
+            return
+        self.board = self.pos.board_string()
 
     def feed(self, stored: StoredEventLike) -> None:
         self.fed += 1
@@ -112,6 +124,10 @@ class Replay:
         if ev is None:
             return
         official = _official(stored)
+        if official is not None:
+            self._resize(official[0])
+            if len(official[0]) != len(self.board):
+                official = None  # a board of another game's size: not this game's position
         if kind in ("move", "pass"):
             self._ply(ev, official)
         elif kind == "resync":
@@ -208,7 +224,7 @@ class Replay:
             pos = self.pos  # most steps: the board the last one left
         else:
             try:
-                pos = Position.from_board_string(board, side or self.pos.to_move)
+                pos = Position.from_board_string(board, side or self.pos.to_move, self.pos.size)
             except BoardStringError:
                 return
         self.pos, self.board = pos, board
@@ -232,7 +248,8 @@ class Replay:
 
     def fields(self) -> dict[str, Any]:
         """What a page shows of the game (clock apart: it depends on the time asked)."""
-        return {"board": self.board, "to_move": self.to_move, "last": self.last(),
+        return {"size": self.pos.size, "board": self.board, "to_move": self.to_move,
+                "last": self.last(),
                 "discs": discs(self.board), "moves": with_boards(self.moves, self.boards),
                 "result": None if self.result is None else dict(self.result)}
 
@@ -255,7 +272,7 @@ def with_boards(moves: list[dict[str, Any]], boards: list[str]) -> list[dict[str
 def _official(stored: StoredEventLike) -> tuple[str, str | None] | None:
     """The official position a message carries, if it carries a readable one."""
     board = getattr(stored, "board", None)
-    if not isinstance(board, str) or not POSITION_RE.match(board):
+    if not isinstance(board, str) or not any(patterns(n)[3].match(board) for n in SIZES):
         return None
     to_move = getattr(stored, "to_move", None)
     return board, to_move if to_move in ("black", "white") else None
@@ -279,13 +296,13 @@ def _play(pos: Position, player: Color, square: str) -> Position:
     except (IllegalMoveError, BoardStringError, ValueError):
         pass
     try:
-        index = parse_square(square, 8)
+        index = parse_square(square, pos.size)
     except BoardStringError:
         return pos
     cells = list(pos.board_string())
     cells[index] = player.symbol
     try:
-        return Position.from_board_string("".join(cells), player.opponent)
+        return Position.from_board_string("".join(cells), player.opponent, pos.size)
     except BoardStringError:
         return pos
 

@@ -13,9 +13,12 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from controller.boardsize import STANDARD
 from controller.leds.plan import LedCell, Rgb, pattern_level
 from controller.squares import COLUMNS
 
+#: The board the strip is laid under: one LED per square of an 8x8 board.
+STRIP_SIZE = STANDARD
 RESET_BYTES = 90
 MAX_BRIGHTNESS = 0.25
 _ZERO, _ONE = 0b100, 0b110
@@ -69,7 +72,7 @@ STRIP_ORDERS: dict[str, str] = {
 }
 
 
-def chain_order(layout: str = "rows", size: int = 8) -> list[str]:
+def chain_order(layout: str = "rows", size: int = STRIP_SIZE) -> list[str]:
     """Squares in the order the strip runs (:data:`STRIP_ORDERS`)."""
     if layout not in STRIP_ORDERS:
         raise ValueError(f"unknown LED layout {layout!r} ({' or '.join(STRIP_ORDERS)})")

@@ -19,6 +19,7 @@ import math
 import re
 from pathlib import Path
 
+from controller.boardsize import STANDARD
 from controller.position import Position
 from controller.records.ggf_values import (
     board_value,
@@ -97,7 +98,8 @@ def _syntax_error(text: str, i: int, source: str, number: int, begin: int) -> Re
 # ------------------------------------------------------------------ games
 def _game(tags: list[tuple[str, str]]) -> tuple[GameRecord, Position]:
     game = GameRecord()
-    size_hint = 8
+    size_hint = STANDARD
+    ty_size: int | None = None
     has_board = any(tag == "BO" for tag, _ in tags)
     steps: list[Step] = []
     pending_comment: list[str] = []
@@ -134,7 +136,7 @@ def _game(tags: list[tuple[str, str]]) -> tuple[GameRecord, Position]:
         elif tag == "TY":
             digits = re.match(r"[^0-9]*([0-9]{1,3})(?![0-9])", value)
             if digits and int(digits.group(1)) in SIZES:
-                size_hint = int(digits.group(1))
+                size_hint = ty_size = int(digits.group(1))
                 if not has_board and not steps:
                     game.start = Position.start(size_hint)
             if value.strip() != str(size_hint):
@@ -154,6 +156,9 @@ def _game(tags: list[tuple[str, str]]) -> tuple[GameRecord, Position]:
             game.extra[tag] = value
     if pending_comment and steps:
         steps[-1] = _with_comment(steps[-1], pending_comment)
+    if ty_size is not None and has_board and ty_size != game.start.size:
+        raise RecordError(f"TY[{game.extra.get('TY', ty_size)}] says a {ty_size}x{ty_size} "
+                          f"board, BO[] holds a {game.start.size}x{game.start.size} one")
     if "RE" in game.extra:
         result, note = parse_result(game.extra["RE"], game.start.size)
         if result is not None:

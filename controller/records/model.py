@@ -125,6 +125,11 @@ class GameRecord:
         transcripts and WTHOR can hold (they record moves, not a start position)."""
         return self.start == Position.start()
 
+    def has_centre_start(self) -> bool:
+        """Whether the game starts from the centre-four start of its own board size, the
+        start a transcript of any size holds."""
+        return self.start == Position.start(self.start.size)
+
     def transcript_moves(self) -> list[str]:
         """The squares played, passes left out, as a transcript lists them."""
         return [m.square for m in self.moves if m.square is not None]

@@ -7,22 +7,46 @@ canonical form: lowercase squares run together, passes left out.
 
 A transcript file (``.txt``) holds one game per line; blank lines and lines
 starting with ``#`` are skipped. Transcripts carry no names, clocks or result and
-always start from the standard position: a game from any other start is refused
+always start from the centre-four start: a game from any other start is refused
 on writing, naming the game, rather than written as if it began at the standard
-start (it would read back as a different game, or not at all).
+start (it would read back as a different game, or not at all). A game on a board
+other than 8x8 is written with its size in front, ``6x6 c2b2...`` or
+``10x10 f5d6...``; a line without one is an 8x8 game, as every transcript was.
 """
 
 from __future__ import annotations
 
 import re
 
+from controller.boardsize import STANDARD, board_size
 from controller.position import HANDICAP_CORNERS, Position
 from controller.records.model import GameRecord, RecordError
 from controller.records.replay import Step, replay
 from controller.records.scan import Scan
-from controller.squares import COLUMNS, parse_square
+from controller.squares import COLUMNS, SIZES, parse_square
 
 _PASS = ("pass", "pa", "--")
+_SIZE_PREFIX = re.compile(r"\s*(" + "|".join(map(str, SIZES)) + r")[xX×](\d+)(?=\s|[a-zA-Z]|$)")
+
+
+def split_size(text: str) -> tuple[int, str]:
+    """The board size a transcript line names in front (8 when it names none) and the
+    moves after it; a size prefix of a board Kaeshi does not play is refused."""
+    m = _SIZE_PREFIX.match(text)
+    if m is None:
+        odd = re.match(r"\s*(\d+)[xX×](\d+)", text)
+        if odd is not None:
+            raise RecordError(f"{odd.group().strip()!r}: not a board size Kaeshi plays "
+                              f"(transcripts name {', '.join(board_size(n).label for n in SIZES)})")
+        return STANDARD, text
+    if m.group(1) != m.group(2):
+        raise RecordError(f"{m.group().strip()!r}: a board is square (6x6, 8x8 or 10x10)")
+    return int(m.group(1)), text[m.end():]
+
+
+def size_prefix(size: int) -> str:
+    """What a transcript writes in front of a game of this size (nothing for 8x8)."""
+    return "" if size == STANDARD else f"{board_size(size).label} "
 
 
 def _token_pattern(size: int) -> re.Pattern[str]:
@@ -30,7 +54,7 @@ def _token_pattern(size: int) -> re.Pattern[str]:
     return re.compile(rf"\s*(pass|pa|--|[{COLUMNS[:size]}](?:{rows}))", re.IGNORECASE)
 
 
-def parse_tokens(text: str, size: int = 8) -> list[Step]:
+def parse_tokens(text: str, size: int = STANDARD) -> list[Step]:
     """The moves of a transcript; raise naming the first character that is not a move."""
     pattern = _token_pattern(size)
     steps = []
@@ -53,8 +77,14 @@ def parse_tokens(text: str, size: int = 8) -> list[Step]:
 
 
 def parse_transcript(text: str, start: Position | None = None, **info: object) -> GameRecord:
-    """A record of one transcript; illegal moves raise naming the move number."""
-    start = start or Position.start()
+    """A record of one transcript; illegal moves raise naming the move number.
+
+    Without ``start`` the game starts from the centre four of the size the line names."""
+    size, text = split_size(text)
+    if start is not None and size != STANDARD and size != start.size:
+        raise RecordError(f"the transcript is of a {board_size(size).label} board, "
+                          f"the start given is {board_size(start.size).label}")
+    start = start or Position.start(size)
     moves, _ = replay(start, parse_tokens(text, start.size))
     return GameRecord(start=start, moves=moves, **info)  # type: ignore[arg-type]
 
@@ -65,10 +95,10 @@ def transcript(game: GameRecord, name: str = "") -> str:
     Raise for a game that does not start from the standard position, naming it as
     ``name`` (default: its game id and players) and its start.
     """
-    if not game.has_standard_start():
+    if not game.has_centre_start():
         raise RecordError(
-            f"{name or _game_name(game)}: a transcript holds only games from the standard "
-            f"8x8 start position, and this one starts from {_start_name(game.start)} "
+            f"{name or _game_name(game)}: a transcript holds only games from the "
+            f"centre-four start, and this one starts from {_start_name(game.start)} "
             "(keep it as GGF or JSON)"
         )
     if game.stood():
@@ -76,7 +106,7 @@ def transcript(game: GameRecord, name: str = "") -> str:
             f"{name or _game_name(game)}: a transcript cannot hold it: after move "
             f"{', '.join(map(str, game.stood()))} play went on from a board the rules do "
             "not give (an irregular move that stood); keep it as GGF or JSON")
-    return "".join(game.transcript_moves())
+    return size_prefix(game.start.size) + "".join(game.transcript_moves())
 
 
 def _game_name(game: GameRecord) -> str:
@@ -89,8 +119,8 @@ def _game_name(game: GameRecord) -> str:
 
 
 def _start_name(start: Position) -> str:
-    if start.size != 8:
-        return f"a {start.size}x{start.size} board"
+    if start.size != STANDARD:
+        return f"a set-up position on {board_size(start.size).a_label} board"
     for stones in range(1, len(HANDICAP_CORNERS) + 1):
         if start == Position.handicap(stones):
             return f"a {stones}-disc handicap"
@@ -104,9 +134,10 @@ def scan_transcripts(text: str, source: str) -> Scan:
         content = line.strip()
         if not content or content.startswith("#"):
             continue
-        start = Position.start()
         try:
-            moves, final = replay(start, parse_tokens(content))
+            size, moves_text = split_size(content)
+            start = Position.start(size)
+            moves, final = replay(start, parse_tokens(moves_text, size))
         except RecordError as exc:
             scan.fail(f"line {line_no}: {exc}")
             continue

@@ -24,6 +24,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller.boardsize import STANDARD
 from controller.position import Position
 from controller.records.model import GameRecord, RecordError
 from controller.records.replay import Step, rebuild, replay, square_index
@@ -264,6 +265,10 @@ def game_bytes(game: GameRecord, index: int, players: NameTable,
                tournaments: NameTable) -> bytes:
     """The 68-byte record of one game; raise naming the game if WTHOR cannot hold it."""
     label = game.label(index)
+    if game.start.size != STANDARD:
+        raise RecordError(f"{label}: WTHOR holds only {STANDARD}x{STANDARD} games, this one "
+                          f"is {game.start.size}x{game.start.size} (keep it as GGF, JSON or a "
+                          "transcript)")
     if not game.has_standard_start():
         raise RecordError(f"{label}: WTHOR holds only games from the standard "
                           "8x8 start position")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from controller.boardsize import SIZES, STANDARD
 from controller.clockhw.displays import CLOCK_DISPLAYS
 from controller.clockhw.displays import documentation as display_documentation
 from controller.leds.drivers import LED_DRIVERS
@@ -43,6 +44,10 @@ OPTIONS: tuple[Option, ...] = (
     O("game", "white", str, "", "White player's name, written into the game record."),
     O("game", "event", str, "", "Tournament or event name for the record."),
     O("game", "place", str, "", "Where the game is played, for the record."),
+    O("game", "size", int, STANDARD,
+      "Board size: 8 for Othello, 6 for the beginners' 6×6 board, 10 for Grand Othello. "
+      "The sensor board plays a 6×6 game on its middle 6×6 squares (the edge squares "
+      "must stay empty); the camera reads 8×8 boards only.", choices=SIZES),
     O("game", "handicap", int, 0,
       "Handicap start: black begins with 1-4 corner discs (a1, h8, h1, a8 in that "
       "order) and white moves first; 0 for the standard start.", low=0, high=4),
@@ -240,8 +245,29 @@ def parse_config(text: str, source: str = "<config>") -> Config:
     parsed = SCHEMA.parse(text, source)
     _check_gpio_lines(parsed.values, source, parsed.lines, parsed.given.get("gpio", {}))
     check_secret(parsed, "web.token", source, ConfigError)
+    _check_board_size(parsed.values, source, parsed.lines, parsed.given.get("game", {}))
     _check_engine_command(parsed.values["engine.command"], source, parsed.lines)
     return Config(parsed.values, source)
+
+
+def _check_board_size(values: dict[str, Any], source: str, lines: KeyLines,
+                      given: dict[str, Any]) -> None:
+    """What a board of another size cannot do: a handicap (its corners are named for
+    8x8), the camera (it reads 8x8 boards), a sensor board smaller than the game."""
+    size = values["game.size"]
+    if size == STANDARD:
+        return
+    if values["game.handicap"]:
+        at = "handicap" if "handicap" in given else "size"
+        raise ConfigError(f"{source}{lines.where('game', at)}: game.handicap needs the "
+                          f"{STANDARD}x{STANDARD} board; game.size is {size}")
+    kind = values["source.kind"]
+    if kind == "camera":
+        raise ConfigError(f"{source}{lines.where('game', 'size')}: the camera reads "
+                          f"{STANDARD}x{STANDARD} boards only; game.size is {size}")
+    if kind == "hall" and size > STANDARD:
+        raise ConfigError(f"{source}{lines.where('game', 'size')}: the sensor board has "
+                          f"{STANDARD}x{STANDARD} squares, too few for game.size {size}")
 
 
 def _check_engine_command(command: str, source: str, lines: KeyLines) -> None:

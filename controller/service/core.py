@@ -15,6 +15,7 @@ from typing import Any
 
 from controller.arbiter.config import ArbiterConfig, Mode
 from controller.arbiter.core import Arbiter, RulingRefused
+from controller.boardsize import STANDARD
 from controller.clock import GameClock, TimeControl
 from controller.events import Event, EventKind
 from controller.events import game_over as game_over_event
@@ -56,9 +57,11 @@ class GameSettings:
     #: Black's corner discs of a handicap start (1-4: a1, h8, h1, a8; white moves first);
     #: 0 for the standard start.
     handicap: int = 0
+    #: The board's size; journals written before other sizes existed lack it: 8x8.
+    size: int = STANDARD
 
     def start(self) -> Position:
-        return Position.handicap(self.handicap) if self.handicap else Position.start()
+        return Position.handicap(self.handicap) if self.handicap else Position.start(self.size)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -319,7 +322,7 @@ class GameCore:
     def _set_position(self, t: float, board: str | None) -> list[Event]:
         """An arbiter's ruling: the board as it stands (accept) or as given (correct)."""
         if board is not None:
-            validate_board_string(board, 8, "-XO")
+            validate_board_string(board, self.settings.size, "-XO")
         try:
             events = self.arbiter.rule_position(t, board)
         except RulingRefused as exc:
@@ -375,11 +378,15 @@ class GameCore:
         return rec
 
 
+#: Squares a hand may hide while the start is recognised (never the centre four).
+MAX_UNKNOWN_AT_START = 8
+
+
 def _matches_start(board: str, position: Position | None = None) -> bool:
     """The reading shows the start position (the standard one unless given); a few
     squares under a hand may be unknown, but never the four centre discs."""
     start = (position or Position.start()).board_string()
-    if len(board) != 64 or board.count("?") > 8:
+    if len(board) != len(start) or board.count("?") > MAX_UNKNOWN_AT_START:
         return False
     for seen, want in zip(board, start, strict=True):
         if seen == "?" and want == "-":
@@ -389,5 +396,5 @@ def _matches_start(board: str, position: Position | None = None) -> bool:
     return True
 
 
-def check_board(board: str) -> str:
-    return validate_board_string(board, 8, OBSERVATION_ALPHABET)
+def check_board(board: str, size: int = STANDARD) -> str:
+    return validate_board_string(board, size, OBSERVATION_ALPHABET)

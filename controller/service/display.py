@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from typing import IO, Any
 
+from controller.boardsize import STANDARD, board_size
 from controller.irregularities import describe, name
 
 _RESET = "\x1b[0m"
@@ -57,18 +58,20 @@ def describe_event(e: dict[str, Any]) -> str:
 
 def render(snapshot: dict[str, Any], colour: bool = True) -> list[str]:
     """The lines of the view for one snapshot."""
-    board = snapshot.get("board") or "-" * 64
+    size = board_size(snapshot.get("size") or STANDARD)
+    n = size.n
+    board = snapshot.get("board") or "-" * size.squares
     flagged = {sq for f in snapshot.get("flags", []) for sq in f.get("squares", [])}
     last = snapshot.get("last_move")
     lines = []
     title = f"Kaeshi — {snapshot.get('black') or 'Black'} vs {snapshot.get('white') or 'White'}"
     lines.append(f"{_BOLD}{title}{_RESET}" if colour else title)
-    lines.append("    a b c d e f g h")
-    for row in range(8):
+    lines.append("    " + " ".join(size.columns))
+    for row in range(n):
         cells = []
-        for col in range(8):
-            sq = f"{'abcdefgh'[col]}{row + 1}"
-            ch = board[row * 8 + col]
+        for col in range(n):
+            sq = f"{size.columns[col]}{row + 1}"
+            ch = board[row * n + col]
             if colour:
                 bg = _FLAG_BG if sq in flagged else _LAST_BG if sq == last else _BOARD_BG
                 disc = _BLACK if ch in "Xx" else _WHITE if ch in "Oo" else "\x1b[32m·"
@@ -76,7 +79,7 @@ def render(snapshot: dict[str, Any], colour: bool = True) -> list[str]:
             else:
                 mark = "!" if sq in flagged else " "
                 cells.append({"X": "X", "O": "O", "x": "x", "o": "o"}.get(ch, ".") + mark)
-        lines.append(f" {row + 1}  " + ("".join(cells) if colour else "".join(cells)))
+        lines.append(f"{row + 1:>2}  " + ("".join(cells) if colour else "".join(cells)))
     clocks = snapshot.get("clocks") or {}
     over = snapshot.get("state") == "game_over"
     running = None if over else clocks.get("running")

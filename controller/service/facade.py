@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from controller.boardsize import board_size
 from controller.irregularities import KIND_NAMES
 from controller.leds.plan import plan_overlay
 from controller.service.core import ActionRefused, GameCore
@@ -65,8 +66,10 @@ class TableFacade:
     def snapshot(self, view: View = "player") -> dict[str, Any]:
         core = self.table.core
         if core is None:
+            size = self.table.config["game.size"]
             return {"version": self.table.notifier.version, "state": self.table.states.state.value,
-                    "mode": self.table.config["game.mode"], "board": "-" * 64, "events": []}
+                    "mode": self.table.config["game.mode"], "size": size,
+                    "board": "-" * board_size(size).squares, "events": []}
         arb = core.arbiter
         now = self.table.shown_time()
         position = arb.position
@@ -92,6 +95,7 @@ class TableFacade:
             "game": self.table.game.id if self.table.game else None,
             "mode": mode,
             "state": self.table.states.state.value,
+            "size": position.size,
             "board": board,
             "position": position.board_string(),
             "to_move": None if core.game_over else position.to_move.value,

@@ -111,10 +111,11 @@ class Intake:
         if kind == "sim":
             return LogSource.from_file(self.logs.file or self.table.config["source.log"],
                                        self.table.config["source.speed"],
-                                       self.keeper.resume_cursor(), count=self.logs.count)
+                                       self.keeper.resume_cursor(), count=self.logs.count,
+                                       size=self.table.config["game.size"])
         if kind == "hall":
             return HallSource(self.table.config["source.device"], self.table.config["source.baud"],
-                              self._official_position)
+                              self._official_position, size=self.table.config["game.size"])
         return CameraSource(self.table.config["source.camera"], self.table.config["source.fps"],
                             self.table.config["source.camera_setup"],
                             keepalive=self.table.config["source.lost_after"] / 2)
@@ -235,7 +236,7 @@ class Intake:
             data = {"obs": {"press": Color(item.press).value}}
         elif item.board is not None:
             try:
-                board = check_board(item.board)
+                board = check_board(item.board, self.table.config["game.size"])
             except ValueError as exc:
                 log.warning("ignored a bad reading: %s", exc)
                 return

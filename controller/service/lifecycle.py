@@ -44,6 +44,7 @@ def settings_from_config(config: Config, settled: bool = False,
         delay=float(config["clock.delay"]),
         settled=settled,
         handicap=config["game.handicap"],
+        size=config["game.size"],
         press_wait=press_wait,
     )
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.leds.drivers import LedSetup, make_leds
 from controller.leds.plan import LedDriver, Plan, plan_overlay
+from controller.leds.ws2812 import STRIP_SIZE
 from controller.service.config import Config
 from controller.service.sources import Source
 from controller.squares import Color
@@ -139,7 +140,15 @@ class Outputs:
     async def start(self, source: Source) -> None:
         table = self.table
         config = table.config
-        self.leds = make_leds(config["leds.driver"], LedSetup(
+        driver = config["leds.driver"]
+        if driver == "ws2812" and config["game.size"] != STRIP_SIZE:
+            # the strip lies under an 8x8 board: on a board of another size its lights
+            # would sit between the squares, so the overlay is drawn on the page only
+            log.warning("leds.driver = \"ws2812\" covers a %dx%d board, the game is %dx%d: "
+                        "the LED overlay is on the web page only", STRIP_SIZE, STRIP_SIZE,
+                        config["game.size"], config["game.size"])
+            driver = "web"
+        self.leds = make_leds(driver, LedSetup(
             source, table.notifier.notify, config["leds.order"], config.source))
         if config["clock.buttons"]:
             self.clockhw = _open_clock_hardware(table)

@@ -15,6 +15,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from controller.boardsize import STANDARD
 from controller.errors import KaeshiError
 from controller.observation import read_observations
 from controller.service.config import Config
@@ -37,11 +38,12 @@ def log_files(path: str | Path) -> list[Path]:
     return files
 
 
-def count_observations(path: Path) -> int:
-    """Read a whole log once, keeping nothing: a bad line stops start-up, named."""
+def count_observations(path: Path, size: int = STANDARD) -> int:
+    """Read a whole log of a ``size`` board once, keeping nothing: a bad line stops
+    start-up, named."""
     try:
         with open(path, encoding="utf-8") as f:
-            return sum(1 for _ in read_observations(f))
+            return sum(1 for _ in read_observations(f, size))
     except (KaeshiError, OSError, UnicodeDecodeError) as exc:
         raise KaeshiError(f"observation log {path}: {exc}") from None
 
@@ -84,7 +86,8 @@ class ReplayLogs:
             files = log_files(path)
         except OSError as exc:
             raise KaeshiError(f"observation logs {path}: {exc}") from None
-        self.counts = {f: count_observations(f) for f in files}
+        size = self.config["game.size"]
+        self.counts = {f: count_observations(f, size) for f in files}
         self.file = files[0]
         self.count = self.counts[files[0]]
 

@@ -19,6 +19,7 @@ import sqlite3
 import zlib
 from typing import Any
 
+from controller.boardsize import STANDARD, BoardSizeError, size_of_board_string
 from controller.squares import OBSERVATION_ALPHABET, Color, validate_board_string
 
 #: The kinds of entries the journal holds.
@@ -77,7 +78,7 @@ def input_fault(data: dict[str, Any]) -> str | None:
         if not isinstance(board, str):
             return "its observation holds neither a board nor a press"
         try:
-            validate_board_string(board, 8, OBSERVATION_ALPHABET)
+            validate_board_string(board, _size_of(board), OBSERVATION_ALPHABET)
         except ValueError as exc:
             return str(exc)[:80]
         return None
@@ -93,10 +94,18 @@ def input_fault(data: dict[str, Any]) -> str | None:
             if not isinstance(board, str):
                 return "its corrected board is not a board string"
             try:
-                validate_board_string(board, 8, "-XO")
+                validate_board_string(board, _size_of(board), "-XO")
             except ValueError as exc:
                 return str(exc)[:80]
     return None
+
+
+def _size_of(board: str) -> int:
+    """A journal row holds a board of its game's size; the core refuses another size."""
+    try:
+        return size_of_board_string(board)
+    except BoardSizeError:
+        return STANDARD  # then named as a board string of the wrong length
 
 
 def entry_fault(game: Any, step: Any, kind: Any, t: Any, wall: Any, data: Any,

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from controller.arbiter.readings import HOLD
+from controller.boardsize import STANDARD
 from controller.errors import KaeshiError
 from controller.observation import Observation, read_observations
 from controller.squares import Color
@@ -107,11 +108,12 @@ class LogSource:
 
     def __init__(
         self, observations: Iterable[Observation] | Path, speed: float = 1.0, start: int = 0,
-        count: int | None = None,
+        count: int | None = None, size: int = STANDARD,
     ) -> None:
         if speed <= 0:
             raise ValueError(f"replay speed must be positive, not {speed}")
         self.observations = observations
+        self.size = size  # of the board the log's readings show
         self.speed = speed
         self.start = max(0, start)  # index of the next reading to give
         if count is None and not isinstance(observations, Path):
@@ -125,8 +127,8 @@ class LogSource:
 
     @classmethod
     def from_file(cls, path: str | Path, speed: float = 1.0, start: int = 0,
-                  count: int | None = None) -> LogSource:
-        return cls(Path(path), speed, start, count)
+                  count: int | None = None, size: int = STANDARD) -> LogSource:
+        return cls(Path(path), speed, start, count, size)
 
     def _stream(self) -> Iterator[Observation]:
         if not isinstance(self.observations, Path):
@@ -134,7 +136,7 @@ class LogSource:
             return
         try:
             with open(self.observations, encoding="utf-8") as f:
-                yield from read_observations(f)
+                yield from read_observations(f, self.size)
         except (OSError, UnicodeDecodeError) as exc:
             raise KaeshiError(f"observation log {self.observations}: {exc}") from None
 
@@ -187,10 +189,12 @@ class HallSource:
     latency = 0.0  # stamped on arrival
 
     def __init__(
-        self, device: str, baud: int, official_position: Callable[[], Any] | None = None
+        self, device: str, baud: int, official_position: Callable[[], Any] | None = None,
+        size: int = STANDARD,
     ) -> None:
         self.device = device
         self.baud = baud
+        self.size = size  # of the game: a smaller one is played on the board's middle
         #: The arbiter's position, so the driver can explain a board changed while unplugged.
         self.official_position = official_position
         self._link: Any = None
@@ -202,11 +206,15 @@ class HallSource:
         down = (LinkState.DISCONNECTED, LinkState.CLOSED, LinkState.PROTOCOL_MISMATCH)
         if self._link is not None:
             await self._link.close()
-        self._link = host.open_link(self.device, self.baud,
+        from controller.hall.window import OffBoard
+
+        self._link = host.open_link(self.device, self.baud, game_size=self.size,
                                     official_position=self.official_position)
         async for item in self._link.items():
             if isinstance(item, Observation):
                 yield Reading(item.board, item.press)
+            elif isinstance(item, OffBoard):
+                yield Notice(item.detail)
             else:
                 yield LinkChange(item.state not in down, f"{item.state.value}: {item.message}")
                 if item.state in (LinkState.CLOSED, LinkState.PROTOCOL_MISMATCH):

@@ -33,7 +33,7 @@ from controller.simulator.plan import (
     fix_actions,
     inject,
 )
-from controller.simulator.table import NEIGHBOURS, Table
+from controller.simulator.table import Table, neighbours
 from controller.squares import Color, parse_square, square_name
 
 K = Irregularity
@@ -76,8 +76,8 @@ class Simulation:
     injected: list[Injected] = field(default_factory=list)
 
 
-def _names(squares: list[int]) -> list[str]:
-    return [square_name(q) for q in sorted(squares)]
+def _names(squares: list[int], size: int) -> list[str]:
+    return [square_name(q, size) for q in sorted(squares)]
 
 
 class _Game:
@@ -89,7 +89,8 @@ class _Game:
                            prompt=random.Random(options.seed + 1) if options.habits else None)
         self.truth: list[Event] = []
         self.injected: list[Injected] = []
-        self.script = [parse_square(s) for s in game.transcript_moves()]
+        self.size = game.start.size
+        self.script = [parse_square(s, self.size) for s in game.transcript_moves()]
         self.next_index = 0
         self.diverged = False
         self.number = 0
@@ -209,7 +210,7 @@ class _Game:
         """A disc turned and turned back, lifted and put down again, or (``habits``) one of the
         mover's colour put down on an empty square and taken back: normal, never flagged."""
         table = self.table
-        near = {n for q in (plan.square, *plan.turns) for n in NEIGHBOURS[q]}
+        near = {n for q in (plan.square, *plan.turns) for n in neighbours(self.size)[q]}
         skip = {plan.square, *plan.turns, *(q for q, _ in plan.actions)}
         options = sorted(q for q in near if q not in skip and table.cells[q] != "-")
         if not options:
@@ -237,7 +238,7 @@ class _Game:
         return bool(plan.flips) and bool(self.pos.play(plan.square).legal_moves())
 
     def position_of(self, cells: list[str], to_move: Color) -> Position:
-        return Position.from_board_string("".join(cells).upper(), to_move)
+        return Position.from_board_string("".join(cells).upper(), to_move, self.size)
 
     def forgets_press(self, plan: Plan, flags: dict[Irregularity, list[int]]) -> bool:
         """A clean move left without pressing the clock (``habits``); the opponent then
@@ -254,9 +255,10 @@ class _Game:
         if self.pass_replaced is not None:  # the offender's press withdraws the pass
             self.truth.append(corrected_event(t, K.ILLEGAL_PASS, self.pass_replaced))
             self.pass_replaced = None
-        self.truth.append(move_event(t, me, square_name(plan.square), _names(plan.flips)))
+        self.truth.append(move_event(t, me, square_name(plan.square, self.size),
+                                     _names(plan.flips, self.size)))
         for kind in sorted(flags, key=REPORT_ORDER.__getitem__):
-            self.truth.append(irregularity_event(t, me, kind, _names(flags[kind])))
+            self.truth.append(irregularity_event(t, me, kind, _names(flags[kind], self.size)))
 
     def play(self, sq: int, kind: Irregularity | None) -> None:
         table, clock, rng = self.table, self.options.clock, self.rng
@@ -280,7 +282,7 @@ class _Game:
         fix = self.draw_fix(kind)  # type: ignore[arg-type]
         before = table.cells[:]
         self.injected.append(Injected(
-            self.number, me, {k.value: _names(v) for k, v in plan.flags.items()}, fix))
+            self.number, me, {k.value: _names(v, self.size) for k, v in plan.flags.items()}, fix))
         self.perform(plan)
         if fix == "none":
             self.finish_turn(plan, plan.flags)
@@ -303,7 +305,8 @@ class _Game:
             table.press(me.opponent)
         self.repair(plan, before)
         for kind_ in sorted(plan.flags, key=REPORT_ORDER.__getitem__):
-            self.truth.append(corrected_event(table.t, kind_, _names(plan.flags[kind_])))
+            self.truth.append(
+                corrected_event(table.t, kind_, _names(plan.flags[kind_], self.size)))
         if K.ILLEGAL_SQUARE in plan.flags:
             self.perform(good)
             self.finish_turn(good, {})
@@ -372,7 +375,7 @@ class _Game:
         me = self.pos.to_move
         if not self.pos.opponent_moves():
             return False  # the answer would be a pass, which reads as pointing it out
-        legal = _names(bits(self.pos.legal_moves()))
+        legal = _names(bits(self.pos.legal_moves()), self.size)
         fix = self.draw_fix(K.ILLEGAL_PASS)
         self.injected.append(Injected(self.number, me, {K.ILLEGAL_PASS.value: legal}, fix))
         t = self.table.press(me)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from controller.bitboard import bit_indices as bits
 from controller.events import Irregularity
 from controller.position import Position
-from controller.simulator.table import NEIGHBOURS
+from controller.simulator.table import neighbours
 from controller.squares import Color
 
 K = Irregularity
@@ -153,7 +153,7 @@ def combine(first: Plan, second: Plan) -> Plan | None:
 def _over_target(pos: Position, square: int, flips: list[int], cells: list[str],
                  rng: random.Random) -> int | None:
     you = pos.discs(pos.to_move.opponent)
-    near = {n for q in (square, *flips) for n in NEIGHBOURS[q]}
+    near = {n for q in (square, *flips) for n in neighbours(pos.size)[q]}
     options = [q for q in near if you >> q & 1 and q not in flips and cells[q].isupper()]
     if not options:
         options = [q for q in bits(you) if q not in flips and cells[q].isupper()]

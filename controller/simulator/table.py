@@ -12,21 +12,28 @@ as on a real camera, so a misread never stands as long as a settled board does.
 from __future__ import annotations
 
 import random
+from functools import cache
 
 from controller.arbiter.presswait import press_wait
+from controller.boardsize import size_of_board_string
 from controller.observation import Observation
 from controller.simulator.prompt import PROMPT
 from controller.squares import Color
 
-NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(
-        (r + dr) * 8 + (c + dc)
-        for dr in (-1, 0, 1)
-        for dc in (-1, 0, 1)
-        if (dr or dc) and 0 <= r + dr < 8 and 0 <= c + dc < 8
+
+@cache
+def neighbours(size: int) -> tuple[tuple[int, ...], ...]:
+    """Per square of a ``size`` board, the squares around it."""
+    return tuple(
+        tuple(
+            (r + dr) * size + (c + dc)
+            for dr in (-1, 0, 1)
+            for dc in (-1, 0, 1)
+            if (dr or dc) and 0 <= r + dr < size and 0 <= c + dc < size
+        )
+        for r, c in (divmod(i, size) for i in range(size * size))
     )
-    for r, c in (divmod(i, 8) for i in range(64))
-)
+
 
 FRAME = 0.1  # seconds between frames while something happens on the board
 #: Seconds a press in these logs waits for the frames after it: raw frames (no
@@ -46,13 +53,14 @@ class Table:
         stays as it was; see :meth:`retreat`)."""
         self.prompt = prompt
         self.cells = list(board)
+        self.size = size_of_board_string(board)
         self.rng = rng
         self.hand = hand
         self.noise = noise
         self.t = 0.0
         self.frame_no = 0
         self.observations: list[Observation] = []
-        self._last_noise = [-NOISE_GAP] * 64
+        self._last_noise = [-NOISE_GAP] * len(board)
 
     def board(self) -> str:
         return "".join(self.cells)
@@ -65,7 +73,7 @@ class Table:
             cells[sq] = "?"
         right = "".join(cells)
         if self.noise and self.rng.random() < self.noise:
-            sq = self.rng.randrange(64)
+            sq = self.rng.randrange(len(cells))
             if sq not in hidden and self.frame_no - self._last_noise[sq] >= NOISE_GAP:
                 cells[sq] = self.rng.choice(_MISREAD[cells[sq]])
                 self._last_noise[sq] = self.frame_no
@@ -98,7 +106,7 @@ class Table:
         """The squares a hand working on ``sq`` hides: the square and a few neighbours."""
         if not self.hand:
             return set()
-        near = NEIGHBOURS[sq]
+        near = neighbours(self.size)[sq]
         hidden = {sq, *self.rng.sample(near, min(len(near), self.rng.randint(1, 3)))}
         return hidden - keep
 

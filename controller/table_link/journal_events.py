@@ -13,7 +13,8 @@ import json
 import sqlite3
 from typing import Any
 
-from controller.hall_protocol.checks import COLORS, POSITION_RE
+from controller.boardsize import SIZES, STANDARD
+from controller.hall_protocol.checks import COLORS, patterns
 from controller.hall_protocol.protocol import EventMessage
 
 #: Journal entry kinds that are published as events.
@@ -36,6 +37,7 @@ def journal_messages(db: sqlite3.Connection, table: int, game: str, from_row: in
     ).fetchall()
     if not rows:
         return []
+    size = game_size(db, game)
     positions: dict[int, dict[str, Any]] = {
         step: json.loads(data) for step, data in db.execute(
             "SELECT step, data FROM entries WHERE game=? AND seq>=? AND kind='position' "
@@ -43,19 +45,29 @@ def journal_messages(db: sqlite3.Connection, table: int, game: str, from_row: in
     }
     out = []
     for n, (kind, t, wall, data, step) in enumerate(rows):
-        board, to_move = _position(positions.get(step))
+        board, to_move = _position(positions.get(step), size)
         out.append(EventMessage(table, game, seq + n, event_payload(kind, t, data), wall,
-                                board, to_move))
+                                board, to_move, size))
     return out
 
 
-def _position(pos: dict[str, Any] | None) -> tuple[str | None, str | None]:
+def game_size(db: sqlite3.Connection, game: str) -> int:
+    """The board size the game was journaled with (8x8 for games journaled before sizes)."""
+    row = db.execute("SELECT info FROM games WHERE id=?", (game,)).fetchone()
+    try:
+        size = json.loads(row[0])["settings"].get("size", STANDARD) if row else STANDARD
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return STANDARD
+    return size if size in SIZES else STANDARD
+
+
+def _position(pos: dict[str, Any] | None, size: int) -> tuple[str | None, str | None]:
     """A journaled position as the protocol takes it; anything else is left out, since
     the hub would drop the whole event for it (and wait for it forever)."""
     if pos is None:
         return None, None
     board, to_move = pos.get("board"), pos.get("to_move")
-    if not isinstance(board, str) or not POSITION_RE.match(board) or (
+    if not isinstance(board, str) or not patterns(size)[3].match(board) or (
             to_move is not None and to_move not in COLORS):
         return None, None
     return board, to_move

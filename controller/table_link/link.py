@@ -86,7 +86,7 @@ def table_state(
         service=service_state, board=arb.last_board or arb.position.board_string(),
         to_move=None if core.game_over else arb.position.to_move.value, clock=clock,
         irregularities=open_flags(core, now, wall), result=result, moves=len(arb.moves),
-        wall=wall, signoff=core.signoff, late=core.late,
+        wall=wall, signoff=core.signoff, late=core.late, size=arb.position.size,
     )
 
 

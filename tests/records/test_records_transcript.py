@@ -124,7 +124,7 @@ def _first_moves(start: Position, count: int) -> list[str]:
 
 @pytest.mark.parametrize(("start", "named"), [
     (Position.handicap(2), "a 2-disc handicap"),
-    (Position.start(10), "a 10x10 board"),
+    (Position.start(10).with_to_move(Color.WHITE), "a set-up position on a 10x10 board"),
     (Position.start().with_to_move(Color.WHITE), "a set-up position with white to move"),
 ])
 def test_a_game_from_another_start_is_refused_naming_the_game(start, named):
@@ -136,5 +136,5 @@ def test_a_game_from_another_start_is_refused_naming_the_game(start, named):
     with pytest.raises(RecordError, match=r"^game 20260101-120000 \(Ann vs Bob\): a transcript"):
         transcript(game)
     with pytest.raises(RecordError, match="^round 3: a transcript holds only games from the "
-                                          "standard 8x8 start position"):
+                                          "centre-four start"):
         transcript(game, "round 3")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from test_rules_naive import grid, naive_perft
 
@@ -66,3 +69,17 @@ def test_perft_counts_a_pass_as_a_ply(capsys):
 def test_negative_depth_is_a_clean_error(capsys):
     assert main(["perft", "-1"]) == 1
     assert "depth" in capsys.readouterr().err
+
+
+def _documented_counts() -> dict[int, list[int]]:
+    """The per-size perft rows of docs/rules-engine.md."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "rules-engine.md").read_text()
+    rows = re.findall(r"^\| (\d+)×\1 \| 1–\d+ \| ([\d, ]+) \|$", page, re.M)
+    return {int(n): [int(x) for x in counts.split(", ")] for n, counts in rows}
+
+
+@pytest.mark.parametrize(("size", "depth"), [(6, 8), (10, 8)])
+def test_perft_of_other_sizes_matches_the_documented_counts(capsys, size, depth):
+    documented = _documented_counts()[size]
+    got = [run_perft(capsys, str(d), "--size", str(size)) for d in range(1, depth + 1)]
+    assert got == documented[:depth]
