@@ -110,10 +110,10 @@ def test_a_line_break_in_a_name_or_comment_forges_no_game_in_the_transcript():
 
 def test_ggf_refuses_a_control_character_in_a_field():
     rec = GameRecord(black="Ann\nf5")
-    with pytest.raises(RecordError, match=r"PB\[.*control character '\\n'"):
+    with pytest.raises(RecordError, match=r"PB\[.*the character '\\n' cannot be written"):
         write_ggf(rec)
-    rec = GameRecord(comments=["two\nlines"])  # a comment may hold a line break
-    assert "C[two\nlines]" in write_ggf(rec)
+    rec = GameRecord(comments=["two\nlines"])  # a comment's lines become one-line comments
+    assert "C[two]C[lines]" in write_ggf(rec)
 
 
 def test_observation_logs_are_read_lazily():
