@@ -7,25 +7,27 @@ tests pass ``gpiozero.pins.mock.MockFactory`` as ``pin_factory``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
-from gpiozero import Button, Buzzer, DigitalOutputDevice
+from gpiozero import Button, Buzzer, Device, DigitalOutputDevice
 from gpiozero.exc import BadPinFactory, GPIOZeroError
 
-from controller.errors import KaeshiError
+from controller.clockhw import pinlib
+from controller.clockhw.errors import GpioError
+
+__all__ = ["GpioError", "button", "buzzer", "factory", "output"]
 
 
-class GpioError(KaeshiError):
-    """GPIO is unavailable or a pin cannot be claimed; the message says which."""
-
-
-def factory(pin_factory: object | None) -> object:
-    """The factory given, else the one :func:`pinlib.default_factory` finds."""
-    if pin_factory is not None:
+def factory(pin_factory: object | None) -> object | None:
+    """The factory given, else gpiozero's own when one was set (``Device.pin_factory``,
+    or named in ``GPIOZERO_PIN_FACTORY``), else the one :func:`pinlib.default_factory`
+    finds."""
+    if pin_factory is not None or Device.pin_factory is not None:
         return pin_factory
-    from controller.clockhw import pinlib
-
+    if os.environ.get("GPIOZERO_PIN_FACTORY"):
+        return None  # the user chose one: gpiozero loads it and says if it cannot
     return pinlib.default_factory()
 
 

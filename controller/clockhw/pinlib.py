@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.clockhw.errors import GpioError
+
 #: The device tree's name of the board ("Raspberry Pi 5 Model B Rev 1.0").
 MODEL_PATH = Path("/proc/device-tree/model")
 #: The floor below which PyPI's ``lgpio`` is an empty placeholder (0.0.0.2).
@@ -175,14 +177,14 @@ def explain(model: str | None, statuses: Sequence[LibraryStatus],
     """Why no pin library works here, for the error and for ``kaeshi doctor``."""
     generation = pi_generation(model)
     if model is None:
-        where = (f"this is no Raspberry Pi ({MODEL_PATH} not found): the GPIO clock "
-                 "needs one; set clock.buttons = false to run without it")
+        where = (f": this is no Raspberry Pi ({MODEL_PATH} not found), and the GPIO clock "
+                 "needs one (set clock.buttons = false to run without it)")
     elif generation is None:
-        where = f"this board is {model!r}, not a Raspberry Pi"
+        where = f": this board is {model!r}, not a Raspberry Pi"
     else:
-        where = f"on this {model}"
+        where = f" on this {model}"
     tried = "; ".join(f"{s.name}: {s.reason}" for s in statuses if not s.ok) or "none tried"
-    text = f"no GPIO pin library works {where}. Tried {tried}."
+    text = f"no GPIO pin library works{where}. Tried {tried}."
     if model is not None:
         text += f" Fix: {fix_command(model, statuses, user)}"
     return text
@@ -193,8 +195,6 @@ _cached: Any = None
 
 def default_factory() -> Any:
     """The pin factory the clock uses when none is given; raises with :func:`explain`."""
-    from controller.clockhw.gpio import GpioError
-
     global _cached
     if _cached is None:
         factory, statuses = probe()
