@@ -202,9 +202,11 @@ class Doctor:
                 if self.system.access(folder, os.W_OK | os.X_OK) or os.environ.get("LG_WD"):
                     lines.append(Check("ok", what, f"{folder} is writable (lgpio's pipe)"))
                 else:
-                    lines.append(Check("warn", what, f"{user} may not write {folder}; the "
-                                       "clock moves lgpio's pipe to a private temporary "
-                                       "folder", "cd /var/lib/kaeshi  (or set LG_WD)"))
+                    lines.append(Check(
+                        "warn", what, f"{user} may not write {folder}; the clock moves "
+                        "lgpio's pipe to a private temporary folder",
+                        "run it in the service's folder: sudo -u kaeshi env -C "
+                        "/var/lib/kaeshi ... (or set LG_WD)"))
                 continue
             probe = folder
             while not self.system.exists(probe) and probe not in ("", "/"):

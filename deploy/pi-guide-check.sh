@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Follows docs/install-pi.md literally in a clean Debian 12 chroot, up to the trial run
+# (a simulated game through `kaeshi run` as the service user). See the guide's last section.
+#
+#   sudo apt-get install debootstrap
+#   sudo deploy/pi-guide-check.sh [WORK_DIR]       (default /var/tmp/kaeshi-guide)
+#
+# The first run makes a Debian 12 base with debootstrap and keeps it as WORK_DIR/base.tar;
+# every run unpacks it afresh, so each check starts clean. The repository's committed HEAD
+# stands for the guide's <repository>. Needs network to deb.debian.org and PyPI.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=${1:-/var/tmp/kaeshi-guide}
+suite=bookworm
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+guide="$repo/docs/install-pi.md"
+root="$work/root"
+
+[ "$(id -u)" = 0 ] || { echo "pi-guide-check: run as root (debootstrap, chroot)" >&2; exit 2; }
+command -v debootstrap >/dev/null || {
+    echo "pi-guide-check: needs debootstrap (apt-get install debootstrap)" >&2; exit 2; }
+mkdir -p "$work"
+
+unmount() {
+    for m in dev/pts dev proc sys; do
+        mountpoint -q "$root/$m" 2>/dev/null && umount -l "$root/$m" || true
+    done
+}
+trap unmount EXIT
+
+if [ ! -f "$work/base.tar" ]; then
+    echo "== debootstrap $suite into $work/base (once)"
+    rm -rf "$work/base"
+    debootstrap --variant=minbase "$suite" "$work/base" "$mirror" >"$work/debootstrap.log" 2>&1 \
+        || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
+    tar -C "$work/base" -cf "$work/base.tar.part" . && mv "$work/base.tar.part" "$work/base.tar"
+    rm -rf "$work/base"
+fi
+
+echo "== a clean chroot in $root"
+unmount
+rm -rf "$root"
+mkdir -p "$root"
+tar -C "$root" -xf "$work/base.tar"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+mount -t proc proc "$root/proc"
+mount -t sysfs sys "$root/sys"
+mount --bind /dev "$root/dev"
+mount --bind /dev/pts "$root/dev/pts"
+
+in_root() { chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+    DEBIAN_FRONTEND=noninteractive PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    "$@"; }
+
+echo "== what Raspberry Pi OS has and a Debian base lacks: sudo, the gpio and spi groups"
+in_root apt-get update -qq
+in_root apt-get install -y -qq sudo >/dev/null
+in_root groupadd --system gpio
+in_root groupadd --system spi
+
+echo "== the repository's HEAD ($(git -C "$repo" rev-parse --short HEAD)) as <repository>"
+git clone -q --bare "$repo" "$root/srv/kaeshi.git"
+
+echo "== the guide's steps, as written"
+python3 - "$guide" "$root/root/guide.sh" <<'EOF'
+"""Every sh block of the guide's install section, in order; marked blocks are skipped."""
+import re
+import sys
+
+text = open(sys.argv[1], encoding="utf-8").read()
+section = text.split("## Installing on Raspberry Pi OS", 1)[1].split("\n## ", 1)[0]
+out = ["set -euxo pipefail", "cd /root"]
+skip = None
+lines = section.splitlines()
+i = 0
+while i < len(lines):
+    line = lines[i].strip()
+    marker = re.match(r"<!-- guide-check: skip \((.+)\) -->", line)
+    if marker:
+        skip = marker.group(1)
+    elif line == "```sh":
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        block = []
+        i += 1
+        while lines[i].strip() != "```":
+            block.append(lines[i][indent:])
+            i += 1
+        if skip:
+            out.append(f"echo '-- skipped ({skip}):'")
+            out += [f"echo '   {b}'" for b in block if "'" not in b]
+        else:
+            out += [b.replace("<repository>", "/srv/kaeshi.git") for b in block]
+        skip = None
+    elif line:
+        skip = skip if line.startswith("<!--") else None
+    i += 1
+open(sys.argv[2], "w", encoding="utf-8").write("\n".join(out) + "\n")
+EOF
+sed 's/^/   | /' "$root/root/guide.sh"
+started=$(date +%s)
+set +e
+in_root /bin/bash /root/guide.sh >"$work/guide.log" 2>&1
+rc=$?
+set -e
+echo "== the guide ran for $(( $(date +%s) - started )) s, exit $rc (log: $work/guide.log)"
+tail -25 "$work/guide.log" | sed 's/^/   | /'
+[ "$rc" = 0 ] || { echo "pi-guide-check: FAILED: a step of the guide failed" >&2; exit 1; }
+
+records=$(find "$root/var/lib/kaeshi/trial/games" -name '*.json' 2>/dev/null | wc -l)
+owner=$(stat -c %U "$root/var/lib/kaeshi/trial/journal.sqlite" 2>/dev/null || echo none)
+if [ "$records" -ge 1 ] && [ "$(in_root id -u kaeshi)" = "$(stat -c %u "$root/var/lib/kaeshi/trial/journal.sqlite")" ]; then
+    echo "pi-guide-check: ok: the trial game was recorded by the kaeshi user ($records record)"
+else
+    echo "pi-guide-check: FAILED: no trial record written by kaeshi (records: $records, journal owner: $owner)" >&2
+    exit 1
+fi
