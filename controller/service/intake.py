@@ -324,7 +324,10 @@ class Intake:
             return
         if item.up:
             if self.table.states.state is State.SENSOR_LOST:
-                self.table.message = item.detail or "sensor back"
+                held = len(self.held_presses)
+                self.table.message = (item.detail or "sensor back") + (
+                    f"; {held} held clock press{'es' if held > 1 else ''} judged with the "
+                    "boards that follow" if held else "")
                 self.table.states.sensor_back(item.detail)
             elif self.table.states.state is State.STARTING:
                 self.table.states.go(State.WAITING_FOR_BOARD, item.detail)
