@@ -66,6 +66,7 @@ echo "== the guide's steps, as written"
 python3 - "$guide" "$root/root/guide.sh" <<'EOF'
 """Every sh block of the guide's install section, in order; marked blocks are skipped."""
 import re
+import shlex
 import sys
 
 text = open(sys.argv[1], encoding="utf-8").read()
@@ -87,8 +88,8 @@ while i < len(lines):
             block.append(lines[i][indent:])
             i += 1
         if skip:
-            out.append(f"echo '-- skipped ({skip}):'")
-            out += [f"echo '   {b}'" for b in block if "'" not in b]
+            out.append("echo " + shlex.quote(f"-- skipped ({skip}):"))
+            out += ["echo " + shlex.quote(f"   {b}") for b in block]
         else:
             out += [b.replace("<repository>", "/srv/kaeshi.git") for b in block]
         skip = None
