@@ -44,3 +44,29 @@ def test_demo_auto_falls_back_to_the_replay_and_says_so(
     assert "board: the replayed observations" in out
     assert "illegal_pass" not in out
     assert len(list((tmp_path / "games").glob("*.json"))) == 1  # the game was played
+
+
+def test_a_link_lost_mid_game_ends_the_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The players cannot reseat a cable: once the link stayed down, the demo stops."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from controller.commands import demo
+    from controller.service.states import State
+
+    monkeypatch.setattr(demo, "LINK_GIVE_UP", 0.2)
+    stopped: list[bool] = []
+    service = SimpleNamespace(states=SimpleNamespace(state=State.PLAYING),
+                              stop=lambda: stopped.append(True))
+
+    async def scenario() -> None:
+        players = asyncio.create_task(asyncio.sleep(30))  # still playing
+        watch = asyncio.create_task(demo._give_up_on_a_lost_link(service, players))
+        await asyncio.sleep(0.5)
+        assert not stopped and not watch.done()  # a link that is up never ends it
+        service.states.state = State.SENSOR_LOST
+        await asyncio.wait_for(watch, 5)
+        players.cancel()
+
+    asyncio.run(scenario())
+    assert stopped == [True]
