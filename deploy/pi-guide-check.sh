@@ -8,6 +8,8 @@
 # The first run makes a Debian 12 base with debootstrap and keeps it as WORK_DIR/base.tar;
 # every run unpacks it afresh, so each check starts clean. The repository's committed HEAD
 # stands for the guide's <repository>. Needs network to deb.debian.org and PyPI.
+# Behind a proxy that re-signs TLS, GUIDE_CA_BUNDLE=FILE (a PEM bundle) is given to the
+# chroot's pip through /etc/pip.conf, as a site's admin would set it up.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,6 +60,12 @@ in_root apt-get update -qq
 in_root apt-get install -y -qq sudo >/dev/null
 in_root groupadd --system gpio
 in_root groupadd --system spi
+
+if [ -n "${GUIDE_CA_BUNDLE:-}" ]; then
+    echo "== this site's TLS bundle for pip: $GUIDE_CA_BUNDLE"
+    cp "$GUIDE_CA_BUNDLE" "$root/etc/ssl/site-ca-bundle.pem"
+    printf '[global]\ncert = /etc/ssl/site-ca-bundle.pem\n' >"$root/etc/pip.conf"
+fi
 
 echo "== the repository's HEAD ($(git -C "$repo" rev-parse --short HEAD)) as <repository>"
 git clone -q --bare "$repo" "$root/srv/kaeshi.git"
