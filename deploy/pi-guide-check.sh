@@ -16,7 +16,6 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-/var/tmp/kaeshi-guide}
 suite=bookworm
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-guide="$repo/docs/install-pi.md"
 root="$work/root"
 
 [ "$(id -u)" = 0 ] || { echo "pi-guide-check: run as root (debootstrap, chroot)" >&2; exit 2; }
@@ -63,6 +62,7 @@ in_root groupadd --system spi
 
 if [ -n "${GUIDE_CA_BUNDLE:-}" ]; then
     echo "== this site's TLS bundle for pip: $GUIDE_CA_BUNDLE"
+    mkdir -p "$root/etc/ssl"
     cp "$GUIDE_CA_BUNDLE" "$root/etc/ssl/site-ca-bundle.pem"
     printf '[global]\ncert = /etc/ssl/site-ca-bundle.pem\n' >"$root/etc/pip.conf"
 fi
@@ -70,8 +70,9 @@ fi
 echo "== the repository's HEAD ($(git -C "$repo" rev-parse --short HEAD)) as <repository>"
 git clone -q --bare "$repo" "$root/srv/kaeshi.git"
 
-echo "== the guide's steps, as written"
-python3 - "$guide" "$root/root/guide.sh" <<'EOF'
+echo "== the guide's steps, as written at that commit"
+git -C "$repo" show HEAD:docs/install-pi.md >"$work/install-pi.md"
+python3 - "$work/install-pi.md" "$root/root/guide.sh" <<'EOF'
 """Every sh block of the guide's install section, in order; marked blocks are skipped."""
 import re
 import shlex
