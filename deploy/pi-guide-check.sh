@@ -45,6 +45,7 @@ rm -rf "$root"
 mkdir -p "$root"
 tar -C "$root" -xf "$work/base.tar"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+echo "127.0.1.1 $(hostname)" >>"$root/etc/hosts"  # as Raspberry Pi OS has it, for sudo
 mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"
@@ -54,7 +55,7 @@ in_root() { chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
     DEBIAN_FRONTEND=noninteractive PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     "$@"; }
 
-echo "== what Raspberry Pi OS has and a Debian base lacks: sudo, the gpio and spi groups"
+echo "== what Raspberry Pi OS has and a Debian base lacks: sudo, the gpio and spi groups, a hosts entry"
 in_root apt-get update -qq
 in_root apt-get install -y -qq sudo >/dev/null
 in_root groupadd --system gpio
