@@ -5,9 +5,12 @@
 #   sudo apt-get install debootstrap
 #   sudo deploy/pi-guide-check.sh [WORK_DIR]       (default /var/tmp/kaeshi-guide)
 #
-# The first run makes a Debian 12 base with debootstrap and keeps it as WORK_DIR/base.tar;
+# The first run makes a Debian 12 base with debootstrap and keeps it as a tar in WORK_DIR;
 # every run unpacks it afresh, so each check starts clean. The repository's committed HEAD
 # stands for the guide's <repository>. Needs network to deb.debian.org and PyPI.
+# GUIDE_ARCH=arm64 makes the chroot a Pi's architecture (Raspberry Pi OS 64-bit is Debian
+# 12 arm64), so the [pi] extra and lgpio's wheel are installed for real; that needs
+# qemu-user-static registered with binfmt_misc, and is many times slower.
 # Behind a proxy that re-signs TLS, GUIDE_CA_BUNDLE=FILE (a PEM bundle) is given to the
 # chroot's pip through /etc/pip.conf, as a site's admin would set it up.
 set -euo pipefail
@@ -16,6 +19,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-/var/tmp/kaeshi-guide}
 suite=bookworm
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+arch=${GUIDE_ARCH:-$(dpkg --print-architecture)}
 root="$work/root"
 
 [ "$(id -u)" = 0 ] || { echo "pi-guide-check: run as root (debootstrap, chroot)" >&2; exit 2; }
@@ -30,12 +34,13 @@ unmount() {
 }
 trap unmount EXIT
 
-if [ ! -f "$work/base.tar" ]; then
-    echo "== debootstrap $suite into $work/base (once)"
+base="$work/base-$suite-$arch.tar"
+if [ ! -f "$base" ]; then
+    echo "== debootstrap $suite ($arch) into $work/base (once)"
     rm -rf "$work/base"
-    debootstrap --variant=minbase "$suite" "$work/base" "$mirror" >"$work/debootstrap.log" 2>&1 \
-        || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
-    tar -C "$work/base" -cf "$work/base.tar.part" . && mv "$work/base.tar.part" "$work/base.tar"
+    debootstrap --variant=minbase --arch="$arch" "$suite" "$work/base" "$mirror" \
+        >"$work/debootstrap.log" 2>&1 || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
+    tar -C "$work/base" -cf "$base.part" . && mv "$base.part" "$base"
     rm -rf "$work/base"
 fi
 
@@ -43,7 +48,7 @@ echo "== a clean chroot in $root"
 unmount
 rm -rf "$root"
 mkdir -p "$root"
-tar -C "$root" -xf "$work/base.tar"
+tar -C "$root" -xf "$base"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 echo "127.0.1.1 $(hostname)" >>"$root/etc/hosts"  # as Raspberry Pi OS has it, for sudo
 mount -t proc proc "$root/proc"
