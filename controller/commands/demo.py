@@ -3,9 +3,10 @@
 Simulated players replay a WTHOR game with the clock running; one forgotten flip is
 flagged and then corrected. The board is the simulated sensor board (the real
 firmware on a pseudo-terminal) when it can be built and its port opened here, else
-the observation log is replayed directly, and the demo says why. The terminal shows board, clocks and flags live, the web page
-runs on this machine, and the demo ends by itself, leaving the game record and its
-review by Kaeshi's own engine (no third-party engine needed).
+the observation log is replayed directly, and the demo says why. The terminal shows
+board, clocks and flags live, the web page runs on this machine, and the demo ends by
+itself, leaving the game record and its review by Kaeshi's own engine (no third-party
+engine needed).
 """
 
 from __future__ import annotations
