@@ -2,10 +2,11 @@
 
 Simulated players replay a WTHOR game with the clock running; one forgotten flip is
 flagged and then corrected. The board is the simulated sensor board (the real
-firmware on a pseudo-terminal) when it can be built here, else the observation log
-is replayed directly. The terminal shows board, clocks and flags live, the web page
-runs on this machine, and the demo ends by itself, leaving the game record and its
-review by Kaeshi's own engine (no third-party engine needed).
+firmware on a pseudo-terminal) when it can be built and its port opened here, else
+the observation log is replayed directly, and the demo says why. The terminal shows
+board, clocks and flags live, the web page runs on this machine, and the demo ends by
+itself, leaving the game record and its review by Kaeshi's own engine (no third-party
+engine needed).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.errors import KaeshiError
 from controller.service.demo import TARGET_SECONDS, DemoGame, build_demo, play_on_board
+from controller.service.states import State
 
 if TYPE_CHECKING:
     from controller.service.app import Service
@@ -41,13 +43,18 @@ def register(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=run)
 
 
+#: Real seconds the board's link may stay down mid-game before the demo gives up:
+#: its simulated players cannot wait for a cable to be reseated.
+LINK_GIVE_UP = 10.0
+
+
 def _start_board(choice: str, terminal: TerminalDisplay) -> Any:
     if choice == "log":
         return None
     from controller.hall.simboard import SimBoard, SimBoardError
 
     try:
-        return SimBoard(eeprom_write_us=0).start()
+        board = SimBoard(eeprom_write_us=0).start()
     except (SimBoardError, OSError) as exc:
         if choice == "sim":
             raise KaeshiError(f"the simulated sensor board is not available: {exc}") from None
@@ -55,6 +62,28 @@ def _start_board(choice: str, terminal: TerminalDisplay) -> Any:
         terminal.message(f"(simulated sensor board not available: {first}; "
                          "replaying the observations directly)")
         return None
+    try:
+        _open_link(board.port)
+    except OSError as exc:
+        with contextlib.suppress(Exception):
+            board.stop()
+        if choice == "sim":
+            raise KaeshiError(f"the simulated sensor board's link cannot be opened: {exc}"
+                              ) from None
+        terminal.message(f"(the simulated sensor board's link cannot be opened: {exc}; "
+                         "replaying the observations directly)")
+        return None
+    return board
+
+
+def _open_link(port: str) -> None:
+    """Open and close the board's port as the service will (same speed, same settings),
+    so a port that cannot be configured ends the demo before the game, with the reason,
+    rather than leaving the players pressing into a link that never comes up."""
+    from controller.hall.messages import BAUD
+    from controller.hall.port import SerialTransport
+
+    SerialTransport(port, BAUD).close()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,7 +123,9 @@ def run(args: argparse.Namespace) -> int:
             with contextlib.suppress(Exception):
                 board.stop()
     if not service.finished_files:
-        terminal.message("the game did not finish; no record written")
+        why = f": the board's link was lost ({service.intake.lost_detail})" if (
+            service.intake.lost_detail and service.states.state is State.SENSOR_LOST) else ""
+        terminal.message(f"the game did not finish{why}; no record written")
         return 1
     terminal.message("game record: " + ", ".join(str(p) for p in service.finished_files))
     if not args.no_review:
@@ -177,4 +208,26 @@ async def _main(service: Service, board: Any, demo: DemoGame) -> int:
 async def _players(service: Service, board: Any, demo: DemoGame) -> None:
     while not service.url and service.config["web.enabled"]:
         await asyncio.sleep(0.01)
-    await play_on_board(board, service, demo)
+    players = asyncio.create_task(play_on_board(board, service, demo))
+    try:
+        await _give_up_on_a_lost_link(service, players)
+    finally:
+        players.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await players
+
+
+async def _give_up_on_a_lost_link(service: Service, players: asyncio.Task[None]) -> None:
+    """Wait for the players; stop the demo once the link stayed down ``LINK_GIVE_UP`` s."""
+    loop = asyncio.get_running_loop()
+    down_since: float | None = None
+    while not players.done():
+        if service.states.state is State.SENSOR_LOST:
+            down_since = loop.time() if down_since is None else down_since
+            if loop.time() - down_since > LINK_GIVE_UP:
+                service.stop()
+                return
+        else:
+            down_since = None
+        await asyncio.sleep(0.1)
+    await players

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import termios
 
 import serial
 
@@ -18,10 +19,25 @@ from controller.hall.messages import BAUD
 READ_TIMEOUT = 0.005
 
 
-def open_error(port: str, exc: BaseException) -> str:
+#: pyserial's words when the port opened but refused its settings (termios, the speed).
+_CONFIGURE = ("could not configure port", "custom baud rate", "invalid baud rate")
+
+
+def open_error(port: str, exc: BaseException, baud: int = BAUD) -> str:
     """Why ``port`` did not open, in words, with what to check for the usual causes."""
-    reason = str(getattr(exc, "strerror", None) or exc)
-    reason = re.sub(r"\[Errno -?\d+\]\s*", "", reason)
+    raw = str(getattr(exc, "strerror", None) or exc)
+    if isinstance(exc, termios.error) and len(exc.args) == 2:
+        raw = f"[Errno {exc.args[0]}] {exc.args[1]}"
+    if isinstance(exc, termios.error) or any(w in raw.lower() for w in _CONFIGURE):
+        number = re.search(r"Errno (-?\d+)|\((\d+),", raw)
+        pair = re.search(r"\(-?\d+, '([^']*)'\)", raw)  # termios.error's (errno, text)
+        detail = (pair.group(1) if pair
+                  else re.sub(r"\[Errno -?\d+\]\s*", "", raw).split(": ")[-1].strip())
+        code = next((g for g in number.groups() if g), None) if number else None
+        return (f"cannot configure the sensor board port {port} at {baud} baud: "
+                f"{detail}{f' (errno {code})' if code else ''}. The port opened but "
+                "refused its settings: a serial adapter or an emulator that lacks this speed")
+    reason = re.sub(r"\[Errno -?\d+\]\s*", "", raw)
     reason = reason.split(": ")[-1] if ": " in reason else reason
     if not os.path.exists(port):
         return (f"no sensor board at {port}: that port does not exist. Check the board's "
@@ -44,8 +60,8 @@ class SerialTransport:
             self._serial = serial.Serial(
                 port, baudrate, timeout=read_timeout, write_timeout=1.0, exclusive=True
             )
-        except (serial.SerialException, OSError, ValueError) as exc:
-            raise LinkLost(open_error(port, exc)) from None
+        except (serial.SerialException, OSError, ValueError, termios.error) as exc:
+            raise LinkLost(open_error(port, exc, baudrate)) from None
 
     def read(self) -> bytes:
         """Bytes that arrived, waiting at most the read timeout for the first one."""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from controller.arbiter.presswait import press_wait
 from controller.errors import KaeshiError
 from controller.service.core import check_board
+from controller.service.held_presses import HeldPresses
 from controller.service.journal import JournalError
 from controller.service.lifecycle import GameLifecycle
 from controller.service.recovery import JournalKeeper
@@ -103,6 +104,9 @@ class Intake:
         #: The game time the service opened at (a replay's first reading continues it).
         self.open_base = 0.0
         self.last_reading = table.monotonic()
+        #: Why the board's link is down, as the source said (kept while presses are held).
+        self.lost_detail = ""
+        self.held_presses = HeldPresses()
 
     def make_source(self) -> Source:
         if self.given is not None:
@@ -222,12 +226,43 @@ class Intake:
 
     def reading(self, item: Reading) -> None:
         arrival = self.table.monotonic()
-        self.last_reading = arrival
         if self.keeper.problem is not None:
+            self.last_reading = arrival
             self.keeper.held += 1  # play is held: nothing taken that cannot be recorded
             return
-        if self.table.states.state is State.SENSOR_LOST:
+        lost = self.table.states.state is State.SENSOR_LOST
+        if item.press is not None:
+            if lost:  # the board it ends cannot be seen: held, never judged blind
+                self._hold_press(item, arrival)
+                return
+            for held in self.held_presses.take_all():  # they came before this one
+                self._take(held, self.table.monotonic())
+            self._take(item, arrival)
+            return
+        self.last_reading = arrival
+        if lost:
             self.link(LinkChange(True, "readings arrive again"))
+        self._take(item, arrival)
+        held = self.held_presses.take_one() if item.board is not None else None
+        if held is not None:
+            log.info("judging a clock press held while the board could not be seen "
+                     "(%d more held)", len(self.held_presses))
+            self._take(held, self.table.monotonic())
+
+    def _hold_press(self, item: Reading, arrival: float) -> None:
+        if not self.held_presses.hold(item, arrival):
+            log.debug("clock press dropped: %d already held", len(self.held_presses))
+            return
+        count = len(self.held_presses)
+        if count == 1:
+            log.warning("clock press held: the board cannot be seen (%s)", self.lost_detail)
+        self.table.message = (f"{self.lost_detail}; {count} clock press"
+                              f"{'es' if count > 1 else ''} held until the board is seen again")
+        self.keeper.note({"held_press": Color(item.press).value})
+        self.table.show()
+
+    def _take(self, item: Reading, arrival: float) -> None:
+        """Judge one reading or press: stamped, journaled and stepped through the core."""
         t = self._replay_time(item)
         if t is None and item.at is not None:
             t = self.table.game_time(item.at)  # a press is judged by its edge, not its arrival
@@ -290,15 +325,19 @@ class Intake:
             return
         if item.up:
             if self.table.states.state is State.SENSOR_LOST:
-                self.table.message = item.detail or "sensor back"
+                held = len(self.held_presses)
+                self.table.message = (item.detail or "sensor back") + (
+                    f"; {held} held clock press{'es' if held > 1 else ''} judged with the "
+                    "boards that follow" if held else "")
                 self.table.states.sensor_back(item.detail)
             elif self.table.states.state is State.STARTING:
                 self.table.states.go(State.WAITING_FOR_BOARD, item.detail)
         else:
-            if self.table.states.state is State.SENSOR_LOST and self.table.message == item.detail:
+            if self.table.states.state is State.SENSOR_LOST and self.lost_detail == item.detail:
                 log.debug("still lost: %s", item.detail)  # a retry that failed the same way
                 return
-            self.table.message = item.detail or "sensor lost"
+            self.lost_detail = item.detail or "sensor lost"
+            self.table.message = self.lost_detail
             log.warning("sensor lost: %s", item.detail)
             if self.table.states.state is not State.SENSOR_LOST:
                 self.table.states.sensor_lost(item.detail)

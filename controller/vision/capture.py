@@ -249,7 +249,9 @@ def open_source(
     if picamera:
         if not PiCameraSource.available():
             raise CaptureError(
-                "--picamera needs the picamera2 package (apt install python3-picamera2)"
+                "the Pi camera needs the picamera2 package: sudo apt install python3-picamera2, "
+                "in a venv made with --system-site-packages so it can see it "
+                "(docs/install-pi.md; `kaeshi doctor` checks it)"
             )
         return PiCameraSource()
     return CameraSource(0 if camera is None else camera)
