@@ -25,6 +25,8 @@ COMMANDS: dict[str, Command] = {
     "arbitrate": Command("arbitrate", "judge an observation log and print the events"),
     "calibrate": Command("calibrate", "calibrate a sensor (hall, camera)"),
     "demo": Command("demo", "run the service on simulated hardware (ends by itself)"),
+    "doctor": Command("doctor", "check this machine for the service: Pi, GPIO, camera, "
+                      "serial, folders"),
     "engine": Command("engine", "run Kaeshi's own engine on stdin/stdout (NBoard or GTP), "
                       "for an Othello GUI or as a fallback"),
     "games": Command("games", "list finished games, or export one (GGF, transcript, ...)"),

@@ -32,10 +32,8 @@ from controller.service.config import Config, defaults, load_config
 SYSTEM_SITE = Path("/usr/lib/python3/dist-packages")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "doctor", help="check this machine for the service: Pi, GPIO, camera, serial, folders",
-        description="Check what the service needs here; run it as the service's user.")
+def register(p: argparse.ArgumentParser) -> None:
+    p.epilog = "Run it as the service's user."
     p.add_argument("--config", metavar="FILE",
                    help="the service's TOML configuration (default: every option at its "
                    "default)")
