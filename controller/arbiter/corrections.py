@@ -69,7 +69,7 @@ class Corrections:
         offender = op.judgement.player
         flag = next((f for f in op.flags if f.kind is Irregularity.ILLEGAL_PASS), None)
         if flag is not None:
-            events = [corrected_event(t, flag.kind, names(flag.squares))]
+            events = [corrected_event(t, flag.kind, names(flag.squares), pointed_out=True)]
             self._void_open(op)
             self.position = self.position.with_to_move(offender)
             self.turn_t = t
@@ -153,7 +153,8 @@ class Corrections:
                 and fixed(f, correct, sb.black, sb.white, sb.shifted)]
         if not done:
             return []
-        events = [corrected_event(t, f.kind, names(f.squares)) for f in done]
+        events = [corrected_event(t, f.kind, names(f.squares), pointed_out=op.challenged)
+                  for f in done]
         self._fixed_any = True
         pos = self.position
         black, white = pos.black, pos.white
@@ -196,9 +197,9 @@ class Corrections:
         idx = op.record_index
         if idx < len(self.moves):
             mv = self.moves.pop(idx)
+            how = "after it was pointed out" if op.challenged else "unprompted"
             self.notes.append(
-                f"{mv.player.value} {mv.square or 'pass'} withdrawn after it was pointed out "
-                f"({mv.comment})"
+                f"{mv.player.value} {mv.square or 'pass'} withdrawn {how} ({mv.comment})"
             )
         self.last_move = next((m.square for m in reversed(self.moves) if m.square), None)
 

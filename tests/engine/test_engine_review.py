@@ -24,7 +24,7 @@ def game(data_dir):
 
 @pytest.fixture(scope="module")
 def review(game):
-    client = EngineClient(EngineSpec(tuple(own_engine_argv("nboard", 2)), "nboard", 2, 60.0))
+    client = EngineClient(EngineSpec(tuple(own_engine_argv("nboard", 4, 60.0)), "nboard", 4, 60.0))
     try:
         yield review_game(game, client)
     finally:
