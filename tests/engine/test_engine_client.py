@@ -13,6 +13,7 @@ from controller.engine.client import EngineClient, EngineSpec, Game
 from controller.engine.process import own_engine_argv
 from controller.engine.protocol import (
     ProtocolError,
+    final_hints,
     ggf_game,
     parse_gtp_reply,
     parse_nboard_move,
@@ -189,3 +190,52 @@ def test_a_level_too_high_for_the_machine_costs_strength_not_time():
         assert client.status == "ready" and not client.problem
     finally:
         client.close()
+
+
+DIALECTS = Path(__file__).with_name("dialect_engines.py")
+
+
+def dialect(name: str, protocol: str) -> EngineClient:
+    return EngineClient(EngineSpec((sys.executable, str(DIALECTS), name), protocol, 2, 10.0))
+
+
+def test_an_ntest_style_engine_is_read_for_its_final_answer_not_a_shallow_line():
+    client = dialect("ntest", "nboard")
+    truth = Searcher(Settings.for_level(2)).analyse(OPENING.position(), 3)
+    try:
+        best = client.hints(OPENING, 1)
+        assert best == {truth.best: pytest.approx(truth.score, abs=0.01)}
+        assert client.depth == 2  # the depth of the final lines
+        every = client.hints(OPENING, 64)
+        assert every == pytest.approx(
+            Searcher(Settings.for_level(2)).analyse(OPENING.position(), 64).scores, abs=0.01)
+        assert not client.problem
+    finally:
+        client.close()
+
+
+def test_an_edax_style_reg_genmove_falls_back_to_genmove_and_says_so(caplog):
+    client = dialect("edax-gtp", "gtp")
+    try:
+        with caplog.at_level("WARNING", logger="kaeshi.engine"):
+            move = client.choose(OPENING)  # reg_genmove answers f4, the last move
+        assert move is not None and move.square == Searcher(Settings.for_level(2)).analyse(
+            OPENING.position()).best
+        assert client.problem is None and client.failures == 0
+        assert any("reg_genmove" in r.message and "genmove" in r.message
+                   for r in caplog.records)
+        later = Game(Position.start(), OPENING.moves + (move.square,))
+        again = client.choose(later)  # genmove from now on: no second warning
+        assert again is not None and later.position().is_legal(again.square)
+        assert sum("reg_genmove" in r.message for r in caplog.records) == 1
+    finally:
+        client.close()
+
+
+def test_search_lines_rank_by_depth_and_book_lines_outrank_search():
+    assert final_hints(["search F5 60 0 1", "search D6 2 0 8", "search C3 1 0 8"]) == (
+        {"d6": 2.0, "c3": 1.0}, 8.0)
+    assert final_hints(["search F5 3 0 21@98%", "search F5 1 0 21@100%"]) == (
+        {"f5": 1.0}, 21.0)
+    assert final_hints(["search F5 3 0 30", "book D6 0 12 20"])[0] == {"d6": 0.0}
+    assert final_hints(["status thinking"]) == ({}, None)
