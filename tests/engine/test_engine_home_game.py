@@ -53,7 +53,7 @@ def test_a_whole_home_game_against_the_own_engine_at_its_defaults(tmp_path):
                     await player.own_move()
                 else:  # black must pass: a press without a move
                     source.queue.put_nowait(player_press(Color.BLACK))
-                    await _until(lambda: len(service.core.arbiter.moves) > n
+                    await _until(lambda n=n: len(service.core.arbiter.moves) > n
                                  or service.core.game_over)
                 continue
             await _until(lambda: _engine(service).get("move") is not None
@@ -63,7 +63,7 @@ def test_a_whole_home_game_against_the_own_engine_at_its_defaults(tmp_path):
                 continue
             if move["square"] is None:  # the engine passes: press its clock
                 source.queue.put_nowait(player_press(Color.WHITE))
-                await _until(lambda: len(service.core.arbiter.moves) > n
+                await _until(lambda n=n: len(service.core.arbiter.moves) > n
                              or service.core.game_over)
             else:
                 await player.move(move["square"], move["flips"], Color.WHITE)

@@ -60,7 +60,7 @@ def test_set_game_carries_the_clocks_and_the_own_engine_reads_them_back():
     spec = EngineSpec(("engine",), seconds=5.0)
     budget = spec.budget(Game(Position.start(), OPENING, clock))
     assert budget == pytest.approx(server.clocks.budget(5.0, pos), abs=0.01)
-    assert budget == pytest.approx(12.25 / 27 + 0.8 * 5, abs=0.01)
+    assert budget == pytest.approx(12.25 / 28 + 0.8 * 5, abs=0.01)
 
 
 def test_gtp_clocks_are_told_and_read():
