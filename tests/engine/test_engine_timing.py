@@ -70,6 +70,6 @@ def test_gtp_clocks_are_told_and_read():
     server = GtpServer(out.append)
     for line in ("time_settings 600 0 0", "time_left white 12 0", "time_left black x 0"):
         server.handle(line)
-    assert out[:2] == ["= \n\n", "= \n\n"] and out[2].startswith("?")
+    assert out[:2] == ["=\n\n", "=\n\n"] and out[2].startswith("?")
     assert server.clocks.left == {Color.BLACK: 600.0, Color.WHITE: 12.0}
     assert "time_left" in GtpServer.COMMANDS
