@@ -308,9 +308,9 @@ def parse_level(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"not a level: {text[:20]!r} (1-20, or {', '.join(LEVEL_NAMES)})") from None
-    if not 1 <= level <= 20:
-        raise argparse.ArgumentTypeError(f"level must be 1 to 20, not {level}")
-    return level
+    if level < 1:
+        raise argparse.ArgumentTypeError(f"level must be 1 or more, not {level}")
+    return min(20, level)  # deeper than 20 plies is out of reach here anyway
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -318,8 +318,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the protocol to speak on stdin/stdout (default: nboard)")
     p.add_argument("--level", type=parse_level, default=DEFAULT_LEVEL,
                    help=f"1-5 or beginner, novice, club, advanced, strong (default "
-                   f"{DEFAULT_LEVEL}); 6-20: that search depth; NBoard's 'set depth' "
-                   "changes it")
+                   f"{DEFAULT_LEVEL}); 6 and up: that search depth (at most 20); "
+                   "NBoard's 'set depth' changes it")
     p.add_argument("--seconds", type=float, default=DEFAULT_SECONDS,
                    help=f"time to choose a move (default {DEFAULT_SECONDS:g}); the search "
                    "stops deepening before it would pass it")
