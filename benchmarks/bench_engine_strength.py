@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import statistics
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from controller.engine.own import DEFAULT_SECONDS, timed_analyse
@@ -41,12 +40,12 @@ OPENING_PLIES = 8
 LOSS_POSITIONS = 10
 
 
-@dataclass(frozen=True)
 class Side:
-    name: str
-    settings: Settings
-    evaluate: Evaluator
-    seconds: float = SECONDS
+    """A player: a level, an evaluation and a time per move."""
+
+    def __init__(self, name: str, settings: Settings, evaluate: Evaluator,
+                 seconds: float = SECONDS) -> None:
+        self.name, self.settings, self.evaluate, self.seconds = name, settings, evaluate, seconds
 
     def move(self, pos: Position) -> str | None:
         return timed_analyse(pos, self.settings, self.seconds, evaluate=self.evaluate).best
