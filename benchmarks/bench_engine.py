@@ -2,8 +2,9 @@
 
 Kaeshi's own engine over NBoard and GTP, started as a child process exactly as the
 service starts any engine. The review is of a real 60-move game (the first game of
-WTHOR 2001) at a fixed level, end to end: process start, one ``hint`` per position,
-the annotated record.
+WTHOR 2001) at the defaults (the configuration's level and time per move, with the
+client's usual grace and nothing more), end to end: process start, one ``hint`` per
+position, the annotated record.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from controller.engine.process import own_engine_argv
 from controller.engine.review import annotate, review_game
 from controller.position import Position
 from controller.records import load_games, write_ggf
+from controller.service.config import defaults
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("KAESHI_SHARED", ROOT.parent / "shared"))
 WTHOR = SHARED / "data" / "games" / "wthor" / "WTH_2001.wtb"
-LEVEL = 4
 
 
 def round_trips(protocol: str, games: list[Game]) -> None:
@@ -55,14 +56,24 @@ def main() -> None:
     openings = [Game(Position.start(), squares[:n]) for n in range(10, 41)]
     for protocol in ("nboard", "gtp"):
         round_trips(protocol, openings)
-    client = EngineClient(EngineSpec(tuple(own_engine_argv("nboard", LEVEL)), "nboard",
-                                     LEVEL, 60.0))
+    config = defaults()
+    level, seconds = config["engine.level"], float(config["engine.time"])
+    spec = EngineSpec(tuple(own_engine_argv("nboard", level, seconds)), "nboard", level,
+                      seconds)
+    client = EngineClient(spec)
     t0, c0 = time.perf_counter(), time.process_time()
     review = review_game(game, client)
     write_ggf(annotate(game, review))
     wall = time.perf_counter() - t0
     client.close()
-    print(f"review of a {len(game.moves)}-move game at level {LEVEL} (depth {LEVEL}, last "
-          f"12 empties exact): {wall:.1f} s wall ({len(review.moves)} positions, "
-          f"{wall / len(review.moves) * 1000:.0f} ms each; engine's own CPU not in "
-          f"this process: {time.process_time() - c0:.2f} s here)")
+    depths = [m.depth for m in review.moves if m.depth is not None]
+    empties = [64 - (p.black | p.white).bit_count() for p in game.positions()]
+    exact = next((m.number for m, e in zip(review.moves, empties, strict=False)
+                  if m.depth is not None and m.depth == e), None)
+    print(f"review of a {len(game.moves)}-move game at the defaults (level {level}, "
+          f"{seconds:g} s a position, {spec.deadline:g} s before an answer is late): "
+          f"{wall:.1f} s wall ({len(review.moves)} positions, "
+          f"{wall / len(review.moves) * 1000:.0f} ms each; bound "
+          f"{len(review.moves) * seconds:.0f} s), failures {client.failures}; depth "
+          f"{min(depths)}-{max(depths)} (median {statistics.median(depths):g}), exact "
+          f"from move {exact}; this process's CPU {time.process_time() - c0:.2f} s")

@@ -69,7 +69,8 @@ class Corrections:
         offender = op.judgement.player
         flag = next((f for f in op.flags if f.kind is Irregularity.ILLEGAL_PASS), None)
         if flag is not None:
-            events = [corrected_event(t, flag.kind, names(flag.squares, self.position.size))]
+            events = [corrected_event(t, flag.kind, names(flag.squares, self.position.size),
+                                      pointed_out=True)]
             self._void_open(op)
             self.position = self.position.with_to_move(offender)
             self.turn_t = t
@@ -154,7 +155,8 @@ class Corrections:
         if not done:
             return []
         size = self.position.size
-        events = [corrected_event(t, f.kind, names(f.squares, size)) for f in done]
+        events = [corrected_event(t, f.kind, names(f.squares, size), pointed_out=op.challenged)
+                  for f in done]
         self._fixed_any = True
         pos = self.position
         black, white = pos.black, pos.white
@@ -198,9 +200,9 @@ class Corrections:
         idx = op.record_index
         if idx < len(self.moves):
             mv = self.moves.pop(idx)
+            how = "after it was pointed out" if op.challenged else "unprompted"
             self.notes.append(
-                f"{mv.player.value} {mv.square or 'pass'} withdrawn after it was pointed out "
-                f"({mv.comment})"
+                f"{mv.player.value} {mv.square or 'pass'} withdrawn {how} ({mv.comment})"
             )
         self.last_move = next((m.square for m in reversed(self.moves) if m.square), None)
 

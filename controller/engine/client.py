@@ -17,19 +17,22 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from controller.engine.process import EngineGone, EngineProcess
+from controller.engine.process import EngineGone, EngineLate, EngineProcess
 from controller.engine.protocol import (
     PROTOCOLS,
     EngineMove,
     ProtocolError,
+    final_hints,
     ggf_game,
     gtp_color,
+    gtp_time_left,
+    gtp_time_settings,
     gtp_vertex,
     parse_gtp_reply,
     parse_move,
     parse_nboard_move,
-    parse_search_line,
 )
+from controller.engine.timing import Clock, move_budget
 from controller.position import IllegalMoveError, Position
 
 log = logging.getLogger("kaeshi.engine")
@@ -48,6 +51,8 @@ class Game:
 
     start: Position
     moves: tuple[str | None, ...] = ()
+    #: The game's clocks as the request is made; None: a game without a clock.
+    clock: Clock | None = None
 
     def position(self) -> Position:
         pos = self.start
@@ -59,6 +64,10 @@ class Game:
 class Session(Protocol):
     name: str
     scores: bool  # whether the protocol gives scores (NBoard) or moves only (GTP)
+    #: The engine is still busy with an answer given up on: start it afresh.
+    stale: bool
+    #: How deep the last hints were searched, as the engine said (None: not said).
+    depth: float | None
 
     def choose(self, game: Game, seconds: float) -> EngineMove: ...
 
@@ -75,47 +84,64 @@ class NBoardSession:
     def __init__(self, process: EngineProcess, level: int) -> None:
         self.process = process
         self.name = ""
+        self.stale = False
+        self.depth: float | None = None
         self._ping = 0
         process.send("nboard 2")
         process.send(f"set depth {level}")
         self._sync(time.monotonic() + START_SECONDS)
 
-    def _sync(self, deadline: float) -> list[str]:
-        """Send a ping, return every line before its pong (noting the engine's name)."""
+    def _note_name(self, line: str) -> None:
+        if line.startswith("set myname "):
+            self.name = line[len("set myname "):].strip()[:60]
+
+    def _sync(self, deadline: float, lines: list[str] | None = None) -> list[str]:
+        """Send a ping, return every line before its pong (noting the engine's name);
+        ``lines`` collects them as they come, for a caller that gives up waiting."""
         self._ping += 1
         self.process.send(f"ping {self._ping}")
-        lines = []
+        lines = [] if lines is None else lines
         while True:
             line = self.process.read(deadline)
-            if line.startswith("set myname "):
-                self.name = line[len("set myname "):].strip()[:60]
+            self._note_name(line)
             if line.split()[:2] == ["pong", str(self._ping)]:
                 return lines
             lines.append(line)
 
+    def _set_game(self, game: Game, deadline: float) -> None:
+        self._sync(deadline)  # nothing of an earlier request is still on its way
+        self.process.send(f"set game {ggf_game(game.start, list(game.moves), game.clock)}")
+
     def choose(self, game: Game, seconds: float) -> EngineMove:
         deadline = time.monotonic() + seconds
-        self._sync(deadline)  # nothing of an earlier request is still on its way
-        self.process.send(f"set game {ggf_game(game.start, list(game.moves))}")
+        self._set_game(game, deadline)
         self.process.send("go")
         while True:
             line = self.process.read(deadline)
-            if line.startswith("set myname "):
-                self.name = line[len("set myname "):].strip()[:60]
+            self._note_name(line)
             if line.startswith("==="):
                 return parse_nboard_move(line)
 
     def hints(self, game: Game, count: int, seconds: float) -> dict[str | None, float | None]:
+        """The engine's final scores (:func:`final_hints`). Past the deadline, what it has
+        said so far is the answer — a weaker one, not a failure — and the engine, still
+        thinking, is started afresh before the next request."""
         deadline = time.monotonic() + seconds
-        self._sync(deadline)
-        self.process.send(f"set game {ggf_game(game.start, list(game.moves))}")
+        self._set_game(game, deadline)
         self.process.send(f"hint {count}")
-        scores: dict[str | None, float | None] = {}
-        for line in self._sync(deadline):
-            if line.startswith(("search ", "book ")):
-                square, score = parse_search_line(line)
-                scores[square] = score  # a later line is a deeper search of the move
-        return scores
+        lines: list[str] = []
+        try:
+            self._sync(deadline, lines)
+        except EngineLate:
+            scores, self.depth = final_hints(lines)
+            if not scores:
+                raise
+            self.stale = True
+            log.info("engine hint late: answered with what it had searched (%d moves)",
+                     len(scores))
+            return dict(scores)
+        scores, self.depth = final_hints(lines)
+        return dict(scores)
 
     def close(self) -> None:
         self.process.close()
@@ -123,18 +149,26 @@ class NBoardSession:
 
 class GtpSession:
     """GTP as Egaroucid speaks it: the game is replayed with ``play`` before each request,
-    so the engine's board can never drift from the one on the table."""
+    so the engine's board can never drift from the one on the table.
+
+    ``reg_genmove`` (a move without playing it) is preferred where the engine lists it;
+    an engine whose ``reg_genmove`` answers nonsense (Edax answers the last move played)
+    is asked with ``genmove`` from then on, which the replay makes just as safe.
+    """
 
     scores = False
 
     def __init__(self, process: EngineProcess, level: int) -> None:
         self.process = process
+        self.stale = False
+        self.depth: float | None = None
         deadline = time.monotonic() + START_SECONDS
         self.name = self.command("name", deadline)[:60]
         self.command("boardsize 8", deadline)
         known = self.command("list_commands", deadline).split()
         #: ``reg_genmove`` asks without playing the move on the engine's board.
         self.genmove = "reg_genmove" if "reg_genmove" in known else "genmove"
+        self.timed = "time_settings" in known and "time_left" in known
 
     def command(self, line: str, deadline: float) -> str:
         self.process.send(line)
@@ -161,12 +195,23 @@ class GtpSession:
         for sq in game.moves:
             self.command(f"play {gtp_color(pos.to_move)} {gtp_vertex(sq)}", deadline)
             pos = pos.pass_turn() if sq is None else pos.play(sq)
+        if game.clock is not None and self.timed:
+            self.command(gtp_time_settings(game.clock.main), deadline)
+            for color in (pos.to_move, pos.to_move.opponent):
+                self.command(gtp_time_left(color, game.clock.left(color)), deadline)
         return pos
 
     def choose(self, game: Game, seconds: float) -> EngineMove:
         deadline = time.monotonic() + seconds
         pos = self._setup(game, deadline)
         reply = self.command(f"{self.genmove} {gtp_color(pos.to_move)}", deadline)
+        if self.genmove == "reg_genmove":
+            why = _unplayable(pos, reply)
+            if why is not None:
+                log.warning("engine's reg_genmove answered %s; asking with genmove from now "
+                            "on", why)
+                self.genmove = "genmove"
+                return self.choose(game, max(0.0, deadline - time.monotonic()))
         return EngineMove(parse_move(reply.split()[0] if reply else ""))
 
     def hints(self, game: Game, count: int, seconds: float) -> dict[str | None, float | None]:
@@ -175,6 +220,16 @@ class GtpSession:
 
     def close(self) -> None:
         self.process.close()
+
+
+def _unplayable(position: Position, reply: str) -> str | None:
+    """Why a move answer cannot be played in ``position`` (None: it can)."""
+    try:
+        square = parse_move(reply.split()[0] if reply else "")
+        _check(position, square)
+    except (ProtocolError, IllegalMoveError) as exc:
+        return f"{reply[:20]!r} ({exc})"
+    return None
 
 
 @dataclass(frozen=True)
@@ -191,9 +246,23 @@ class EngineSpec:
 
     @property
     def deadline(self) -> float:
-        """Seconds to wait for one answer."""
-        grace = self.grace if self.grace is not None else max(1.0, min(5.0, self.seconds))
-        return self.seconds + grace
+        """Seconds to wait for one answer at the full time per move."""
+        return self.wait(self.seconds)
+
+    def wait(self, budget: float) -> float:
+        """Seconds to wait for an answer the engine was given ``budget`` seconds for."""
+        grace = self.grace if self.grace is not None else max(1.0, min(5.0, budget))
+        return budget + grace
+
+    def budget(self, game: Game) -> float:
+        """The engine's time for a move in ``game``: the time per move, or less when the
+        clock is short (the engine is told the clocks and budgets the same way)."""
+        clock = game.clock
+        if clock is None:
+            return self.seconds
+        pos = game.position()
+        empties = 64 - (pos.black | pos.white).bit_count()
+        return move_budget(self.seconds, clock.left(pos.to_move), clock.increment, empties)
 
     def __post_init__(self) -> None:
         if self.protocol not in PROTOCOLS:
@@ -218,6 +287,8 @@ class EngineClient:
         self.failures = 0
         #: Why the last request had no answer though the engine is fine (GTP limits).
         self.note: str | None = None
+        #: How deep the last hints were searched (None: the engine did not say).
+        self.depth: float | None = None
 
     # ------------------------------------------------------------- state
     @property
@@ -269,6 +340,10 @@ class EngineClient:
                 session = self._start()
                 self.status = "thinking"
                 answer = call(session)  # type: ignore[operator]
+                self.depth = session.depth
+                if session.stale:  # still thinking about an answer given up on
+                    session.close()
+                    self._session = None
             except Unsupported as exc:
                 self.status = "ready"
                 self.note = f"{what}: {exc}"
@@ -283,7 +358,7 @@ class EngineClient:
     def choose(self, game: Game) -> EngineMove | None:
         """The engine's move in ``game``'s position, checked against the rules."""
         position = game.position()
-        seconds = self.spec.deadline
+        seconds = self.spec.wait(self.spec.budget(game))
 
         def call(session: Session) -> EngineMove:
             move = session.choose(game, seconds)
@@ -293,9 +368,10 @@ class EngineClient:
         return self._ask("move", call)  # type: ignore[return-value]
 
     def hints(self, game: Game, count: int = 64) -> dict[str | None, float | None] | None:
-        """Scores of up to ``count`` moves (None where the protocol gives none)."""
+        """Scores of up to ``count`` moves (None where the protocol gives none), within
+        the time per move: an engine still searching then answers with what it has."""
         position = game.position()
-        seconds = self.spec.deadline * max(1, min(count, 4))
+        seconds = self.spec.deadline
 
         def call(session: Session) -> dict[str | None, float | None]:
             scores = session.hints(game, count, seconds)

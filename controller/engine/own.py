@@ -25,34 +25,49 @@ from controller.engine.protocol import (
     gtp_vertex,
     parse_move,
 )
-from controller.engine.search import Result, Searcher, Settings
+from controller.engine.search import (
+    LEVEL_NAMES,
+    Evaluator,
+    Result,
+    Settings,
+    deepen,
+    default_evaluator,
+)
+from controller.engine.timing import TimeFormatError, move_budget, parse_ggf_time_control
 from controller.position import IllegalMoveError, Position
 from controller.records import RecordError, read_ggf_text
 from controller.squares import BoardStringError, Color
 
 NAME = "Kaeshi"
-VERSION = "1"
+VERSION = "2"
 DEFAULT_LEVEL = 4
 DEFAULT_SECONDS = 5.0
-#: How much longer than the last the next depth is expected to take.
-GROWTH = 6.0
+#: Of a move's time, the share the search may use; the rest covers writing the answer
+#: and a machine that stalls the process for a moment (a loaded Pi).
+SAFETY = 0.85
+#: ...and at least this much is kept back, seconds.
+MARGIN = 0.05
 
 
-def timed_analyse(position: Position, settings: Settings, seconds: float) -> Result:
-    """A move to play: deeper and deeper up to ``settings.depth``, stopping before the
-    next depth would likely pass ``seconds`` (a pure-Python search is slow, and a level
-    too high for this machine must cost strength, not the game's time). Hints and
-    reviews are not timed: they search to the depth they were given."""
-    started = time.monotonic()
-    result = Searcher(Settings(1, settings.exact)).analyse(position)
-    for depth in range(2, settings.depth + 1):
-        if result.exact:
-            break
-        took = time.monotonic() - started
-        if took * GROWTH > seconds:
-            break
-        result = Searcher(Settings(depth, settings.exact)).analyse(position)
-    return result
+def timed_analyse(position: Position, settings: Settings, seconds: float, count: int = 1,
+                  evaluate: Evaluator | None = None) -> Result:
+    """The best answer that fits ``seconds`` of wall time (:func:`search.deepen`): the
+    deepest completed depth up to the level's, the exact solve only if it finishes."""
+    stop = time.monotonic() + max(0.01, min(seconds * SAFETY, seconds - MARGIN))
+    return deepen(position, settings, lambda: stop - time.monotonic(), count, evaluate)
+
+
+class _Clocks:
+    """What the engine was told of the clocks: time control, and each side's time left
+    when the request came (None: no clock, the level's time per move applies)."""
+
+    def __init__(self) -> None:
+        self.increment = 0.0
+        self.left: dict[Color, float] = {}
+
+    def budget(self, seconds: float, position: Position) -> float:
+        empties = 64 - (position.black | position.white).bit_count()
+        return move_budget(seconds, self.left.get(position.to_move), self.increment, empties)
 
 
 class NBoardServer:
@@ -64,6 +79,8 @@ class NBoardServer:
         self.level = level
         self.seconds = seconds
         self.position = Position.start()
+        self.clocks = _Clocks()
+        self.evaluate = default_evaluator()
 
     def handle(self, line: str) -> bool:
         """Handle one command line; False once the session should end."""
@@ -99,8 +116,16 @@ class NBoardServer:
             games = read_ggf_text(text, "set game")
             if len(games) != 1:
                 raise RecordError("set game: exactly one game expected")
-            self.position = games[0].final_position()
-        except (RecordError, BoardStringError) as exc:
+            game = games[0]
+            self.position = game.final_position()
+            self.clocks = _Clocks()
+            if game.time_control:
+                main, self.clocks.increment = parse_ggf_time_control(game.time_control)
+                for color in Color:
+                    mine = [m for m in game.moves if m.player is color]
+                    used = sum(m.time or 0.0 for m in mine)
+                    self.clocks.left[color] = main + self.clocks.increment * len(mine) - used
+        except (RecordError, BoardStringError, TimeFormatError) as exc:
             self.write(f"status cannot read the game: {exc}")
 
     def _move(self, token: str) -> None:
@@ -111,29 +136,27 @@ class NBoardServer:
         except (ProtocolError, IllegalMoveError) as exc:
             self.write(f"status bad move {token[:10]}: {exc}")
 
-    def _searcher(self) -> Searcher:
-        return Searcher(Settings.for_level(self.level))
-
     def choose(self) -> EngineMove:
         started = time.monotonic()
         self.write("status thinking")
-        result = timed_analyse(self.position, Settings.for_level(self.level), self.seconds)
+        result = timed_analyse(self.position, Settings.for_level(self.level),
+                               self.clocks.budget(self.seconds, self.position),
+                               evaluate=self.evaluate)
         self.write("status waiting")
         return EngineMove(result.best, result.score, round(time.monotonic() - started, 2))
 
     def _hint(self, count: str) -> None:
+        """Every move's score at the deepest depth that fits the time per move."""
         try:
             n = max(1, int(count))
         except ValueError:
             n = 1
-        searcher = self._searcher()
-        result = searcher.analyse(self.position, n)
-        depth = 64 - (self.position.black | self.position.white).bit_count() \
-            if result.exact else searcher.settings.depth
+        result = timed_analyse(self.position, Settings.for_level(self.level), self.seconds,
+                               n, self.evaluate)
         if not result.scores:  # a pass, or the game is over
-            self.write(format_search_line(None, result.score, depth))
+            self.write(format_search_line(None, result.score, result.depth))
         for square, score in sorted(result.scores.items(), key=lambda kv: -kv[1])[:n]:
-            self.write(format_search_line(square, score, depth))
+            self.write(format_search_line(square, score, result.depth))
         self.write("status")
 
 
@@ -142,7 +165,7 @@ class GtpServer:
 
     COMMANDS = ("protocol_version", "name", "version", "known_command", "list_commands",
                 "boardsize", "clear_board", "komi", "play", "genmove", "reg_genmove",
-                "undo", "showboard", "quit")
+                "undo", "showboard", "time_settings", "time_left", "quit")
 
     def __init__(self, write: Callable[[str], None], level: int = DEFAULT_LEVEL,
                  seconds: float = DEFAULT_SECONDS) -> None:
@@ -150,6 +173,8 @@ class GtpServer:
         self.level = level
         self.seconds = seconds
         self.history = [Position.start()]
+        self.clocks = _Clocks()
+        self.evaluate = default_evaluator()
 
     @property
     def position(self) -> Position:
@@ -199,7 +224,29 @@ class GtpServer:
             return self._play(args)
         if cmd in ("genmove", "reg_genmove"):
             return self._genmove(args, cmd == "genmove")
+        if cmd in ("time_settings", "time_left"):
+            return self._time(cmd, args)
         return False, "unknown command"
+
+    def _time(self, cmd: str, args: list[str]) -> tuple[bool, str]:
+        """``time_settings main byo stones`` starts both clocks at ``main``;
+        ``time_left colour seconds stones`` says what one side has left."""
+        try:
+            if cmd == "time_settings":
+                main = float(args[0])
+                if not 0 <= main <= 360_000:
+                    raise ValueError(main)
+                self.clocks = _Clocks()
+                self.clocks.left = {Color.BLACK: main, Color.WHITE: main}
+                return True, ""
+            color = Color.parse(args[0])
+            left = float(args[1])
+            if not 0 <= left <= 360_000:
+                raise ValueError(left)
+            self.clocks.left[color] = left
+        except (IndexError, ValueError, BoardStringError):
+            return False, "syntax error"
+        return True, ""
 
     def _side(self, args: list[str]) -> Color | None:
         try:
@@ -229,7 +276,8 @@ class GtpServer:
         if color is None:
             return False, "syntax error"
         pos = self._turn(color)
-        result = timed_analyse(pos, Settings.for_level(self.level), self.seconds)
+        result = timed_analyse(pos, Settings.for_level(self.level),
+                               self.clocks.budget(self.seconds, pos), evaluate=self.evaluate)
         if play:
             self.history.append(pos.pass_turn() if result.best is None
                                 else pos.play(result.best))
@@ -251,12 +299,27 @@ def serve(protocol: str, level: int, stdin: TextIO, stdout: TextIO,
     return 0
 
 
+def parse_level(text: str) -> int:
+    """``--level``: a number, or a level's name (``beginner`` ... ``strong``)."""
+    if text.strip().lower() in LEVEL_NAMES:
+        return LEVEL_NAMES[text.strip().lower()]
+    try:
+        level = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a level: {text[:20]!r} (1-20, or {', '.join(LEVEL_NAMES)})") from None
+    if level < 1:
+        raise argparse.ArgumentTypeError(f"level must be 1 or more, not {level}")
+    return min(20, level)  # deeper than 20 plies is out of reach here anyway
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--protocol", choices=("nboard", "gtp"), default="nboard",
                    help="the protocol to speak on stdin/stdout (default: nboard)")
-    p.add_argument("--level", type=int, default=DEFAULT_LEVEL,
-                   help=f"search depth 1-20 (default {DEFAULT_LEVEL}); NBoard's "
-                   "'set depth' changes it")
+    p.add_argument("--level", type=parse_level, default=DEFAULT_LEVEL,
+                   help=f"1-5 or beginner, novice, club, advanced, strong (default "
+                   f"{DEFAULT_LEVEL}); 6 and up: that search depth (at most 20); "
+                   "NBoard's 'set depth' changes it")
     p.add_argument("--seconds", type=float, default=DEFAULT_SECONDS,
                    help=f"time to choose a move (default {DEFAULT_SECONDS:g}); the search "
                    "stops deepening before it would pass it")

@@ -31,6 +31,10 @@ class EngineGone(KaeshiError):
     """The engine cannot be used: it would not start, died, hung or spoke nonsense."""
 
 
+class EngineLate(EngineGone):
+    """No line came before the deadline; the engine may still be thinking."""
+
+
 def own_engine_argv(protocol: str, level: int, seconds: float = 5.0) -> list[str]:
     """The command that starts the project's own engine with this Python."""
     return [sys.executable, "-m", "controller.engine.own", "--protocol", protocol,
@@ -114,7 +118,7 @@ class EngineProcess:
             line = self._lines.get(timeout=max(0.0, wait)) if wait > 0 else \
                 self._lines.get_nowait()
         except queue.Empty:
-            raise EngineGone("the engine did not answer in time") from None
+            raise EngineLate("the engine did not answer in time") from None
         if line is None:
             self._lines.put(None)  # every later read sees the end too
             raise self._exited()

@@ -16,9 +16,11 @@ This module only formats and parses lines; it does no I/O.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
+from controller.engine.timing import Clock, ggf_time_control
 from controller.position import Position
 from controller.squares import BoardStringError, Color, parse_square, square_name
 
@@ -73,21 +75,35 @@ def parse_score(text: str) -> float:
 
 
 # ------------------------------------------------------------- NBoard
-def ggf_game(start: Position, moves: list[str | None]) -> str:
-    """A minimal GGF game (``set game``): the start position and the moves, passes as PA.
+def ggf_game(start: Position, moves: list[str | None], clock: Clock | None = None) -> str:
+    """A minimal GGF game (``set game``): the start position and the moves, passes as PA;
+    with a ``clock``, the time control as ``TI`` and each move's time, so that an engine
+    (NTest, Edax, Kaeshi's own) can tell what each side has left, as NBoard's GUI sends it.
 
-    Only tags every NBoard engine reads are written; names, clocks and comments of the
-    record are none of the engine's business.
+    Only tags every NBoard engine reads are written; names and comments of the record
+    are none of the engine's business. A side's used time is spread over its moves:
+    what an engine reads is the sum.
     """
     s = start.board_string().replace("X", "*")
     rows = " ".join(s[r * 8:(r + 1) * 8] for r in range(8))
     side = "*" if start.to_move is Color.BLACK else "O"
-    parts = [f"(;GM[Othello]PB[]PW[]TY[8]BO[8 {rows} {side}]"]
+    ti = "" if clock is None else f"TI[{ggf_time_control(clock.main, clock.increment)}]"
+    parts = [f"(;GM[Othello]PB[]PW[]{ti}TY[8]BO[8 {rows} {side}]"]
     pos = start
+    players = []
     for sq in moves:
-        tag = "B" if pos.to_move is Color.BLACK else "W"
-        parts.append(f"{tag}[{move_text(sq)}]")
+        players.append(pos.to_move)
         pos = pos.pass_turn() if sq is None else pos.play(sq)
+    per_move: dict[Color, float] = {}
+    if clock is not None:
+        for color in Color:
+            n = players.count(color)
+            used = clock.main + clock.increment * n - clock.left(color)
+            per_move[color] = max(0.0, used) / n if n else 0.0
+    for sq, player in zip(moves, players, strict=True):
+        tag = "B" if player is Color.BLACK else "W"
+        timing = f"//{per_move[player]:.2f}" if clock is not None else ""
+        parts.append(f"{tag}[{move_text(sq)}{timing}]")
     parts.append(";)")
     return "".join(parts)
 
@@ -118,6 +134,46 @@ def parse_search_line(line: str) -> tuple[str | None, float]:
     return parse_move(pv[:2]), parse_score(fields[2])
 
 
+_DEPTH = re.compile(r"^(\d+)(?:@(\d+(?:\.\d+)?)%)?")
+
+
+def search_depth(line: str) -> tuple[float, float]:
+    """How deep a hint line was searched, to compare lines: (depth, selectivity %).
+    A ``book`` line outranks any search; a line without a readable depth ranks last.
+    Edax writes ``21@98%``, NTest a plain number."""
+    fields = line.split()
+    if fields and fields[0] == "book":
+        return math.inf, 100.0
+    m = _DEPTH.match(fields[4]) if len(fields) > 4 else None
+    if m is None:
+        return -1.0, 0.0
+    return float(m.group(1)), float(m.group(2) or 100.0)
+
+
+def final_hints(lines: list[str]) -> tuple[dict[str | None, float], float | None]:
+    """An engine's final answer to ``hint N`` from every line it printed.
+
+    Engines deepen iteratively and print as they go: NTest prints shallow lines for
+    moves it later searches deeper, or drops. So each move keeps its deepest line (the
+    later of equals), and only the moves searched as deep as the deepest line count:
+    a move seen at depth 1 only must not beat the depth-8 answer. Returns the scores
+    and that depth (``inf`` for a book answer, None when no line gave a depth).
+    """
+    deepest: dict[str | None, tuple[tuple[float, float], float]] = {}
+    for line in lines:
+        if not line.startswith(("search ", "book ")):
+            continue
+        square, score = parse_search_line(line)
+        depth = search_depth(line)
+        if square not in deepest or depth >= deepest[square][0]:
+            deepest[square] = (depth, score)
+    if not deepest:
+        return {}, None
+    top = max(d for d, _ in deepest.values())
+    return ({sq: score for sq, (d, score) in deepest.items() if d == top},
+            None if top[0] < 0 else top[0])
+
+
 def format_nboard_move(move: EngineMove) -> str:
     score = "" if move.score is None else f"{move.score:.2f}"
     seconds = "" if move.seconds is None else f"{move.seconds:.2f}"
@@ -126,6 +182,15 @@ def format_nboard_move(move: EngineMove) -> str:
 
 def format_search_line(square: str | None, score: float, depth: int) -> str:
     return f"search {move_text(square)} {score:.2f} 0 {depth}"
+
+
+def gtp_time_settings(main: float) -> str:
+    """GTP's clock: ``main`` seconds each, no byo-yomi (Othello clocks have none)."""
+    return f"time_settings {round(main)} 0 0"
+
+
+def gtp_time_left(color: Color, seconds: float) -> str:
+    return f"time_left {gtp_color(color)} {max(0, int(seconds))} 0"
 
 
 # ---------------------------------------------------------------- GTP

@@ -62,7 +62,7 @@ def load_review(path: Path) -> Review:
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
         review = Review(str(doc["engine"]), int(doc["level"]),
-                        start_score=doc.get("start_score"))
+                        start_score=doc.get("start_score"), seconds=doc.get("seconds"))
         review.moves = [ReviewedMove(**m) for m in doc["moves"]]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ReviewError(f"{path}: not a saved review ({exc})") from None
@@ -71,9 +71,14 @@ def load_review(path: Path) -> Review:
 
 def summary_lines(review: Review, record: GameRecord | None = None) -> list[str]:
     """What ``kaeshi games review`` prints under the graph."""
-    lines = [f"engine: {review.engine} (level {review.level})",
+    lines = [f"engine: {review.engine} (level {review.level}"
+             + (f", {review.seconds:g} s a position)" if review.seconds else ")"),
              f"discs lost: black {review.losses(Color.BLACK):g}, "
              f"white {review.losses(Color.WHITE):g}"]
+    depths = [m.depth for m in review.moves if m.depth]
+    if depths:
+        lines.append(f"searched {min(depths)} to {max(depths)} plies deep "
+                     "(the empties where solved; every move's depth is in the review)")
     for m in review.mistakes():
         lines.append(f"  mistake: {m.number}. {m.player} {m.square} loses {m.loss:g} "
                      f"(best {m.best}, {m.best_score:+g})")
@@ -88,9 +93,10 @@ def review_html(review: Review, record: GameRecord, game_id: str) -> str:
         cls = ' class="mistake"' if m.mistake else ""
         loss = "" if m.loss is None else f"{m.loss:g}"
         score = "" if m.score is None else f"{m.score:+g}"
+        depth = "" if m.depth is None else str(m.depth)
         rows.append(f"<tr{cls}><td>{m.number}</td><td>{m.player}</td>"
                     f"<td>{e(m.square or 'pass')}</td><td>{score}</td><td>{loss}</td>"
-                    f"<td>{e(m.best or '')}</td></tr>")
+                    f"<td>{e(m.best or '')}</td><td>{depth}</td></tr>")
     mistakes = "".join(
         f"<li>{m.number}. {m.player} {e(m.square or '')}: loses {m.loss:g} "
         f"(best {e(m.best or '')})</li>" for m in review.mistakes()) or "<li>none</li>"
@@ -110,7 +116,7 @@ white {review.losses(Color.WHITE):g}.</p>
 <h2>Biggest mistakes</h2><ul id="mistakes">{mistakes}</ul>
 <h2>Every move</h2>
 <table class="review"><thead><tr><th>#</th><th>side</th><th>move</th><th>score</th>
-<th>discs lost</th><th>best</th></tr></thead><tbody>{"".join(rows)}</tbody></table>
+<th>discs lost</th><th>best</th><th>depth</th></tr></thead><tbody>{"".join(rows)}</tbody></table>
 <p><a href="/review/{e(game_id)}.ggf" download>Download the reviewed record (GGF)</a></p>
 </main></body></html>
 """

@@ -11,12 +11,14 @@ estimate. Scores on the graph are from black's view (positive: black ahead).
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from controller.engine.client import EngineClient, Game
 from controller.errors import KaeshiError
 from controller.position import Position
+from controller.records.irregular import join_comments
 from controller.records.model import GameRecord, RecordError
 from controller.squares import Color
 
@@ -40,6 +42,9 @@ class ReviewedMove:
     score: float | None  # the position after the move, black's view
     loss: float | None  # discs lost against the best move (None for a pass)
     mistake: bool = False
+    #: How deep the position before the move was searched, as the engine said (plies;
+    #: the empties when solved exactly); None: not said, a book move, or a forced pass.
+    depth: int | None = None
 
 
 @dataclass
@@ -48,6 +53,8 @@ class Review:
     level: int
     moves: list[ReviewedMove] = field(default_factory=list)
     start_score: float | None = None  # the start position, black's view
+    #: The engine's time per position (the time per move of play).
+    seconds: float | None = None
 
     def losses(self, color: Color) -> float:
         return round(sum(m.loss or 0.0 for m in self.moves if m.player == color.value), 2)
@@ -57,6 +64,7 @@ class Review:
 
     def to_json(self) -> dict[str, Any]:
         return {"engine": self.engine, "level": self.level, "start_score": self.start_score,
+                "seconds": self.seconds,
                 "black_loss": self.losses(Color.BLACK), "white_loss": self.losses(Color.WHITE),
                 "moves": [asdict(m) for m in self.moves]}
 
@@ -89,14 +97,17 @@ def review_game(record: GameRecord, client: EngineClient) -> Review:
     start = record.start
     played: list[str | None] = []
     values: list[tuple[str | None, float]] = []  # per position: best move, black-view value
+    depths: list[int | None] = []
     positions = [p for p, _ in turns]
     final = record.final_position()
     for pos, sq in [*turns, (final, None)]:
-        values.append(_value(client, Game(start, tuple(played)), pos))
+        best, value, depth = _value(client, Game(start, tuple(played)), pos)
+        values.append((best, value))
+        depths.append(depth)
         played.append(sq)
     values = _through_passes(positions + [final], values)
     review = Review(client.name or client.spec.argv[0], client.spec.level,
-                    start_score=values[0][1])
+                    start_score=values[0][1], seconds=client.spec.seconds)
     for i, (pos, sq) in enumerate(turns):
         best, before = values[i]
         after = values[i + 1][1]
@@ -106,7 +117,7 @@ def review_game(record: GameRecord, client: EngineClient) -> Review:
             loss = round(max(0.0, sign * before - sign * after), 2)
         review.moves.append(ReviewedMove(
             i + 1, pos.to_move.value, sq, best, round(sign * before, 2),
-            round(after, 2), loss))
+            round(after, 2), loss, depth=depths[i]))
     worst = sorted((m for m in review.moves if (m.loss or 0) >= MISTAKE_DISCS),
                    key=lambda m: -(m.loss or 0))[:MISTAKES]
     for m in worst:
@@ -114,13 +125,16 @@ def review_game(record: GameRecord, client: EngineClient) -> Review:
     return review
 
 
-def _value(client: EngineClient, game: Game, pos: Position) -> tuple[str | None, float]:
-    """(best move, value from black's view); nan where the engine must be asked later."""
+def _value(client: EngineClient, game: Game,
+           pos: Position) -> tuple[str | None, float, int | None]:
+    """(best move, value from black's view, depth searched); the value is nan where the
+    engine must be asked later. Each position has the engine's time per move; an
+    engine late with it answers with what it searched (:meth:`EngineClient.hints`)."""
     if pos.is_game_over():
         b, w = pos.final_score()
-        return None, float(b - w)
+        return None, float(b - w), 0
     if not pos.legal_moves():
-        return None, float("nan")  # a pass: the same value as the position after it
+        return None, float("nan"), None  # a pass: the value of the position after it
     hints = client.hints(game, 1)
     if hints is None and not client.gone:
         hints = client.hints(game, 1)  # the engine failed once: it is started again
@@ -129,7 +143,9 @@ def _value(client: EngineClient, game: Game, pos: Position) -> tuple[str | None,
     best, score = max(hints.items(), key=lambda kv: kv[1] if kv[1] is not None else -99)
     if score is None:
         raise ReviewError("the engine gave a move without a score")
-    return best, score if pos.to_move is Color.BLACK else -score
+    depth = client.depth
+    searched = None if depth is None or math.isinf(depth) else int(depth)
+    return best, score if pos.to_move is Color.BLACK else -score, searched
 
 
 def _through_passes(positions: list[Position],
@@ -162,7 +178,7 @@ def annotate(record: GameRecord, review: Review) -> GameRecord:
         if rm.loss:
             text = (f"{'MISTAKE: ' if rm.mistake else ''}{rm.square} loses {rm.loss:g} "
                     f"disc{'s' if rm.loss != 1 else ''}; best {rm.best} ({rm.best_score:+g})")
-            mv.comment = f"{mv.comment}\n{text}" if mv.comment else text
+            mv.comment = join_comments(mv.comment, text + ".")
     mistakes = ", ".join(f"{m.number}. {m.square} (-{m.loss:g})" for m in review.mistakes())
     out.comments.append(
         f"Reviewed by {review.engine} (level {review.level}): black lost "

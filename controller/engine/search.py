@@ -1,16 +1,26 @@
-"""The project's own small search: alpha-beta on the rules engine's bitboards.
+"""The project's own search: alpha-beta on the rules engine's bitboards, deepened
+iteratively under a deadline.
 
-It is a test double and a fallback, not a strong player: it plays legal, sensible
-Othello and solves endgames exactly, so that the engine protocols, home play and
-game review can be tested end to end without a third-party engine. Pure: no I/O,
-no clock. Scores are in discs from the side to move's view; an exact score is the
-final margin with the empty squares given to the winner (the WOF/JOA count, and
-the one Edax and Egaroucid report).
+Pure: no I/O and no clock of its own. A caller that wants a deadline passes ``left``,
+a function giving the seconds still available; the search looks at it every few
+hundred nodes and gives up the depth in progress when it runs out, keeping the
+deepest depth it completed (depth 1 is always completed: it costs a few dozen
+evaluations). The exact endgame solve is tried only at the root, only within
+:attr:`Settings.exact` empties, and only with the time that is left; if it does not
+finish, the midgame answer stands. So however slow the machine, the answer comes
+on time, and a slow machine plays weaker, not later.
+
+Scores are in discs from the side to move's view; an exact score is the final
+margin with the empty squares given to the winner (the WOF/JOA count, and the one
+Edax and Egaroucid report). The midgame evaluation is the pattern evaluation
+learned from WTHOR games (:mod:`controller.engine.patterns`), or square weights and
+mobility when its data file is missing.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from controller.bitboard import bit_indices, flips, legal_moves
@@ -29,36 +39,66 @@ WEIGHTS = (
     -20, -50, -2, -2, -2, -2, -50, -20,
     100, -20, 10, 5, 5, 10, -20, 100,
 )
-#: Move-ordering rank per square (corners first, X-squares last) for the solver.
-_ORDER = tuple(sorted(range(64), key=lambda sq: -WEIGHTS[sq]))
 _INF = 10_000
+#: Nodes between two looks at the deadline (a few milliseconds even on a Pi 4).
+CHECK_NODES = 128
+#: How much longer than the last the next midgame depth is expected to take; a depth
+#: that would likely not finish is not started (it would be thrown away).
+GROWTH = 4.0
+#: Share of the time the midgame may use before an exact solve is tried.
+SOLVE_SHARE = 0.7
+
+Evaluator = Callable[[int, int], float]
+Left = Callable[[], float]
+
+
+class Timeout(Exception):
+    """The deadline passed during a search; the depth in progress is abandoned."""
 
 
 @dataclass(frozen=True)
 class Settings:
     """How hard to think: midgame ``depth`` in plies; positions with at most
-    ``exact`` empty squares are solved to the end."""
+    ``exact`` empty squares are solved to the end when the solve fits the time."""
 
     depth: int = 4
     exact: int = 12
+    name: str = ""
 
     @classmethod
     def for_level(cls, level: int) -> Settings:
-        """Level 1-20 as a player picks it: a deeper midgame; the last 12 empties are
-        always played perfectly (a solve of more would not fit a move's time here)."""
-        return cls(depth=max(1, min(20, level)), exact=12)
+        """A level as a player picks it: 1-5 are the named levels (:data:`LEVELS`);
+        above that (an NBoard GUI's ``set depth``) the depth itself, with the strong
+        level's endgame. Every level is bounded by the time per move anyway."""
+        if level <= len(LEVELS):
+            return LEVELS[max(1, level) - 1]
+        return cls(depth=min(20, level), exact=LEVELS[-1].exact, name=f"depth {min(20, level)}")
+
+
+#: The named levels, weakest first; level N is ``LEVELS[N - 1]``. A level is a depth
+#: and an endgame, both capped by the time per move (``engine.time``).
+LEVELS: tuple[Settings, ...] = (
+    Settings(1, 4, "beginner"),
+    Settings(2, 8, "novice"),
+    Settings(3, 10, "club"),
+    Settings(4, 14, "advanced"),
+    Settings(6, 18, "strong"),
+)
+LEVEL_NAMES = {s.name: i for i, s in enumerate(LEVELS, 1)}
 
 
 @dataclass
 class Result:
     """A search's verdict: best move (None: pass), its score, and the score of every move
-    searched (square name -> score), all from the mover's view; ``exact`` when solved."""
+    searched (square name -> score), all from the mover's view; ``exact`` when solved;
+    ``depth`` the plies searched (the empties when exact)."""
 
     best: str | None
     score: float
     exact: bool
     scores: dict[str, float] = field(default_factory=dict)
     nodes: int = 0
+    depth: int = 0
 
 
 def final_margin(p: int, o: int) -> int:
@@ -77,62 +117,81 @@ def _play(p: int, o: int, sq: int) -> tuple[int, int]:
     return o & ~f, p | f | (1 << sq)  # (new mover = opponent, new opponent = us)
 
 
-class Searcher:
-    """One search's state (the node counter); reusable across positions."""
+def square_evaluation(p: int, o: int) -> float:
+    """Heuristic score in discs: square weights and mobility, scaled to a margin."""
+    pos = 0
+    for sq in bit_indices(p):
+        pos += WEIGHTS[sq]
+    for sq in bit_indices(o):
+        pos -= WEIGHTS[sq]
+    mob = legal_moves(p, o).bit_count() - legal_moves(o, p).bit_count()
+    return (pos + 8 * mob) / 10.0
 
-    def __init__(self, settings: Settings | None = None) -> None:
+
+def default_evaluator() -> Evaluator:
+    """The shipped pattern evaluation, or square weights if its data is missing."""
+    from controller.engine.patterns import load_evaluator
+
+    return load_evaluator() or square_evaluation
+
+
+class Searcher:
+    """One search's state (node counter, best-move memory, deadline); reusable."""
+
+    def __init__(self, settings: Settings | None = None, evaluate: Evaluator | None = None,
+                 left: Left | None = None) -> None:
         self.settings = settings or Settings()
+        self._evaluate = evaluate or square_evaluation
+        self.left = left
         self.nodes = 0
+        #: Best reply found per position at an earlier depth: searched first next time.
+        self.best_reply: dict[tuple[int, int], int] = {}
+
+    def evaluate(self, p: int, o: int) -> float:
+        return self._evaluate(p, o)
+
+    def _tick(self) -> None:
+        self.nodes += 1
+        if self.left is not None and self.nodes % CHECK_NODES == 0 and self.left() <= 0:
+            raise Timeout
 
     # ------------------------------------------------------------ midgame
-    def evaluate(self, p: int, o: int) -> float:
-        """Heuristic score in discs: square weights and mobility, scaled to a margin."""
-        pos = 0
-        for sq in bit_indices(p):
-            pos += WEIGHTS[sq]
-        for sq in bit_indices(o):
-            pos -= WEIGHTS[sq]
-        mob = legal_moves(p, o).bit_count() - legal_moves(o, p).bit_count()
-        return (pos + 8 * mob) / 10.0
-
     def _alphabeta(self, p: int, o: int, depth: int, alpha: float, beta: float,
                    passed: bool = False) -> float:
-        self.nodes += 1
-        empties = 64 - (p | o).bit_count()
-        if empties <= self.settings.exact:
-            lo = math.floor(max(alpha, -65.0)) - 1
-            hi = math.ceil(min(beta, 65.0)) + 1
-            return float(self._solve(p, o, lo, hi))
+        self._tick()
         moves = legal_moves(p, o)
         if not moves:
             if passed or not legal_moves(o, p):
                 return float(final_margin(p, o))
             return -self._alphabeta(o, p, depth, -beta, -alpha, True)
         if depth <= 0:
-            return self.evaluate(p, o)
+            return self._evaluate(p, o)
         best = -float(_INF)
-        for sq in self._ordered(p, o, moves):
+        best_sq = -1
+        for sq in self._ordered(p, o, moves, depth >= 2):
             np_, no = _play(p, o, sq)
             v = -self._alphabeta(np_, no, depth - 1, -beta, -alpha)
             if v > best:
-                best = v
+                best, best_sq = v, sq
                 if v > alpha:
                     alpha = v
                     if alpha >= beta:
                         break
+        if depth >= 2:
+            self.best_reply[(p, o)] = best_sq
         return best
 
     # ------------------------------------------------------------ endgame
     def _solve(self, p: int, o: int, alpha: int, beta: int, passed: bool = False) -> int:
         """Exact margin by alpha-beta, fewest-replies-first ordering (fail-soft)."""
-        self.nodes += 1
+        self._tick()
         moves = legal_moves(p, o)
         if not moves:
             if passed or not legal_moves(o, p):
                 return final_margin(p, o)
             return -self._solve(o, p, -beta, -alpha, True)
         best = -_INF
-        for sq in self._ordered(p, o, moves):
+        for sq in self._ordered(p, o, moves, False):
             np_, no = _play(p, o, sq)
             v = -self._solve(np_, no, -beta, -alpha)
             if v > best:
@@ -143,9 +202,9 @@ class Searcher:
                         break
         return best
 
-    @staticmethod
-    def _ordered(p: int, o: int, moves: int) -> list[int]:
-        """Moves leaving the opponent the fewest replies first; corners break ties."""
+    def _ordered(self, p: int, o: int, moves: int, remembered: bool) -> list[int]:
+        """The remembered best reply first, then moves leaving the opponent the fewest
+        replies; corners break ties."""
         if moves & (moves - 1) == 0:
             return [moves.bit_length() - 1]
         keyed = []
@@ -153,29 +212,43 @@ class Searcher:
             np_, no = _play(p, o, sq)
             keyed.append((legal_moves(np_, no).bit_count(), -WEIGHTS[sq], sq))
         keyed.sort()
-        return [sq for _, _, sq in keyed]
+        order = [sq for _, _, sq in keyed]
+        if remembered:
+            first = self.best_reply.get((p, o))
+            if first is not None and first in order:
+                order.remove(first)
+                order.insert(0, first)
+        return order
 
     # ------------------------------------------------------------- roots
-    def analyse(self, position: Position, count: int = 1) -> Result:
-        """Best move and score of ``position``; the exact score of the ``count`` best
-        moves (every move when ``count`` >= their number), each searched with a full window
-        so that each figure is that move's own value, not a bound."""
+    def analyse(self, position: Position, count: int = 1, exact: bool | None = None,
+                order: list[str] | None = None) -> Result:
+        """Best move and score of ``position`` at the settings' depth (or solved, when
+        ``exact``; by default when within the settings' empties); the full-window score
+        of the ``count`` best moves (every move when ``count`` >= their number), so that
+        each figure is that move's own value, not a bound. ``order``: moves to search
+        first (the previous depth's best). Raises :class:`Timeout` past the deadline."""
         if position.size != 8:
             raise ValueError("the search plays 8x8 Othello only")
         self.nodes = 0
         p, o = position.mover, position.other
         moves = legal_moves(p, o)
+        empties = 64 - (p | o).bit_count()
+        if exact is None:
+            exact = empties <= self.settings.exact
+        depth = empties if exact else self.settings.depth
         if not moves:
             if not legal_moves(o, p):
-                return Result(None, float(final_margin(p, o)), True, {}, 1)
-            inner = self.analyse(position.with_to_move(position.to_move.opponent), 1)
-            return Result(None, -inner.score, inner.exact, {}, self.nodes)
-        empties = 64 - (p | o).bit_count()
-        exact = empties <= self.settings.exact
-        order = self._ordered(p, o, moves)
+                return Result(None, float(final_margin(p, o)), True, {}, 1, empties)
+            inner = self.analyse(position.with_to_move(position.to_move.opponent), 1, exact)
+            return Result(None, -inner.score, inner.exact, {}, self.nodes, inner.depth)
+        ranked = self._ordered(p, o, moves, False)
+        if order:
+            first = [sq for sq in (_index(s) for s in order) if sq in ranked]
+            ranked = first + [sq for sq in ranked if sq not in first]
         scores: dict[str, float] = {}
-        best_sq, best = order[0], -float(_INF)
-        for i, sq in enumerate(order):
+        best_sq, best = ranked[0], -float(_INF)
+        for i, sq in enumerate(ranked):
             np_, no = _play(p, o, sq)
             if i < count:
                 v = self._child(np_, no, -_INF, _INF, exact)
@@ -186,7 +259,7 @@ class Searcher:
                     scores[square_name(sq)] = v
             if v > best:
                 best, best_sq = v, sq
-        return Result(square_name(best_sq), best, exact, scores, self.nodes)
+        return Result(square_name(best_sq), best, exact, scores, self.nodes, depth)
 
     def _child(self, p: int, o: int, alpha: float, beta: float, exact: bool) -> float:
         """Score of the position after a root move, from the root mover's view."""
@@ -195,6 +268,57 @@ class Searcher:
         return -self._alphabeta(p, o, self.settings.depth - 1, -beta, -alpha)
 
 
+def _index(square: str) -> int:
+    return (int(square[1]) - 1) * 8 + ord(square[0]) - ord("a")
+
+
+def deepen(position: Position, settings: Settings, left: Left, count: int = 1,
+           evaluate: Evaluator | None = None) -> Result:
+    """The deepest answer that fits: depth 1, 2, ... up to ``settings.depth`` while
+    ``left()`` says there is time, then the exact solve if the position is within
+    ``settings.exact`` empties and the solve finishes in what is left. ``count`` moves
+    get their own full-window score at the depth answered (hints, reviews)."""
+    total = max(left(), 1e-6)
+    empties = 64 - (position.black | position.white).bit_count()
+    solving = empties <= settings.exact
+    memory: dict[tuple[int, int], int] = {}
+    searcher = Searcher(Settings(1, 0), evaluate)
+    result = searcher.analyse(position, count, exact=False)  # always finished: tiny
+    nodes = result.nodes
+    if result.best is None and result.exact:
+        return result  # the game is over
+    # the midgame leaves some time to the solve; the solve may use all that is left
+    reserve = total * (1 - SOLVE_SHARE) if solving else 0.0
+    for depth in range(2, min(settings.depth, empties) + 1):
+        before = left()
+        if before - reserve <= 0:
+            break
+        searcher = Searcher(Settings(depth, 0), evaluate, lambda: left() - reserve)
+        searcher.best_reply = memory
+        try:
+            deeper = searcher.analyse(position, count, exact=False, order=_best_first(result))
+        except Timeout:
+            nodes += searcher.nodes
+            break
+        nodes += searcher.nodes
+        result = deeper
+        took = before - left()
+        if took * GROWTH > left() - reserve:
+            break
+    if solving and left() > 0:
+        searcher = Searcher(settings, evaluate, left)
+        try:
+            result = searcher.analyse(position, count, exact=True, order=_best_first(result))
+        except Timeout:
+            pass
+        nodes += searcher.nodes
+    result.nodes = nodes
+    return result
+
+
+def _best_first(result: Result) -> list[str]:
+    return sorted(result.scores, key=lambda sq: -result.scores[sq])
+
+
 def analyse(position: Position, settings: Settings | None = None, count: int = 1) -> Result:
     return Searcher(settings).analyse(position, count)
-

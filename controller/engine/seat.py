@@ -28,6 +28,7 @@ from controller.engine.home import (
     require_home,
 )
 from controller.engine.process import own_engine_argv, split_command
+from controller.engine.timing import Clock
 from controller.leds.plan import Plan
 from controller.squares import Color
 
@@ -37,6 +38,18 @@ if TYPE_CHECKING:
     from controller.web.facade import ChangeNotifier
 
 log = logging.getLogger("kaeshi.engine")
+
+
+def game_clock(core: GameCore) -> Clock | None:
+    """The clocks as the engine is asked, at the time of the step that made it its turn
+    (the game's own time, not the moment the worker thread gets to it)."""
+    clock = core.clock
+    if clock is None:
+        return None
+    control = clock.control
+    return Clock(min(360_000.0, control.main), min(360_000.0, control.increment),
+                 *(min(360_000.0, max(0.0, clock.remaining(c, core.t)))
+                   for c in (Color.BLACK, Color.WHITE)))
 
 
 def spec_from_config(config: Config) -> EngineSpec:
@@ -102,7 +115,8 @@ class EngineSeat:
     def _game(self) -> Any:
         core = self.service.core
         arb = core.arbiter
-        return engine_game(arb.config.start, arb.moves, arb.position), arb.position
+        game = engine_game(arb.config.start, arb.moves, arb.position)
+        return replace(game, clock=game_clock(core)), arb.position
 
     async def _ask_move(self, key: tuple[str, str, int]) -> None:
         game, position = self._game()

@@ -33,7 +33,7 @@ from controller.records.ggf_values import (
     parse_result,
     result_value,
 )
-from controller.records.irregular import split_stood, stood_note
+from controller.records.irregular import join_comments, split_stood, stood_note
 from controller.records.model import GameRecord, RecordError
 from controller.records.replay import Step, replay, square_index
 from controller.records.scan import Scan
@@ -177,7 +177,7 @@ def _stood(step: Step) -> Step:
 
 
 def _with_comment(step: Step, comments: list[str]) -> Step:
-    text = "\n".join(([step.comment] if step.comment else []) + comments)
+    text = join_comments(step.comment, *comments)
     return Step(step.square, step.player, step.time, step.eval, text)
 
 
@@ -287,7 +287,7 @@ def write_ggf(game: GameRecord) -> str:
             raise RecordError(f"extra field {key!r} cannot be written as a GGF tag")
         tag(key, value)
     for comment in game.comments:
-        tag("C", comment)
+        tag("C", join_comments(comment))
     for mv in game.moves:
         value = "PA" if mv.square is None else mv.square
         if mv.eval is not None or mv.time is not None:
@@ -299,10 +299,9 @@ def write_ggf(game: GameRecord) -> str:
             tm = "" if mv.time is None else format_number(mv.time)
             value += f"/{ev}/{tm}"
         tag("B" if mv.player is Color.BLACK else "W", value)
-        comment = mv.comment
+        comment = join_comments(mv.comment)  # one line: GGF readers go by lines
         if mv.stands is not None:
-            note = stood_note(board_value(mv.stands))
-            comment = f"{comment}\n{note}" if comment else note
+            comment = join_comments(comment, stood_note(board_value(mv.stands)))
         if comment:
             tag("C", comment)
     out.append(";)")

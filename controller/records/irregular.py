@@ -53,6 +53,8 @@ class Entry:
     t: float  # game time it was flagged
     status: str = OPEN
     until: float | None = None  # game time its status was settled
+    #: Put right after the opponent pointed it out (False: the mover's own doing).
+    pointed_out: bool = False
 
     def text(self) -> str:
         return describe(self.kind, self.player, self.squares)
@@ -68,8 +70,10 @@ class Entry:
     def comment(self) -> str:
         """The sentence for the record, on the move it happened on."""
         tail = {
-            CORRECTED: "It was pointed out and put right.",
-            WITHDRAWN: "It was pointed out and the move taken back.",
+            CORRECTED: "It was pointed out and put right." if self.pointed_out
+            else "It was put right without being pointed out.",
+            WITHDRAWN: "It was pointed out and the move taken back." if self.pointed_out
+            else "The move was taken back without being pointed out.",
             STOOD: "It was not pointed out and stands.",
             ACCEPTED: "The arbiter accepted the board as it stood.",
             RULED: "The arbiter set the position.",
@@ -99,7 +103,8 @@ class History:
                 self.entries.append(Entry(moves, str(d["player"]), str(d["kind"]),
                                           list(d.get("squares", [])), when))
             elif kind == "corrected":
-                self._corrected(str(d["kind"]), list(d.get("squares", [])), when)
+                self._corrected(str(d["kind"]), list(d.get("squares", [])), when,
+                                d.get("pointed_out") is True)
         if open_now is None:
             return
         still = {(f.get("player"), f.get("kind"), tuple(f.get("squares", [])))
@@ -108,11 +113,12 @@ class History:
             if e.status == OPEN and (e.player, e.kind, tuple(e.squares)) not in still:
                 e.status, e.until = STOOD, t
 
-    def _corrected(self, kind: str, squares: list[str], t: float) -> None:
+    def _corrected(self, kind: str, squares: list[str], t: float, pointed_out: bool) -> None:
         for e in self.entries:
             if e.status == OPEN and e.kind == kind and e.squares == squares:
                 withdrawn = kind in ("illegal_square", "illegal_pass")
                 e.status, e.until = (WITHDRAWN if withdrawn else CORRECTED), t
+                e.pointed_out = pointed_out
                 return
 
     def _settle(self, status: str, t: float) -> None:
@@ -138,6 +144,17 @@ class History:
 #: GGF has no tag for it; Kaeshi reads this sentence back (the board as in ``BO``).
 STOOD_NOTE = "Play went on from the board as it stood after this move: "
 _STOOD = re.compile(re.escape(STOOD_NOTE) + r"(\d{1,2}(?: [-*O]+)+ [*O])\.?")
+
+
+def join_comments(*parts: str) -> str:
+    """Notes on one move as one line: GGF readers take a comment line by line, and a
+    newline inside ``C[]`` breaks them."""
+    out = ""
+    for part in parts:
+        text = " ".join(part.split())
+        if text:
+            out = text if not out else f"{out}{' ' if out[-1] in '.!?' else '; '}{text}"
+    return out
 
 
 def stood_note(board: str) -> str:
@@ -185,6 +202,6 @@ def for_people(rec: GameRecord, history: History, after: dict[int, Position]) ->
     for n, mv in enumerate(rec.moves, 1):
         entries = history.on_move(n)
         if entries:
-            mv.comment = "\n".join(e.comment() for e in entries)
+            mv.comment = join_comments(*(e.comment() for e in entries))
         mv.stands = stood_board(after.get(n - 1), after.get(n), mv)
     return rec

@@ -99,7 +99,8 @@ class GameRecord:
         """Note ``text`` on move number ``move`` (1-based, passes counted) or on the game.
 
         The arbiter records irregularities this way; a move can collect several notes,
-        one per line, and every format that keeps comments (GGF, JSON) keeps them all.
+        joined on one line (a GGF comment must not hold a newline), and every format that
+        keeps comments (GGF, JSON) keeps them all.
         """
         if move is None:
             self.comments.append(text)
@@ -107,7 +108,9 @@ class GameRecord:
         if not 1 <= move <= len(self.moves):
             raise RecordError(f"no move {move} to comment on (the game has {len(self.moves)})")
         mv = self.moves[move - 1]
-        mv.comment = f"{mv.comment}\n{text}" if mv.comment else text
+        from controller.records.irregular import join_comments
+
+        mv.comment = join_comments(mv.comment, text)
 
     def label(self, index: int) -> str:
         """``game 3 (Ann vs Bob, 2024-05-06)``: how an error names this game to a person."""

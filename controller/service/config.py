@@ -166,13 +166,18 @@ OPTIONS: tuple[Option, ...] = (
       "(Egaroucid; moves only, so no scores, heat map or review).",
       choices=("nboard", "gtp")),
     O("engine", "level", int, 4,
-      "Search depth the engine is given (NBoard `set depth`; Kaeshi's own engine "
-      "stops at 20). For a GTP engine give its level on the command line.",
+      "The engine's level (NBoard `set depth`). Kaeshi's own engine: 1 beginner, "
+      "2 novice, 3 club, 4 advanced, 5 strong (docs/engine.md); above 5 that depth, "
+      "at most 20. Another NBoard engine takes it as its search depth. For a GTP "
+      "engine give its level on the command line.",
       low=1, high=60),
     O("engine", "time", float, 5.0,
-      "Seconds the engine may think per move. An answer later than that again (at "
-      "least 1 s, at most 5 s more) counts as a hung engine: it is stopped and started "
-      "once more, then left alone; the game goes on without it.", low=0.1, high=600.0),
+      "Seconds the engine may think per move, and per position for hints and "
+      "reviews; less when the game's clock is short (the engine is told the clocks). "
+      "An answer later than that again (at least 1 s, at most 5 s more) counts as a "
+      "hung engine: it is stopped and started once more, then left alone; the game "
+      "goes on without it. A hint still being searched then is answered with what the "
+      "engine has said so far.", low=0.1, high=600.0),
     # -- the tournament hall (README: "Running a tournament hall") --------------
     O("hub", "enabled", bool, False,
       "Publish this table to the hall's MQTT broker and take the hub's orders. Play "

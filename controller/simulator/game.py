@@ -305,8 +305,8 @@ class _Game:
             table.press(me.opponent)
         self.repair(plan, before)
         for kind_ in sorted(plan.flags, key=REPORT_ORDER.__getitem__):
-            self.truth.append(
-                corrected_event(table.t, kind_, _names(plan.flags[kind_], self.size)))
+            self.truth.append(corrected_event(table.t, kind_, _names(plan.flags[kind_], self.size),
+                                              pointed_out=fix == "opponent"))
         if K.ILLEGAL_SQUARE in plan.flags:
             self.perform(good)
             self.finish_turn(good, {})
@@ -384,7 +384,7 @@ class _Game:
         if fix == "opponent":
             self.table.think()
             t = self.table.press(me.opponent)
-            self.truth.append(corrected_event(t, K.ILLEGAL_PASS, legal))
+            self.truth.append(corrected_event(t, K.ILLEGAL_PASS, legal, pointed_out=True))
             self.table.think()
             self.play(sq, None)
             return True

@@ -13,12 +13,13 @@ from controller.engine.client import EngineClient, EngineSpec, Game
 from controller.engine.process import own_engine_argv
 from controller.engine.protocol import (
     ProtocolError,
+    final_hints,
     ggf_game,
     parse_gtp_reply,
     parse_nboard_move,
     parse_search_line,
 )
-from controller.engine.search import Searcher, Settings
+from controller.engine.search import Settings, deepen, default_evaluator
 from controller.position import Position
 from controller.records import read_ggf_text
 
@@ -41,6 +42,11 @@ def faulty(protocol: str, mode: str, after: int, seconds: float = 0.3,
 OPENING = Game(Position.start(), ("f5", "f6", "e6", "f4"))
 
 
+def in_process(position: Position, count: int = 1):
+    """What the engine answers at level 2 with all the time it wants, searched here."""
+    return deepen(position, Settings.for_level(2), lambda: 1e9, count, default_evaluator())
+
+
 @pytest.mark.parametrize("protocol", ["nboard", "gtp"])
 def test_own_engine_plays_a_legal_move_through_a_pipe(protocol):
     client = own(protocol)
@@ -49,7 +55,7 @@ def test_own_engine_plays_a_legal_move_through_a_pipe(protocol):
         assert move is not None and OPENING.position().is_legal(move.square)
         assert client.name.startswith("Kaeshi") and client.status == "ready"
         # the same answer the search gives in-process: the protocol loses nothing
-        expected = Searcher(Settings.for_level(2)).analyse(OPENING.position())
+        expected = in_process(OPENING.position())
         assert move.square == expected.best
         if protocol == "nboard":
             assert move.score == pytest.approx(expected.score, abs=0.01)
@@ -63,7 +69,7 @@ def test_nboard_hints_score_every_legal_move_as_the_search_does():
         hints = client.hints(OPENING, 64)
         pos = OPENING.position()
         assert set(hints) == set(pos.legal_squares())
-        searched = Searcher(Settings.for_level(2)).analyse(pos, 64).scores
+        searched = in_process(pos, 64).scores
         assert hints == pytest.approx(searched, abs=0.01)
     finally:
         client.close()
@@ -173,8 +179,7 @@ def test_kaeshi_engine_is_the_same_engine_for_a_gui(protocol):
     client = EngineClient(EngineSpec(argv, protocol, 2, 10.0))
     try:
         move = client.choose(OPENING)
-        assert move is not None and move.square == Searcher(Settings.for_level(2)).analyse(
-            OPENING.position()).best
+        assert move is not None and move.square == in_process(OPENING.position()).best
     finally:
         client.close()
 
@@ -189,3 +194,50 @@ def test_a_level_too_high_for_the_machine_costs_strength_not_time():
         assert client.status == "ready" and not client.problem
     finally:
         client.close()
+
+
+DIALECTS = Path(__file__).with_name("dialect_engines.py")
+
+
+def dialect(name: str, protocol: str) -> EngineClient:
+    return EngineClient(EngineSpec((sys.executable, str(DIALECTS), name), protocol, 2, 10.0))
+
+
+def test_an_ntest_style_engine_is_read_for_its_final_answer_not_a_shallow_line():
+    client = dialect("ntest", "nboard")
+    truth = in_process(OPENING.position())
+    try:
+        best = client.hints(OPENING, 1)
+        assert best == {truth.best: pytest.approx(truth.score, abs=0.01)}
+        assert client.depth == 2  # the depth of the final lines
+        every = client.hints(OPENING, 64)
+        assert every == pytest.approx(in_process(OPENING.position(), 64).scores, abs=0.01)
+        assert not client.problem
+    finally:
+        client.close()
+
+
+def test_an_edax_style_reg_genmove_falls_back_to_genmove_and_says_so(caplog):
+    client = dialect("edax-gtp", "gtp")
+    try:
+        with caplog.at_level("WARNING", logger="kaeshi.engine"):
+            move = client.choose(OPENING)  # reg_genmove answers f4, the last move
+        assert move is not None and move.square == in_process(OPENING.position()).best
+        assert client.problem is None and client.failures == 0
+        assert any("reg_genmove" in r.message and "genmove" in r.message
+                   for r in caplog.records)
+        later = Game(Position.start(), OPENING.moves + (move.square,))
+        again = client.choose(later)  # genmove from now on: no second warning
+        assert again is not None and later.position().is_legal(again.square)
+        assert sum("reg_genmove" in r.message for r in caplog.records) == 1
+    finally:
+        client.close()
+
+
+def test_search_lines_rank_by_depth_and_book_lines_outrank_search():
+    assert final_hints(["search F5 60 0 1", "search D6 2 0 8", "search C3 1 0 8"]) == (
+        {"d6": 2.0, "c3": 1.0}, 8.0)
+    assert final_hints(["search F5 3 0 21@98%", "search F5 1 0 21@100%"]) == (
+        {"f5": 1.0}, 21.0)
+    assert final_hints(["search F5 3 0 30", "book D6 0 12 20"])[0] == {"d6": 0.0}
+    assert final_hints(["status thinking"]) == ({}, None)

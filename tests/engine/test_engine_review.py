@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from controller.bitboard import bit_indices, flips, legal_moves
@@ -24,7 +26,7 @@ def game(data_dir):
 
 @pytest.fixture(scope="module")
 def review(game):
-    client = EngineClient(EngineSpec(tuple(own_engine_argv("nboard", 2)), "nboard", 2, 60.0))
+    client = EngineClient(EngineSpec(tuple(own_engine_argv("nboard", 4, 60.0)), "nboard", 4, 60.0))
     try:
         yield review_game(game, client)
     finally:
@@ -136,3 +138,31 @@ def test_an_engine_crashing_mid_review_is_started_again_and_the_review_completes
     assert marker.read_text().count("started") >= 3  # crashed after every 20 requests
     assert len(review.moves) == len(game.positions()) - 1
     assert review.moves[-1].score == pytest.approx(-42.0)  # the game's real result
+
+
+def test_the_review_says_how_deep_each_position_was_searched(game, review):
+    positions = game.positions()
+    for m, before in zip(review.moves, positions[:-1], strict=True):
+        empties = 64 - (before.black | before.white).bit_count()
+        if not before.legal_moves():
+            continue  # a forced pass is not searched
+        assert m.depth is not None and 1 <= m.depth <= max(empties, 4)
+        if empties <= 12:  # solved: the depth is the empties
+            assert m.depth == empties, f"move {m.number}"
+    assert review.seconds == 60.0
+    assert "depth" in review.to_json()["moves"][0]
+
+
+def test_a_review_note_joins_an_irregularity_note_on_one_line(game, review):
+    marked = copy.deepcopy(game)
+    # a move losing discs before any pass, so the record's and the review's numbers agree
+    lost = next(i for i, m in enumerate(review.moves)
+                if m.loss and all(x.square for x in review.moves[:i + 1]))
+    marked.moves[lost].comment = ("Irregular move (rule 5): White did not turn e5. "
+                                  "It was put right without being pointed out.")
+    text = write_ggf(annotate(marked, review))
+    assert "\n" not in text
+    comment = read_ggf_text(text)[0].moves[lost].comment
+    assert comment.startswith("Irregular move (rule 5): White did not turn e5. It was put "
+                              "right without being pointed out. ")
+    assert f"loses {review.moves[lost].loss:g} disc" in comment

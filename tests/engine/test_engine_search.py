@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
 from controller.bitboard import bit_indices, flips, legal_moves
-from controller.engine.search import Searcher, Settings, final_margin
+from controller.engine.search import (
+    CHECK_NODES,
+    LEVEL_NAMES,
+    LEVELS,
+    Searcher,
+    Settings,
+    deepen,
+    final_margin,
+)
 from controller.position import Position
 from controller.squares import parse_square, square_name
 
@@ -66,6 +75,64 @@ def test_endgame_scores_are_exact(seed):
     assert result.exact
 
 
-def test_levels():
-    assert Settings.for_level(1) == Settings(1, 12)
-    assert Settings.for_level(99) == Settings(20, 12)
+def test_levels_are_named_by_strength_and_grow_in_depth_and_endgame():
+    names = [Settings.for_level(n).name for n in range(1, 6)]
+    assert names == ["beginner", "novice", "club", "advanced", "strong"]
+    assert all(LEVEL_NAMES[name] == n for n, name in enumerate(names, 1))
+    depths = [(s.depth, s.exact) for s in LEVELS]
+    assert depths == sorted(depths) and len(set(depths)) == len(depths)
+    assert Settings.for_level(8).depth == 8 and Settings.for_level(99).depth == 20
+
+
+class FakeClock:
+    """Time that passes by a fixed step at every look: a search's deadline without a
+    real clock, so the tests are exact whatever the machine's load."""
+
+    def __init__(self, seconds: float, step: float) -> None:
+        self.now, self.end, self.step = 0.0, seconds, step
+        self.looks = 0
+
+    def left(self) -> float:
+        self.looks += 1
+        self.now += self.step
+        return self.end - self.now
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_search_out_of_time_answers_with_its_deepest_finished_depth(seed):
+    pos = random_position(200 + seed, 30)
+    clock = FakeClock(0.0, 1.0)  # out of time at the first look
+    result = deepen(pos, Settings(6, 0), clock.left)
+    # depth 1 is always finished, and it is the plain depth-1 answer
+    assert result.depth == 1 and pos.is_legal(result.best)
+    assert result.best == Searcher(Settings(1, 0)).analyse(pos).best
+    # with time for a few looks, it goes deeper, but never past the level
+    roomy = deepen(pos, Settings(3, 0), FakeClock(1e9, 1.0).left)
+    assert roomy.depth == 3
+    assert roomy.score == Searcher(Settings(3, 0)).analyse(pos).score
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_endgame_is_solved_only_when_the_solve_fits(seed):
+    pos = random_position(300 + seed, 10)
+    solved = deepen(pos, Settings(2, 12), FakeClock(1e9, 1.0).left)
+    assert solved.exact and solved.depth == 10
+    assert solved.score == Searcher(Settings(1, 12)).analyse(pos).score
+    # time for the midgame depths but not for the solve: the midgame answer stands
+    looks = FakeClock(1e9, 1.0)
+    deepen(pos, Settings(2, 0), looks.left)
+    short = FakeClock(looks.looks + 3, 1.0)
+    answer = deepen(pos, Settings(2, 12), short.left)
+    assert not answer.exact and answer.depth == 2 and pos.is_legal(answer.best)
+    assert short.now <= short.end + CHECK_NODES  # it noticed the deadline and stopped
+
+
+def test_a_deep_level_meets_a_real_deadline_in_a_hard_endgame():
+    from controller.engine.own import timed_analyse
+
+    pos = random_position(7, 18)
+    began = time.monotonic()
+    result = timed_analyse(pos, Settings(20, 18), 0.5)
+    # the search itself stops at 85% of the time; the rest is the slack a loaded
+    # machine needs between two looks at the clock
+    assert time.monotonic() - began < 0.5 and pos.is_legal(result.best)

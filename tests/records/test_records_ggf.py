@@ -226,7 +226,8 @@ def test_arbiter_notes_on_moves_survive_ggf_and_json():
     g.add_comment("forgotten_flip e5", move=2)
     g.add_comment("shifted_disc c3", move=2)
     g.add_comment("table 4")
-    assert g.moves[1].comment == "forgotten_flip e5\nshifted_disc c3"
+    # one line: a GGF reader goes by lines
+    assert g.moves[1].comment == "forgotten_flip e5; shifted_disc c3"
     assert read_ggf_text(write_ggf(g)) == [g]
     assert loads(dumps([g])) == [g]
     with pytest.raises(RecordError, match="no move 4 to comment on"):

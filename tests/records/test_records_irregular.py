@@ -212,3 +212,29 @@ def test_the_games_folder_lists_a_let_stand_game_and_says_what_it_cannot_be(
                           "--folder", str(tmp_path)], capture_output=True, text=True)
     assert wtb.returncode == 1 and "WTHOR cannot hold it" in wtb.stderr
     assert "KID[" not in (tmp_path / "20261128-101500.ggf").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("pointed_out", [False, True])
+def test_the_record_says_whether_a_fault_was_pointed_out_or_put_right_unprompted(
+        pointed_out: bool) -> None:
+    table = Table()
+    table.play("f5")
+    pos = table.position
+    square = pos.legal_squares()[0]
+    after = pos.play(square)
+    flipped = next(sq for sq in ("d4", "e4", "d5", "e5", "f4", "e6", "d6")
+                   if after.board_string()[parse_square(sq)] == "O"
+                   and pos.board_string()[parse_square(sq)] == "X")
+    table.play(square, {flipped: "X"})  # white forgets to turn a disc
+    if pointed_out:
+        table.press(Color.BLACK)  # black hands the turn back and points it out
+    table.see(after.board_string())  # the disc is turned
+    if pointed_out:
+        table.press(Color.WHITE)
+    table.play(table.position.legal_squares()[0])  # black plays on
+    (entry,) = table.core.history.entries
+    assert entry.status == "corrected" and entry.pointed_out is pointed_out
+    said = entry.comment()
+    assert ("pointed out and put right" in said) is pointed_out
+    assert ("without being pointed out" in said) is not pointed_out
+    assert "\n" not in said
