@@ -19,8 +19,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "watch",
         help="read the board from a camera or video and write the observation log",
         description="Read frames from a camera, a video file or a folder of images, and "
-        "write the observation log (JSON Lines) that 'kaeshi arbitrate' judges. A board "
-        "line is written whenever the settled board changes; squares under a hand are ?.",
+        "write the observation log (JSON Lines) that 'kaeshi arbitrate' judges. The first "
+        "line says what wrote the log (the source, its frame rate and --stable), so "
+        "'kaeshi arbitrate' holds each press for the frames after it without being told; "
+        "then a board line is written whenever the settled board changes; squares under "
+        "a hand are ?.",
     )
     src = p.add_mutually_exclusive_group()
     src.add_argument("--camera", type=int, metavar="N", help="camera index (default 0)")
@@ -59,8 +62,9 @@ def keep_turn(path: str, setup: CameraSetup, log: Callable[[str], None]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.observation import LogHeader
     from controller.vision.calibration_file import load_calibration, refused_note
-    from controller.vision.capture import open_source
+    from controller.vision.capture import FrameSource, open_source
     from controller.vision.watching.loop import WatchOptions, watch
 
     if args.stable < 1:
@@ -78,13 +82,22 @@ def run(args: argparse.Namespace) -> int:
         return open_source(camera=args.camera, video=args.video, images=args.images,
                            picamera=args.picamera, fps=args.fps, on_error=log)
 
+    def header(opened: FrameSource) -> None:
+        fps = opened.frame_rate()
+        out.write(LogHeader(opened.kind, opened.name, fps, args.stable).to_json() + "\n")
+        out.flush()
+        if fps is None:
+            log(f"{opened.name} does not say its frame rate: judge the log with "
+                "'kaeshi arbitrate --fps F'")
+
     options = WatchOptions(stable=args.stable, keepalive=args.keepalive,
                            max_frames=args.max_frames, give_up_after=args.give_up_after,
                            a1=args.a1)
     out = Path(args.out).open("w", encoding="utf-8") if args.out else sys.stdout
     try:
         written = watch(source, setup, out, options, log,  # type: ignore[arg-type]
-                        turn_settled=lambda kept: keep_turn(args.calibration, kept, log))
+                        turn_settled=lambda kept: keep_turn(args.calibration, kept, log),
+                        begin=header)
     finally:
         if args.out:
             out.close()
