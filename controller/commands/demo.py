@@ -4,8 +4,12 @@ Simulated players replay a WTHOR game with the clock running; one forgotten flip
 flagged and then corrected. The board is the simulated sensor board (the real
 firmware on a pseudo-terminal) when it can be built here, else the observation log
 is replayed directly. The terminal shows board, clocks and flags live, the web page
-runs on this machine, and the demo ends by itself, leaving the game record and its
-review by Kaeshi's own engine (no third-party engine needed).
+runs on this machine, and the demo leaves the game record and its review by Kaeshi's
+own engine (no third-party engine needed).
+
+Run from a terminal, the game-over page stays up until Ctrl-C: a newcomer has time
+to open it. With no terminal (CI, a pipe, ``CI`` set in the environment) or with
+``--duration``, the demo ends by itself.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -26,7 +32,12 @@ from controller.service.display import TerminalDisplay
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="run the service on simulated hardware (ends by itself)")
+    p = sub.add_parser(
+        "demo", help="run the service on simulated hardware",
+        description="Replay a real game on simulated hardware through the whole service: "
+        "terminal view, web page, game record and review. From a terminal the page stays "
+        "up after the game until Ctrl-C; with no terminal, or with --duration, the demo "
+        "ends by itself.")
     p.add_argument("--out", default="games", metavar="DIR",
                    help="folder for the game record (default: ./games)")
     p.add_argument("--seconds", type=float, default=TARGET_SECONDS,
@@ -36,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "directly; auto (default): the board if it can be built here")
     p.add_argument("--wthor", metavar="FILE", help="WTHOR file to take the game from")
     p.add_argument("--game", type=int, default=None, help="game number (0-based) in that file")
+    p.add_argument("--duration", type=float, metavar="S",
+                   help="keep the page up S seconds after the game, then end (default: "
+                   "until Ctrl-C from a terminal, at once with none)")
     p.add_argument("--no-web", action="store_true", help="do not start the web page")
     p.add_argument("--no-review", action="store_true",
                    help="do not review the finished game with Kaeshi's own engine")
@@ -58,11 +72,26 @@ def _start_board(choice: str, terminal: TerminalDisplay) -> Any:
         return None
 
 
+def at_a_terminal() -> bool:
+    """Someone is watching: standard input and output are a terminal, outside CI."""
+    return sys.stdin.isatty() and sys.stdout.isatty() and not os.environ.get("CI")
+
+
+def linger(duration: float | None, terminal: bool) -> float | None:
+    """Seconds the page stays up after the game (None: until Ctrl-C)."""
+    if duration is not None:
+        if not 0 <= duration <= 86400:
+            raise ValueError(f"--duration must be from 0 to 86400 seconds, not {duration:g}")
+        return duration
+    return None if terminal else 0.0
+
+
 def run(args: argparse.Namespace) -> int:
     from controller.commands.run import setup_logging
 
     if not 5 <= args.seconds <= 600:
         raise ValueError(f"--seconds must be between 5 and 600, not {args.seconds}")
+    args.linger = linger(args.duration, at_a_terminal())
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     options = {} if args.game is None else {"game_index": args.game}
@@ -145,14 +174,21 @@ def _service(demo: DemoGame, board: Any, log_path: Path, tmp: Path, out: Path,
         values.update({"source.kind": "hall", "source.device": board.port,
                        "leds.driver": "board"})
     service = Service(defaults().replace(**values), terminal=terminal,
-                      time_scale=float(demo.speed), exit_when_done=True)
+                      time_scale=float(demo.speed), exit_when_done=True, linger=args.linger)
     where = "the simulated sensor board" if board is not None else "the replayed observations"
+    if args.linger is None:
+        ending = "the page stays up after the game: press Ctrl-C to stop"
+    elif args.linger:
+        ending = f"the demo ends {args.linger:g} s after the game (Ctrl-C stops it sooner)"
+    else:
+        ending = "the demo ends with the game (Ctrl-C stops it sooner)"
 
     def ready(svc: Service) -> None:
         terminal.message(f"board: {where}")
         if svc.url:
             terminal.message(f"web page: {svc.url}   arbiter view: "
                              f"{svc.url}/arbiter?token={svc.token}")
+        terminal.message(ending)
 
     service.on_ready = ready
     return service

@@ -138,4 +138,4 @@ async def play_on_board(sim: SimBoard, service: Service, demo: DemoGame) -> None
             break
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.5)  # let the last picture reach the terminal and the web page
-    service.stop()
+    service.replay_done()
