@@ -17,8 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -28,7 +26,7 @@ from controller.observation import write_observations
 from controller.service.app import Service
 from controller.service.config import defaults
 from controller.service.demo import TARGET_SECONDS, DemoGame, build_demo, play_on_board
-from controller.service.display import TerminalDisplay
+from controller.service.display import TerminalDisplay, at_a_terminal
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -70,11 +68,6 @@ def _start_board(choice: str, terminal: TerminalDisplay) -> Any:
         terminal.message(f"(simulated sensor board not available: {first}; "
                          "replaying the observations directly)")
         return None
-
-
-def at_a_terminal() -> bool:
-    """Someone is watching: standard input and output are a terminal, outside CI."""
-    return sys.stdin.isatty() and sys.stdout.isatty() and not os.environ.get("CI")
 
 
 def linger(duration: float | None, terminal: bool) -> float | None:
