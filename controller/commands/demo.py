@@ -25,7 +25,13 @@ from controller.errors import KaeshiError
 from controller.observation import write_observations
 from controller.service.app import Service
 from controller.service.config import defaults
-from controller.service.demo import TARGET_SECONDS, DemoGame, build_demo, play_on_board
+from controller.service.demo import (
+    DEMO_GAME,
+    TARGET_SECONDS,
+    DemoGame,
+    build_demo,
+    play_on_board,
+)
 from controller.service.display import TerminalDisplay, at_a_terminal
 
 
@@ -44,7 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="sim: the simulated sensor board; log: replay the observations "
                    "directly; auto (default): the board if it can be built here")
     p.add_argument("--wthor", metavar="FILE", help="WTHOR file to take the game from")
-    p.add_argument("--game", type=int, default=None, help="game number (0-based) in that file")
+    p.add_argument("--game", type=int, default=None, metavar="N",
+                   help="game number in that file, from 1 as 'kaeshi simulate --game' counts "
+                   f"(default {DEMO_GAME + 1})")
     p.add_argument("--duration", type=float, metavar="S",
                    help="keep the page up S seconds after the game, then end (default: "
                    "until Ctrl-C from a terminal, at once with none)")
@@ -70,6 +78,14 @@ def _start_board(choice: str, terminal: TerminalDisplay) -> Any:
         return None
 
 
+def game_index(number: int) -> int:
+    """The file's index of game ``number``: every command counts games from 1."""
+    if number < 1:
+        raise ValueError(f"--game counts from 1 (as 'kaeshi simulate --game' does), not "
+                         f"{number}")
+    return number - 1
+
+
 def linger(duration: float | None, terminal: bool) -> float | None:
     """Seconds the page stays up after the game (None: until Ctrl-C)."""
     if duration is not None:
@@ -87,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     args.linger = linger(args.duration, at_a_terminal())
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    options = {} if args.game is None else {"game_index": args.game}
+    options = {} if args.game is None else {"game_index": game_index(args.game)}
     demo = build_demo(Path(args.wthor) if args.wthor else None, seconds=args.seconds,
                       **options)
     rec = demo.record

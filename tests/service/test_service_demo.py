@@ -160,3 +160,20 @@ def test_with_a_duration_the_demo_ends_by_itself_even_from_a_terminal(tmp_path, 
             proc.kill()
             proc.wait()
         os.close(master)
+
+
+def test_demo_and_simulate_number_the_games_of_a_file_alike(data_dir, capsys, tmp_path):
+    from controller import cli
+    from controller.commands.demo import game_index
+    from controller.commands.simulate import pick_game
+
+    wthor = data_dir / "games" / "wthor" / "WTH_2001.wtb"
+    for number in (1, 3, 10):
+        demo_game = load_one_game(wthor, game_index(number))
+        assert demo_game.transcript_moves() == pick_game(str(wthor), number).transcript_moves()
+    assert game_index(DEMO_GAME + 1) == DEMO_GAME  # the default, said as game 3
+    out = ["--out", str(tmp_path / "games")]
+    assert cli.main(["demo", "--game", "0", "--wthor", str(wthor), *out]) == 1
+    assert "--game counts from 1" in capsys.readouterr().err
+    assert cli.main(["demo", "--game", "9999", "--wthor", str(wthor), *out]) == 1
+    assert "no game 9999: the file holds" in capsys.readouterr().err
