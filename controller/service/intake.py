@@ -135,8 +135,15 @@ class Intake:
 
     def source_press_wait(self) -> float:
         """Seconds a press waits for the camera's frames after it (the one rule of
-        :mod:`controller.arbiter.presswait`); other sources are judged at each press."""
+        :mod:`controller.arbiter.presswait`); a replayed camera log waits as its header
+        says it was watched (as ``kaeshi arbitrate`` judges it); other sources are
+        judged at each press."""
         config = self.table.config
+        if config["source.kind"] == "sim":
+            header = self.logs.header()
+            if header is None or header.fps is None:
+                return 0.0
+            return press_wait(header.fps, header.stable, config["source.press_wait_max"])
         if config["source.kind"] != "camera":
             return 0.0
         fps = config["source.fps"]

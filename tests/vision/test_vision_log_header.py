@@ -95,6 +95,11 @@ def test_a_header_anywhere_but_the_first_line_is_refused_by_every_reader():
         list(read_observations([BOARD_LINE, "", header]))
 
 
+@pytest.fixture(scope="module")
+def camera_log(data_dir, tmp_path_factory) -> tuple[Path, list[dict]]:
+    return _camera_log(data_dir, tmp_path_factory.mktemp("camera"), moves=4)
+
+
 def _camera_log(data_dir: Path, tmp_path: Path, moves: int) -> tuple[Path, list[dict]]:
     """A scenario of the independent development set cut after ``moves`` moves, with
     presses as prompt as people make them, filmed by the synthetic renderer into a
@@ -144,8 +149,8 @@ def _content(events: list[dict]) -> list[dict]:
     return [{k: v for k, v in e.items() if k != "t"} for e in events]
 
 
-def test_watch_output_is_judged_without_fps_as_with_it(data_dir, tmp_path, capsys):
-    log, truth = _camera_log(data_dir, tmp_path, moves=4)
+def test_watch_output_is_judged_without_fps_as_with_it(camera_log, tmp_path, capsys):
+    log, truth = camera_log
     by_header, said = _arbitrate(capsys, str(log))
     assert said == ""
     with_fps, said = _arbitrate(capsys, str(log), "--fps", str(FPS))
@@ -183,3 +188,34 @@ def test_a_header_without_a_frame_rate_is_judged_at_each_press_and_says_so(tmp_p
                    + "\n", encoding="utf-8")
     _, said = _arbitrate(capsys, str(log))
     assert "(Pi camera) did not say its frame rate" in said and "--fps F" in said
+
+
+def test_the_service_replays_a_watch_log_as_arbitrate_judges_it(camera_log, tmp_path,
+                                                                 capsys):
+    """``source.kind = "sim"`` on a camera's log: the header's press wait, as in
+    ``kaeshi arbitrate``, so the same moves and faults."""
+    import asyncio
+
+    from controller.arbiter.presswait import press_wait
+    from controller.service.app import Service
+    from controller.service.config import defaults
+
+    log, _ = camera_log
+    judged, _ = _arbitrate(capsys, str(log))
+    config = defaults().replace(**{
+        "game.mode": "home", "source.kind": "sim", "source.log": str(log),
+        "source.speed": 200.0, "journal.path": str(tmp_path / "journal.sqlite"),
+        "games.folder": str(tmp_path / "games"), "web.enabled": False,
+        "clock.resume": "continue"})
+    service = Service(config)
+    seen: list[dict] = []
+    service.on_step = lambda events: seen.extend(e.to_dict() for e in events)
+    service.open()
+    assert service.core is not None and service.core.settings.press_wait == press_wait(FPS)
+    assert asyncio.run(asyncio.wait_for(service.run(), 60)) == 0
+    kinds = ("move", "pass", "irregularity", "corrected")
+
+    def board_events(events: list[dict]) -> list[dict]:
+        return [e for e in _content(events) if e["event"] in kinds]
+
+    assert board_events(seen) == board_events(judged)
