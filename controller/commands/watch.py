@@ -40,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--keepalive", type=float, metavar="S",
                    help="repeat the board line at least every S seconds")
     p.add_argument("--fps", type=float, default=10.0,
-                   help="frame rate assumed for --images (default 10)")
+                   help="frame rate assumed for --images (default 10), written in the "
+                   "log's first line as a video's own rate is")
     p.add_argument("--max-frames", type=int, metavar="N", help="stop after N frames")
     p.add_argument("--give-up-after", type=float, metavar="S",
                    help="stop when a camera has delivered nothing for S seconds "
