@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from controller.vision.geometry import A1_PLACES
 
 if TYPE_CHECKING:
+    from controller.vision.capture import Frame, FrameSource
     from controller.vision.setup import CameraSetup
 
 
@@ -62,10 +63,61 @@ def keep_turn(path: str, setup: CameraSetup, log: Callable[[str], None]) -> None
     log(f"the settled turn was kept in {path}")
 
 
+class FrameTimes:
+    """The times of the frames a live camera delivered, across its reconnections: a
+    driver may report 30 frames a second and deliver 10 in a dim room, and the log's
+    header would then make every press wait too short."""
+
+    #: Frames needed before the delivered rate is compared with the stated one.
+    ENOUGH = 30
+    #: How far the rates may differ (a share of the stated one) before it is said.
+    TOLERANCE = 0.2
+
+    def __init__(self) -> None:
+        self.intervals = 0  # between two frames of one connection
+        self.span = 0.0  # seconds those intervals add up to
+
+    def timed(self, source: FrameSource) -> FrameSource:
+        """``source``, its frames noted as they pass (a file's are not: their times are
+        the file's, not a clock's). A reconnected camera starts its times anew, so
+        only the intervals within a connection count."""
+        if not source.live:
+            return source
+        meter = self
+        frames = source.frames
+
+        def noted() -> Iterator[Frame]:
+            last: float | None = None
+            for frame in frames():
+                if last is not None and frame.t > last:
+                    meter.intervals += 1
+                    meter.span += frame.t - last
+                last = frame.t
+                yield frame
+
+        source.frames = noted  # type: ignore[method-assign]
+        return source
+
+    def delivered(self) -> float | None:
+        """Frames a second delivered, once there were enough to tell."""
+        if self.intervals + 1 < self.ENOUGH or self.span <= 0:
+            return None
+        return self.intervals / self.span
+
+    def note(self, stated: float | None) -> str | None:
+        """What to say when the delivered rate is not the one in the log's header."""
+        rate = self.delivered()
+        if rate is None or stated is None or abs(rate - stated) <= self.TOLERANCE * stated:
+            return None
+        return (f"the camera delivered {rate:.1f} frames a second, not the {stated:g} its "
+                f"driver reported and the log's first line says: judge the log with "
+                f"'kaeshi arbitrate --fps {rate:.0f}'")
+
+
 def run(args: argparse.Namespace) -> int:
     from controller.observation import LogHeader
     from controller.vision.calibration_file import load_calibration, refused_note
-    from controller.vision.capture import FrameSource, open_source
+    from controller.vision.capture import open_source
     from controller.vision.watching.loop import WatchOptions, watch
 
     if args.stable < 1:
@@ -79,12 +131,17 @@ def run(args: argparse.Namespace) -> int:
     if cal is not None and cal.refused:
         log(f"warning: {refused_note(args.calibration)}")
 
+    times = FrameTimes()
+    stated: list[float | None] = []
+
     def source() -> object:
-        return open_source(camera=args.camera, video=args.video, images=args.images,
-                           picamera=args.picamera, fps=args.fps, on_error=log)
+        return times.timed(open_source(camera=args.camera, video=args.video,
+                                       images=args.images, picamera=args.picamera,
+                                       fps=args.fps, on_error=log))
 
     def header(opened: FrameSource) -> None:
         fps = opened.frame_rate()
+        stated.append(fps)
         out.write(LogHeader(opened.kind, opened.name, fps, args.stable).to_json() + "\n")
         out.flush()
         if fps is None:
@@ -102,5 +159,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if args.out:
             out.close()
+        note = times.note(stated[0] if stated else None)
+        if note is not None:
+            log(f"warning: {note}")
     log(f"{written} observation lines written")
     return 0

@@ -219,3 +219,47 @@ def test_the_service_replays_a_watch_log_as_arbitrate_judges_it(camera_log, tmp_
         return [e for e in _content(events) if e["event"] in kinds]
 
     assert board_events(seen) == board_events(judged)
+
+
+class _LiveCamera:
+    """A camera whose driver states ``stated`` frames a second and delivers ``real``."""
+
+    kind, name, live = "camera", "camera 0", True
+
+    def __init__(self, stated: float, real: float, n: int) -> None:
+        self.stated, self.real, self.n = stated, real, n
+
+    def frames(self):
+        from controller.vision.capture import Frame
+
+        for k in range(self.n):
+            yield Frame(k / self.real, None)  # type: ignore[arg-type]
+
+    def frame_rate(self) -> float:
+        return self.stated
+
+
+@pytest.mark.parametrize("stated,real,n,said", [
+    (30.0, 10.0, 60, "delivered 10.0 frames a second, not the 30"),
+    (30.0, 28.0, 60, None),  # near enough
+    (30.0, 10.0, 10, None),  # too few frames to tell
+])
+def test_a_camera_slower_than_its_driver_says_is_reported(stated, real, n, said):
+    from controller.commands.watch import FrameTimes
+
+    times = FrameTimes()
+    for _ in range(2):  # a camera reconnected: its frames are counted on
+        source = times.timed(_LiveCamera(stated, real, n // 2))  # type: ignore[arg-type]
+        list(source.frames())
+    note = times.note(stated)
+    assert (note is None) if said is None else (said in note and "--fps 10" in note)
+
+
+def test_a_file_is_not_timed_by_the_clock():
+    from controller.commands.watch import FrameTimes
+
+    times = FrameTimes()
+    camera = _LiveCamera(30.0, 10.0, 60)
+    camera.live = False
+    list(times.timed(camera).frames())  # type: ignore[arg-type]
+    assert times.intervals == 0 and times.note(30.0) is None
