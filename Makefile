@@ -11,7 +11,7 @@ SHARED ?= ../shared
 help:
 	@echo "Kaeshi — watch a physical Othello board"
 	@echo ""
-	@echo "  make demo      run the service on simulated hardware (ends by itself)"
+	@echo "  make demo      run the service on simulated hardware (page up until Ctrl-C)"
 	@echo "  make test      run every test (sets up .venv, builds host firmware)"
 	@echo "  make bench     print performance figures"
 	@echo "  make lint      ruff over the whole tree"

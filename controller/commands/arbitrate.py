@@ -14,7 +14,7 @@ from controller.arbiter import Arbiter, ArbiterConfig, Mode
 from controller.arbiter.presswait import press_wait
 from controller.events import Event
 from controller.irregularities import describe, instruction, name
-from controller.observation import read_observations
+from controller.observation import LogHeader, Observation, read_log
 from controller.position import Position
 from controller.records import save_games
 from controller.records.irregular import History, for_people
@@ -48,11 +48,14 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="json: one event per line, for programs (default); text: one "
                    "line per event in words, irregularities with what happens next")
     p.add_argument("--fps", type=float, metavar="F",
-                   help="the log was read by a camera at F frames a second ('kaeshi watch'): "
-                   "each press is judged with the frames taken just after it (see "
-                   "docs/camera.md); default: every press is judged at once")
-    p.add_argument("--stable", type=int, default=2, metavar="N",
-                   help="with --fps: the '--stable' the log was watched with (default 2)")
+                   help="the log was read by a camera at F frames a second: each press is "
+                   "judged with the frames taken just after it (see docs/camera.md). "
+                   "Default: the frame rate in the header 'kaeshi watch' writes; a log "
+                   "without one is judged at each press. Given, it wins over the header "
+                   "(a disagreement is reported)")
+    p.add_argument("--stable", type=int, metavar="N",
+                   help="the '--stable' the log was watched with (default: the header's, "
+                   "else 2)")
     p.set_defaults(func=run, clock=None)
 
 
@@ -65,16 +68,46 @@ def _open(path: str) -> Iterator[TextIO]:
         yield f
 
 
-def config_from(args: argparse.Namespace) -> ArbiterConfig:
+def _note(msg: str) -> None:
+    print(f"kaeshi arbitrate: {msg}", file=sys.stderr, flush=True)
+
+
+def camera_wait(args: argparse.Namespace, header: LogHeader | None) -> float:
+    """How long a press waits for the camera's frames after it: from ``--fps`` and
+    ``--stable`` where given (they win: the user may know the header is wrong, and a
+    disagreement is reported), else from the log's header; 0 for a log that says
+    nothing of a camera and was given no ``--fps``."""
+    if header is not None and args.settled:
+        raise ValueError("the log was written by a camera ('kaeshi watch'); --settled is "
+                         "for the sensor board's logs")
+    if args.fps is not None and args.settled:
+        raise ValueError("--fps is for a camera's log; a --settled log is judged at each press")
+    fps, stable = args.fps, args.stable
+    if header is not None:
+        if fps is not None and header.fps is not None and fps != header.fps:
+            _note(f"the log says it was watched at {header.fps:g} fps; judging at --fps "
+                  f"{fps:g} as asked")
+        if stable is not None and stable != header.stable:
+            _note(f"the log says it was watched with --stable {header.stable}; judging "
+                  f"with --stable {stable} as asked")
+        if fps is None and header.fps is None:
+            _note(f"the log's source ({header.name}) did not say its frame rate: every "
+                  "press is judged at once; give --fps F to judge it with the frames after it")
+        fps = header.fps if fps is None else fps
+        stable = header.stable if stable is None else stable
+    if fps is None:
+        return 0.0
+    return press_wait(fps, 2 if stable is None else stable)
+
+
+def config_from(args: argparse.Namespace, header: LogHeader | None = None) -> ArbiterConfig:
     if args.board and args.handicap:
         raise ValueError("give either --board or --handicap, not both")
     if args.board:
         start = Position.from_board_string(args.board, Color.parse(args.to_move))
     else:
         start = Position.handicap(args.handicap) if args.handicap else Position.start()
-    if args.fps is not None and args.settled:
-        raise ValueError("--fps is for a camera's log; a --settled log is judged at each press")
-    wait = 0.0 if args.fps is None else press_wait(args.fps, args.stable)
+    wait = camera_wait(args, header)
     return ArbiterConfig(
         mode=Mode(args.mode),
         start=start,
@@ -112,7 +145,14 @@ def as_text(event: Event, move: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    arbiter = Arbiter(config_from(args))
+    with _open(args.log) as lines:
+        header, observations = read_log(lines)
+        return _judge(args, header, observations)
+
+
+def _judge(args: argparse.Namespace, header: LogHeader | None,
+           observations: Iterator[Observation]) -> int:
+    arbiter = Arbiter(config_from(args, header))
     history = History()
     after = {0: arbiter.position}
     out = sys.stdout
@@ -125,10 +165,9 @@ def run(args: argparse.Namespace) -> int:
         after[len(arbiter.moves)] = arbiter.position
 
     t = 0.0
-    with _open(args.log) as lines:
-        for obs in read_observations(lines):
-            say(arbiter.feed(obs), obs.t)
-            t = obs.t
+    for obs in observations:
+        say(arbiter.feed(obs), obs.t)
+        t = obs.t
     say(arbiter.finish(t), t)
     out.flush()
     if args.record:

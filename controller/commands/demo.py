@@ -4,9 +4,12 @@ Simulated players replay a WTHOR game with the clock running; one forgotten flip
 flagged and then corrected. The board is the simulated sensor board (the real
 firmware on a pseudo-terminal) when it can be built and its port opened here, else
 the observation log is replayed directly, and the demo says why. The terminal shows
-board, clocks and flags live, the web page runs on this machine, and the demo ends by
-itself, leaving the game record and its review by Kaeshi's own engine (no third-party
-engine needed).
+board, clocks and flags live, the web page runs on this machine, and the demo leaves
+the game record and its review by Kaeshi's own engine (no third-party engine needed).
+
+Run from a terminal, the game-over page stays up until Ctrl-C: a newcomer has time
+to open it. With no terminal (CI, a pipe, ``CI`` set in the environment) or with
+``--duration``, the demo ends by itself.
 """
 
 from __future__ import annotations
@@ -19,7 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.errors import KaeshiError
-from controller.service.demo import TARGET_SECONDS, DemoGame, build_demo, play_on_board
+from controller.service.demo import (
+    DEMO_GAME,
+    TARGET_SECONDS,
+    DemoGame,
+    build_demo,
+    play_on_board,
+)
 from controller.service.states import State
 
 if TYPE_CHECKING:
@@ -28,6 +37,11 @@ if TYPE_CHECKING:
 
 
 def register(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Replay a real game on simulated hardware through the whole service: terminal "
+        "view, web page, game record and review. From a terminal the page stays up after "
+        "the game until Ctrl-C; with no terminal, or with --duration, the demo ends by "
+        "itself.")
     p.add_argument("--out", default="games", metavar="DIR",
                    help="folder for the game record (default: ./games)")
     p.add_argument("--seconds", type=float, default=TARGET_SECONDS,
@@ -36,7 +50,12 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="sim: the simulated sensor board; log: replay the observations "
                    "directly; auto (default): the board if it can be built here")
     p.add_argument("--wthor", metavar="FILE", help="WTHOR file to take the game from")
-    p.add_argument("--game", type=int, default=None, help="game number (0-based) in that file")
+    p.add_argument("--game", type=int, default=None, metavar="N",
+                   help="game number in that file, from 1 as 'kaeshi simulate --game' counts "
+                   f"(default {DEMO_GAME + 1})")
+    p.add_argument("--duration", type=float, metavar="S",
+                   help="keep the page up S seconds after the game, then end (default: "
+                   "until Ctrl-C from a terminal, at once with none)")
     p.add_argument("--no-web", action="store_true", help="do not start the web page")
     p.add_argument("--no-review", action="store_true",
                    help="do not review the finished game with Kaeshi's own engine")
@@ -86,16 +105,34 @@ def _open_link(port: str) -> None:
     SerialTransport(port, BAUD).close()
 
 
+def game_index(number: int) -> int:
+    """The file's index of game ``number``: every command counts games from 1."""
+    if number < 1:
+        raise ValueError(f"--game counts from 1 (as 'kaeshi simulate --game' does), not "
+                         f"{number}")
+    return number - 1
+
+
+def linger(duration: float | None, terminal: bool) -> float | None:
+    """Seconds the page stays up after the game (None: until Ctrl-C)."""
+    if duration is not None:
+        if not 0 <= duration <= 86400:
+            raise ValueError(f"--duration must be from 0 to 86400 seconds, not {duration:g}")
+        return duration
+    return None if terminal else 0.0
+
+
 def run(args: argparse.Namespace) -> int:
     from controller.commands.run import setup_logging
     from controller.observation import write_observations
-    from controller.service.display import TerminalDisplay
+    from controller.service.display import TerminalDisplay, at_a_terminal
 
     if not 5 <= args.seconds <= 600:
         raise ValueError(f"--seconds must be between 5 and 600, not {args.seconds}")
+    args.linger = linger(args.duration, at_a_terminal())
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    options = {} if args.game is None else {"game_index": args.game}
+    options = {} if args.game is None else {"game_index": game_index(args.game)}
     demo = build_demo(Path(args.wthor) if args.wthor else None, seconds=args.seconds,
                       **options)
     rec = demo.record
@@ -180,14 +217,21 @@ def _service(demo: DemoGame, board: Any, log_path: Path, tmp: Path, out: Path,
         values.update({"source.kind": "hall", "source.device": board.port,
                        "leds.driver": "board"})
     service = Service(defaults().replace(**values), terminal=terminal,
-                      time_scale=float(demo.speed), exit_when_done=True)
+                      time_scale=float(demo.speed), exit_when_done=True, linger=args.linger)
     where = "the simulated sensor board" if board is not None else "the replayed observations"
+    if args.linger is None:
+        ending = "the page stays up after the game: press Ctrl-C to stop"
+    elif args.linger:
+        ending = f"the demo ends {args.linger:g} s after the game (Ctrl-C stops it sooner)"
+    else:
+        ending = "the demo ends with the game (Ctrl-C stops it sooner)"
 
     def ready(svc: Service) -> None:
         terminal.message(f"board: {where}")
         if svc.url:
             terminal.message(f"web page: {svc.url}   arbiter view: "
                              f"{svc.url}/arbiter?token={svc.token}")
+        terminal.message(ending)
 
     service.on_ready = ready
     return service

@@ -15,10 +15,11 @@ def register(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Run the hub of a tournament hall: it takes every table's events from the "
         "MQTT broker into its store, sends the tables their orders and serves the "
-        "arbiter dashboard and the spectator broadcast. See the README, 'Running a "
-        "tournament hall'."
+        "arbiter dashboard and the spectator broadcast. See docs/hub.md (the broker, "
+        "the tables' [hub] section, the hub's configuration)."
     )
-    p.add_argument("--config", metavar="FILE", help="hub.toml (see the README)")
+    p.add_argument("--config", metavar="FILE",
+                   help="hub.toml (see docs/hub.md#the-hub-kaeshi-hub---config-hubtoml)")
     p.add_argument("--log-level", default="info",
                    choices=("debug", "info", "warning", "error"))
     p.set_defaults(func=run)

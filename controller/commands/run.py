@@ -12,10 +12,15 @@ if TYPE_CHECKING:
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    p.description = "Run the Kaeshi service. It resumes an unfinished game from the journal."
+    p.description = (
+        "Run the Kaeshi service. It resumes an unfinished game from the journal. "
+        "A replay (source.kind = \"sim\") ends with its log, or, run from a terminal, keeps "
+        "its game-over page up until Ctrl-C. To try it without hardware: kaeshi run "
+        "--config deploy/kaeshi.simulated.toml (see docs/service.md#a-simulated-table).")
     p.add_argument("--config", metavar="FILE",
-                   help="TOML configuration (see deploy/kaeshi.example.toml); "
-                   "default: every option at its default")
+                   help="TOML configuration (see deploy/kaeshi.example.toml, or "
+                   "deploy/kaeshi.simulated.toml for a simulated table); default: every "
+                   "option at its default")
     p.set_defaults(func=run)
 
 
@@ -33,12 +38,14 @@ def run_service(config: Config) -> int:
     import asyncio
 
     from controller.service.app import Service
-    from controller.service.display import TerminalDisplay
+    from controller.service.display import TerminalDisplay, at_a_terminal
     from controller.service.lifecycle import ReplayDone
 
     terminal = TerminalDisplay() if config["display.terminal"] else None
     setup_logging(config["log.level"], terminal is not None)
-    service = Service(config, terminal=terminal)
+    # a replay's game-over page stays up for the person at the terminal; a job ends
+    linger = None if config["source.kind"] == "sim" and at_a_terminal() else 0.0
+    service = Service(config, terminal=terminal, linger=linger)
     try:
         service.open()
     except ReplayDone as done:

@@ -77,6 +77,7 @@ class Service:
         exit_when_done: bool | None = None,
         time_scale: float | None = None,
         boot_clock: Callable[[], BootStamp] = bootclock.now,
+        linger: float | None = 0.0,
     ) -> None:
         self.config = config
         self._wall = wall
@@ -93,6 +94,11 @@ class Service:
         self.exit_when_done = (
             config["source.kind"] == "sim" if exit_when_done is None else exit_when_done
         )
+        if linger is not None and not 0 <= linger <= 86400:
+            raise ValueError(f"linger must be from 0 to 86400 seconds, not {linger}")
+        #: With ``exit_when_done``: seconds the game-over page stays up once the replay
+        #: has ended (0: stop at once; None: until a signal, for someone at a terminal).
+        self.linger = linger
         self.states = StateMachine(self._state_changed)
         self.notifier = ChangeNotifier()
         self.journal: Journal | None = None
@@ -365,6 +371,23 @@ class Service:
     def stop(self) -> None:
         if self._stop is not None:
             self._stop.set()
+
+    def replay_done(self) -> None:
+        """The replay has ended (``exit_when_done``): stop, or keep the game-over page up
+        ``linger`` seconds, or until Ctrl-C (a person at a terminal is reading it)."""
+        if self.linger == 0 or self._stop is None:
+            self.stop()
+            return
+        where = f" at {self.url}" if self.url else ""
+        if self.linger is None:
+            text = f"the replay has ended; the page stays up{where}: press Ctrl-C to stop"
+        else:
+            text = f"the replay has ended; the page stays up{where} for {self.linger:g} s"
+            asyncio.get_running_loop().call_later(self.linger, self.stop)
+        if self.terminal is not None:
+            self.terminal.message(text)
+        else:
+            log.warning("%s", text)
 
     def stopping(self) -> bool:
         return self._stop is not None and self._stop.is_set()

@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     from controller.service.app import Service
 
 WTHOR_FILE = Path("games") / "wthor" / "WTH_2001.wtb"
-#: A game of that file and a simulator seed whose only irregularity is a forgotten flip
-#: that the opponent points out; checked at start, searched again if the simulator changed.
+#: A game of that file (its index; ``kaeshi demo --game`` counts from 1, as
+#: ``kaeshi simulate --game`` does, so this is game 3 there) and a simulator seed whose
+#: only irregularity is a forgotten flip that the opponent points out; checked at start,
+#: searched again if the simulator changed.
 DEMO_GAME = 2
 DEMO_SEED = 22
 ERROR_RATE = 0.03
@@ -73,13 +75,15 @@ def load_one_game(path: Path, index: int) -> GameRecord:
     size = wthor.GAME.size
     count = (len(data) - wthor.HEADER.size) // size
     if not 0 <= index < count:
-        raise KaeshiError(f"{path}: no game {index} (the file holds {count})")
+        # said as a person counts (from 1), as every command takes a game's number
+        raise KaeshiError(f"{path}: no game {index + 1}: the file holds {count}, "
+                          f"numbered 1 to {count}")
     start = wthor.HEADER.size + index * size
     one = data[: wthor.HEADER.size] + data[start : start + size]
     jou, trn = wthor.name_files(path)
     players = wthor.read_names(jou, wthor.PLAYER_RECORD) if jou else None
     tournaments = wthor.read_names(trn, wthor.TOURNAMENT_RECORD) if trn else None
-    scan = wthor.scan_wthor_bytes(one, f"{path} game {index}", players, tournaments)
+    scan = wthor.scan_wthor_bytes(one, f"{path} game {index + 1}", players, tournaments)
     return scan.records()[0]
 
 
@@ -99,7 +103,8 @@ def build_demo(wthor_path: Path | None = None, game_index: int = DEMO_GAME,
         if _fits(sim):
             break
     else:
-        raise KaeshiError(f"no simulation of game {game_index} shows a corrected forgotten flip")
+        raise KaeshiError(f"no simulation of game {game_index + 1} shows a corrected "
+                          "forgotten flip")
     duration = sim.observations[-1].t - sim.observations[0].t
     speed = max(1.0, round(duration / seconds, 2))
     return DemoGame(record, sim, seed, speed)
@@ -138,4 +143,4 @@ async def play_on_board(sim: SimBoard, service: Service, demo: DemoGame) -> None
             break
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.5)  # let the last picture reach the terminal and the web page
-    service.stop()
+    service.replay_done()

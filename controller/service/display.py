@@ -7,6 +7,7 @@ it prints one line per change instead, so logs stay readable.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import IO, Any
 
@@ -158,3 +159,10 @@ class TerminalDisplay:
         if self.live:
             self._height = 0
         self.out.flush()
+
+
+def at_a_terminal() -> bool:
+    """Someone is watching: standard input and output are a terminal, outside CI (where
+    a ``CI`` variable is set). A replay then keeps its game-over page up until Ctrl-C,
+    where a pipe or a job must end by itself."""
+    return sys.stdin.isatty() and sys.stdout.isatty() and not os.environ.get("CI")

@@ -74,6 +74,7 @@ class FedTable(Protocol):
     def refresh_state(self) -> None: ...
     def show(self, arrival: float | None = None) -> None: ...
     def stop(self) -> None: ...
+    def replay_done(self) -> None: ...
     def stopping(self) -> bool: ...
     def hub_changed(self) -> None: ...
     def hub_rounds(self) -> dict[str, int] | None: ...
@@ -139,8 +140,15 @@ class Intake:
 
     def source_press_wait(self) -> float:
         """Seconds a press waits for the camera's frames after it (the one rule of
-        :mod:`controller.arbiter.presswait`); other sources are judged at each press."""
+        :mod:`controller.arbiter.presswait`); a replayed camera log waits as its header
+        says it was watched (as ``kaeshi arbitrate`` judges it); other sources are
+        judged at each press."""
         config = self.table.config
+        if config["source.kind"] == "sim":
+            header = self.logs.header()
+            if header is None or header.fps is None:
+                return 0.0
+            return press_wait(header.fps, header.stable, config["source.press_wait_max"])
         if config["source.kind"] != "camera":
             return 0.0
         fps = config["source.fps"]
@@ -374,7 +382,7 @@ class Intake:
             self._next_game_from(nxt)
             return
         if self.table.exit_when_done:
-            self.table.stop()
+            self.table.replay_done()
 
     def _waits_for_pairing(self) -> bool:
         """hub.wait_for_pairing on a replaying table linked to a hall."""

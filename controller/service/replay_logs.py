@@ -17,7 +17,7 @@ from typing import Any
 
 from controller.boardsize import STANDARD
 from controller.errors import KaeshiError
-from controller.observation import read_observations
+from controller.observation import LogHeader, read_log
 from controller.service.config import Config
 from controller.service.journal import GameRow, Journal
 
@@ -38,12 +38,13 @@ def log_files(path: str | Path) -> list[Path]:
     return files
 
 
-def count_observations(path: Path, size: int = STANDARD) -> int:
-    """Read a whole log of a ``size`` board once, keeping nothing: a bad line stops
-    start-up, named."""
+def survey(path: Path, size: int = STANDARD) -> tuple[int, LogHeader | None]:
+    """Read a whole log of a ``size`` board once, keeping only its count and its header
+    (a camera's log says its frame rate there): a bad line stops start-up, named."""
     try:
         with open(path, encoding="utf-8") as f:
-            return sum(1 for _ in read_observations(f, size))
+            header, observations = read_log(f, size)
+            return sum(1 for _ in observations), header
     except (KaeshiError, OSError, UnicodeDecodeError) as exc:
         raise KaeshiError(f"observation log {path}: {exc}") from None
 
@@ -72,6 +73,8 @@ class ReplayLogs:
         self.injected = injected
         #: Observations of every log of ``source.log`` (checked at start-up).
         self.counts: dict[Path, int] = {}
+        #: The header of every log that has one (``kaeshi watch`` wrote it).
+        self.headers: dict[Path, LogHeader | None] = {}
         #: The log of the game in play, and its observation count.
         self.file: Path | None = None
         self.count: int | None = None
@@ -87,7 +90,9 @@ class ReplayLogs:
         except OSError as exc:
             raise KaeshiError(f"observation logs {path}: {exc}") from None
         size = self.config["game.size"]
-        self.counts = {f: count_observations(f, size) for f in files}
+        surveyed = {f: survey(f, size) for f in files}
+        self.counts = {f: count for f, (count, _) in surveyed.items()}
+        self.headers = {f: header for f, (_, header) in surveyed.items()}
         self.file = files[0]
         self.count = self.counts[files[0]]
 
@@ -95,6 +100,12 @@ class ReplayLogs:
         """Whether ``source.log`` is a folder of logs (one game each)."""
         return (not self.injected and self.config["source.kind"] == "sim"
                 and len(self.counts) > 0 and Path(self.config["source.log"]).is_dir())
+
+    def header(self) -> LogHeader | None:
+        """The header of the log in play: a camera's log says how it was watched."""
+        if self.injected or self.config["source.kind"] != "sim" or self.file is None:
+            return None
+        return self.headers.get(self.file)
 
     def use(self, path: Path) -> None:
         self.file = path

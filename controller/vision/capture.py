@@ -36,10 +36,18 @@ class FrameSource:
     """Base: iterate for frames; ``close`` releases the device."""
 
     name = "source"
+    #: The kind of source, as a camera log's header names it (``LogHeader.source``).
+    kind = "camera"
     live = False  # a live camera may come back after a failure; a file does not
 
     def frames(self) -> Iterator[Frame]:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def frame_rate(self) -> float | None:
+        """Frames a second the source delivers, once its first frame has come (None:
+        it does not say). Written into the log's header, it sets how long a press
+        waits for the frames after it when the log is judged."""
+        return None
 
     def close(self) -> None:
         """Release the device; sources without one need nothing."""
@@ -68,6 +76,7 @@ class CameraSource(FrameSource):
         self.width, self.height = width, height
         self.clock = clock
         self.cap: object | None = None
+        self.fps: float | None = None
         self.t0 = clock()
 
     def open(self) -> None:
@@ -82,6 +91,11 @@ class CameraSource(FrameSource):
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
         self.cap = cap
+        fps = float(cap.get(cv2.CAP_PROP_FPS) or 0.0)
+        self.fps = fps if 0 < fps <= 1000 else None  # the driver's rate, when it says one
+
+    def frame_rate(self) -> float | None:
+        return self.fps
 
     def frames(self) -> Iterator[Frame]:
         if self.cap is None:
@@ -102,6 +116,7 @@ class CameraSource(FrameSource):
 class PiCameraSource(FrameSource):
     """The Raspberry Pi camera through picamera2, when it is installed."""
 
+    kind = "picamera"
     live = True
 
     def __init__(
@@ -149,9 +164,15 @@ class PiCameraSource(FrameSource):
 class VideoFileSource(FrameSource):
     """A recorded video; frame times come from the file (or its frame rate)."""
 
+    kind = "video"
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.name = str(self.path)
+        self.fps: float | None = None
+
+    def frame_rate(self) -> float | None:
+        return self.fps
 
     def frames(self) -> Iterator[Frame]:
         if not self.path.is_file():
@@ -161,6 +182,7 @@ class VideoFileSource(FrameSource):
             if not cap.isOpened():
                 raise CaptureError(f"{self.path}: not a readable video")
             fps = cap.get(cv2.CAP_PROP_FPS) or 0.0
+            self.fps = float(fps) if 0 < fps <= 1000 else None
             n = 0
             while True:
                 ok, image = cap.read()
@@ -182,6 +204,8 @@ class ImageFolderSource(FrameSource):
     file does not end a replay.
     """
 
+    kind = "images"
+
     def __init__(
         self,
         folder: str | Path,
@@ -192,6 +216,9 @@ class ImageFolderSource(FrameSource):
         self.name = str(self.folder)
         self.fps = fps
         self.on_error = on_error or (lambda msg: None)
+
+    def frame_rate(self) -> float | None:
+        return self.fps
 
     def frames(self) -> Iterator[Frame]:
         if not self.folder.is_dir():

@@ -1,4 +1,5 @@
-"""`kaeshi demo`: the real service on simulated players, ending by itself with a record."""
+"""`kaeshi demo`: the real service on simulated players, leaving a record; it ends by
+itself with no terminal, and keeps its page up until Ctrl-C from one."""
 
 from __future__ import annotations
 
@@ -62,6 +63,7 @@ def test_kaeshi_demo_runs_and_leaves_the_record(tmp_path, data_dir, board, secon
     # Only the injected fault is flagged: nothing lost between board, driver and arbiter.
     assert text.count("FLAG ") == 1
     assert "web page: http://127.0.0.1:" in text
+    assert "the demo ends with the game" in text  # no terminal: it ends by itself
     assert "FLAG forgotten flip by black: f4" in text
     assert "corrected forgotten flip: f4" in text
     assert "game over" in text and "Traceback" not in proc.stderr
@@ -74,3 +76,104 @@ def test_kaeshi_demo_runs_and_leaves_the_record(tmp_path, data_dir, board, secon
     # reviewed by Kaeshi's own engine: no third-party engine needed
     assert "review (score after each move" in text and "engine: Kaeshi2" in text
     assert len(list((out / "reviews").glob("*.ggf"))) == 1
+
+
+def _demo_in_a_terminal(tmp_path: Path, data_dir: Path, *extra: str):
+    """``kaeshi demo`` with a pseudo-terminal as its standard input and output, as
+    ``make demo`` run by a person; returns the process, a function that waits for a
+    text on the terminal (returning all shown so far) and the terminal's master end."""
+    import pty
+    import threading
+    import time
+
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env["KAESHI_SHARED"] = str(data_dir.parent)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "demo", "--out", str(tmp_path / "games"),
+         "--seconds", "6", "--board", "log", "--no-review", *extra],
+        cwd=tmp_path, env=env, stdin=slave, stdout=slave, stderr=subprocess.PIPE, text=True)
+    os.close(slave)
+    shown: list[str] = []
+
+    def drain() -> None:  # the live view redraws often: keep the terminal read
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            shown.append(chunk.decode("utf-8", "replace"))
+
+    threading.Thread(target=drain, daemon=True).start()
+
+    def wait_for(text: str, timeout: float = 60.0) -> str:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if text in "".join(shown):
+                return "".join(shown)
+            if proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"{text!r} not shown; the terminal shows:\n{''.join(shown)[-2000:]}")
+
+    return proc, wait_for, master
+
+
+def test_from_a_terminal_the_demo_page_stays_up_until_ctrl_c(tmp_path, data_dir):
+    import re
+    import signal
+    import time
+    import urllib.request
+
+    proc, wait_for, master = _demo_in_a_terminal(tmp_path, data_dir)
+    try:
+        text = wait_for("press Ctrl-C to stop")
+        url = re.search(r"web page: (http://127\.0\.0\.1:\d+)", text)
+        assert url is not None
+        text = wait_for("the replay has ended; the page stays up at ")
+        assert "game over" in text
+        time.sleep(1.0)
+        assert proc.poll() is None  # still up after the game: nobody pressed Ctrl-C
+        with urllib.request.urlopen(url.group(1), timeout=10) as page:
+            assert page.status == 200
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0, proc.stderr.read()
+        assert "Traceback" not in proc.stderr.read()
+        assert list((tmp_path / "games").glob("*.json"))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+
+
+def test_with_a_duration_the_demo_ends_by_itself_even_from_a_terminal(tmp_path, data_dir):
+    proc, wait_for, master = _demo_in_a_terminal(tmp_path, data_dir, "--duration", "0.5")
+    try:
+        wait_for("the demo ends 0.5 s after the game")
+        assert proc.wait(timeout=60) == 0, proc.stderr.read()
+        assert list((tmp_path / "games").glob("*.json"))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+
+
+def test_demo_and_simulate_number_the_games_of_a_file_alike(data_dir, capsys, tmp_path):
+    from controller import cli
+    from controller.commands.demo import game_index
+    from controller.commands.simulate import pick_game
+
+    wthor = data_dir / "games" / "wthor" / "WTH_2001.wtb"
+    for number in (1, 3, 10):
+        demo_game = load_one_game(wthor, game_index(number))
+        assert demo_game.transcript_moves() == pick_game(str(wthor), number).transcript_moves()
+    assert game_index(DEMO_GAME + 1) == DEMO_GAME  # the default, said as game 3
+    out = ["--out", str(tmp_path / "games")]
+    assert cli.main(["demo", "--game", "0", "--wthor", str(wthor), *out]) == 1
+    assert "--game counts from 1" in capsys.readouterr().err
+    assert cli.main(["demo", "--game", "9999", "--wthor", str(wthor), *out]) == 1
+    assert "no game 9999: the file holds" in capsys.readouterr().err

@@ -38,11 +38,15 @@ def watch(
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
     turn_settled: Callable[[CameraSetup], None] | None = None,
+    begin: Callable[[FrameSource], None] | None = None,
 ) -> int:
     """Run until the source ends (files), ``max_frames``, or ``give_up_after``.
 
-    ``turn_settled`` hears, once, the set-up whose quarter turn the game settled (a
-    calibration that could not: see ``CameraSetup.turn_unsettled``), to keep it.
+    ``begin`` hears, once, the source that delivered the first frame, before any line
+    is written: by then the source knows its frame rate, which ``kaeshi watch`` puts
+    in the log's header. ``turn_settled`` hears, once, the set-up whose quarter turn
+    the game settled (a calibration that could not: see
+    ``CameraSetup.turn_unsettled``), to keep it.
     Returns the number of observation lines written.
     """
     watcher: BoardWatcher | None = setup and BoardWatcher.on_setup(
@@ -60,6 +64,8 @@ def watch(
             for frame in source.frames():
                 last_ok = clock()
                 frames += 1
+                if frames == 1 and begin is not None:
+                    begin(source)
                 if watcher is None:
                     try:
                         setup = auto_setup(frame.image, a1=options.a1)
