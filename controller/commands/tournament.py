@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,13 @@ from controller.tournament.leaderboard import waiting_for
 from controller.tournament.model import TournamentError
 from controller.tournament_store import formats, store, via_hub, writer
 from controller.tournament_store.hallday import hall_day
-from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
+from controller.tournament_store.roster import (
+    EventConfig,
+    decode_roster,
+    fold_name,
+    parse_event,
+    parse_roster,
+)
 from controller.tournament_store.simulate import simulate
 
 
@@ -162,7 +169,12 @@ def _read(path: Path) -> str:
 
 def cmd_new(args: argparse.Namespace) -> int:
     config = parse_event(_read(args.event), str(args.event))
-    roster = parse_roster(_read(args.roster), str(args.roster))
+    try:
+        data = args.roster.read_bytes()
+    except OSError as exc:
+        raise TournamentError(f"{args.roster}: {exc.strerror}") from None
+    roster = parse_roster(decode_roster(data, str(args.roster)), str(args.roster),
+                          config.date)
     t = store.create(args.db, config, roster)
     print(f"{args.db}: {config.division} division, {len(t.present)} players present, "
           f"{len(roster) - len(t.present)} absent")
@@ -189,6 +201,7 @@ class Written:
 def _write(args: argparse.Namespace, kind: str, payload: dict[str, Any]) -> Written:
     """One action, written by this command under the event's writer lock, or sent
     through the hub that holds it; refused, naming the hub, without its token."""
+    payload = _folded(payload)
     try:
         with writer.holding(args.db, "kaeshi tournament"):
             _, t = store.load(args.db)
@@ -206,6 +219,20 @@ def _write(args: argparse.Namespace, kind: str, payload: dict[str, Any]) -> Writ
         if reply.get("problem"):
             print(f"note: {reply['problem']}")
         return Written(reply=reply)
+
+
+def _folded(payload: dict[str, Any]) -> dict[str, Any]:
+    """Names typed at the terminal, in the form the roster keeps them (NFKC, spaces
+    folded), so 「山田　太郎」 finds 「山田 太郎」."""
+    out = dict(payload)
+    for key in ("player", "loser", "name", "black", "draw_win"):
+        if isinstance(out.get(key), str):
+            out[key] = fold_name(out[key])
+    for key in ("tables", "byes"):
+        if isinstance(out.get(key), list):
+            out[key] = [[fold_name(n) for n in x] if isinstance(x, list) else fold_name(x)
+                        for x in out[key]]
+    return out
 
 
 def cmd_lottery(args: argparse.Namespace) -> int:
@@ -337,6 +364,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     (args.out / "event.json").write_text(
         json.dumps(formats.event_json(t), ensure_ascii=False, indent=1), encoding="utf-8")
     print(f"wrote {args.out}")
+    missing = formats.missing_ids(t)
+    if missing:
+        print(f"warning: results.wof.txt: no federation ID for {len(missing)} player(s) "
+              f"({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''}); their "
+              "games are left as comments: add a federation_id column to the roster",
+              file=sys.stderr)
     _say_extension(t)
     return 0
 

@@ -40,7 +40,12 @@ from controller.hub.simulate import Hall
 from controller.tournament import Tournament
 from controller.tournament.leaderboard import leaderboard
 from controller.tournament_store import store
-from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
+from controller.tournament_store.roster import (
+    EventConfig,
+    decode_roster,
+    parse_event,
+    parse_roster,
+)
 from controller.tournament_store.simulate import random_roster
 
 #: Seconds a table's game may take at 1x, for the timeouts (a WTHOR replay is ~4 min).
@@ -107,7 +112,11 @@ def make_event(path: Path, plan: EventPlan, seed: int) -> Tournament:
         if plan.roster is None:
             raise KaeshiError("--event needs --roster (the players' CSV)")
         config = parse_event(_read(plan.event), str(plan.event))
-        roster = parse_roster(_read(plan.roster), str(plan.roster))
+        try:
+            data = plan.roster.read_bytes()
+        except OSError as exc:
+            raise KaeshiError(f"{plan.roster}: {exc.strerror}") from None
+        roster = parse_roster(decode_roster(data, str(plan.roster)), str(plan.roster))
     else:
         if not 2 <= plan.players <= 400:
             raise KaeshiError(f"--players must be 2-400, not {plan.players}")

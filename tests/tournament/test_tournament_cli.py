@@ -13,8 +13,9 @@ EVENT = 'name = "Test Open"\ndivision = "open"\ndate = "2021-07-18"\ncountry = "
 
 
 def write_roster(path: Path, n: int, extra: str = "") -> Path:
-    lines = ["name,rank,club,seed,absent"]
-    lines += [f"Player {k},{k % 5 + 1}段,Club {k % 3},{'' if k else 1}," for k in range(n)]
+    lines = ["name,rank,club,seed,absent,federation_id"]
+    lines += [f"Player {k},{k % 5 + 1}段,Club {k % 3},{'' if k else 1},,{9000 + k}"
+              for k in range(n)]
     path.write_text("\n".join(lines) + "\n" + extra, encoding="utf-8")
     return path
 
@@ -222,5 +223,6 @@ def test_late_arrival_and_forfeit_on_the_command_line(event, tmp_path, capsys):
     csv_sheet = (tmp_path / "out" / "round-1.csv").read_text()
     assert f"(forfeit by {white}, not rated)" in csv_sheet
     wof = (tmp_path / "out" / "results.wof.txt").read_text()
-    numbers = {p["name"]: p["number"] for p in data["players"]}
-    assert f"% {numbers[black]} wins by forfeit against {numbers[white]} (not rated)" in wof
+    assert f"% {black} wins by {white}'s forfeit (not rated)" in wof
+    ids = {p["name"]: p["federation_id"] for p in data["players"]}
+    assert not any(line.startswith(f"{ids[black]} (") for line in wof.splitlines())

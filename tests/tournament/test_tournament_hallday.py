@@ -57,7 +57,7 @@ def test_simulate_hall_writes_the_day_and_leaves_the_forfeit_out_of_the_wof_file
     assert "signed by both players at the table, 1 confirmed by the arbiter" in text
     assert "1 late arrival(s) played on, 1 took the forfeit" in text
     data = json.loads((out / "event.json").read_text())
-    numbers = {p["name"]: p["number"] for p in data["players"]}
+    numbers = {p["name"]: int(p["federation_id"]) for p in data["players"]}
     forfeit = [(r["round"], g) for r in data["rounds"] for g in r["games"] if g["forfeit"]]
     assert len(forfeit) == 1
     round_no, g = forfeit[0]
@@ -68,8 +68,7 @@ def test_simulate_hall_writes_the_day_and_leaves_the_forfeit_out_of_the_wof_file
     end = wof.index(f"% Round {round_no + 1}")
     rated = [line.split() for line in wof[start:end] if not line.startswith("%")]
     assert all({int(x[0]), int(x[2])} != pair for x in rated)
-    assert (f"% {numbers[g['winner']]} wins by forfeit against {numbers[loser]} "
-            "(not rated)") in wof
+    assert f"% {g['winner']} wins by {loser}'s forfeit (not rated)" in wof
     # every other game of the day is rated
     games = sum(1 for r in data["rounds"] for x in r["games"]
                 if x["table"] is not None and not x["forfeit"])
