@@ -61,6 +61,9 @@ class EventPlan:
     event: Path | None = None
     roster: Path | None = None
     rounds: int = 0
+    #: ``--extend``: confirm a random field outside the open format's sizes (fewer
+    #: than 16 or more than 128 entries), run as the variant the notes name.
+    extend: bool = False
 
 
 @dataclass
@@ -121,7 +124,7 @@ def make_event(path: Path, plan: EventPlan, seed: int) -> Tournament:
         if not 2 <= plan.players <= 400:
             raise KaeshiError(f"--players must be 2-400, not {plan.players}")
         config = EventConfig("Simulated hall day", "open", date.today().isoformat(), "JPN",
-                             "kaeshi")
+                             "kaeshi", plan.extend)
         roster = random_roster(rng, plan.players, "open")
     t = store.create(path, config, roster)
     store.commit(path, t, "lottery",

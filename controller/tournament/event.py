@@ -74,7 +74,7 @@ class Tournament:
             bad = [p.name for p in self.roster if p.seed is not None and not 1 <= p.seed <= 4]
             if bad:
                 raise TournamentError(f"open-division seeds are 1–4: {bad[0]}")
-            self.extension = open_extension(len(self.roster), extend)
+            self.extension = open_extension(len(self.roster), extend, len(self.present))
         else:
             ko.check_size(len(self.present))
             bad = [p.name for p in self.roster

@@ -14,7 +14,7 @@ def random_roster(rng: random.Random, players: int, division: str) -> list[Playe
     rng.shuffle(seeds)
     roster: list[Player] = []
     total = players + absent
-    seeded = set(rng.sample(range(total), min(4, total)))
+    seeded = set(rng.sample(range(total), min(4, total - absent)))
     absent_at = set(rng.sample([k for k in range(total) if k not in seeded], absent))
     for k in range(total):
         seed = seeds.pop() if k in seeded else None

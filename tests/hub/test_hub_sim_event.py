@@ -53,7 +53,7 @@ def _finished_games(folder, table):
 def test_two_rounds_paired_by_the_director_signed_at_the_tables(tmp_path, data_dir):
     said: list[str] = []
     options = SimulateOptions(speed=40.0, errors=0.0, folder=str(tmp_path), seed=27)
-    summary = simulate_event(options, EventPlan(players=8, rounds=2), said.append)
+    summary = simulate_event(options, EventPlan(players=8, rounds=2, extend=True), said.append)
 
     assert summary.rounds == 2, (said, summary.text())
     assert summary.tables == 4

@@ -9,7 +9,8 @@ import pytest
 
 from controller.cli import main
 
-EVENT = 'name = "Test Open"\ndivision = "open"\ndate = "2021-07-18"\ncountry = "JPN"\n'
+EVENT = ('name = "Test Open"\ndivision = "open"\ndate = "2021-07-18"\ncountry = "JPN"\n'
+         "extend = true\n")  # ten players: the small-field variant
 
 
 def write_roster(path: Path, n: int, extra: str = "") -> Path:
@@ -162,17 +163,18 @@ def test_a_field_beyond_the_rules_needs_the_organisers_word_and_is_named_everywh
         tmp_path, capsys):
     # 130 roster entries draw numbers 11–140, past the rules' 「非シード選手に11～138」
     write_roster(tmp_path / "players.csv", 130)
-    (tmp_path / "event.toml").write_text(EVENT, encoding="utf-8")
+    base = EVENT.replace("extend = true\n", "")
+    (tmp_path / "event.toml").write_text(base, encoding="utf-8")
     db = tmp_path / "t.sqlite"
     new = ["tournament", "--db", str(db), "new", str(tmp_path / "event.toml"),
            "--roster", str(tmp_path / "players.csv")]
     assert main(new) == 1
     assert "130 roster entries: the rules number players 11–138" in capsys.readouterr().err
     assert not db.exists()
-    (tmp_path / "event.toml").write_text(EVENT + "extend = 1\n", encoding="utf-8")
+    (tmp_path / "event.toml").write_text(base + "extend = 1\n", encoding="utf-8")
     assert main(new) == 1
     assert "extend must be true or false" in capsys.readouterr().err
-    (tmp_path / "event.toml").write_text(EVENT + "extend = true\n", encoding="utf-8")
+    (tmp_path / "event.toml").write_text(base + "extend = true\n", encoding="utf-8")
     assert main(new) == 0
     named = "extension of the rules, confirmed by the organiser: 130 roster entries"
     assert named in capsys.readouterr().out

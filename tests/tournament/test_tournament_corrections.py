@@ -17,7 +17,8 @@ BY = {"by": "Arbiter Sato", "why": "score card signed the wrong way round"}
 
 
 def event(n: int = 16, division: str = "open") -> Tournament:
-    t = Tournament([Player(f"P{k:02d}", born=str(1960 + k)) for k in range(n)], division, "x")
+    t = Tournament([Player(f"P{k:02d}", born=str(1960 + k)) for k in range(n)], division, "x",
+                   extend=division == "open")
     t.draw_lottery(["1", "2", "3"])
     t.pair_next_round()
     return t
@@ -51,7 +52,7 @@ def test_a_result_of_this_round_is_corrected_and_marked():
 
 def test_an_earlier_round_is_corrected_after_the_next_was_paired(tmp_path):
     path = tmp_path / "e.sqlite"
-    t = store.create(path, EventConfig("x", "open"),
+    t = store.create(path, EventConfig("x", "open", extend=True),
                      [Player(f"P{k:02d}", born=str(1960 + k)) for k in range(16)])
     store.commit(path, t, "lottery", {"seeds": ["1", "2", "3"]})
     store.commit(path, t, "pair", {})
@@ -134,7 +135,7 @@ def test_a_knockout_result_that_decided_the_next_round_needs_a_repairing_first()
 
 
 def test_the_command_line_journals_the_correction(tmp_path, capsys):
-    (tmp_path / "e.toml").write_text('name = "T"\n', encoding="utf-8")
+    (tmp_path / "e.toml").write_text('name = "T"\nextend = true\n', encoding="utf-8")
     (tmp_path / "r.csv").write_text("name\n" + "".join(f"P{k}\n" for k in range(8)),
                                     encoding="utf-8")
     db = str(tmp_path / "t.sqlite")

@@ -84,7 +84,7 @@ def _status(table: int, signoff: SignOff | None = None, late: LateArrival | None
 
 def test_the_desk_asks_the_arbiter_only_for_a_dispute_or_a_flag(tmp_path):
     path = tmp_path / "e.sqlite"
-    t = store.create(path, EventConfig("Desk", "open"),
+    t = store.create(path, EventConfig("Desk", "open", extend=True),
                      [Player(f"p{k}") for k in range(8)])
     store.commit(path, t, "lottery", {"seeds": ["1", "2", "3"]})
     director = TournamentDirector(t, path)
@@ -152,7 +152,8 @@ def test_the_running_hub_takes_signed_results_and_late_states_from_the_tables(tm
         from starlette.testclient import TestClient
 
     path = tmp_path / "e.sqlite"
-    t = store.create(path, EventConfig("Hub", "open"), [Player(f"p{k}") for k in range(8)])
+    t = store.create(path, EventConfig("Hub", "open", extend=True),
+                     [Player(f"p{k}") for k in range(8)])
     store.commit(path, t, "lottery", {"seeds": ["1", "2", "3"]})
     director = TournamentDirector(t, path)
     pairings = director.pair_next_round()
@@ -196,7 +197,8 @@ def test_the_running_hub_takes_signed_results_and_late_states_from_the_tables(tm
 
 def test_a_signed_32_32_without_a_toss_waits_for_the_arbiter(tmp_path):
     path = tmp_path / "e.sqlite"
-    t = store.create(path, EventConfig("Desk", "open"), [Player(f"p{k}") for k in range(8)])
+    t = store.create(path, EventConfig("Desk", "open", extend=True),
+                     [Player(f"p{k}") for k in range(8)])
     store.commit(path, t, "lottery", {"seeds": ["1", "2", "3"]})
     director = TournamentDirector(t, path)
     director.pair_next_round()

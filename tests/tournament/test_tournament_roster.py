@@ -84,7 +84,7 @@ def test_ranks_and_birth_years_are_checked(cell, needle):
 def test_formula_like_names_stay_text_in_every_csv_sheet():
     names = ["=cmd|calc", "+1", "-2", "@SUM(A1)", "Ann", "Bob", "Cy", "Di"]
     roster = parse_roster(HEADER + "".join(f"{n},,,,,\n" for n in names), "p.csv")
-    t = Tournament(roster, "open", "x")
+    t = Tournament(roster, "open", "x", extend=True)
     t.draw_lottery(["1", "2", "3"])
     rnd = t.pair_next_round()
     for sheet in (formats.pairing_sheet(t, rnd, "csv"), formats.standings_sheet(t, "csv")):
@@ -94,7 +94,8 @@ def test_formula_like_names_stay_text_in_every_csv_sheet():
 
 
 def test_the_rating_file_uses_federation_ids_and_warns_without_them(tmp_path, capsys):
-    (tmp_path / "e.toml").write_text('name = "T"\ndate = "2021-07-18"\n', encoding="utf-8")
+    (tmp_path / "e.toml").write_text('name = "T"\ndate = "2021-07-18"\nextend = true\n',
+                                      encoding="utf-8")
     lines = ["name,rank,federation_id,romanised,country"]
     lines += [f"選手{k},{k % 3 + 1}段,{'' if k == 0 else 3000 + k},Player {k},jpn"
               for k in range(8)]
