@@ -21,7 +21,7 @@ from controller.tournament.corrections import Correction
 from controller.tournament.event import Tournament
 from controller.tournament.leaderboard import waiting_for
 from controller.tournament.model import TournamentError
-from controller.tournament_store import formats, store, via_hub, writer
+from controller.tournament_store import formats, paper, store, via_hub, writer
 from controller.tournament_store.hallday import hall_day
 from controller.tournament_store.roster import (
     EventConfig,
@@ -348,6 +348,14 @@ def _write_sheets(out: Path, t: Tournament) -> None:
         for fmt in ("html", "csv"):
             (out / f"round-{rnd.number}.{fmt}").write_text(
                 formats.pairing_sheet(t, rnd, fmt), encoding="utf-8")
+            (out / f"players-{rnd.number}.{fmt}").write_text(
+                paper.player_list(t, rnd, fmt), encoding="utf-8")
+        (out / f"cards-{rnd.number}.html").write_text(paper.score_cards(t, rnd),
+                                                      encoding="utf-8")
+    if t.rounds:
+        for fmt in ("html", "csv"):
+            (out / f"crosstable.{fmt}").write_text(paper.crosstable(t, fmt),
+                                                   encoding="utf-8")
     if t.seed is not None:
         for fmt in ("html", "csv"):
             (out / f"standings.{fmt}").write_text(formats.standings_sheet(t, fmt),

@@ -16,8 +16,9 @@ from controller.tournament.ranking import KnockoutStanding, OpenStanding
 from controller.tournament.verdict import REASON_TEXT
 from controller.tournament_store.roster import EventConfig
 
-STYLE = ("body{font-family:sans-serif}table{border-collapse:collapse}"
-         "td,th{border:1px solid #444;padding:2px 8px}@media print{h1{font-size:14pt}}")
+STYLE = ("@page{size:A4;margin:12mm}body{font-family:sans-serif}"
+         "table{border-collapse:collapse}td,th{border:1px solid #444;padding:2px 8px}"
+         "@media print{h1{font-size:14pt}}")
 
 
 def _html(title: str, header: list[str], rows: list[list[Any]], notes: list[str]) -> str:
@@ -49,9 +50,14 @@ def csv_cell(c: Any) -> Any:
 def _csv(header: list[str], rows: list[list[Any]]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
+    w.writerow([csv_cell(h) for h in header])
     w.writerows([[csv_cell(c) for c in row] for row in rows])
     return buf.getvalue()
+
+
+#: The sheets' table writers, for the other paper (``paper``).
+html_sheet = _html
+csv_sheet = _csv
 
 
 PAIRING_HEADER = ["table", "stage", "group", "black", "white", "伏せ石", "result"]
