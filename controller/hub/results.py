@@ -76,6 +76,9 @@ class Standing:
     final: bool = False
     grade: str | None = None
     ouza: bool | None = None
+    #: What the whole ranking is read with (a confirmed extension of the rules, or
+    #: the small-field variant); on the first line only.
+    note: str = ""
 
 
 @dataclass(frozen=True)

@@ -85,10 +85,18 @@ def pairing_rows(t: Tournament, rnd: Round) -> list[list[Any]]:
     return rows
 
 
+def _note_rows(t: Tournament, width: int) -> list[list[Any]]:
+    """The extension (or small-field variant) the organiser confirmed, as the CSV
+    sheets' last line: a sheet read alone still says what it was made under."""
+    if not t.extension:
+        return []
+    return [["note", t.extension, *[""] * (width - 2)]]
+
+
 def pairing_sheet(t: Tournament, rnd: Round, fmt: str) -> str:
     rows = pairing_rows(t, rnd)
     if fmt == "csv":
-        return _csv(PAIRING_HEADER, rows)
+        return _csv(PAIRING_HEADER, rows + _note_rows(t, len(PAIRING_HEADER)))
     s = t.settings
     timing = (f"{s.minutes} minutes each, lost on time; "
               + ("draws stand." if s.draws else "no draws: a 32–32 board goes to the holder "
@@ -131,7 +139,7 @@ def standings_sheet(t: Tournament, fmt: str) -> str:
     board = leaderboard(t)
     header, rows = standing_table(t, board)
     if fmt == "csv":
-        return _csv(header, rows)
+        return _csv(header, rows + _note_rows(t, len(header)))
     notes = [t.extension] if t.extension else []
     notes += correction_notes(t)
     if board.final:
