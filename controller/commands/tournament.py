@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.scorecard import LATE_STATES
-from controller.tournament.corrections import Correction
 from controller.tournament.event import Tournament
+from controller.tournament.game import Correction
 from controller.tournament.leaderboard import waiting_for
 from controller.tournament.model import TournamentError
 from controller.tournament_store import formats, paper, store, via_hub, writer

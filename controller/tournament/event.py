@@ -9,13 +9,11 @@ file.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from controller.tournament import corrections, latecomers
 from controller.tournament import knockout as ko
-from controller.tournament.corrections import Correction
+from controller.tournament import latecomers
 from controller.tournament.flow import pair_knockout, pair_open
-from controller.tournament.game import Game, GameSettings, Round
+from controller.tournament.game import Correction, Game, GameSettings, Round
 from controller.tournament.leagues import split_leagues
 from controller.tournament.lottery import (
     join_seeds,
@@ -320,10 +318,6 @@ class Tournament:
         self.results = [GameResult(g.round, g.stage, g.winner, g.loser)
                         for r in self.rounds for g in r.games if g.winner is not None]
         self.records = open_records(self.results)
-
-    def correct(self, payload: dict[str, Any]) -> Correction:
-        """The arbiter's correction (``controller.tournament.corrections``)."""
-        return corrections.correct(self, payload)
 
     def _count(self, g: Game) -> None:
         assert g.winner is not None
