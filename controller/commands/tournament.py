@@ -12,7 +12,6 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +20,16 @@ from controller.tournament.event import Tournament
 from controller.tournament.game import Correction
 from controller.tournament.leaderboard import waiting_for
 from controller.tournament.model import TournamentError
-from controller.tournament_store import formats, paper, store, via_hub, writer
+from controller.tournament_store import formats, paper, store
 from controller.tournament_store.hallday import hall_day
 from controller.tournament_store.roster import (
     EventConfig,
     decode_roster,
-    fold_name,
     parse_event,
     parse_roster,
 )
 from controller.tournament_store.simulate import simulate
+from controller.tournament_store.via_hub import Written, write
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -188,51 +187,9 @@ def _say_extension(t: Tournament) -> None:
         print(f"note: {t.extension}")
 
 
-@dataclass
-class Written:
-    """What a write did: ``t`` and ``result`` when this command wrote the file; the
-    hub's ``reply`` when it went through the running hub."""
-
-    t: Tournament | None = None
-    result: Any = None
-    reply: dict[str, Any] | None = None
-
-
 def _write(args: argparse.Namespace, kind: str, payload: dict[str, Any]) -> Written:
-    """One action, written by this command under the event's writer lock, or sent
-    through the hub that holds it; refused, naming the hub, without its token."""
-    payload = _folded(payload)
-    try:
-        with writer.holding(args.db, "kaeshi tournament"):
-            _, t = store.load(args.db)
-            return Written(t, store.commit(args.db, t, kind, payload))
-    except writer.WriterBusy as busy:
-        token = args.hub_token or os.environ.get("KAESHI_HUB_TOKEN")
-        holder = busy.holder
-        if holder is None or holder.url is None or not token:
-            how = ("give its arbiter token (--hub-token or KAESHI_HUB_TOKEN) to send this "
-                   "through it, or use its dashboard" if holder and holder.url else
-                   "wait for it to finish")
-            raise TournamentError(f"{busy}; nothing was written: {how}") from None
-        reply = via_hub.send(holder.url, token, kind, payload)
-        print(f"sent through {holder.text()}")
-        if reply.get("problem"):
-            print(f"note: {reply['problem']}")
-        return Written(reply=reply)
-
-
-def _folded(payload: dict[str, Any]) -> dict[str, Any]:
-    """Names typed at the terminal, in the form the roster keeps them (NFKC, spaces
-    folded), so 「山田　太郎」 finds 「山田 太郎」."""
-    out = dict(payload)
-    for key in ("player", "loser", "name", "black", "draw_win"):
-        if isinstance(out.get(key), str):
-            out[key] = fold_name(out[key])
-    for key in ("tables", "byes"):
-        if isinstance(out.get(key), list):
-            out[key] = [[fold_name(n) for n in x] if isinstance(x, list) else fold_name(x)
-                        for x in out[key]]
-    return out
+    return write(args.db, args.hub_token or os.environ.get("KAESHI_HUB_TOKEN"), kind,
+                 payload, say=print)
 
 
 def cmd_lottery(args: argparse.Namespace) -> int:
