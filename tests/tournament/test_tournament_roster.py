@@ -118,3 +118,19 @@ def test_the_rating_file_uses_federation_ids_and_warns_without_them(tmp_path, ca
     assert any(line.startswith("% no federation ID: ") and "選手0" in line for line in wof)
     assert any("draw-win right" in line for line in wof[:8])
     assert wof[2] == "%%Date: 18/07/2021"
+
+
+JAPANESE = st.characters(min_codepoint=0x3041, max_codepoint=0x30F6) | st.sampled_from(
+    "山田太郎鈴木花子佐藤一二三東京大阪　")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(JAPANESE, min_size=1, max_size=6), min_size=1, max_size=6),
+       st.sampled_from(["utf-8", "utf-8-sig", "cp932"]))
+def test_a_roster_reads_back_the_same_in_either_encoding(names, encoding):
+    text = HEADER + "".join(f"{n},,,,,\n" for n in names)
+    try:
+        data = text.encode(encoding)
+    except UnicodeEncodeError:
+        return  # a character CP932 has no code for: Excel could not have saved it
+    assert decode_roster(data, "p.csv") == text
