@@ -59,3 +59,19 @@ def test_the_provisional_ranking_names_the_criteria_and_fits_a_phone(browser, tm
             assert not browser.scrolls_sideways()
     finally:
         live.close()
+
+
+def test_the_variant_the_event_runs_under_is_named_with_the_ranking(browser, tmp_path):
+    t = Tournament([Player(f"Player {k}") for k in range(8)], "open", "Open", extend=True)
+    t.draw_lottery(["1", "2", "3"])
+    t.pair_next_round()
+    live = LiveHub(tmp_path, delay=0.0, director=TournamentDirector(t))
+    try:
+        for url in (f"{live.url}/arbiter?token={TOKEN}", f"{live.url}/"):
+            browser.navigate(url)
+            browser.wait_for(SHOWN, timeout=15)
+            note = browser.js("document.querySelector('#standings .standings-note')"
+                              ".textContent")
+            assert note == t.extension and note.startswith("small-field variant")
+    finally:
+        live.close()
