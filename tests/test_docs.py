@@ -73,6 +73,7 @@ def test_the_screenshot_script_loads_against_the_tests_it_drives() -> None:
     finally:
         sys.path[:] = saved
     assert callable(module.main) and callable(module.table_pages)
+    assert callable(module.tournament_pages)
     shots = {p.name for p in (ROOT / "docs" / "screenshots").glob("*.png")}
     shown = set()
     for page in PAGES:

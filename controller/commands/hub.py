@@ -46,6 +46,12 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="play this event (event.toml of 'kaeshi tournament new'; with "
                    "--roster) instead of --players")
     s.add_argument("--roster", type=Path, metavar="FILE", help="the event's players (CSV)")
+    s.add_argument("--no-incidents", action="store_true",
+                   help="with an event: no late arrival, forfeit, correction or hub "
+                        "crash, only the tables' own games")
+    s.add_argument("--extend", action="store_true",
+                   help="with --players: confirm a field outside the open format's sizes "
+                        "(fewer than 16, more than 128), run as the variant its notes name")
     s.add_argument("--rounds", type=int, default=0, metavar="R",
                    help="with an event: stop after R rounds (default: the whole event)")
     s.add_argument("--seed", type=int, default=0, help="seed of the games and the lottery")
@@ -109,7 +115,8 @@ def _simulate_event(args: argparse.Namespace, options: SimulateOptions) -> int:
     if args.rounds < 0:
         raise ValueError(f"--rounds must be 0 (the whole event) or more, not {args.rounds}")
     plan = EventPlan(players=args.players, event=args.event, roster=args.roster,
-                     rounds=args.rounds)
+                     rounds=args.rounds, extend=args.extend,
+                     incidents=not args.no_incidents)
     summary = simulate_event(options, plan)
     if not options.web:  # with the pages, it was said when the day ended
         print(summary.text())

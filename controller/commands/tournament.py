@@ -11,17 +11,25 @@ import argparse
 import json
 import os
 import re
-from dataclasses import dataclass
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.scorecard import LATE_STATES
-from controller.tournament.corrections import Correction
 from controller.tournament.event import Tournament
+from controller.tournament.game import Correction
 from controller.tournament.leaderboard import waiting_for
 from controller.tournament.model import TournamentError
-from controller.tournament_store import formats, via_hub, writer
-from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
+from controller.tournament_store import formats, paper
+from controller.tournament_store.roster import (
+    EventConfig,
+    decode_roster,
+    parse_event,
+    parse_roster,
+)
+
+if TYPE_CHECKING:
+    from controller.tournament_store.via_hub import Written
 
 
 def register(p: argparse.ArgumentParser) -> None:
@@ -162,7 +170,12 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
     config = parse_event(_read(args.event), str(args.event))
-    roster = parse_roster(_read(args.roster), str(args.roster))
+    try:
+        data = args.roster.read_bytes()
+    except OSError as exc:
+        raise TournamentError(f"{args.roster}: {exc.strerror}") from None
+    roster = parse_roster(decode_roster(data, str(args.roster)), str(args.roster),
+                          config.date)
     t = store.create(args.db, config, roster)
     print(f"{args.db}: {config.division} division, {len(t.present)} players present, "
           f"{len(roster) - len(t.present)} absent")
@@ -176,38 +189,11 @@ def _say_extension(t: Tournament) -> None:
         print(f"note: {t.extension}")
 
 
-@dataclass
-class Written:
-    """What a write did: ``t`` and ``result`` when this command wrote the file; the
-    hub's ``reply`` when it went through the running hub."""
-
-    t: Tournament | None = None
-    result: Any = None
-    reply: dict[str, Any] | None = None
-
-
 def _write(args: argparse.Namespace, kind: str, payload: dict[str, Any]) -> Written:
-    """One action, written by this command under the event's writer lock, or sent
-    through the hub that holds it; refused, naming the hub, without its token."""
-    from controller.tournament_store import store
+    from controller.tournament_store.via_hub import write
 
-    try:
-        with writer.holding(args.db, "kaeshi tournament"):
-            _, t = store.load(args.db)
-            return Written(t, store.commit(args.db, t, kind, payload))
-    except writer.WriterBusy as busy:
-        token = args.hub_token or os.environ.get("KAESHI_HUB_TOKEN")
-        holder = busy.holder
-        if holder is None or holder.url is None or not token:
-            how = ("give its arbiter token (--hub-token or KAESHI_HUB_TOKEN) to send this "
-                   "through it, or use its dashboard" if holder and holder.url else
-                   "wait for it to finish")
-            raise TournamentError(f"{busy}; nothing was written: {how}") from None
-        reply = via_hub.send(holder.url, token, kind, payload)
-        print(f"sent through {holder.text()}")
-        if reply.get("problem"):
-            print(f"note: {reply['problem']}")
-        return Written(reply=reply)
+    return write(args.db, args.hub_token or os.environ.get("KAESHI_HUB_TOKEN"), kind,
+                 payload, say=print)
 
 
 def cmd_lottery(args: argparse.Namespace) -> int:
@@ -330,6 +316,14 @@ def _write_sheets(out: Path, t: Tournament) -> None:
         for fmt in ("html", "csv"):
             (out / f"round-{rnd.number}.{fmt}").write_text(
                 formats.pairing_sheet(t, rnd, fmt), encoding="utf-8")
+            (out / f"players-{rnd.number}.{fmt}").write_text(
+                paper.player_list(t, rnd, fmt), encoding="utf-8")
+        (out / f"cards-{rnd.number}.html").write_text(paper.score_cards(t, rnd),
+                                                      encoding="utf-8")
+    if t.rounds:
+        for fmt in ("html", "csv"):
+            (out / f"crosstable.{fmt}").write_text(paper.crosstable(t, fmt),
+                                                   encoding="utf-8")
     if t.seed is not None:
         for fmt in ("html", "csv"):
             (out / f"standings.{fmt}").write_text(formats.standings_sheet(t, fmt),
@@ -348,6 +342,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     (args.out / "event.json").write_text(
         json.dumps(formats.event_json(t), ensure_ascii=False, indent=1), encoding="utf-8")
     print(f"wrote {args.out}")
+    missing = formats.missing_ids(t)
+    if missing:
+        print(f"warning: results.wof.txt: no federation ID for {len(missing)} player(s) "
+              f"({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''}); their "
+              "games are left as comments: add a federation_id column to the roster",
+              file=sys.stderr)
     _say_extension(t)
     return 0
 

@@ -192,5 +192,7 @@ class TournamentDirector:
         from controller.tournament.leaderboard import leaderboard
 
         board = leaderboard(self.t)
+        note = self.t.extension or ""
         return [Standing(r.position, r.name, float(r.wins), r.criteria, board.final,
-                         r.grade, r.ouza) for r in board.rows]
+                         r.grade, r.ouza, note if k == 0 else "")
+                for k, r in enumerate(board.rows)]

@@ -15,6 +15,7 @@ depend on how pairing and tie-breaks are computed.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from controller.hall_protocol.protocol import (
     next_game,
     toss,
 )
+
+log = logging.getLogger("kaeshi.hub.results")
 
 
 class ResultError(KaeshiError):
@@ -76,6 +79,9 @@ class Standing:
     final: bool = False
     grade: str | None = None
     ouza: bool | None = None
+    #: What the whole ranking is read with (a confirmed extension of the rules, or
+    #: the small-field variant); on the first line only.
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -208,7 +214,9 @@ class ResultDesk:
             s = status.state
             if s is None or s.round is None or s.round != self.director.current_round():
                 return None
-            if self.director.result(s.round, status.table) is not None:
+            held = self.director.result(s.round, status.table)
+            if held is not None:
+                self._differs(status, held)
                 return None
             if s.late is not None:
                 x = s.late
@@ -234,6 +242,25 @@ class ResultDesk:
                 self.refused[(status.table, s.game)] = str(exc)
                 raise
             return self._after(result, s.round)
+
+    def _differs(self, status: TableStatus, held: Confirmed) -> None:
+        """A result signed at the table that is not the one the director holds (entered
+        at the desk first, say) is said once: the arbiter decides, by a correction."""
+        s = status.state
+        r = s.result if s is not None else None
+        card = s.signoff if s is not None else None
+        if s is None or r is None or card is None or card.status != "signed":
+            return
+        key = (status.table, s.game)
+        if held.reason == "forfeit" or key in self.refused:
+            return
+        if (r.black, r.white) != (held.black, held.white) or (
+                r.winner != held.winner and not drawn_on_board(r)):
+            why = (f"round {held.round} table {held.table}: the table signed "
+                   f"{r.black}-{r.white} but the director holds {held.black}-{held.white} "
+                   f"{held.winner}; the arbiter decides (kaeshi tournament correct)")
+            self.refused[key] = why
+            log.warning("%s", why)
 
     def _after(self, result: Confirmed | None, round: int) -> Outcome | None:
         """Pair and send the next round once ``round`` is complete."""

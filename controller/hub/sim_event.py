@@ -34,13 +34,19 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import KaeshiError
+from controller.hub.sim_incidents import Incidents
 from controller.hub.sim_operator import page_url, running, show_until_interrupted
 from controller.hub.sim_summary import Comparison, SimulateOptions
 from controller.hub.simulate import Hall
 from controller.tournament import Tournament
 from controller.tournament.leaderboard import leaderboard
 from controller.tournament_store import store
-from controller.tournament_store.roster import EventConfig, parse_event, parse_roster
+from controller.tournament_store.roster import (
+    EventConfig,
+    decode_roster,
+    parse_event,
+    parse_roster,
+)
 from controller.tournament_store.simulate import random_roster
 
 #: Seconds a table's game may take at 1x, for the timeouts (a WTHOR replay is ~4 min).
@@ -56,6 +62,12 @@ class EventPlan:
     event: Path | None = None
     roster: Path | None = None
     rounds: int = 0
+    #: ``--extend``: confirm a random field outside the open format's sizes (fewer
+    #: than 16 or more than 128 entries), run as the variant the notes name.
+    extend: bool = False
+    #: Play the day's trouble through the hub (``sim_incidents``): a late arrival, a
+    #: forfeit, a correction, the hub killed and restarted between two rounds.
+    incidents: bool = True
 
 
 @dataclass
@@ -107,12 +119,16 @@ def make_event(path: Path, plan: EventPlan, seed: int) -> Tournament:
         if plan.roster is None:
             raise KaeshiError("--event needs --roster (the players' CSV)")
         config = parse_event(_read(plan.event), str(plan.event))
-        roster = parse_roster(_read(plan.roster), str(plan.roster))
+        try:
+            data = plan.roster.read_bytes()
+        except OSError as exc:
+            raise KaeshiError(f"{plan.roster}: {exc.strerror}") from None
+        roster = parse_roster(decode_roster(data, str(plan.roster)), str(plan.roster))
     else:
         if not 2 <= plan.players <= 400:
             raise KaeshiError(f"--players must be 2-400, not {plan.players}")
         config = EventConfig("Simulated hall day", "open", date.today().isoformat(), "JPN",
-                             "kaeshi")
+                             "kaeshi", plan.extend)
         roster = random_roster(rng, plan.players, "open")
     t = store.create(path, config, roster)
     store.commit(path, t, "lottery",
@@ -183,7 +199,7 @@ def simulate_event(options: SimulateOptions, plan: EventPlan,
         hall = Hall(folder, tables, options.speed, errors=options.errors, seed=options.seed,
                     event=options.event, web=options.web, games=wanted, tournament=path)
         with running(hall, options, tables, say) as started:
-            summary = _run_day(hall, path, wanted, started, say)
+            summary = _run_day(hall, path, wanted, started, say, plan)
             if options.folder:
                 summary.notes.append(f"files in {folder}")
             if options.web:
@@ -193,7 +209,7 @@ def simulate_event(options: SimulateOptions, plan: EventPlan,
 
 
 def _run_day(hall: Hall, path: Path, rounds: int, started: float,
-             say: Callable[[str], None]) -> EventSummary:
+             say: Callable[[str], None], plan: EventPlan) -> EventSummary:
     pages = HubPages(page_url(hall), hall.token)
     deadline = time.monotonic() + 120
     while True:  # an order sent before a table subscribed would not reach it
@@ -207,6 +223,7 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
     toss.record(store.load(path)[1], colours=True)  # at the boards, before round 1 starts
     sent = pages.call("/api/pairings/send", {})["sent"]
     say(f"round 1 sent to the tables: {len(sent)} games")
+    incidents = Incidents(pages, hall, rounds, say, enabled=plan.incidents)
     arbiter: list[str] = []
     refused: set[tuple[int, str]] = set()
     done = 0
@@ -219,10 +236,15 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
             complete = sum(1 for r in t.rounds if r.complete)
             if complete > done:
                 done = complete
-                say(f"round {done} complete" + ("" if t.finished else
-                                                 f"; round {len(t.rounds)} paired and sent"))
+                said = f"round {done} complete"
+                if len(t.rounds) > done:
+                    said += f"; round {done + 1} paired and sent"
+                elif not t.finished:
+                    said += f"; round {done + 1} not paired yet"
+                say(said)
             if done >= rounds or t.finished:
                 break
+            incidents.step(t)
             toss.record(t, colours=False)
             arbiter += _confirm_waiting(pages, refused, say)
             time.sleep(0.5)
@@ -231,10 +253,12 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
         _, t = store.load(path)
     comparison = hall.wait_complete(timeout=5.0 if interrupted else 30.0, events_only=True)
     signed = sum(1 for r in t.rounds[:done] for g in r.games
-                 if g.table is not None and g.done) - len(arbiter)
+                 if g.table is not None and g.done and not g.forfeit) - len(arbiter)
     board = leaderboard(t)
     standings = [_standing(r.position, r.name, r.wins, r.grade, r.ouza) for r in board.rows]
-    notes = [hall.latency_note()]
+    notes = [hall.latency_note(), *(f"incident: {x}" for x in incidents.log)]
+    if t.extension:
+        notes.append(f"note: {t.extension}")
     if interrupted:
         notes.append(f"stopped by Ctrl-C after {done} of {rounds} rounds")
     elif done < rounds:

@@ -177,6 +177,14 @@ class Hall:
                 return line.split()[2].rstrip("/")
         return None
 
+    def hub_starts(self) -> int:
+        """How many times the hub's pages came up (each start logs their address)."""
+        try:
+            text = (self.folder / "hub.log").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return 0
+        return sum(1 for line in text.splitlines() if line.startswith("hub web: "))
+
     def kill_hub(self) -> None:
         if self.hub is not None and self.hub.poll() is None:
             self.hub.send_signal(signal.SIGKILL)

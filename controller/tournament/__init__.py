@@ -28,9 +28,11 @@ object.  The API, in the order an event uses it::
                                                    # minutes (20/15), draws (False),
                                                    # toss_by, draw_win, colour_chooser
     t.record_toss(table, black=name, draw_win=name)   # result of the 伏せ石
-    t.record_result(table, "black" | "white" | "draw", discs=(b, w) | None) -> bool
+    t.record_result(table, "black" | "white" | "draw", discs=(b, w) | None,
+                    reason="normal" | "time" | "both_flags" | "foul") -> bool
         # False when the same result was already in; a different second result,
-        # an unknown table or a draw without a draw-win holder raise TournamentError
+        # an unknown table, a draw without a draw-win holder or a result that
+        # cannot be true (verdict.py) raise TournamentError
     t.report_late(table, name, state, remaining_ms=None)   # rules 11–12, see
                                                    # controller.scorecard.LATE_STATES
     t.record_forfeit(table, loser)                 # 不戦敗: counted, not rated
@@ -39,6 +41,9 @@ object.  The API, in the order an event uses it::
                              # criteria 2–8, number) or list[KnockoutStanding]
     t.standings_after(r)     # the ranking as it stood after round r
     t.finished, t.final_ranking() -> list[str], award_list(t) -> list[Award]
+    leaderboard(t)           # what every output shows: provisional, then final
+    waiting_for(t) -> str    # what the event waits for ("" once finished)
+    corrections.correct(t, {"what": …, "by": …, "why": …, …})   # the arbiter's
 
 Every refused call raises :class:`TournamentError` (a ``KaeshiError``) naming the
 table, player or line, and leaves the object unchanged.
@@ -48,9 +53,12 @@ Persistence lives at the edge, ``controller.tournament_store.store``:
 ``commit(path, t, kind, payload)`` applies one action (``"lottery" {"seeds"}``,
 ``"pair" {}``, ``"toss" {"table", "black", "draw_win"}``, ``"result" {"table",
 "outcome", "discs"}``, ``"withdraw" {"name"}``, ``"late" {"table", "player",
-"state", "remaining_ms"}``, ``"forfeit" {"table", "loser"}``) and stores it in one transaction
-only if the core accepted it; ``apply(t, kind, payload)`` does the same without a
-file.  A hub that commits its calls can restart at any point.
+"state", "remaining_ms"}``, ``"forfeit" {"table", "loser"}``, ``"correct" {"what",
+"by", "why", …}``) and stores it in one transaction only if the core accepted it and
+nobody wrote the file since it was read (``pair=True``: with the next round's pairing
+when it completes the round); ``apply(t, kind, payload)`` does the same without a
+file.  A hub that commits its calls can restart at any point; while it runs it
+holds the file's writer lock (``writer``).
 """
 
 from controller.tournament.awards import Award, award_list

@@ -17,7 +17,7 @@ The table in the rules is read as follows (decisions where its layout is unclear
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -93,5 +93,10 @@ def award_list(t: Tournament) -> list[Award]:
             won = min(6, len(t.rounds)) - lost  # note *2: the rest counts as won
         after_six[name] = (won, lost)
     third = [g.loser for r in t.rounds for g in r.games if g.stage == "third" and g.done]
-    return awards(t.settings.division, ranking, standing, after_six,
-                  third[0] if third else None)
+    given = awards(t.settings.division, ranking, standing, after_six,
+                   third[0] if third else None)
+    # never for byes alone: a grade or the 王座戦 needs a game won at the board
+    # (not a bye, a walk-over or the other player's forfeit) — decision
+    won = {g.winner for r in t.rounds for g in r.games
+           if g.done and not g.is_bye and not g.forfeit}
+    return [a if a.name in won else replace(a, grade=None, ouza=False) for a in given]

@@ -27,10 +27,9 @@ Kinds (``what``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from controller.tournament.game import Game, Round
+from controller.tournament.game import Correction, Game, Round
 from controller.tournament.model import TournamentError
 from controller.tournament.toss import toss_placer
 from controller.tournament.verdict import REASON_TEXT, result_winner
@@ -41,18 +40,6 @@ if TYPE_CHECKING:
 KINDS = ("result", "colours", "forfeit", "clear", "reinstate", "pairing")
 #: Stages whose winner the next round's pairing is built from, game by game.
 _DECIDING = ("knockout", "semi")
-
-
-@dataclass(frozen=True)
-class Correction:
-    """One correction as the sheets and event.json show it."""
-
-    what: str
-    round: int | None  # None: not a round's (a withdrawal undone)
-    table: int | None
-    by: str
-    why: str
-    text: str  # what changed, in words
 
 
 def _text(value: Any, name: str) -> str:

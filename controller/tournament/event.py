@@ -9,13 +9,11 @@ file.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from controller.tournament import corrections, latecomers
 from controller.tournament import knockout as ko
-from controller.tournament.corrections import Correction
+from controller.tournament import latecomers
 from controller.tournament.flow import pair_knockout, pair_open
-from controller.tournament.game import Game, GameSettings, Round
+from controller.tournament.game import Correction, Game, GameSettings, Round
 from controller.tournament.leagues import split_leagues
 from controller.tournament.lottery import (
     join_seeds,
@@ -74,7 +72,7 @@ class Tournament:
             bad = [p.name for p in self.roster if p.seed is not None and not 1 <= p.seed <= 4]
             if bad:
                 raise TournamentError(f"open-division seeds are 1–4: {bad[0]}")
-            self.extension = open_extension(len(self.roster), extend)
+            self.extension = open_extension(len(self.roster), extend, len(self.present))
         else:
             ko.check_size(len(self.present))
             bad = [p.name for p in self.roster
@@ -320,10 +318,6 @@ class Tournament:
         self.results = [GameResult(g.round, g.stage, g.winner, g.loser)
                         for r in self.rounds for g in r.games if g.winner is not None]
         self.records = open_records(self.results)
-
-    def correct(self, payload: dict[str, Any]) -> Correction:
-        """The arbiter's correction (``controller.tournament.corrections``)."""
-        return corrections.correct(self, payload)
 
     def _count(self, g: Game) -> None:
         assert g.winner is not None

@@ -99,3 +99,16 @@ class GameSettings:
     toss_by: str | None
     draw_win: str | None
     colour_chooser: str | None
+
+
+@dataclass(frozen=True)
+class Correction:
+    """One of the arbiter's corrections (``corrections``) as the sheets and event.json
+    show it."""
+
+    what: str
+    round: int | None  # None: not a round's (a withdrawal undone)
+    table: int | None
+    by: str
+    why: str
+    text: str  # what changed, in words

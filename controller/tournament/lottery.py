@@ -83,11 +83,33 @@ def knockout_lottery(roster: Sequence[Player], seed: int) -> dict[str, int]:
     return numbers  # type: ignore[return-value]
 
 
-def open_extension(entries: int, confirmed: bool) -> str | None:
+#: The open format's smallest field (decision; the rules give none): four leagues of
+#: four, so every league winner has won two games at the board before the
+#: semi-finals, and the placement league plays to round 7 without a rematch.
+OPEN_MINIMUM = 16
+
+
+def open_extension(entries: int, confirmed: bool, present: int | None = None) -> str | None:
     """The open division numbers every roster entry from 11 (「抽選番号は「11」から順に
     割り当てます」, seeded and absent players included) and the rules' numbers end at
     138, so a longer roster is a field the rules do not describe: refused unless the
-    organiser confirmed it; then the returned text names what is extended."""
+    organiser confirmed it; then the returned text names what is extended.  So is a
+    field of fewer than :data:`OPEN_MINIMUM` players present: then the small-field
+    variant is named instead."""
+    if present is not None and present < OPEN_MINIMUM:
+        if not confirmed:
+            raise TournamentError(
+                f"{present} players present: the open format (four leagues, semi-finals "
+                f"in round 6, final in round 7) needs at least {OPEN_MINIMUM} — fewer "
+                "gives league winners walk-overs and the placement league rematches; to "
+                "run it as the small-field variant, confirm it (event file: extend = "
+                "true; simulate: --extend)")
+        return (
+            f"small-field variant, confirmed by the organiser: {present} players present, "
+            f"fewer than the open format's {OPEN_MINIMUM}; the rounds stay as the rules "
+            "set them, so players may meet again and league winners may go through on "
+            "byes, and no 段級位 or 王座戦 is given to a player who won no game at the "
+            "board")
     if entries <= RULES_ROSTER:
         return None
     last = FIRST_NUMBER + entries - 1
@@ -96,7 +118,8 @@ def open_extension(entries: int, confirmed: bool) -> str | None:
             f"{entries} roster entries: the rules number players {FIRST_NUMBER}–"
             f"{LAST_NUMBER} (「非シード選手に11～138」, seeded and absent players drawing "
             f"too), so they describe at most {RULES_ROSTER} entries; to run this field "
-            "as an extension of the rules, confirm it (event file: extend = true)"
+            "as an extension of the rules, confirm it (event file: extend = true; "
+            "simulate: --extend)"
         )
     return (
         f"extension of the rules, confirmed by the organiser: {entries} roster entries "

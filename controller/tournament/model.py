@@ -26,6 +26,11 @@ class Player:
     seed: int | None = None
     absent: bool = False
     born: str = ""
+    #: For the rating list: the federation's player ID, the romanised name, the
+    #: country (WOF three-letter code); empty when the roster does not give them.
+    federation_id: str = ""
+    romanised: str = ""
+    country: str = ""
 
 
 @dataclass(frozen=True)

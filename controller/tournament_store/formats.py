@@ -16,8 +16,9 @@ from controller.tournament.ranking import KnockoutStanding, OpenStanding
 from controller.tournament.verdict import REASON_TEXT
 from controller.tournament_store.roster import EventConfig
 
-STYLE = ("body{font-family:sans-serif}table{border-collapse:collapse}"
-         "td,th{border:1px solid #444;padding:2px 8px}@media print{h1{font-size:14pt}}")
+STYLE = ("@page{size:A4;margin:12mm}body{font-family:sans-serif}"
+         "table{border-collapse:collapse}td,th{border:1px solid #444;padding:2px 8px}"
+         "@media print{h1{font-size:14pt}}")
 
 
 def _html(title: str, header: list[str], rows: list[list[Any]], notes: list[str]) -> str:
@@ -49,9 +50,14 @@ def csv_cell(c: Any) -> Any:
 def _csv(header: list[str], rows: list[list[Any]]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
+    w.writerow([csv_cell(h) for h in header])
     w.writerows([[csv_cell(c) for c in row] for row in rows])
     return buf.getvalue()
+
+
+#: The sheets' table writers, for the other paper (``paper``).
+html_sheet = _html
+csv_sheet = _csv
 
 
 PAIRING_HEADER = ["table", "stage", "group", "black", "white", "伏せ石", "result"]
@@ -79,10 +85,18 @@ def pairing_rows(t: Tournament, rnd: Round) -> list[list[Any]]:
     return rows
 
 
+def _note_rows(t: Tournament, width: int) -> list[list[Any]]:
+    """The extension (or small-field variant) the organiser confirmed, as the CSV
+    sheets' last line: a sheet read alone still says what it was made under."""
+    if not t.extension:
+        return []
+    return [["note", t.extension, *[""] * (width - 2)]]
+
+
 def pairing_sheet(t: Tournament, rnd: Round, fmt: str) -> str:
     rows = pairing_rows(t, rnd)
     if fmt == "csv":
-        return _csv(PAIRING_HEADER, rows)
+        return _csv(PAIRING_HEADER, rows + _note_rows(t, len(PAIRING_HEADER)))
     s = t.settings
     timing = (f"{s.minutes} minutes each, lost on time; "
               + ("draws stand." if s.draws else "no draws: a 32–32 board goes to the holder "
@@ -125,7 +139,7 @@ def standings_sheet(t: Tournament, fmt: str) -> str:
     board = leaderboard(t)
     header, rows = standing_table(t, board)
     if fmt == "csv":
-        return _csv(header, rows)
+        return _csv(header, rows + _note_rows(t, len(header)))
     notes = [t.extension] if t.extension else []
     notes += correction_notes(t)
     if board.final:
@@ -159,12 +173,23 @@ def prize_sheet(t: Tournament, fmt: str) -> str:
     return _html(f"{t.name} — 表彰 {division} (prize-giving)", PRIZE_HEADER, rows, notes)
 
 
+def missing_ids(t: Tournament) -> list[str]:
+    """Players of rated games the roster gives no federation ID for."""
+    rated = {n for r in t.rounds for g in r.games if g.rated
+             for n in (g.black, g.white) if n is not None}
+    return sorted(n for n in rated if not t.players[n].federation_id)
+
+
 def wof_results(t: Tournament, config: EventConfig) -> str:
     """Results in the WOF rating-list submission text: four header lines, comments
     starting with %, one game per line ``N1 (S1)>(S2) N2 C`` where ``>``, ``<`` or
-    ``=`` is the first player's result and C the first player's colour.  Players are
-    numbered by lottery number and listed in comments; byes are not rated, so they
-    appear only as comments."""
+    ``=`` is the first player's result and C the first player's colour.
+
+    Players are numbered by their federation ID (the roster's ``federation_id``) and
+    listed in comments with the romanised name and country.  What is not rated
+    stays a comment: byes, forfeits (rule 12), both flags fallen (rule 14), and any
+    game of a player without an ID — numbering those by lottery number would credit
+    an unrelated rated player."""
     date = config.date
     if len(date) == 10 and date[4] == "-":
         date = f"{date[8:10]}/{date[5:7]}/{date[0:4]}"
@@ -172,34 +197,51 @@ def wof_results(t: Tournament, config: EventConfig) -> str:
              f"%%Date: {date}", f"%%Sender: {config.sender}"]
     if t.extension:
         lines.append(f"% {t.extension}")
-    lines.append("% Players")
+    lines.append("% '=' is a board that ended level (32-32); no division here plays draws, "
+                 "so the event gave the game to the holder of the draw-win right "
+                 "(引き分け勝ち), named in the comment before it")
+    lines.append("% Players: federation ID, name, romanised name, country, lottery number")
+
+    def pid(name: str) -> str | None:
+        return t.players[name].federation_id or None
+
     for name in sorted(t.present, key=lambda n: t.numbers[n]):
-        lines.append(f"% {t.numbers[name]} {name}")
+        p = t.players[name]
+        lines.append(f"% {p.federation_id or '(no ID)'} {name}"
+                     f"{' / ' + p.romanised if p.romanised else ''}"
+                     f"{' (' + p.country + ')' if p.country else ''} #{t.numbers[name]}")
+    missing = missing_ids(t)
+    if missing:
+        lines.append(f"% WARNING: no federation ID for {', '.join(missing)}: their games "
+                     "are left as comments; add federation_id to the roster and export "
+                     "again")
     for rnd in t.rounds:
         lines.append(f"% Round {rnd.number}")
         for g in rnd.games:
             if g.is_bye or not g.done:
                 if g.is_bye:
-                    lines.append(f"% {t.numbers[g.first]} bye")
-                continue
-            if g.forfeit:  # 不戦敗: no game was played, so nothing is rated (rule 12)
-                assert g.winner is not None and g.loser is not None
-                lines.append(f"% {t.numbers[g.winner]} wins by forfeit against "
-                             f"{t.numbers[g.loser]} (not rated)")
+                    lines.append(f"% #{t.numbers[g.first]} {g.first}: bye (not rated)")
                 continue
             assert g.black is not None and g.white is not None
+            if g.forfeit:  # 不戦敗: no game was played, so nothing is rated (rule 12)
+                lines.append(f"% {g.winner} wins by {g.loser}'s forfeit (not rated)")
+                continue
             if not g.rated:  # rule 14: both flags fell; the event counts it, no rating
-                lines.append(f"% {t.numbers[g.black]} - {t.numbers[g.white]}: "
-                             f"{REASON_TEXT[g.reason]}")
+                lines.append(f"% {g.black} - {g.white}: {REASON_TEXT[g.reason]}")
                 continue
             b, w = g.discs if g.discs else (0, 0)
             op = ">" if g.winner == g.black else "<"
             if g.outcome == "draw":
-                op = "="  # a 32-32 board; the draw-win right decided the event result
+                op = "="
+                lines.append(f"% {b}-{w}: {g.winner} won by the draw-win right")
             if g.reason != "normal":
                 lines.append(f"% next game won {REASON_TEXT[g.reason]}; discs as the "
                              "board stood")
-            lines.append(f"{t.numbers[g.black]} ({b}){op}({w}) {t.numbers[g.white]} B")
+            game = f"{pid(g.black)} ({b}){op}({w}) {pid(g.white)} B"
+            if pid(g.black) is None or pid(g.white) is None:
+                lines.append(f"% no federation ID: {g.black} ({b}){op}({w}) {g.white}")
+                continue
+            lines.append(game)
     return "\n".join(lines) + "\n"
 
 
@@ -221,6 +263,8 @@ def event_json(t: Tournament, seeds: list[str] | None = None) -> dict[str, Any]:
             "absent": p.absent, "number": t.numbers.get(p.name),
             "group": t.groups.get(p.name),
             "withdrawn_after_round": t.withdrawn.get(p.name),
+            "federation_id": p.federation_id or None, "romanised": p.romanised or None,
+            "country": p.country or None,
         })
     rounds = []
     for rnd in t.rounds:

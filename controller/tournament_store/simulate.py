@@ -14,13 +14,15 @@ def random_roster(rng: random.Random, players: int, division: str) -> list[Playe
     rng.shuffle(seeds)
     roster: list[Player] = []
     total = players + absent
-    seeded = set(rng.sample(range(total), min(4, total)))
+    seeded = set(rng.sample(range(total), min(4, total - absent)))
     absent_at = set(rng.sample([k for k in range(total) if k not in seeded], absent))
     for k in range(total):
         seed = seeds.pop() if k in seeded else None
         rank = f"{rng.randrange(1, 8)}段" if rng.random() < 0.7 else f"{rng.randrange(1, 6)}級"
+        # made-up federation IDs, far from real ones, so the WOF file is complete
         roster.append(Player(f"Player {k + 1:04d}", rank, f"Club {rng.randrange(1, 20)}",
-                             seed, k in absent_at, f"{rng.randrange(1950, 2016)}"))
+                             seed, k in absent_at, f"{rng.randrange(1950, 2016)}",
+                             federation_id=str(900_001 + k), country="JPN"))
     return roster
 
 

@@ -21,6 +21,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from controller.tournament.corrections import correct
 from controller.tournament.event import Tournament
 from controller.tournament.model import Player, TournamentError
 from controller.tournament_store.roster import EventConfig
@@ -95,7 +96,7 @@ def apply(t: Tournament, kind: str, payload: dict[str, Any], check: str = "") ->
     if kind == "forfeit":
         return t.record_forfeit(payload["table"], payload["loser"])
     if kind == "correct":
-        return t.correct(payload)
+        return correct(t, payload)
     raise TournamentError(f"{check}: unknown action {kind!r}")
 
 

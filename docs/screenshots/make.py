@@ -3,9 +3,11 @@
 Plays a game through the real arbiter (the web tests' simulated table) and a small hall
 (a private Mosquitto, the hub, MQTT tables), opens every page in headless Chromium at a
 desktop and a phone size, and writes the PNGs beside this file, where docs/clock-leds-web.md
-and docs/hub.md show them. Run from the repository:
+and docs/hub.md show them; and the tournament's sheets and the dashboard's final
+ranking from a simulated hall day (docs/tournament.md). Run from the repository:
 
-    .venv/bin/python docs/screenshots/make.py
+    .venv/bin/python docs/screenshots/make.py              # every page
+    .venv/bin/python docs/screenshots/make.py tournament   # only the tournament's
 
 Needs chromium and mosquitto, as the browser tests do, and a Japanese font (Debian's
 fonts-ipafont-gothic) for the pages' 伏せ石 and 引き分け勝ち.
@@ -133,18 +135,69 @@ def toss_page(browser: DevTools) -> None:
             live.close()
 
 
-def main() -> int:
+def shoot_sheet(browser: DevTools, path: Path, name: str) -> None:
+    """A printed sheet as the organiser sees it before printing (A4-ish width)."""
+    browser.navigate("about:blank")
+    browser.viewport(900, 1200)
+    browser.navigate(path.as_uri())
+    browser.wait_for("document.readyState === 'complete'", timeout=15)
+    time.sleep(0.3)
+    out = HERE / f"{name}.png"
+    browser.screenshot(out, full_page=True)
+    print(f"wrote {out.relative_to(ROOT)}")
+
+
+def tournament_pages(browser: DevTools) -> None:
+    """A 40-player hall day (dispute, late arrivals, a forfeit) with one correction,
+    its sheets as `kaeshi tournament export` writes them, and the dashboard's final
+    ranking with the hub driving that event file."""
+    from controller.commands.tournament import _write_sheets
+    from controller.hub.director import TournamentDirector
+    from controller.tournament_store import store
+    from controller.tournament_store.hallday import hall_day
+
+    with tempfile.TemporaryDirectory(prefix="kaeshi-shots-") as tmp:
+        path = Path(tmp) / "event.sqlite"
+        t, _ = hall_day(path, 40, 1)
+        game = next(g for g in t.rounds[1].games if g.table == 3)
+        b, w = game.discs or (40, 24)
+        store.commit(path, t, "correct", {
+            "what": "result", "round": 2, "table": 3,
+            "outcome": "white" if game.outcome == "black" else "black", "discs": [w, b],
+            "by": "Arbiter Sato", "why": "the score card was signed the wrong way round"})
+        sheets = Path(tmp) / "sheets"
+        _write_sheets(sheets, t)
+        for sheet, name in (("round-2.html", "tournament-round"),
+                            ("cards-2.html", "tournament-cards"),
+                            ("players-2.html", "tournament-players"),
+                            ("crosstable.html", "tournament-crosstable"),
+                            ("standings.html", "tournament-standings"),
+                            ("prizes.html", "tournament-prizes")):
+            shoot_sheet(browser, sheets / sheet, name)
+        live = LiveHub(Path(tmp), delay=0.0,
+                       director=TournamentDirector(store.load(path)[1], path))
+        try:
+            shoot(browser, f"{live.url}/arbiter?token={TOKEN}",
+                  HUB_LIVE + " && !document.getElementById('standings-box').hidden",
+                  "tournament-dashboard")
+        finally:
+            live.close()
+
+
+def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="kaeshi-chromium-") as profile:
         browser = DevTools(Path(profile))
         try:
             browser.open("about:blank")
-            table_pages(browser)
-            hall_pages(browser)
-            toss_page(browser)
+            if argv != ["tournament"]:
+                table_pages(browser)
+                hall_pages(browser)
+                toss_page(browser)
+            tournament_pages(browser)
         finally:
             browser.close()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -10,6 +10,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,10 +18,11 @@ import uvicorn
 from hub_web_support import TOKEN, FakeBus, Hall
 
 from controller.cli import main
-from controller.hall_protocol.protocol import GameResult
+from controller.hall_protocol.protocol import GameResult, encode_state
 from controller.hub.director import TournamentDirector
 from controller.hub.results import ResultError
 from controller.hub.web import HubWebSettings, build_app
+from controller.scorecard import SignOff
 from controller.tournament import Player
 from controller.tournament.model import TournamentError
 from controller.tournament_store import writer
@@ -32,7 +34,7 @@ T0 = 1_700_000_000.0
 
 def open_event(path: Path) -> None:
     roster = [Player(f"Player {k}", born=str(1960 + k)) for k in range(1, 9)]
-    t = create(path, EventConfig("Hall Open", "open"), roster)
+    t = create(path, EventConfig("Hall Open", "open", extend=True), roster)
     commit(path, t, "lottery", {"seeds": ["12345", "67890", "13579"]})
     commit(path, t, "pair", {})
 
@@ -103,9 +105,15 @@ def test_the_command_line_and_the_hub_on_one_event(hub, capsys):
     assert "the same result was already entered" in capsys.readouterr().out
     # the table signs 20-44 after: the hub holds the one copy, so it is refused there
     p1 = running.director.pairings(1)[0]
-    running.hall.state(1, T0, game="r1t1", black=p1.black, white=p1.white,
-                       service="game_over", result=GameResult(20, 44, "white"))
+    shown = running.hall.state(1, T0, game="r1t1", black=p1.black, white=p1.white,
+                               service="game_over", result=GameResult(20, 44, "white"))
+    signed = replace(shown, signoff=SignOff(20, 44, "white", True, True))
+    running.hall.store.set_state(signed, encode_state(signed), T0 + 1)
     desk = running.app.state.views.desk
+    assert desk.take_from_table(running.hall.store.table(1)) is None  # not taken...
+    assert "the table signed 20-44 but the director holds 40-24 black" in \
+        desk.refused[(1, "r1t1")]  # ...and said, for the arbiter to decide
+    assert not desk.awaiting(running.hall.store.table(1))
     with pytest.raises(ResultError, match="already confirmed"):
         desk.confirm(running.hall.store.table(1), game="r1t1")
     # the other tables: two by the command line, the last one from the table itself

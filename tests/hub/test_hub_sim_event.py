@@ -53,7 +53,8 @@ def _finished_games(folder, table):
 def test_two_rounds_paired_by_the_director_signed_at_the_tables(tmp_path, data_dir):
     said: list[str] = []
     options = SimulateOptions(speed=40.0, errors=0.0, folder=str(tmp_path), seed=27)
-    summary = simulate_event(options, EventPlan(players=8, rounds=2), said.append)
+    plan = EventPlan(players=8, rounds=2, extend=True, incidents=False)
+    summary = simulate_event(options, plan, said.append)
 
     assert summary.rounds == 2, (said, summary.text())
     assert summary.tables == 4
@@ -114,3 +115,26 @@ def test_two_rounds_paired_by_the_director_signed_at_the_tables(tmp_path, data_d
             "json_extract(data, '$.event')='game_over'")]
     holder = "black" if drawn.draw_win == drawn.black else "white"
     assert [(e["black"], e["white"], e["winner"]) for e in over][0] == (32, 32, holder)
+
+
+@pytest.mark.slow
+def test_a_day_with_a_late_arrival_a_forfeit_a_correction_and_a_hub_crash(tmp_path, data_dir):
+    said: list[str] = []
+    options = SimulateOptions(speed=40.0, errors=0.0, folder=str(tmp_path), seed=27)
+    summary = simulate_event(options, EventPlan(players=8, rounds=2, extend=True), said.append)
+    assert summary.rounds == 2, (said, summary.text())
+    text = summary.text()
+    for needle in ("came 2:30 late and played on", "took the forfeit (not rated)",
+                   "corrected to", "the hub was killed between rounds 1 and 2",
+                   "note: small-field variant"):
+        assert needle in text, (needle, text)
+    assert not any("paired and sent" in x and "round 1 complete; round 1" in x for x in said)
+    _, t = store.load(tmp_path / "event.sqlite")
+    with contextlib.closing(sqlite3.connect(tmp_path / "event.sqlite")) as db:
+        kinds = [k for (k,) in db.execute("SELECT kind FROM actions ORDER BY seq")]
+    assert kinds.count("pair") == len(t.rounds)  # the restart paired nothing twice
+    assert kinds.count("correct") == 1 and t.corrections[0].by == "arbiter (simulated)"
+    forfeits = [g for r in t.rounds for g in r.games if g.forfeit]
+    assert len(forfeits) == 1 and forfeits[0].round == 2
+    late = [g for g in t.rounds[0].games if g.late is not None]
+    assert [g.late.state for g in late] == ["playing"] and late[0].done

@@ -32,7 +32,7 @@ START = "-" * 27 + "OX" + "-" * 6 + "XO" + "-" * 27
 
 def event(path: Path) -> TournamentDirector:
     roster = [Player(f"Player {k}", born=str(1960 + k)) for k in range(1, 9)]
-    t = create(path, EventConfig("Hall Open", "open"), roster)
+    t = create(path, EventConfig("Hall Open", "open", extend=True), roster)
     commit(path, t, "lottery", {"seeds": ["12345", "67890", "13579"]})
     director = TournamentDirector(t, path)
     director.pair_next_round()

@@ -20,7 +20,7 @@ T0 = 1_700_000_000.0
 
 def open_event(path: Path) -> Tournament:
     roster = [Player(f"Player {k}", born=str(1960 + k)) for k in range(1, 9)]
-    t = create(path, EventConfig("Hall Open", "open"), roster)
+    t = create(path, EventConfig("Hall Open", "open", extend=True), roster)
     commit(path, t, "lottery", {"seeds": ["12345", "67890", "13579"]})
     return t
 

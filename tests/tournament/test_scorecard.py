@@ -65,7 +65,8 @@ def test_late_player_whose_time_ran_out_lost_unplayed():
 
 
 def _event() -> Tournament:
-    t = Tournament([Player(f"p{k}", rank="1段") for k in range(8)], "open", "Late test")
+    t = Tournament([Player(f"p{k}", rank="1段", federation_id=str(500 + k)) for k in range(8)],
+                   "open", "Late test", extend=True)
     t.draw_lottery(["1", "2", "3"])
     t.pair_next_round()
     return t
@@ -97,13 +98,14 @@ def test_director_records_late_states_in_order_and_a_forfeit_not_rated():
         t.record_result(table, "white", (20, 44))
     wins = {s.name: s.wins for s in t.standings()}
     assert wins[g1.first] == 1 and wins[g1.second] == 0  # the forfeit counts
-    wof = wof_results(t, EventConfig("Late test", "open"))
-    n_winner, n_loser = t.numbers[g1.first], t.numbers[g1.second]
+    wof = wof_results(t, EventConfig("Late test", "open", extend=True))
+    n_winner = int(t.players[g1.first].federation_id)
+    n_loser = int(t.players[g1.second].federation_id)
     rated = [line for line in wof.splitlines() if not line.startswith("%")]
     assert len(rated) == 3  # the forfeit is not among the rated games
     pairs = [{int(line.split()[0]), int(line.split()[2])} for line in rated]
     assert {n_winner, n_loser} not in pairs
-    assert f"% {n_winner} wins by forfeit against {n_loser} (not rated)" in wof
+    assert f"% {g1.first} wins by {g1.second}'s forfeit (not rated)" in wof
     games = event_json(t)["rounds"][0]["games"]
     first = next(g for g in games if g["table"] == 1)
     assert first["forfeit"] is True and first["late"] == {

@@ -9,12 +9,14 @@ import pytest
 
 from controller.cli import main
 
-EVENT = 'name = "Test Open"\ndivision = "open"\ndate = "2021-07-18"\ncountry = "JPN"\n'
+EVENT = ('name = "Test Open"\ndivision = "open"\ndate = "2021-07-18"\ncountry = "JPN"\n'
+         "extend = true\n")  # ten players: the small-field variant
 
 
 def write_roster(path: Path, n: int, extra: str = "") -> Path:
-    lines = ["name,rank,club,seed,absent"]
-    lines += [f"Player {k},{k % 5 + 1}段,Club {k % 3},{'' if k else 1}," for k in range(n)]
+    lines = ["name,rank,club,seed,absent,federation_id"]
+    lines += [f"Player {k},{k % 5 + 1}段,Club {k % 3},{'' if k else 1},,{9000 + k}"
+              for k in range(n)]
     path.write_text("\n".join(lines) + "\n" + extra, encoding="utf-8")
     return path
 
@@ -161,17 +163,18 @@ def test_a_field_beyond_the_rules_needs_the_organisers_word_and_is_named_everywh
         tmp_path, capsys):
     # 130 roster entries draw numbers 11–140, past the rules' 「非シード選手に11～138」
     write_roster(tmp_path / "players.csv", 130)
-    (tmp_path / "event.toml").write_text(EVENT, encoding="utf-8")
+    base = EVENT.replace("extend = true\n", "")
+    (tmp_path / "event.toml").write_text(base, encoding="utf-8")
     db = tmp_path / "t.sqlite"
     new = ["tournament", "--db", str(db), "new", str(tmp_path / "event.toml"),
            "--roster", str(tmp_path / "players.csv")]
     assert main(new) == 1
     assert "130 roster entries: the rules number players 11–138" in capsys.readouterr().err
     assert not db.exists()
-    (tmp_path / "event.toml").write_text(EVENT + "extend = 1\n", encoding="utf-8")
+    (tmp_path / "event.toml").write_text(base + "extend = 1\n", encoding="utf-8")
     assert main(new) == 1
     assert "extend must be true or false" in capsys.readouterr().err
-    (tmp_path / "event.toml").write_text(EVENT + "extend = true\n", encoding="utf-8")
+    (tmp_path / "event.toml").write_text(base + "extend = true\n", encoding="utf-8")
     assert main(new) == 0
     named = "extension of the rules, confirmed by the organiser: 130 roster entries"
     assert named in capsys.readouterr().out
@@ -222,5 +225,6 @@ def test_late_arrival_and_forfeit_on_the_command_line(event, tmp_path, capsys):
     csv_sheet = (tmp_path / "out" / "round-1.csv").read_text()
     assert f"(forfeit by {white}, not rated)" in csv_sheet
     wof = (tmp_path / "out" / "results.wof.txt").read_text()
-    numbers = {p["name"]: p["number"] for p in data["players"]}
-    assert f"% {numbers[black]} wins by forfeit against {numbers[white]} (not rated)" in wof
+    assert f"% {black} wins by {white}'s forfeit (not rated)" in wof
+    ids = {p["name"]: p["federation_id"] for p in data["players"]}
+    assert not any(line.startswith(f"{ids[black]} (") for line in wof.splitlines())

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from controller.cli import main
+from controller.tournament.corrections import correct
 from controller.tournament.event import Tournament
 from controller.tournament.model import Player, TournamentError
 from controller.tournament_store import formats, store
@@ -17,7 +18,8 @@ BY = {"by": "Arbiter Sato", "why": "score card signed the wrong way round"}
 
 
 def event(n: int = 16, division: str = "open") -> Tournament:
-    t = Tournament([Player(f"P{k:02d}", born=str(1960 + k)) for k in range(n)], division, "x")
+    t = Tournament([Player(f"P{k:02d}", born=str(1960 + k)) for k in range(n)], division, "x",
+                   extend=division == "open")
     t.draw_lottery(["1", "2", "3"])
     t.pair_next_round()
     return t
@@ -38,9 +40,9 @@ def test_a_result_of_this_round_is_corrected_and_marked():
     g = t.current.table(1)
     t.record_result(1, "black", (40, 24))
     with pytest.raises(TournamentError, match="a correction needs by"):
-        t.correct({"what": "result", "round": 1, "table": 1, "outcome": "white",
+        correct(t, {"what": "result", "round": 1, "table": 1, "outcome": "white",
                    "discs": [20, 44], "why": "x"})
-    c = t.correct({"what": "result", "round": 1, "table": 1, "outcome": "white",
+    c = correct(t, {"what": "result", "round": 1, "table": 1, "outcome": "white",
                    "discs": [20, 44], **BY})
     assert g.winner == g.white and g.corrected == c.text
     assert c.text == f"black 40-24 ({g.black} won) → white 20-44 ({g.white} won)"
@@ -51,7 +53,7 @@ def test_a_result_of_this_round_is_corrected_and_marked():
 
 def test_an_earlier_round_is_corrected_after_the_next_was_paired(tmp_path):
     path = tmp_path / "e.sqlite"
-    t = store.create(path, EventConfig("x", "open"),
+    t = store.create(path, EventConfig("x", "open", extend=True),
                      [Player(f"P{k:02d}", born=str(1960 + k)) for k in range(16)])
     store.commit(path, t, "lottery", {"seeds": ["1", "2", "3"]})
     store.commit(path, t, "pair", {})
@@ -70,7 +72,7 @@ def test_an_earlier_round_is_corrected_after_the_next_was_paired(tmp_path):
     assert again.standings() == t.standings()
     assert [c.text for c in again.corrections] == [c.text for c in t.corrections]
     with pytest.raises(TournamentError, match="round 1 is over"):
-        t.correct({"what": "clear", "round": 1, "table": 2, **BY})
+        correct(t, {"what": "clear", "round": 1, "table": 2, **BY})
 
 
 def test_swapped_colours_keep_the_winner():
@@ -78,7 +80,7 @@ def test_swapped_colours_keep_the_winner():
     g = t.current.table(1)
     black, white = g.black, g.white
     t.record_result(1, "black", (40, 24))
-    t.correct({"what": "colours", "round": 1, "table": 1, **BY})
+    correct(t, {"what": "colours", "round": 1, "table": 1, **BY})
     assert (g.black, g.white, g.outcome, g.discs, g.winner) == (
         white, black, "white", (24, 40), black)
 
@@ -87,9 +89,9 @@ def test_a_forfeit_is_set_and_undone():
     t = event()
     g = t.current.table(1)
     t.record_result(1, "black", (40, 24))
-    t.correct({"what": "forfeit", "round": 1, "table": 1, "loser": g.white, **BY})
+    correct(t, {"what": "forfeit", "round": 1, "table": 1, "loser": g.white, **BY})
     assert g.forfeit and not g.rated and g.winner == g.black
-    t.correct({"what": "clear", "round": 1, "table": 1, **BY})
+    correct(t, {"what": "clear", "round": 1, "table": 1, **BY})
     assert not g.done and not g.forfeit and wins(t).get(g.black, 0) == 0
     t.record_result(1, "white", (10, 50))
     assert g.winner == g.white
@@ -100,11 +102,11 @@ def test_a_withdrawal_is_undone():
     play_round(t)
     name = t.rounds[0].table(1).first
     t.withdraw(name)
-    t.correct({"what": "reinstate", "name": name, **BY})
+    correct(t, {"what": "reinstate", "name": name, **BY})
     rnd = t.pair_next_round()
     assert any(name in (g.first, g.second) for g in rnd.games)
     with pytest.raises(TournamentError, match="has not withdrawn"):
-        t.correct({"what": "reinstate", "name": name, **BY})
+        correct(t, {"what": "reinstate", "name": name, **BY})
 
 
 def test_a_manual_pairing_seats_the_same_players_again():
@@ -112,15 +114,15 @@ def test_a_manual_pairing_seats_the_same_players_again():
     g1, g2 = t.current.table(1), t.current.table(2)
     a, b, c, d = g1.first, g1.second, g2.first, g2.second
     with pytest.raises(TournamentError, match="missing"):
-        t.correct({"what": "pairing", "tables": [[a, c]], **BY})
-    t.correct({"what": "pairing", "tables": [[a, c], [b, d]], **BY})
+        correct(t, {"what": "pairing", "tables": [[a, c]], **BY})
+    correct(t, {"what": "pairing", "tables": [[a, c], [b, d]], **BY})
     seated = {(x.first, x.second) for x in t.current.games}
     assert (a, c) in seated and (b, d) in seated
     assert sorted(x.table for x in t.current.games if x.table) == list(
         range(1, len(t.current.games) + 1))
     t.record_result(1, "black", (40, 24))
     with pytest.raises(TournamentError, match="already has a result"):
-        t.correct({"what": "pairing", "tables": [[a, d], [b, c]], **BY})
+        correct(t, {"what": "pairing", "tables": [[a, d], [b, c]], **BY})
 
 
 def test_a_knockout_result_that_decided_the_next_round_needs_a_repairing_first():
@@ -129,12 +131,12 @@ def test_a_knockout_result_that_decided_the_next_round_needs_a_repairing_first()
     t.pair_next_round()
     game = next(g for g in t.rounds[0].games if g.table is not None)
     with pytest.raises(TournamentError, match="re-pair its games by hand"):
-        t.correct({"what": "result", "round": 1, "table": game.table, "outcome": "white",
+        correct(t, {"what": "result", "round": 1, "table": game.table, "outcome": "white",
                    "discs": [20, 44], **BY})
 
 
 def test_the_command_line_journals_the_correction(tmp_path, capsys):
-    (tmp_path / "e.toml").write_text('name = "T"\n', encoding="utf-8")
+    (tmp_path / "e.toml").write_text('name = "T"\nextend = true\n', encoding="utf-8")
     (tmp_path / "r.csv").write_text("name\n" + "".join(f"P{k}\n" for k in range(8)),
                                     encoding="utf-8")
     db = str(tmp_path / "t.sqlite")

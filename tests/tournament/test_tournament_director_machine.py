@@ -61,7 +61,7 @@ class DirectorDay(RuleBasedStateMachine):
         self.path = Path(self.dir.name) / "e.sqlite"
         roster = [Player(f"P{k:02d}", rank=f"{k % 5 + 1}段", born=str(1950 + k))
                   for k in range(n)]
-        self.t = store.create(self.path, EventConfig("x", division), roster)
+        self.t = store.create(self.path, EventConfig("x", division, extend=True), roster)
         store.commit(self.path, self.t, "lottery", {"seeds": [str(seed), "2", "3"]})
         store.commit(self.path, self.t, "pair", {})
         self.rng = random.Random(seed)

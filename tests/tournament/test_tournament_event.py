@@ -30,7 +30,7 @@ def play_round(t: Tournament, winner: str = "first") -> None:
 
 
 def test_absent_players_get_numbers_but_no_league_and_no_games():
-    t = Tournament(roster(8) + [Player("gone", absent=True)], "open")
+    t = Tournament(roster(8) + [Player("gone", absent=True)], "open", extend=True)
     t.draw_lottery(SEEDS)
     assert "gone" in t.numbers and "gone" not in t.groups
     rnd = t.pair_next_round()
@@ -41,7 +41,7 @@ def test_absent_players_get_numbers_but_no_league_and_no_games():
 def test_eight_players_leagues_won_in_round_one_wait_with_byes_until_round_six():
     # 「各予選リーグの1位は、6～7回戦に準決勝、決勝、3位決定戦を行い」; 「全勝が1名と
     # なった予選リーグの全勝選手を不戦勝とします。2回目の不戦勝となる場合もあります」
-    t = Tournament(roster(8), "open")
+    t = Tournament(roster(8), "open", extend=True)
     t.draw_lottery(SEEDS)
     assert sorted(t.groups.values()) == list("AABBCCDD")
     r1 = t.pair_next_round()
@@ -78,7 +78,7 @@ def test_eight_players_leagues_won_in_round_one_wait_with_byes_until_round_six()
 
 
 def test_league_of_six_keeps_pairing_until_the_unbeaten_count_is_a_power_of_two():
-    t = Tournament(roster(24), "open")
+    t = Tournament(roster(24), "open", extend=True)
     t.draw_lottery(SEEDS)
     t.pair_next_round()
     play_round(t)
@@ -97,7 +97,7 @@ def test_league_of_six_keeps_pairing_until_the_unbeaten_count_is_a_power_of_two(
 def test_sole_unbeaten_of_a_finished_league_has_a_bye_while_others_play():
     # 9 players: A gets 3, the others 2 (one odd league, no adjustment).  A league of
     # 2 is won after round 1; A (bye, then 2 unbeaten) only after round 2.
-    t = Tournament(roster(9), "open")
+    t = Tournament(roster(9), "open", extend=True)
     t.draw_lottery(SEEDS)
     sizes = {x: sum(1 for v in t.groups.values() if v == x) for x in "ABCD"}
     assert sizes == {"A": 3, "B": 2, "C": 2, "D": 2}
@@ -111,7 +111,7 @@ def test_sole_unbeaten_of_a_finished_league_has_a_bye_while_others_play():
 
 
 def test_round_one_bye_goes_to_the_highest_number_of_an_odd_league():
-    t = Tournament(roster(9), "open")
+    t = Tournament(roster(9), "open", extend=True)
     t.draw_lottery(SEEDS)
     r1 = t.pair_next_round()
     a_members = [n for n, x in t.groups.items() if x == "A"]
@@ -120,7 +120,7 @@ def test_round_one_bye_goes_to_the_highest_number_of_an_odd_league():
 
 
 def test_withdrawn_player_is_not_paired_and_keeps_their_wins():
-    t = Tournament(roster(24), "open")
+    t = Tournament(roster(24), "open", extend=True)
     t.draw_lottery(SEEDS)
     r1 = t.pair_next_round()
     name = next(g.first for g in r1.games if g.table)
@@ -138,7 +138,7 @@ def test_withdrawn_player_is_not_paired_and_keeps_their_wins():
 
 
 def test_refused_results_change_nothing():
-    t = Tournament(roster(8), "open")
+    t = Tournament(roster(8), "open", extend=True)
     t.draw_lottery(SEEDS)
     t.pair_next_round()
     with pytest.raises(TournamentError, match="no game at table 9"):
@@ -156,7 +156,7 @@ def test_refused_results_change_nothing():
 
 
 def test_draw_goes_to_the_draw_win_holder_and_the_toss_sets_colours():
-    t = Tournament(roster(8), "open")
+    t = Tournament(roster(8), "open", extend=True)
     t.draw_lottery(SEEDS)
     g = t.pair_next_round().games[0]
     with pytest.raises(TournamentError, match="'nobody' does not play there"):
@@ -173,7 +173,7 @@ def test_draw_goes_to_the_draw_win_holder_and_the_toss_sets_colours():
 def test_toss_is_placed_by_the_higher_rank():
     players = [Player("strong", rank="五段"), Player("weak", rank="2級")]
     players += [Player(f"x{k}", rank="") for k in range(6)]
-    t = Tournament(players, "open")
+    t = Tournament(players, "open", extend=True)
     t.draw_lottery(SEEDS)
     for g in t.pair_next_round().games:
         if {g.first, g.second} == {"strong", "weak"}:
@@ -257,7 +257,7 @@ def test_new_othello_placement_pairs_highest_with_highest():
 
 
 def test_open_placement_pairs_highest_with_lowest():
-    t = Tournament(roster(16), "open")  # leagues of 4: knock-out from the start
+    t = Tournament(roster(16), "open", extend=True)  # leagues of 4: knock-out from the start
     t.draw_lottery(SEEDS)
     t.pair_next_round()
     play_round(t)
@@ -283,7 +283,7 @@ def test_knockout_withdrawal_gives_the_next_opponent_a_bye():
 
 
 def test_qualified_players_count_every_round_as_won_and_semi_walkover():
-    t = Tournament(roster(8), "open")
+    t = Tournament(roster(8), "open", extend=True)
     t.draw_lottery(SEEDS)
     r1 = t.pair_next_round()
     play_round(t)
@@ -304,7 +304,7 @@ def test_qualified_players_count_every_round_as_won_and_semi_walkover():
 
 
 def test_league_winner_who_withdraws_stops_collecting_wins():
-    t = Tournament(roster(9), "open")  # A has 3 players, B–D are won after round 1
+    t = Tournament(roster(9), "open", extend=True)  # A has 3 players, B–D are won after round 1
     t.draw_lottery(SEEDS)
     r1 = t.pair_next_round()
     play_round(t)

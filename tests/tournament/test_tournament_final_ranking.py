@@ -64,7 +64,7 @@ def test_a_knockout_division_ranks_by_place_too():
 
 
 def test_before_the_final_the_criteria_are_named_as_the_rules_name_them():
-    t = Tournament([Player(f"P{k}") for k in range(8)], "open", "x")
+    t = Tournament([Player(f"P{k}") for k in range(8)], "open", "x", extend=True)
     t.draw_lottery(["1", "2", "3"])
     t.pair_next_round()
     board = leaderboard(t)

@@ -57,7 +57,7 @@ def test_simulate_hall_writes_the_day_and_leaves_the_forfeit_out_of_the_wof_file
     assert "signed by both players at the table, 1 confirmed by the arbiter" in text
     assert "1 late arrival(s) played on, 1 took the forfeit" in text
     data = json.loads((out / "event.json").read_text())
-    numbers = {p["name"]: p["number"] for p in data["players"]}
+    numbers = {p["name"]: int(p["federation_id"]) for p in data["players"]}
     forfeit = [(r["round"], g) for r in data["rounds"] for g in r["games"] if g["forfeit"]]
     assert len(forfeit) == 1
     round_no, g = forfeit[0]
@@ -68,8 +68,7 @@ def test_simulate_hall_writes_the_day_and_leaves_the_forfeit_out_of_the_wof_file
     end = wof.index(f"% Round {round_no + 1}")
     rated = [line.split() for line in wof[start:end] if not line.startswith("%")]
     assert all({int(x[0]), int(x[2])} != pair for x in rated)
-    assert (f"% {numbers[g['winner']]} wins by forfeit against {numbers[loser]} "
-            "(not rated)") in wof
+    assert f"% {g['winner']} wins by {loser}'s forfeit (not rated)" in wof
     # every other game of the day is rated
     games = sum(1 for r in data["rounds"] for x in r["games"]
                 if x["table"] is not None and not x["forfeit"])
@@ -85,7 +84,7 @@ def _status(table: int, signoff: SignOff | None = None, late: LateArrival | None
 
 def test_the_desk_asks_the_arbiter_only_for_a_dispute_or_a_flag(tmp_path):
     path = tmp_path / "e.sqlite"
-    t = store.create(path, EventConfig("Desk", "open"),
+    t = store.create(path, EventConfig("Desk", "open", extend=True),
                      [Player(f"p{k}") for k in range(8)])
     store.commit(path, t, "lottery", {"seeds": ["1", "2", "3"]})
     director = TournamentDirector(t, path)
@@ -153,7 +152,8 @@ def test_the_running_hub_takes_signed_results_and_late_states_from_the_tables(tm
         from starlette.testclient import TestClient
 
     path = tmp_path / "e.sqlite"
-    t = store.create(path, EventConfig("Hub", "open"), [Player(f"p{k}") for k in range(8)])
+    t = store.create(path, EventConfig("Hub", "open", extend=True),
+                     [Player(f"p{k}") for k in range(8)])
     store.commit(path, t, "lottery", {"seeds": ["1", "2", "3"]})
     director = TournamentDirector(t, path)
     pairings = director.pair_next_round()
@@ -197,7 +197,8 @@ def test_the_running_hub_takes_signed_results_and_late_states_from_the_tables(tm
 
 def test_a_signed_32_32_without_a_toss_waits_for_the_arbiter(tmp_path):
     path = tmp_path / "e.sqlite"
-    t = store.create(path, EventConfig("Desk", "open"), [Player(f"p{k}") for k in range(8)])
+    t = store.create(path, EventConfig("Desk", "open", extend=True),
+                     [Player(f"p{k}") for k in range(8)])
     store.commit(path, t, "lottery", {"seeds": ["1", "2", "3"]})
     director = TournamentDirector(t, path)
     director.pair_next_round()

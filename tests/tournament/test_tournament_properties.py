@@ -35,7 +35,7 @@ def run_event(division: str, players: int, seed: int, monkeypatch) -> tuple[int,
         seed_no = seeds[k] if k < len(seeds) and n not in away else None
         roster.append(Player(n, rank=rng.choice(["", "3段", "1級"]), seed=seed_no,
                              absent=n in away))
-    t = Tournament(roster, division)
+    t = Tournament(roster, division, extend=True)
     t.draw_lottery([str(rng.randrange(100000)) for _ in range(3)])
 
     pools: list = []

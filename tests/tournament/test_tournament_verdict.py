@@ -14,7 +14,8 @@ from controller.tournament_store.roster import EventConfig
 
 
 def event() -> Tournament:
-    t = Tournament([Player(f"P{k}", born=str(1960 + k)) for k in range(8)], "open", "x")
+    t = Tournament([Player(f"P{k}", born=str(1960 + k)) for k in range(8)], "open", "x",
+                   extend=True)
     t.draw_lottery(["1", "2", "3"])
     t.pair_next_round()
     return t
@@ -84,7 +85,7 @@ def test_both_flags_go_to_the_draw_win_holder_and_are_not_rated():
     assert g.winner == white and not g.rated
     for table in (2, 3, 4):
         t.record_result(table, "black", (40, 24))
-    wof = formats.wof_results(t, EventConfig("x", "open"))
+    wof = formats.wof_results(t, EventConfig("x", "open", extend=True))
     assert "both flags fell (rule 14, not rated)" in wof
     numbers = t.numbers
     assert f"{numbers[black]} (40)" not in wof

@@ -219,7 +219,8 @@ class Views:
         return [
             {"rank": s.rank, "player": s.player, "points": s.points,
              "criteria": [[label, value] for label, value in s.criteria],
-             "final": s.final, "grade": s.grade, "ouza": s.ouza}
+             "final": s.final, "grade": s.grade, "ouza": s.ouza,
+             **({"note": s.note} if s.note else {})}
             for s in self.director.standings()
         ]
 

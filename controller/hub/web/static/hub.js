@@ -117,7 +117,8 @@ const Hub = (() => {
     if (!rows.length) return;
     const final = rows[0].final;
     const labels = (rows[0].criteria || []).map((c) => c[0]);
-    table.append(el("caption", {}, final ? "最終順位 (final ranking)" : "暫定順位 (provisional ranking)"));
+    table.append(el("caption", {}, final ? "最終順位 (final ranking)" : "暫定順位 (provisional ranking)",
+                    rows[0].note ? el("div", { class: "standings-note" }, rows[0].note) : null));
     table.append(el("tr", {}, el("th", {}, final ? "Place" : "#"), el("th", {}, "Player"),
                     ...labels.map((l) => el("th", {}, l))));
     for (const r of rows) {
