@@ -108,8 +108,6 @@ class GameRecord:
         if not 1 <= move <= len(self.moves):
             raise RecordError(f"no move {move} to comment on (the game has {len(self.moves)})")
         mv = self.moves[move - 1]
-        from controller.records.irregular import join_comments
-
         mv.comment = join_comments(mv.comment, text)
 
     def label(self, index: int) -> str:
@@ -155,3 +153,14 @@ class GameRecord:
             rec.moves.append(Move(pos.to_move, name.lower()))
             pos = pos_next
         return rec
+
+
+def join_comments(*parts: str) -> str:
+    """Notes on one move as one line: GGF readers take a comment line by line, and a
+    newline inside ``C[]`` breaks them."""
+    out = ""
+    for part in parts:
+        text = " ".join(part.split())
+        if text:
+            out = text if not out else f"{out}{' ' if out[-1] in '.!?' else '; '}{text}"
+    return out

@@ -15,8 +15,9 @@ from gpiozero.pins.mock import MockFactory
 from packaging.markers import Marker
 from packaging.requirements import Requirement
 
-from controller.clockhw import ClockHardware, ClockPins, pinlib
+from controller.clockhw import ClockPins, pinlib
 from controller.clockhw.gpio import GpioError
+from controller.clockhw.hardware import ClockHardware
 
 PI5 = "Raspberry Pi 5 Model B Rev 1.0"
 PI4 = "Raspberry Pi 4 Model B Rev 1.4"
