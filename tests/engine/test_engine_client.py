@@ -188,6 +188,7 @@ def test_a_level_too_high_for_the_machine_costs_strength_not_time():
     spec = EngineSpec(tuple(own_engine_argv("nboard", 20, 0.5)), "nboard", 20, 0.5)
     client = EngineClient(spec)
     try:
+        assert client.choose(Game(Position.start())) is not None  # started and ready
         began = time.monotonic()
         move = client.choose(OPENING)  # depth 20 in Python would take hours
         assert move is not None and time.monotonic() - began < 1.5 + 0.5
