@@ -235,6 +235,21 @@ def test_an_edax_style_reg_genmove_falls_back_to_genmove_and_says_so(caplog):
         client.close()
 
 
+def test_a_hint_past_its_time_is_a_weaker_answer_not_a_gone_engine(tmp_path):
+    client = EngineClient(EngineSpec((sys.executable, str(DIALECTS), "slow"), "nboard", 1,
+                                     0.3, grace=0.5))
+    try:
+        began = time.monotonic()
+        hints = client.hints(OPENING, 64)  # the depth-1 lines, then it keeps thinking
+        assert time.monotonic() - began < 3.0
+        assert set(hints) == set(OPENING.position().legal_squares()) and client.depth == 1
+        assert client.problem is None and client.failures == 0 and not client.gone
+        # still busy, so it was started afresh: the next request is answered at once
+        assert client.choose(OPENING) is not None and client.failures == 0
+    finally:
+        client.close()
+
+
 def test_search_lines_rank_by_depth_and_book_lines_outrank_search():
     assert final_hints(["search F5 60 0 1", "search D6 2 0 8", "search C3 1 0 8"]) == (
         {"d6": 2.0, "c3": 1.0}, 8.0)
