@@ -4,7 +4,8 @@ own engine underneath, with one engine's habit on top.
 ``python tests/engine/dialect_engines.py ntest``: NBoard; while deepening a ``hint``
 it prints shallow lines first, one for another move with a tempting score at depth
 1, as NTest does, before the final lines. ``edax-gtp``: GTP; ``reg_genmove``
-answers the last move played (Edax's), ``genmove`` answers properly. ``slow``:
+answers the last move played (Edax's), ``genmove`` answers properly; ``refuse-gtp``:
+lists ``reg_genmove`` but refuses it. ``slow``:
 NBoard; a ``hint`` prints its depth-1 lines, then thinks far longer than allowed.
 """
 
@@ -63,7 +64,7 @@ def main() -> int:
         if words[:1] == ["play"] and len(words) > 2:
             last = words[2]
         if words[:1] == ["reg_genmove"]:
-            write(f"= {last}\n\n")
+            write(f"= {last}\n\n" if dialect == "edax-gtp" else "? unknown command\n\n")
             continue
         if not server_g.handle(raw.strip()):
             break

@@ -218,8 +218,9 @@ def test_an_ntest_style_engine_is_read_for_its_final_answer_not_a_shallow_line()
         client.close()
 
 
-def test_an_edax_style_reg_genmove_falls_back_to_genmove_and_says_so(caplog):
-    client = dialect("edax-gtp", "gtp")
+@pytest.mark.parametrize("name", ["edax-gtp", "refuse-gtp"])
+def test_an_edax_style_reg_genmove_falls_back_to_genmove_and_says_so(caplog, name):
+    client = dialect(name, "gtp")
     try:
         with caplog.at_level("WARNING", logger="kaeshi.engine"):
             move = client.choose(OPENING)  # reg_genmove answers f4, the last move
