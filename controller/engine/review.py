@@ -18,8 +18,7 @@ from typing import Any
 from controller.engine.client import EngineClient, Game
 from controller.errors import KaeshiError
 from controller.position import Position
-from controller.records.irregular import join_comments
-from controller.records.model import GameRecord, RecordError
+from controller.records.model import GameRecord, RecordError, join_comments
 from controller.squares import Color
 
 #: How many of the worst moves are marked as the game's mistakes.

@@ -32,8 +32,8 @@ from controller.records.ggf_values import (
     parse_result,
     result_value,
 )
-from controller.records.irregular import join_comments, split_stood, stood_note
-from controller.records.model import GameRecord, RecordError
+from controller.records.irregular import split_stood, stood_note
+from controller.records.model import GameRecord, RecordError, join_comments
 from controller.records.replay import Step, replay, square_index
 from controller.records.scan import Scan
 from controller.squares import SIZES, BoardStringError, Color

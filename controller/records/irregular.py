@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from controller.position import IllegalMoveError, Position
+from controller.records.model import join_comments
 
 if TYPE_CHECKING:
     from controller.records.model import GameRecord, Move
@@ -225,17 +226,6 @@ class History:
 #: GGF has no tag for it; Kaeshi reads this sentence back (the board as in ``BO``).
 STOOD_NOTE = "Play went on from the board as it stood after this move: "
 _STOOD = re.compile(re.escape(STOOD_NOTE) + r"(\d{1,2}(?: [-*O]+)+ [*O])\.?")
-
-
-def join_comments(*parts: str) -> str:
-    """Notes on one move as one line: GGF readers take a comment line by line, and a
-    newline inside ``C[]`` breaks them."""
-    out = ""
-    for part in parts:
-        text = " ".join(part.split())
-        if text:
-            out = text if not out else f"{out}{' ' if out[-1] in '.!?' else '; '}{text}"
-    return out
 
 
 def stood_note(board: str) -> str:
