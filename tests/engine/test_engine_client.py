@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from controller.engine.client import EngineClient, EngineSpec, Game
 from controller.engine.process import own_engine_argv
@@ -258,3 +260,20 @@ def test_search_lines_rank_by_depth_and_book_lines_outrank_search():
         {"f5": 1.0}, 21.0)
     assert final_hints(["search F5 3 0 30", "book D6 0 12 20"])[0] == {"d6": 0.0}
     assert final_hints(["status thinking"]) == ({}, None)
+
+
+SQUARES = ["F5", "D6", "C3", "E6", "F4"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(SQUARES), st.integers(-64, 64),
+                          st.integers(1, 30)), min_size=1, max_size=30))
+def test_the_final_answer_is_the_deepest_lines_whatever_the_order(lines):
+    text = [f"search {sq} {score} 0 {depth}" for sq, score, depth in lines]
+    scores, depth = final_hints(["status thinking", *text, "nodestats 12 0.1"])
+    top = max(d for _, _, d in lines)
+    assert depth == top
+    expected = {}
+    for sq, score, d in lines:
+        if d == top:
+            expected[sq.lower()] = float(score)  # the later of equally deep lines
+    assert scores == expected
