@@ -32,6 +32,7 @@ from controller.engine.protocol import (
     parse_move,
     parse_nboard_move,
 )
+from controller.engine.search import Settings
 from controller.engine.timing import MIN_MOVES_LEFT, Clock, move_budget
 from controller.position import IllegalMoveError, Position
 
@@ -307,9 +308,11 @@ class EngineClient:
 
     def describe(self) -> dict[str, object]:
         """For the page: which engine, and whether it is there."""
+        own = self.spec.argv[1:3] == ("-m", "controller.engine.own")
         return {"name": self.name or self.spec.argv[0], "protocol": self.spec.protocol,
-                "level": self.spec.level, "status": self.status, "problem": self.problem,
-                "gone": self.gone}
+                "level": self.spec.level,
+                "level_name": Settings.for_level(self.spec.level).name if own else None,
+                "status": self.status, "problem": self.problem, "gone": self.gone}
 
     def _start(self) -> Session:
         if self._session is not None:
