@@ -35,7 +35,7 @@ SHARED = Path(os.environ.get("KAESHI_SHARED", ROOT.parent / "shared"))
 WTHOR = SHARED / "data" / "games" / "wthor" / "WTH_2001.wtb"
 #: Wall time per move in the games between levels.
 SECONDS = 1.0
-OPENINGS = 2
+OPENINGS = 4
 OPENING_PLIES = 8
 LOSS_POSITIONS = 10
 
@@ -106,7 +106,7 @@ def main() -> None:
     positions = []
     for g in games:
         for pos in g.positions():
-            if 64 - (pos.black | pos.white).bit_count() == 14 and len(pos.legal_moves()) > 1:
+            if 64 - (pos.black | pos.white).bit_count() == 14 and pos.legal_moves().bit_count() > 1:
                 positions.append(pos)
                 break
         if len(positions) == LOSS_POSITIONS:

@@ -74,10 +74,11 @@ def irregularity(t: float, player: str, kind: Irregularity, squares: list[str]) 
 
 def corrected(t: float, kind: Irregularity, squares: list[str],
               pointed_out: bool = False) -> Event:
-    """An irregularity put right; ``pointed_out`` when the opponent had pointed it out
-    (the key is left out otherwise, as in journals written before it existed)."""
-    extra = {"pointed_out": True} if pointed_out else {}
-    return Event(t, EventKind.CORRECTED, {"kind": kind.value, "squares": squares, **extra})
+    """An irregularity put right; ``pointed_out`` when the opponent had pointed it out,
+    False when the mover put it right unprompted (journals written before the key
+    existed have neither, and their records say only that it was put right)."""
+    return Event(t, EventKind.CORRECTED, {"kind": kind.value, "squares": squares,
+                                          "pointed_out": pointed_out})
 
 
 def game_over(t: float, black: int, white: int, winner: str, **extra: Any) -> Event:

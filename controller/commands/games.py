@@ -27,7 +27,8 @@ def register(p: argparse.ArgumentParser) -> None:
     _where(r, argparse.SUPPRESS)
     r.add_argument("id", help="game id, as `kaeshi games list` shows it")
     r.add_argument("--level", type=int, metavar="N",
-                   help="search depth (default: the configuration's engine.level)")
+                   help="level (Kaeshi's own engine: 1 beginner to 5 strong; another "
+                   "NBoard engine: its depth; default: the configuration's engine.level)")
     p.set_defaults(func=run)
 
 

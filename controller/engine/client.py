@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from controller.engine.process import EngineGone, EngineLate, EngineProcess
@@ -32,7 +32,8 @@ from controller.engine.protocol import (
     parse_move,
     parse_nboard_move,
 )
-from controller.engine.timing import Clock, move_budget
+from controller.engine.search import Settings
+from controller.engine.timing import MIN_MOVES_LEFT, Clock, move_budget
 from controller.position import IllegalMoveError, Position
 
 log = logging.getLogger("kaeshi.engine")
@@ -204,7 +205,12 @@ class GtpSession:
     def choose(self, game: Game, seconds: float) -> EngineMove:
         deadline = time.monotonic() + seconds
         pos = self._setup(game, deadline)
-        reply = self.command(f"{self.genmove} {gtp_color(pos.to_move)}", deadline)
+        try:
+            reply = self.command(f"{self.genmove} {gtp_color(pos.to_move)}", deadline)
+        except ProtocolError as exc:
+            if self.genmove != "reg_genmove":
+                raise
+            reply = f"? {exc}"  # refused, though listed: the fallback below
         if self.genmove == "reg_genmove":
             why = _unplayable(pos, reply)
             if why is not None:
@@ -302,9 +308,11 @@ class EngineClient:
 
     def describe(self) -> dict[str, object]:
         """For the page: which engine, and whether it is there."""
+        own = self.spec.argv[1:3] == ("-m", "controller.engine.own")
         return {"name": self.name or self.spec.argv[0], "protocol": self.spec.protocol,
-                "level": self.spec.level, "status": self.status, "problem": self.problem,
-                "gone": self.gone}
+                "level": self.spec.level,
+                "level_name": Settings.for_level(self.spec.level).name if own else None,
+                "status": self.status, "problem": self.problem, "gone": self.gone}
 
     def _start(self) -> Session:
         if self._session is not None:
@@ -355,10 +363,22 @@ class EngineClient:
             return answer
 
     # ---------------------------------------------------------- requests
+    def told(self, game: Game) -> Game:
+        """``game`` as the engine is told it: with its clocks, or, in a game without a
+        clock, with clocks that give the engine the time per move for each move still
+        to come — so an engine that budgets from a clock (NTest) keeps to it too."""
+        if game.clock is not None:
+            return game
+        pos = game.position()
+        moves = max(MIN_MOVES_LEFT, (64 - (pos.black | pos.white).bit_count() + 1) // 2)
+        left = min(360_000.0, self.spec.seconds * moves)
+        return replace(game, clock=Clock(left, 0.0, left, left))
+
     def choose(self, game: Game) -> EngineMove | None:
         """The engine's move in ``game``'s position, checked against the rules."""
         position = game.position()
         seconds = self.spec.wait(self.spec.budget(game))
+        game = self.told(game)
 
         def call(session: Session) -> EngineMove:
             move = session.choose(game, seconds)

@@ -160,4 +160,4 @@ def load_evaluator(path: Path = DATA_FILE) -> PatternEvaluator | None:
     if stored.shape != (PHASES, SIZE):
         raise ValueError(f"{path.name}: weights of shape {stored.shape}, not "
                          f"{(PHASES, SIZE)}")
-    return PatternEvaluator([[float(x) / scale for x in row] for row in stored])
+    return PatternEvaluator((stored.astype(np.float64) / scale).tolist())

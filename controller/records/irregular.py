@@ -54,8 +54,9 @@ class Entry:
     t: float  # game time it was flagged
     status: str = OPEN
     until: float | None = None  # game time its status was settled
-    #: Put right after the opponent pointed it out (False: the mover's own doing).
-    pointed_out: bool = False
+    #: Put right after the opponent pointed it out (False: the mover's own doing; None:
+    #: not known, a journal from before the distinction was kept).
+    pointed_out: bool | None = None
 
     def text(self) -> str:
         return describe(self.kind, self.player, self.squares)
@@ -71,10 +72,12 @@ class Entry:
     def comment(self) -> str:
         """The sentence for the record, on the move it happened on."""
         tail = {
-            CORRECTED: "It was pointed out and put right." if self.pointed_out
-            else "It was put right without being pointed out.",
-            WITHDRAWN: "It was pointed out and the move taken back." if self.pointed_out
-            else "The move was taken back without being pointed out.",
+            CORRECTED: {True: "It was pointed out and put right.",
+                        False: "It was put right without being pointed out."}.get(
+                            self.pointed_out, "It was put right."),
+            WITHDRAWN: {True: "It was pointed out and the move taken back.",
+                        False: "The move was taken back without being pointed out."}.get(
+                            self.pointed_out, "The move was taken back."),
             STOOD: "It was not pointed out and stands.",
             ACCEPTED: "The arbiter accepted the board as it stood.",
             RULED: "The arbiter set the position.",
@@ -104,8 +107,9 @@ class History:
                 self.entries.append(Entry(moves, str(d["player"]), str(d["kind"]),
                                           list(d.get("squares", [])), when))
             elif kind == "corrected":
+                said = d.get("pointed_out")
                 self._corrected(str(d["kind"]), list(d.get("squares", [])), when,
-                                d.get("pointed_out") is True)
+                                said if isinstance(said, bool) else None)
         if open_now is None:
             return
         still = {(f.get("player"), f.get("kind"), tuple(f.get("squares", [])))
@@ -114,7 +118,8 @@ class History:
             if e.status == OPEN and (e.player, e.kind, tuple(e.squares)) not in still:
                 e.status, e.until = STOOD, t
 
-    def _corrected(self, kind: str, squares: list[str], t: float, pointed_out: bool) -> None:
+    def _corrected(self, kind: str, squares: list[str], t: float,
+                   pointed_out: bool | None) -> None:
         for e in self.entries:
             if e.status == OPEN and e.kind == kind and e.squares == squares:
                 withdrawn = kind in ("illegal_square", "illegal_pass")

@@ -18,6 +18,18 @@ class RecordError(KaeshiError):
     """A record that cannot be read or replayed; names the file, game and move."""
 
 
+def join_comments(*parts: str) -> str:
+    """Notes on one move as one line: GGF readers take a comment line by line, and a
+    newline inside ``C[]`` breaks them."""
+    out = ""
+    for part in parts:
+        text = " ".join(part.split())
+        if text:
+            out = text if not out else f"{out}{' ' if out[-1] in '.!?' else '; '}{text}"
+    return out
+
+
+
 @dataclass
 class Move:
     """One turn: a square, or ``None`` for a pass."""

@@ -4,12 +4,15 @@ own engine underneath, with one engine's habit on top.
 ``python tests/engine/dialect_engines.py ntest``: NBoard; while deepening a ``hint``
 it prints shallow lines first, one for another move with a tempting score at depth
 1, as NTest does, before the final lines. ``edax-gtp``: GTP; ``reg_genmove``
-answers the last move played (Edax's), ``genmove`` answers properly.
+answers the last move played (Edax's), ``genmove`` answers properly; ``refuse-gtp``:
+lists ``reg_genmove`` but refuses it. ``slow``:
+NBoard; a ``hint`` prints its depth-1 lines, then thinks far longer than allowed.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 
 from controller.engine.own import GtpServer, NBoardServer
 
@@ -24,6 +27,18 @@ def main() -> int:
         sys.stdout.write(line if line.endswith("\n") else line + "\n")
         sys.stdout.flush()
 
+    if dialect == "slow":
+        server = NBoardServer(out.append, 1, 30.0)
+        for raw in sys.stdin:
+            line = raw.strip()
+            if not server.handle(line):
+                break
+            lines, out[:] = list(out), []
+            for x in lines:
+                write(x)
+            if line.startswith("hint"):
+                time.sleep(60)  # ... and keeps searching deeper
+        return 0
     if dialect == "ntest":
         server = NBoardServer(out.append, LEVEL, 30.0)
         for raw in sys.stdin:
@@ -49,7 +64,7 @@ def main() -> int:
         if words[:1] == ["play"] and len(words) > 2:
             last = words[2]
         if words[:1] == ["reg_genmove"]:
-            write(f"= {last}\n\n")
+            write(f"= {last}\n\n" if dialect == "edax-gtp" else "? unknown command\n\n")
             continue
         if not server_g.handle(raw.strip()):
             break

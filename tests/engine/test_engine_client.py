@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from controller.engine.client import EngineClient, EngineSpec, Game
 from controller.engine.process import own_engine_argv
@@ -188,6 +190,7 @@ def test_a_level_too_high_for_the_machine_costs_strength_not_time():
     spec = EngineSpec(tuple(own_engine_argv("nboard", 20, 0.5)), "nboard", 20, 0.5)
     client = EngineClient(spec)
     try:
+        assert client.choose(Game(Position.start())) is not None  # started and ready
         began = time.monotonic()
         move = client.choose(OPENING)  # depth 20 in Python would take hours
         assert move is not None and time.monotonic() - began < 1.5 + 0.5
@@ -217,8 +220,9 @@ def test_an_ntest_style_engine_is_read_for_its_final_answer_not_a_shallow_line()
         client.close()
 
 
-def test_an_edax_style_reg_genmove_falls_back_to_genmove_and_says_so(caplog):
-    client = dialect("edax-gtp", "gtp")
+@pytest.mark.parametrize("name", ["edax-gtp", "refuse-gtp"])
+def test_an_edax_style_reg_genmove_falls_back_to_genmove_and_says_so(caplog, name):
+    client = dialect(name, "gtp")
     try:
         with caplog.at_level("WARNING", logger="kaeshi.engine"):
             move = client.choose(OPENING)  # reg_genmove answers f4, the last move
@@ -234,6 +238,21 @@ def test_an_edax_style_reg_genmove_falls_back_to_genmove_and_says_so(caplog):
         client.close()
 
 
+def test_a_hint_past_its_time_is_a_weaker_answer_not_a_gone_engine(tmp_path):
+    client = EngineClient(EngineSpec((sys.executable, str(DIALECTS), "slow"), "nboard", 1,
+                                     0.3, grace=0.5))
+    try:
+        began = time.monotonic()
+        hints = client.hints(OPENING, 64)  # the depth-1 lines, then it keeps thinking
+        assert time.monotonic() - began < 3.0
+        assert set(hints) == set(OPENING.position().legal_squares()) and client.depth == 1
+        assert client.problem is None and client.failures == 0 and not client.gone
+        # still busy, so it was started afresh: the next request is answered at once
+        assert client.choose(OPENING) is not None and client.failures == 0
+    finally:
+        client.close()
+
+
 def test_search_lines_rank_by_depth_and_book_lines_outrank_search():
     assert final_hints(["search F5 60 0 1", "search D6 2 0 8", "search C3 1 0 8"]) == (
         {"d6": 2.0, "c3": 1.0}, 8.0)
@@ -241,3 +260,20 @@ def test_search_lines_rank_by_depth_and_book_lines_outrank_search():
         {"f5": 1.0}, 21.0)
     assert final_hints(["search F5 3 0 30", "book D6 0 12 20"])[0] == {"d6": 0.0}
     assert final_hints(["status thinking"]) == ({}, None)
+
+
+SQUARES = ["F5", "D6", "C3", "E6", "F4"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(SQUARES), st.integers(-64, 64),
+                          st.integers(1, 30)), min_size=1, max_size=30))
+def test_the_final_answer_is_the_deepest_lines_whatever_the_order(lines):
+    text = [f"search {sq} {score} 0 {depth}" for sq, score, depth in lines]
+    scores, depth = final_hints(["status thinking", *text, "nodestats 12 0.1"])
+    top = max(d for _, _, d in lines)
+    assert depth == top
+    expected = {}
+    for sq, score, d in lines:
+        if d == top:
+            expected[sq.lower()] = float(score)  # the later of equally deep lines
+    assert scores == expected

@@ -1,18 +1,23 @@
-"""A whole home game against Kaeshi's own engine at its default level, on the clock:
-the engine is never declared gone and every answer comes within its deadline."""
+"""A whole home game against Kaeshi's own engine at its default level, on the simulated
+sensor board (the real firmware on a pseudo-terminal) with the clock running: the
+engine is never declared gone, every answer comes within its deadline, and every
+engine move is lit on the board before it is carried out."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 
-from hand_source import QueueSource
-from test_engine_service import Player, _config, _engine, _until
+import pytest
+from test_engine_service import _engine, _until
 
 from controller.engine.own import DEFAULT_LEVEL
+from controller.hall.simboard import SimBoard, SimBoardError
+from controller.position import Position
 from controller.service.app import Service
 from controller.service.config import defaults
-from controller.squares import Color
+from controller.service.states import State
+from controller.squares import Color, parse_square
 
 #: A short time per move keeps the test quick; the rule under test is the defaults'
 #: (the deadline is the time per move plus its grace), whatever the time.
@@ -21,71 +26,88 @@ SECONDS = 0.5
 
 def test_a_whole_home_game_against_the_own_engine_at_its_defaults(tmp_path):
     assert defaults()["engine.level"] == DEFAULT_LEVEL
-    cfg = _config(tmp_path, **{"engine.level": defaults()["engine.level"],
-                               "engine.time": SECONDS})
-    source = QueueSource()
-    service = Service(cfg, source=source)
+    try:
+        sim = SimBoard(eeprom_write_us=0).start()
+    except SimBoardError as exc:
+        pytest.fail(f"the sensor-board simulator must build and start: {exc}")
+    cfg = defaults().replace(**{
+        "game.mode": "home", "source.kind": "hall", "source.device": sim.port,
+        "journal.path": str(tmp_path / "journal.sqlite"),
+        "games.folder": str(tmp_path / "games"), "web.enabled": False,
+        "leds.driver": "board", "engine.plays": "white", "engine.time": SECONDS,
+    })
+    service = Service(cfg)
     service.open()
-    player = Player(service, source)
     asked: list[tuple[float, float, float | None]] = []  # (took, deadline, engine's own)
+    lit: list[bool] = []
 
     def timing(client):
         choose = client.choose
 
         def timed(game):
             deadline = client.spec.wait(client.spec.budget(game))
+            ready = client.status == "ready"  # a start has its own deadline, not counted
             began = time.monotonic()
             move = choose(game)
-            asked.append((time.monotonic() - began, deadline, move and move.seconds))
+            if ready:
+                asked.append((time.monotonic() - began, deadline, move and move.seconds))
             return move
 
         client.choose = timed
 
+    async def play(board: str, color: Color) -> None:
+        """Lay out the board after a move (or none: a pass) and press the mover's clock."""
+        n = len(service.core.arbiter.moves)
+        if board != service.core.arbiter.last_board:
+            sim.set_board(board)
+            await _until(lambda: service.core.arbiter.last_board == board)
+        service.clock_press(color)
+        await _until(lambda: len(service.core.arbiter.moves) > n or service.core.game_over)
+
     async def scenario():
+        sim.set_board("-" * 64)
         task = asyncio.create_task(service.run())
-        await player.start()  # black moves first: the engine has not been asked yet
+        await _until(lambda: service.states.state is State.WAITING_FOR_START)
+        sim.set_board(Position.start().board_string())
+        await _until(lambda: service.states.state is State.PLAYING)
+        service.clock_press(Color.WHITE)  # white starts black's clock
         timing(service.outputs.engine.client)
         while not service.core.game_over:
             pos = service.core.arbiter.position
-            n = len(service.core.arbiter.moves)
-            if pos.to_move is Color.BLACK:
-                if pos.legal_moves():
-                    await player.own_move()
-                else:  # black must pass: a press without a move
-                    source.queue.put_nowait(player_press(Color.BLACK))
-                    await _until(lambda n=n: len(service.core.arbiter.moves) > n
-                                 or service.core.game_over)
+            if pos.to_move is Color.BLACK:  # the player: the first legal move, or a pass
+                squares = pos.legal_squares()
+                after = pos.play(squares[0]) if squares else pos
+                await play(after.board_string(), Color.BLACK)
                 continue
-            await _until(lambda: _engine(service).get("move") is not None
-                         or service.core.game_over, timeout=30)
+            await _until(lambda: (_engine(service).get("move") or {}).get("stage")
+                         in ("put", "press") or service.core.game_over, timeout=30)
             move = _engine(service).get("move")
             if move is None:
                 continue
-            if move["square"] is None:  # the engine passes: press its clock
-                source.queue.put_nowait(player_press(Color.WHITE))
-                await _until(lambda n=n: len(service.core.arbiter.moves) > n
-                             or service.core.game_over)
-            else:
-                await player.move(move["square"], move["flips"], Color.WHITE)
+            if move["square"] is not None:
+                await _until(lambda sq=move["square"]: sim.leds()[parse_square(sq)]
+                             != (0, 0, 0))
+                lit.append(True)
+            after = pos if move["square"] is None else pos.play(move["square"])
+            await play(after.board_string(), Color.WHITE)
         service.stop()
         await task
 
-    asyncio.run(scenario())
+    try:
+        asyncio.run(scenario())
+    finally:
+        sim.stop()
     client = service.outputs.engine.client
     moves = service.core.arbiter.moves
-    whites = [m for m in moves if m.player is Color.WHITE]
-    assert service.core.game_over and len(whites) >= 20
+    whites = [m for m in moves if m.player is Color.WHITE and m.square]
+    assert service.core.game_over and len(whites) >= 20 and len(lit) == len(whites)
+    assert client.spec.level == DEFAULT_LEVEL and client.name.startswith("Kaeshi")
     assert client.problem is None and client.failures == 0 and not client.gone
-    assert len(asked) >= len([m for m in whites if m.square])
+    assert len(asked) >= len(whites) - 1  # all but the first, which started the engine
     for took, deadline, own in asked:
         assert took < deadline
         # the engine's own account: it answered within the time per move
         assert own is not None and own <= SECONDS
+    assert not [e for e in service.events if e["event"] == "irregularity"]
     # the clock ran for the engine too
     assert service.core.clocks(service.now())["white"] < cfg["clock.main"]
-
-
-def player_press(color: Color):
-    from controller.service.sources import Reading
-
-    return Reading(press=color)

@@ -134,3 +134,4 @@ def test_the_player_picks_the_engines_colour_and_level_on_the_page(tmp_path):
     square = asyncio.run(scenario())
     assert service.core.arbiter.moves[1].square == square
     assert service.outputs.engine.client.name == "Kaeshi3" and _engine(service)["level"] == 3
+    assert _engine(service)["level_name"] == "club"  # the own engine's level by strength

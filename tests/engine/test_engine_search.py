@@ -12,10 +12,13 @@ from controller.engine.search import (
     CHECK_NODES,
     LEVEL_NAMES,
     LEVELS,
+    NOMINAL_RATE,
+    SOLVE_SPEEDUP,
     Searcher,
     Settings,
     deepen,
     final_margin,
+    solve_nodes,
 )
 from controller.position import Position
 from controller.squares import parse_square, square_name
@@ -136,3 +139,12 @@ def test_a_deep_level_meets_a_real_deadline_in_a_hard_endgame():
     # the search itself stops at 85% of the time; the rest is the slack a loaded
     # machine needs between two looks at the clock
     assert time.monotonic() - began < 0.5 and pos.is_legal(result.best)
+
+
+def test_a_solve_that_cannot_fit_is_not_tried_and_the_midgame_keeps_the_time():
+    pos = random_position(9, 24)
+    assert solve_nodes(24) / (SOLVE_SPEEDUP * NOMINAL_RATE) > 100  # hopeless in 100 s
+    clock = FakeClock(100.0, 0.001)
+    answer = deepen(pos, Settings(3, 30), clock.left)
+    assert not answer.exact and answer.depth == 3 and pos.is_legal(answer.best)
+    assert clock.now < 100.0  # finished, well before the deadline

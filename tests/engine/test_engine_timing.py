@@ -73,3 +73,27 @@ def test_gtp_clocks_are_told_and_read():
     assert out[:2] == ["=\n\n", "=\n\n"] and out[2].startswith("?")
     assert server.clocks.left == {Color.BLACK: 600.0, Color.WHITE: 12.0}
     assert "time_left" in GtpServer.COMMANDS
+
+
+def test_a_game_without_a_clock_is_told_one_that_gives_the_time_per_move():
+    from controller.engine.client import EngineClient
+
+    client = EngineClient(EngineSpec(("engine",), seconds=2.0))
+    game = Game(Position.start(), OPENING)
+    told = client.told(game)
+    assert told.clock is not None and told.moves == game.moves
+    server = NBoardServer(lambda line: None)
+    server.handle(f"set game {ggf_game(told.start, list(told.moves), told.clock)}")
+    assert server.clocks.budget(5.0, game.position()) == pytest.approx(2.0, abs=0.01)
+    clocked = Game(Position.start(), OPENING, Clock(600, 0, 30, 40))
+    assert client.told(clocked) is clocked  # a real clock is told as it is
+
+
+@given(st.text(max_size=30))
+def test_a_time_control_is_read_or_refused_with_a_reason(text):
+    try:
+        main, inc = parse_ggf_time_control(text)
+    except TimeFormatError as exc:
+        assert "not a clock time" in str(exc)
+    else:
+        assert main >= 0 and inc >= 0

@@ -238,3 +238,16 @@ def test_the_record_says_whether_a_fault_was_pointed_out_or_put_right_unprompted
     assert ("pointed out and put right" in said) is pointed_out
     assert ("without being pointed out" in said) is not pointed_out
     assert "\n" not in said
+
+
+def test_a_correction_from_an_older_journal_is_only_said_to_be_put_right() -> None:
+    from controller.records.irregular import History
+
+    history = History()
+    history.take([{"t": 1.0, "event": "irregularity", "player": "white",
+                   "kind": "forgotten_flip", "squares": ["e5"]},
+                  {"t": 2.0, "event": "corrected", "kind": "forgotten_flip",
+                   "squares": ["e5"]}], 2, 2.0)
+    (entry,) = history.entries
+    assert entry.pointed_out is None
+    assert entry.comment().endswith("It was put right.")

@@ -26,7 +26,8 @@
     panel.hidden = !e;
     if (!e) return;
     const who = e.plays ? `plays ${e.plays}` : "hints only";
-    let status = `${e.name} (${e.protocol}, level ${e.level}), ${who}: ${e.status}`;
+    const named = e.level_name ? ` ${e.level_name}` : "";
+    let status = `${e.name} (${e.protocol}, level ${e.level}${named}), ${who}: ${e.status}`;
     if (e.gone) status = `The engine is gone (${e.problem}). Play on: both sides are yours.`;
     else if (e.problem) status += ` (last problem: ${e.problem})`;
     $("engine-status").textContent = status;
