@@ -165,14 +165,3 @@ class GameRecord:
             rec.moves.append(Move(pos.to_move, name.lower()))
             pos = pos_next
         return rec
-
-
-def join_comments(*parts: str) -> str:
-    """Notes on one move as one line: GGF readers take a comment line by line, and a
-    newline inside ``C[]`` breaks them."""
-    out = ""
-    for part in parts:
-        text = " ".join(part.split())
-        if text:
-            out = text if not out else f"{out}{' ' if out[-1] in '.!?' else '; '}{text}"
-    return out
