@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from controller.boardsize import STANDARD
 from controller.engine.process import EngineGone, EngineProcess
 from controller.engine.protocol import (
     PROTOCOLS,
@@ -94,6 +95,7 @@ class NBoardSession:
             lines.append(line)
 
     def choose(self, game: Game, seconds: float) -> EngineMove:
+        _nboard_size(game)
         deadline = time.monotonic() + seconds
         self._sync(deadline)  # nothing of an earlier request is still on its way
         self.process.send(f"set game {ggf_game(game.start, list(game.moves))}")
@@ -106,6 +108,7 @@ class NBoardSession:
                 return parse_nboard_move(line)
 
     def hints(self, game: Game, count: int, seconds: float) -> dict[str | None, float | None]:
+        _nboard_size(game)
         deadline = time.monotonic() + seconds
         self._sync(deadline)
         self.process.send(f"set game {ggf_game(game.start, list(game.moves))}")
@@ -121,6 +124,13 @@ class NBoardSession:
         self.process.close()
 
 
+def _nboard_size(game: Game) -> None:
+    """NBoard is 8x8 Othello's protocol: its engines are never asked about another board."""
+    if game.start.size != STANDARD:
+        raise Unsupported(f"an NBoard engine plays {STANDARD}x{STANDARD} Othello only, "
+                          f"not {game.start.size}x{game.start.size} (use a GTP engine)")
+
+
 class GtpSession:
     """GTP as Egaroucid speaks it: the game is replayed with ``play`` before each request,
     so the engine's board can never drift from the one on the table."""
@@ -131,7 +141,8 @@ class GtpSession:
         self.process = process
         deadline = time.monotonic() + START_SECONDS
         self.name = self.command("name", deadline)[:60]
-        self.command("boardsize 8", deadline)
+        self.size = STANDARD
+        self.command(f"boardsize {self.size}", deadline)
         known = self.command("list_commands", deadline).split()
         #: ``reg_genmove`` asks without playing the move on the engine's board.
         self.genmove = "reg_genmove" if "reg_genmove" in known else "genmove"
@@ -154,8 +165,16 @@ class GtpSession:
         return body
 
     def _setup(self, game: Game, deadline: float) -> Position:
-        if game.start != Position.start():
+        size = game.start.size
+        if game.start != Position.start(size):
             raise Unsupported("GTP cannot set up a handicap or set-up start")
+        if size != self.size:
+            try:
+                self.command(f"boardsize {size}", deadline)
+            except ProtocolError:
+                raise Unsupported(f"the engine does not play {size}x{size} boards "
+                                  "(it refused boardsize)") from None
+            self.size = size
         self.command("clear_board", deadline)
         pos = game.start
         for sq in game.moves:
@@ -167,7 +186,7 @@ class GtpSession:
         deadline = time.monotonic() + seconds
         pos = self._setup(game, deadline)
         reply = self.command(f"{self.genmove} {gtp_color(pos.to_move)}", deadline)
-        return EngineMove(parse_move(reply.split()[0] if reply else ""))
+        return EngineMove(parse_move(reply.split()[0] if reply else "", pos.size))
 
     def hints(self, game: Game, count: int, seconds: float) -> dict[str | None, float | None]:
         move = self.choose(game, seconds)
@@ -292,9 +311,12 @@ class EngineClient:
 
         return self._ask("move", call)  # type: ignore[return-value]
 
-    def hints(self, game: Game, count: int = 64) -> dict[str | None, float | None] | None:
-        """Scores of up to ``count`` moves (None where the protocol gives none)."""
+    def hints(self, game: Game, count: int | None = None
+              ) -> dict[str | None, float | None] | None:
+        """Scores of up to ``count`` moves, every move by default (None where the
+        protocol gives none)."""
         position = game.position()
+        count = position.size * position.size if count is None else count
         seconds = self.spec.deadline * max(1, min(count, 4))
 
         def call(session: Session) -> dict[str | None, float | None]:

@@ -19,13 +19,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from controller.boardsize import STANDARD
 from controller.position import Position
 from controller.squares import BoardStringError, Color, parse_square, square_name
 
 PROTOCOLS = ("nboard", "gtp")
 NBOARD_VERSION = 2
 
-_MOVE = re.compile(r"^(?:[a-hA-H][1-8]|PA|pa|PASS|pass)$")
+_MOVE = re.compile(r"^(?:[a-jA-J][1-9][0-9]?|PA|pa|PASS|pass)$")
 
 
 class ProtocolError(ValueError):
@@ -47,15 +48,16 @@ def move_text(square: str | None) -> str:
     return "PA" if square is None else square.upper()
 
 
-def parse_move(text: str) -> str | None:
-    """``F5``/``f5`` -> ``"f5"``; ``PA``/``PASS`` -> None; anything else raises."""
+def parse_move(text: str, size: int = STANDARD) -> str | None:
+    """``F5``/``f5`` -> ``"f5"``; ``PA``/``PASS`` -> None; anything else, or a square off
+    a ``size`` board, raises."""
     token = text.strip()
     if not _MOVE.match(token):
         raise ProtocolError(f"not a move: {text[:40]!r}")
     if token.lower() in ("pa", "pass"):
         return None
     try:
-        return square_name(parse_square(token.lower()))
+        return square_name(parse_square(token.lower(), size), size)
     except BoardStringError as exc:
         raise ProtocolError(str(exc)) from None
 
@@ -79,10 +81,11 @@ def ggf_game(start: Position, moves: list[str | None]) -> str:
     Only tags every NBoard engine reads are written; names, clocks and comments of the
     record are none of the engine's business.
     """
+    n = start.size
     s = start.board_string().replace("X", "*")
-    rows = " ".join(s[r * 8:(r + 1) * 8] for r in range(8))
+    rows = " ".join(s[r * n:(r + 1) * n] for r in range(n))
     side = "*" if start.to_move is Color.BLACK else "O"
-    parts = [f"(;GM[Othello]PB[]PW[]TY[8]BO[8 {rows} {side}]"]
+    parts = [f"(;GM[Othello]PB[]PW[]TY[{n}]BO[{n} {rows} {side}]"]
     pos = start
     for sq in moves:
         tag = "B" if pos.to_move is Color.BLACK else "W"
