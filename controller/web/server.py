@@ -66,6 +66,7 @@ log = logging.getLogger("kaeshi.web")
 
 KEEPALIVE_SECONDS = 15.0
 STATIC_TYPES = {
+    "kaeshi-board.js": "text/javascript; charset=utf-8",  # the board renderer, hub's too
     "app.js": "text/javascript; charset=utf-8",
     "engine.js": "text/javascript; charset=utf-8",
     "engine.css": "text/css; charset=utf-8",
