@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from controller.boardsize import board_size
 from controller.tournament import knockout as ko
 from controller.tournament import latecomers
 from controller.tournament.flow import pair_knockout, pair_open
@@ -280,7 +281,7 @@ class Tournament:
         g = self.current.table(table)
         if discs is not None:
             b, w = discs
-            if b < 0 or w < 0 or b + w > 64:
+            if b < 0 or w < 0 or b + w > board_size().squares:
                 raise TournamentError(f"table {table}: discs {b}-{w} are not a board count")
         winner = g.black if outcome == "black" else g.white
         if outcome == "draw":
