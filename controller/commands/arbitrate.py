@@ -12,6 +12,7 @@ from typing import TextIO
 
 from controller.arbiter import Arbiter, ArbiterConfig, Mode
 from controller.arbiter.presswait import press_wait
+from controller.boardsize import SIZES, STANDARD
 from controller.events import Event
 from controller.observation import read_observations
 from controller.position import Position
@@ -28,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--record", metavar="OUT",
                    help="write the game record here (.ggf, .json, .txt, .wtb)")
     p.add_argument("--handicap", type=int, metavar="N", help="start with N corner discs")
+    p.add_argument("--size", type=int, default=STANDARD, choices=SIZES,
+                   help="board size of the game (default: %(default)s)")
     p.add_argument("--board", metavar="BOARD",
                    help="start from this 64-character board string instead")
     p.add_argument("--to-move", default="X", help="side to move with --board: X or O")
@@ -68,10 +71,13 @@ def _open(path: str) -> Iterator[TextIO]:
 def config_from(args: argparse.Namespace) -> ArbiterConfig:
     if args.board and args.handicap:
         raise ValueError("give either --board or --handicap, not both")
+    if args.handicap and args.size != STANDARD:
+        raise ValueError(f"--handicap needs the {STANDARD}x{STANDARD} board, "
+                         f"not --size {args.size}")
     if args.board:
-        start = Position.from_board_string(args.board, Color.parse(args.to_move))
+        start = Position.from_board_string(args.board, Color.parse(args.to_move), args.size)
     else:
-        start = Position.handicap(args.handicap) if args.handicap else Position.start()
+        start = Position.handicap(args.handicap) if args.handicap else Position.start(args.size)
     if args.fps is not None and args.settled:
         raise ValueError("--fps is for a camera's log; a --settled log is judged at each press")
     wait = 0.0 if args.fps is None else press_wait(args.fps, args.stable)
@@ -127,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
 
     t = 0.0
     with _open(args.log) as lines:
-        for obs in read_observations(lines):
+        for obs in read_observations(lines, arbiter.position.size):
             say(arbiter.feed(obs), obs.t)
             t = obs.t
     say(arbiter.finish(t), t)
