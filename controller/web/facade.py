@@ -66,6 +66,7 @@ PLAYER_KEYS = frozenset(
         "game",
         "mode",
         "state",
+        "size",
         "board",
         "counts",
         "players",

@@ -43,6 +43,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from controller.boardsize import size_of_board_string
 from controller.errors import KaeshiError
 from controller.records import write_ggf
 from controller.records.files import record_filename
@@ -401,9 +402,10 @@ def _board_arg(body: dict[str, Any]) -> str:
     board = body.get("board")
     if not isinstance(board, str):
         raise HTTPException(
-            400, "correct_position: 'board' must be a 64-character string of - X O"
+            400, "correct_position: 'board' must be a string of - X O, one per square"
         )
     try:
-        return validate_board_string(board)
+        # of the table's board, whichever size it plays (the game refuses another size)
+        return validate_board_string(board, size_of_board_string(board))
     except ValueError as exc:
         raise HTTPException(400, f"correct_position: {exc}") from None
