@@ -11,7 +11,7 @@ A Starlette app served by uvicorn on the service's own event loop
 * the engine's routes (hints, its colour and level, reviews): :mod:`controller.web.engine_routes`
 * ``POST /api/arbiter/<action>`` with JSON body: ``pause``, ``resume``,
   ``adjust_time`` ``{"color": "black", "seconds": -30}``, ``accept_position``,
-  ``correct_position`` ``{"board": "<64 chars>"}``
+  ``correct_position`` ``{"board": "<one - X O per square>"}``
 
 The arbiter is recognised by the cookie set at login, by ``?token=`` on ``/arbiter``
 (which then sets the cookie and drops the token from the address bar), or, for
