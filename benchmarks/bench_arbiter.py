@@ -9,6 +9,9 @@
    flags per game against faults injected, and the arbiter's time per observation.
 3. The development set of an independent generator (``arbiter-dev``), scored by
    its own ``tools/check_arbiter.py`` in tournament and home mode.
+4. Random whole 6x6 and 10x10 games (and 8x8 beside them) with injected irregularities
+   (every habit, a clock, one-frame noise): event logs identical to the truth, and the
+   time per observation.
 
 Only the arbiter is timed (process CPU time), never the simulator. ``KAESHI_BENCH_ARBITER_GAMES``
 changes the size of part 2 (default 2000).
@@ -17,6 +20,7 @@ changes the size of part 2 (default 2000).
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -25,10 +29,13 @@ from collections import Counter
 from pathlib import Path
 
 from controller.arbiter import ArbiterConfig, arbitrate
+from controller.bitboard import bit_indices
 from controller.events import Event
-from controller.records import load_games
+from controller.position import Position
+from controller.records import GameRecord, load_games
 from controller.simulator import SimOptions, simulate_game
 from controller.simulator.table import PRESS_WAIT
+from controller.squares import square_name
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("KAESHI_SHARED", ROOT.parent / "shared"))
@@ -131,6 +138,39 @@ def with_errors(games: list) -> None:
     print(f"  arbiter: {obs} observations, {spent:.2f} s, {spent / obs * 1e6:.1f} us/observation")
 
 
+def random_game(size: int, seed: int) -> GameRecord:
+    """A whole random legal game on a ``size`` board (no records of such games needed)."""
+    rng = random.Random(seed)
+    pos, squares = Position.start(size), []
+    while not pos.is_game_over():
+        if not pos.legal_moves():
+            pos = pos.pass_turn()
+            continue
+        sq = rng.choice(bit_indices(pos.legal_moves()))
+        squares.append(square_name(sq, size))
+        pos = pos.play(sq)
+    return GameRecord.from_squares(squares, Position.start(size))
+
+
+def other_sizes(count: int = 100) -> None:
+    for size in (6, 8, 10):  # 8x8 beside them, on the same random games
+        exact = obs = 0
+        spent = 0.0
+        for i in range(count):
+            sim = simulate_game(random_game(size, i), SimOptions(
+                errors=ERRORS, seed=9000 + i, clock=True, noise=NOISE, habits=True))
+            config = ArbiterConfig(start=Position.start(size), press_wait=PRESS_WAIT)
+            start = time.process_time()
+            events = arbitrate(sim.observations, config)
+            spent += time.process_time() - start
+            obs += len(sim.observations)
+            exact += [e.to_dict() | {"t": 0} for e in events] == \
+                [e.to_dict() | {"t": 0} for e in sim.truth]
+        print(f"{size}x{size}: {count} random games with a clock, {NOISE:.0%} noise, "
+              f"{ERRORS:.0%} of moves irregular: event logs identical to the truth "
+              f"{exact}/{count}; arbiter {spent / obs * 1e6:.1f} us/observation")
+
+
 def kaeshi_command() -> str | None:
     """The ``kaeshi`` of this environment (beside the interpreter), else the one on PATH."""
     here = Path(sys.executable).parent / "kaeshi"
@@ -163,6 +203,7 @@ def main() -> None:
     with_errors(games[:size])
     sys.stdout.flush()
     dev_set()
+    other_sizes()
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ symmetry class is searched (the start position's four moves are all alike).
 from __future__ import annotations
 
 from controller.bitboard import flips, geometry, legal_moves
+from controller.boardsize import STANDARD
 from controller.position import Position
 from controller.symmetry import transform_mask, transforms_fixing
 
@@ -21,7 +22,7 @@ def perft(position: Position, depth: int, *, symmetry: bool = True, hashing: boo
     if depth < 0:
         raise ValueError("depth must be >= 0")
     p, o = position.mover, position.other
-    if position.size != 8:
+    if position.size != STANDARD:
         return _perft_general(p, o, depth, position.size)
     if depth == 0:
         return 1

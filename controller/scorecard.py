@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from controller.boardsize import board_size
 from controller.errors import KaeshiError
 
 Colour = Literal["black", "white"]
@@ -61,11 +62,14 @@ class SignOff:
     flags: tuple[str, ...] = ()  # why the table asks the arbiter anyway
 
     def __post_init__(self) -> None:
+        squares = board_size().squares  # a score sheet counts the discs of an 8x8 board
         for name, value in (("black", self.black), ("white", self.white)):
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 64:
-                raise ScoreCardError(f"sign-off: {name}'s discs must be 0–64, not {value!r}")
-        if self.black + self.white > 64:
-            raise ScoreCardError(f"sign-off: {self.black}-{self.white} is more than 64 discs")
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= squares:
+                raise ScoreCardError(
+                    f"sign-off: {name}'s discs must be 0–{squares}, not {value!r}")
+        if self.black + self.white > squares:
+            raise ScoreCardError(
+                f"sign-off: {self.black}-{self.white} is more than {squares} discs")
         if self.winner not in WINNERS:
             raise ScoreCardError(f"sign-off: winner must be black, white or draw, "
                                  f"not {self.winner!r}")

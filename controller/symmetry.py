@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import cache
 
 from controller.bitboard import bit_indices
+from controller.boardsize import STANDARD
 from controller.position import Position
 from controller.squares import parse_square, square_name
 
@@ -30,7 +31,7 @@ NAMES = (
 )
 
 
-def transform_rc(row: int, col: int, t: int, size: int = 8) -> tuple[int, int]:
+def transform_rc(row: int, col: int, t: int, size: int = STANDARD) -> tuple[int, int]:
     n = size - 1
     match t:
         case 0:
@@ -53,7 +54,7 @@ def transform_rc(row: int, col: int, t: int, size: int = 8) -> tuple[int, int]:
 
 
 @cache
-def square_table(t: int, size: int = 8) -> tuple[int, ...]:
+def square_table(t: int, size: int = STANDARD) -> tuple[int, ...]:
     """``table[i]`` is where square ``i`` goes under transform ``t``."""
     out = []
     for i in range(size * size):
@@ -67,11 +68,11 @@ def square_table(t: int, size: int = 8) -> tuple[int, ...]:
 INVERSE = (0, 3, 2, 1, 4, 5, 6, 7)
 
 
-def transform_square(index: int, t: int, size: int = 8) -> int:
+def transform_square(index: int, t: int, size: int = STANDARD) -> int:
     return square_table(t, size)[index]
 
 
-def transform_mask(mask: int, t: int, size: int = 8) -> int:
+def transform_mask(mask: int, t: int, size: int = STANDARD) -> int:
     table = square_table(t, size)
     out = 0
     for i in bit_indices(mask):
@@ -89,7 +90,7 @@ def transform_position(position: Position, t: int) -> Position:
     )
 
 
-def transform_board_string(board: str, t: int, size: int = 8) -> str:
+def transform_board_string(board: str, t: int, size: int = STANDARD) -> str:
     """Apply a symmetry to any board string (including ``?``, ``x``, ``o``)."""
     table = square_table(t, size)
     out = [""] * (size * size)
@@ -98,7 +99,7 @@ def transform_board_string(board: str, t: int, size: int = 8) -> str:
     return "".join(out)
 
 
-def transform_moves(moves: list[str], t: int, size: int = 8) -> list[str]:
+def transform_moves(moves: list[str], t: int, size: int = STANDARD) -> list[str]:
     """Apply a symmetry to a move list; passes (``pass``/``PA``) stay passes."""
     out = []
     for m in moves:

@@ -224,3 +224,102 @@ def test_the_hall_protocol_belongs_to_neither_side() -> None:
     reach = {name: [m for m in mods if m.startswith(sides)]
              for name, mods in _imports_under(ROOT / "controller" / "hall_protocol").items()}
     assert {name: mods for name, mods in reach.items() if mods} == {}
+
+
+# ---------------------------------------------------------------- the board's size
+# The board's size is defined once: no bare 8 or 64 standing for the board elsewhere.
+# A board of another size (6x6, 10x10) works wherever the size is taken from the data;
+# a written-out 8 or 64 is where it silently would not. The scan reads every number in
+# the code (not in strings or comments) and allows an 8 or a 64 only in the size's own
+# definition (DEFINITIONS), where the number means something else, counted per file
+# with the reason (NOT_THE_BOARD: a new board-size literal in such a file changes the
+# count), and in the parts listed in EXEMPT for now, each with why.
+SCANNED = ("controller", "calibration")
+LITERALS = (8, 64)
+
+#: Not scanned yet, and why.
+EXEMPT = {
+    "controller/vision": "the camera reader still reads 8x8 boards only (board size "
+                         "for the camera comes next)",
+    "controller/synth": "the synthetic renderer draws the camera's 8x8 boards (with it)",
+    "controller/measure": "the camera's measuring harness (with it)",
+    "calibration": "the camera's calibration (with it)",
+}
+#: The size's own definition.
+DEFINITIONS = {
+    "controller/boardsize.py": "the board sizes and the standard one",
+    "controller/bitboard.py": "the hand-written 8x8 kernels: a row of 8 is their shift",
+    "controller/hall/messages.py": "the sensor grid's squares, generated from the firmware "
+                                   "configuration (firmware/protocol/messages.toml)",
+}
+#: Files where an 8 or a 64 means something else: how many, and what.
+NOT_THE_BOARD: dict[str, tuple[int, str]] = {
+    "controller/clockhw/display.py": (1, "the TM1637's middle segment bit (0x40)"),
+    "controller/clockhw/tm1637.py": (2, "the TM1637's auto-increment command; bits in a byte"),
+    "controller/commands/hub.py": (1, "tables in a simulated hall"),
+    "controller/engine/search.py": (1, "the weight of a move of mobility"),
+    "controller/hall/frames.py": (1, "a byte's shift in the CRC"),
+    "controller/hall/leds.py": (1, "colours in the sensor board's palette"),
+    "controller/hub/admission.py": (1, "games one trouble report names"),
+    "controller/hub/sim_event.py": (1, "standings lines printed"),
+    "controller/hub/sim_summary.py": (1, "tables in a simulated hall"),
+    "controller/hub/store.py": (1, "unannounced games kept"),
+    "controller/leds/ws2812.py": (3, "bits of a colour byte"),
+    "controller/service/core.py": (1, "squares a hand may hide at the start"),
+    "controller/service/salvage.py": (1, "bytes of a journal page header"),
+    "controller/simulator/game.py": (1, "frames a corrected move is watched"),
+    "controller/symmetry.py": (1, "the square's eight symmetries"),
+    "controller/tournament/awards.py": (1, "places that win a title (王座)"),
+    "controller/tournament/knockout.py": (3, "slots of a knockout group"),
+    "controller/tournament/toss.py": (1, "the kanji 八"),
+    "controller/tournament_store/formats.py": (1, "a date's characters"),
+    "controller/tournament_store/simulate.py": (1, "dan ranks"),
+    "controller/web/guard.py": (2, "a request body's 64 KiB; an IPv6 /64 network"),
+    "controller/web/server.py": (1, "fields of a login form"),
+    "controller/web/tokens.py": (2, "a token's bits and distinct characters"),
+}
+
+
+def size_literals(path: Path) -> list[int]:
+    """Lines of ``path`` holding a number 8 or 64 in the code."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return sorted(node.lineno for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and type(node.value) in (int, float)
+                  and node.value in LITERALS)
+
+
+def _size_scanned() -> list[Path]:
+    out = []
+    for top in SCANNED:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            if not any(rel == e or rel.startswith(e + "/") for e in EXEMPT):
+                out.append(path)
+    return out
+
+
+def test_the_scan_finds_a_board_literal_and_skips_strings(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text('x = "8x8"  # 64 squares\ny = 64\nz = [0] * 8 * 8\nw = 0x40\n')
+    assert size_literals(source) == [2, 3, 3, 4]
+
+
+def test_no_board_size_literal_outside_its_definition() -> None:
+    found: dict[str, list[int]] = {}
+    for path in _size_scanned():
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in DEFINITIONS:
+            continue
+        lines = size_literals(path)
+        allowed = NOT_THE_BOARD.get(rel, (0, ""))[0]
+        if len(lines) != allowed:
+            found[rel] = lines
+    assert found == {}, (
+        "an 8 or 64 written out where the board size should come from the data "
+        "(controller.boardsize), or an entry of NOT_THE_BOARD to update: "
+        + ", ".join(f"{f} lines {ls}" for f, ls in sorted(found.items())))
+
+
+def test_every_file_the_size_scan_lists_exists() -> None:
+    for rel in (*EXEMPT, *DEFINITIONS, *NOT_THE_BOARD):
+        assert (ROOT / rel).exists(), rel

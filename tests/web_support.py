@@ -31,11 +31,12 @@ class SimulatedGame:
 
     def __init__(
         self, mode: Mode = Mode.HOME, main: float = 1200.0, now: Callable[[], float] | None = None,
-        draw_win_right: Color | None = None,
+        draw_win_right: Color | None = None, size: int = 8,
     ) -> None:
         self.mode = mode
+        self.size = size
         # a draw-win right given: an event without draws (the hall's 伏せ石 recorded)
-        self.arbiter = Arbiter(ArbiterConfig(mode=mode, clock=True,
+        self.arbiter = Arbiter(ArbiterConfig(mode=mode, clock=True, start=Position.start(size),
                                              draws_allowed=draw_win_right is None,
                                              draw_win_right=draw_win_right))
         self.clock = GameClock(TimeControl(main=main))
@@ -92,7 +93,7 @@ class SimulatedGame:
         after = pos.play(square).board_string()
         cells = list(after)
         for sq in forget:
-            cells[parse_square(sq)] = mover.opponent.symbol
+            cells[parse_square(sq, self.size)] = mover.opponent.symbol
         self.sense("".join(cells))
         self.press(mover)
 
@@ -122,7 +123,7 @@ class SimulatedGame:
             if op is None
             else [
                 {"player": op.judgement.player.value, "kind": f.kind.value,
-                 "squares": squares_of(f.squares)}
+                 "squares": squares_of(f.squares, self.size)}
                 for f in op.flags
             ]
         )  # fmt: skip
@@ -131,6 +132,7 @@ class SimulatedGame:
             "version": self.notifier.version,
             "mode": self.mode.value,
             "state": "paused" if self.clock.paused and self.state != "game_over" else self.state,
+            "size": self.size,
             "board": self.board,
             "position": pos.board_string(),
             "to_move": pos.to_move.value,

@@ -12,6 +12,7 @@ from typing import TextIO
 
 from controller.arbiter import Arbiter, ArbiterConfig, Mode
 from controller.arbiter.presswait import press_wait
+from controller.boardsize import SIZES, STANDARD
 from controller.events import Event
 from controller.irregularities import describe, instruction, name
 from controller.observation import LogHeader, Observation, read_log
@@ -28,6 +29,8 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--record", metavar="OUT",
                    help="write the game record here (.ggf, .json, .txt, .wtb)")
     p.add_argument("--handicap", type=int, metavar="N", help="start with N corner discs")
+    p.add_argument("--size", type=int, default=STANDARD, choices=SIZES,
+                   help="board size of the game (default: %(default)s)")
     p.add_argument("--board", metavar="BOARD",
                    help="start from this 64-character board string instead")
     p.add_argument("--to-move", default="X", help="side to move with --board: X or O")
@@ -103,10 +106,13 @@ def camera_wait(args: argparse.Namespace, header: LogHeader | None) -> float:
 def config_from(args: argparse.Namespace, header: LogHeader | None = None) -> ArbiterConfig:
     if args.board and args.handicap:
         raise ValueError("give either --board or --handicap, not both")
+    if args.handicap and args.size != STANDARD:
+        raise ValueError(f"--handicap needs the {STANDARD}x{STANDARD} board, "
+                         f"not --size {args.size}")
     if args.board:
-        start = Position.from_board_string(args.board, Color.parse(args.to_move))
+        start = Position.from_board_string(args.board, Color.parse(args.to_move), args.size)
     else:
-        start = Position.handicap(args.handicap) if args.handicap else Position.start()
+        start = Position.handicap(args.handicap) if args.handicap else Position.start(args.size)
     wait = camera_wait(args, header)
     return ArbiterConfig(
         mode=Mode(args.mode),
@@ -146,7 +152,7 @@ def as_text(event: Event, move: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     with _open(args.log) as lines:
-        header, observations = read_log(lines)
+        header, observations = read_log(lines, args.size)
         return _judge(args, header, observations)
 
 

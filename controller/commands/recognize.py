@@ -26,6 +26,7 @@ def register(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from controller.boardsize import size_of_board_string
     from controller.errors import KaeshiError
     from controller.squares import square_name
     from controller.vision.calibration_file import load_calibration
@@ -45,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"kaeshi: error: {msg}", file=sys.stderr)
             continue
         board = result.board
-        rows = [board[r * 8 : r * 8 + 8] for r in range(8)]
+        n = size_of_board_string(board)
+        rows = [board[r * n : (r + 1) * n] for r in range(n)]
         if args.json:
             print(json.dumps({
                 "image": str(path),

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from controller.boardsize import STANDARD
 from controller.engine.process import EngineGone, EngineLate, EngineProcess
 from controller.engine.protocol import (
     PROTOCOLS,
@@ -114,6 +115,7 @@ class NBoardSession:
         self.process.send(f"set game {ggf_game(game.start, list(game.moves), game.clock)}")
 
     def choose(self, game: Game, seconds: float) -> EngineMove:
+        _nboard_size(game)
         deadline = time.monotonic() + seconds
         self._set_game(game, deadline)
         self.process.send("go")
@@ -127,6 +129,7 @@ class NBoardSession:
         """The engine's final scores (:func:`final_hints`). Past the deadline, what it has
         said so far is the answer — a weaker one, not a failure — and the engine, still
         thinking, is started afresh before the next request."""
+        _nboard_size(game)
         deadline = time.monotonic() + seconds
         self._set_game(game, deadline)
         self.process.send(f"hint {count}")
@@ -148,6 +151,13 @@ class NBoardSession:
         self.process.close()
 
 
+def _nboard_size(game: Game) -> None:
+    """NBoard is 8x8 Othello's protocol: its engines are never asked about another board."""
+    if game.start.size != STANDARD:
+        raise Unsupported(f"an NBoard engine plays {STANDARD}x{STANDARD} Othello only, "
+                          f"not {game.start.size}x{game.start.size} (use a GTP engine)")
+
+
 class GtpSession:
     """GTP as Egaroucid speaks it: the game is replayed with ``play`` before each request,
     so the engine's board can never drift from the one on the table.
@@ -165,7 +175,8 @@ class GtpSession:
         self.depth: float | None = None
         deadline = time.monotonic() + START_SECONDS
         self.name = self.command("name", deadline)[:60]
-        self.command("boardsize 8", deadline)
+        self.size = STANDARD
+        self.command(f"boardsize {self.size}", deadline)
         known = self.command("list_commands", deadline).split()
         #: ``reg_genmove`` asks without playing the move on the engine's board.
         self.genmove = "reg_genmove" if "reg_genmove" in known else "genmove"
@@ -189,8 +200,16 @@ class GtpSession:
         return body
 
     def _setup(self, game: Game, deadline: float) -> Position:
-        if game.start != Position.start():
+        size = game.start.size
+        if game.start != Position.start(size):
             raise Unsupported("GTP cannot set up a handicap or set-up start")
+        if size != self.size:
+            try:
+                self.command(f"boardsize {size}", deadline)
+            except ProtocolError:
+                raise Unsupported(f"the engine does not play {size}x{size} boards "
+                                  "(it refused boardsize)") from None
+            self.size = size
         self.command("clear_board", deadline)
         pos = game.start
         for sq in game.moves:
@@ -218,7 +237,7 @@ class GtpSession:
                             "on", why)
                 self.genmove = "genmove"
                 return self.choose(game, max(0.0, deadline - time.monotonic()))
-        return EngineMove(parse_move(reply.split()[0] if reply else ""))
+        return EngineMove(parse_move(reply.split()[0] if reply else "", pos.size))
 
     def hints(self, game: Game, count: int, seconds: float) -> dict[str | None, float | None]:
         move = self.choose(game, seconds)
@@ -231,7 +250,7 @@ class GtpSession:
 def _unplayable(position: Position, reply: str) -> str | None:
     """Why a move answer cannot be played in ``position`` (None: it can)."""
     try:
-        square = parse_move(reply.split()[0] if reply else "")
+        square = parse_move(reply.split()[0] if reply else "", position.size)
         _check(position, square)
     except (ProtocolError, IllegalMoveError) as exc:
         return f"{reply[:20]!r} ({exc})"
@@ -387,10 +406,13 @@ class EngineClient:
 
         return self._ask("move", call)  # type: ignore[return-value]
 
-    def hints(self, game: Game, count: int = 64) -> dict[str | None, float | None] | None:
-        """Scores of up to ``count`` moves (None where the protocol gives none), within
-        the time per move: an engine still searching then answers with what it has."""
+    def hints(self, game: Game, count: int | None = None
+              ) -> dict[str | None, float | None] | None:
+        """Scores of up to ``count`` moves, every move by default (None where the
+        protocol gives none), within the time per move: an engine still searching then
+        answers with what it has."""
         position = game.position()
+        count = position.size * position.size if count is None else count
         seconds = self.spec.deadline
 
         def call(session: Session) -> dict[str | None, float | None]:

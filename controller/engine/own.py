@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from controller.boardsize import SIZES, STANDARD
 from controller.engine.protocol import (
     EngineMove,
     ProtocolError,
@@ -172,6 +173,7 @@ class GtpServer:
         self.write = write
         self.level = level
         self.seconds = seconds
+        self.size = STANDARD  # until a ``boardsize`` says otherwise
         self.history = [Position.start()]
         self.clocks = _Clocks()
         self.evaluate = default_evaluator()
@@ -207,11 +209,14 @@ class GtpServer:
         if cmd == "list_commands":
             return True, "\n".join(self.COMMANDS)
         if cmd in ("boardsize", "komi", "quit"):
-            if cmd == "boardsize" and args and args[0] != "8":
-                return False, "unacceptable size"
+            if cmd == "boardsize":
+                if not args or not args[0].isdigit() or int(args[0]) not in SIZES:
+                    return False, "unacceptable size"
+                self.size = int(args[0])
+                self.history = [Position.start(self.size)]
             return True, ""
         if cmd == "clear_board":
-            self.history = [Position.start()]
+            self.history = [Position.start(self.size)]
             return True, ""
         if cmd == "undo":
             if len(self.history) < 2:
@@ -264,7 +269,7 @@ class GtpServer:
         if color is None or len(args) < 2:
             return False, "syntax error"
         try:
-            square = parse_move(args[1])
+            square = parse_move(args[1], self.size)
             pos = self._turn(color)
             self.history.append(pos.pass_turn() if square is None else pos.play(square))
         except (ProtocolError, IllegalMoveError) as exc:

@@ -20,6 +20,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from controller.boardsize import STANDARD
 from controller.engine.timing import Clock, ggf_time_control
 from controller.position import Position
 from controller.squares import BoardStringError, Color, parse_square, square_name
@@ -27,7 +28,7 @@ from controller.squares import BoardStringError, Color, parse_square, square_nam
 PROTOCOLS = ("nboard", "gtp")
 NBOARD_VERSION = 2
 
-_MOVE = re.compile(r"^(?:[a-hA-H][1-8]|PA|pa|PASS|pass)$")
+_MOVE = re.compile(r"^(?:[a-jA-J][1-9][0-9]?|PA|pa|PASS|pass)$")
 
 
 class ProtocolError(ValueError):
@@ -49,15 +50,16 @@ def move_text(square: str | None) -> str:
     return "PA" if square is None else square.upper()
 
 
-def parse_move(text: str) -> str | None:
-    """``F5``/``f5`` -> ``"f5"``; ``PA``/``PASS`` -> None; anything else raises."""
+def parse_move(text: str, size: int = STANDARD) -> str | None:
+    """``F5``/``f5`` -> ``"f5"``; ``PA``/``PASS`` -> None; anything else, or a square off
+    a ``size`` board, raises."""
     token = text.strip()
     if not _MOVE.match(token):
         raise ProtocolError(f"not a move: {text[:40]!r}")
     if token.lower() in ("pa", "pass"):
         return None
     try:
-        return square_name(parse_square(token.lower()))
+        return square_name(parse_square(token.lower(), size), size)
     except BoardStringError as exc:
         raise ProtocolError(str(exc)) from None
 
@@ -84,11 +86,12 @@ def ggf_game(start: Position, moves: list[str | None], clock: Clock | None = Non
     are none of the engine's business. A side's used time is spread over its moves:
     what an engine reads is the sum.
     """
+    n = start.size
     s = start.board_string().replace("X", "*")
-    rows = " ".join(s[r * 8:(r + 1) * 8] for r in range(8))
+    rows = " ".join(s[r * n:(r + 1) * n] for r in range(n))
     side = "*" if start.to_move is Color.BLACK else "O"
     ti = "" if clock is None else f"TI[{ggf_time_control(clock.main, clock.increment)}]"
-    parts = [f"(;GM[Othello]PB[]PW[]{ti}TY[8]BO[8 {rows} {side}]"]
+    parts = [f"(;GM[Othello]PB[]PW[]{ti}TY[{n}]BO[{n} {rows} {side}]"]
     pos = start
     players = []
     for sq in moves:

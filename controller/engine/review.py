@@ -15,6 +15,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from controller.boardsize import board_size
 from controller.engine.client import EngineClient, Game
 from controller.errors import KaeshiError
 from controller.position import Position
@@ -186,7 +187,8 @@ def annotate(record: GameRecord, review: Review) -> GameRecord:
     return out
 
 
-def text_graph(review: Review, height: int = 9, limit: float = 64.0) -> str:
+def text_graph(review: Review, height: int = 9,
+               limit: float = float(board_size().squares)) -> str:
     """The score over the game as a terminal chart: one column per move, black's view
     above the line, white's below; mistakes marked with ``!`` under their column."""
     scores = [m.score or 0.0 for m in review.moves]

@@ -14,7 +14,9 @@ Scores are in discs from the side to move's view; an exact score is the final
 margin with the empty squares given to the winner (the WOF/JOA count, and the one
 Edax and Egaroucid report). The midgame evaluation is the pattern evaluation
 learned from WTHOR games (:mod:`controller.engine.patterns`), or square weights and
-mobility when its data file is missing.
+mobility when its data file is missing. Boards of 6x6 and 10x10 (no WTHOR games to
+learn from) are played on the rules engine's general kernels with square weights
+scaled to the board.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
-from controller.bitboard import bit_indices, flips, legal_moves
+from controller.bitboard import bit_indices, flips, geometry, legal_moves
+from controller.boardsize import STANDARD, board_size
 from controller.position import Position
-from controller.squares import square_name
+from controller.squares import parse_square, square_name
 
 #: A square's worth to its owner in the midgame: corners good, the squares that
 #: give a corner away bad. Row-major from a1; symmetric under the board's symmetries.
@@ -40,6 +44,30 @@ WEIGHTS = (
     100, -20, 10, 5, 5, 10, -20, 100,
 )
 _INF = 10_000
+
+
+@cache
+def weights(size: int) -> tuple[int, ...]:
+    """:data:`WEIGHTS` for a board of any size: the same worth for the corner, the
+    squares next to it (C and X), the edge, the ring inside it and the middle."""
+    if size == STANDARD:
+        return WEIGHTS
+    last = size - 1
+    out = []
+    for i in range(size * size):
+        r, c = divmod(i, size)
+        er, ec = min(r, last - r), min(c, last - c)  # distance to the nearest edges
+        if er == 0 and ec == 0:
+            out.append(100)
+        elif er == 1 and ec == 1:
+            out.append(-50)
+        elif min(er, ec) == 0:
+            out.append(-20 if max(er, ec) == 1 else 10 if max(er, ec) == 2 else 5)
+        elif min(er, ec) == 1:
+            out.append(-2)
+        else:
+            out.append(1 if min(er, ec) == 2 else 0)
+    return tuple(out)
 #: Nodes between two looks at the deadline (a few milliseconds even on a Pi 4).
 CHECK_NODES = 128
 #: How much longer than the last the next midgame depth is expected to take; a depth
@@ -114,20 +142,15 @@ class Result:
     depth: int = 0
 
 
-def final_margin(p: int, o: int) -> int:
+def final_margin(p: int, o: int, squares: int = board_size().squares) -> int:
     """Mover's disc margin at the end, empties to the winner."""
     mine, theirs = p.bit_count(), o.bit_count()
-    empties = 64 - mine - theirs
+    empties = squares - mine - theirs
     if mine > theirs:
         return mine - theirs + empties
     if theirs > mine:
         return mine - theirs - empties
     return 0
-
-
-def _play(p: int, o: int, sq: int) -> tuple[int, int]:
-    f = flips(p, o, sq)
-    return o & ~f, p | f | (1 << sq)  # (new mover = opponent, new opponent = us)
 
 
 def square_evaluation(p: int, o: int) -> float:
@@ -149,16 +172,44 @@ def default_evaluator() -> Evaluator:
 
 
 class Searcher:
-    """One search's state (node counter, best-move memory, deadline); reusable."""
+    """One search's state (node counter, best-move memory, deadline, the board's
+    kernels); reusable. 8x8 runs on the hand-written kernels and the given evaluation,
+    other sizes on the general kernels and square weights."""
 
     def __init__(self, settings: Settings | None = None, evaluate: Evaluator | None = None,
                  left: Left | None = None) -> None:
         self.settings = settings or Settings()
-        self._evaluate = evaluate or square_evaluation
+        self._given = evaluate or square_evaluation
         self.left = left
         self.nodes = 0
         #: Best reply found per position at an earlier depth: searched first next time.
         self.best_reply: dict[tuple[int, int], int] = {}
+        self._board(STANDARD)
+
+    def _board(self, size: int) -> None:
+        self.size = size
+        self.squares = size * size
+        self.weights = weights(size)
+        geo = geometry(size)
+        self._legal: Callable[[int, int], int] = \
+            legal_moves if size == STANDARD else geo.legal_moves
+        self._flips: Callable[[int, int, int], int] = flips if size == STANDARD else geo.flips
+        self._evaluate: Evaluator = self._given if size == STANDARD else self._by_squares
+
+    def _play(self, p: int, o: int, sq: int) -> tuple[int, int]:
+        f = self._flips(p, o, sq)
+        return o & ~f, p | f | (1 << sq)  # (new mover = opponent, new opponent = us)
+
+    def _by_squares(self, p: int, o: int) -> float:
+        """Square weights and mobility on a board of another size."""
+        pos = 0
+        w = self.weights
+        for sq in bit_indices(p):
+            pos += w[sq]
+        for sq in bit_indices(o):
+            pos -= w[sq]
+        mob = self._legal(p, o).bit_count() - self._legal(o, p).bit_count()
+        return (pos + 8 * mob) / 10.0
 
     def evaluate(self, p: int, o: int) -> float:
         return self._evaluate(p, o)
@@ -172,17 +223,17 @@ class Searcher:
     def _alphabeta(self, p: int, o: int, depth: int, alpha: float, beta: float,
                    passed: bool = False) -> float:
         self._tick()
-        moves = legal_moves(p, o)
+        moves = self._legal(p, o)
         if not moves:
-            if passed or not legal_moves(o, p):
-                return float(final_margin(p, o))
+            if passed or not self._legal(o, p):
+                return float(final_margin(p, o, self.squares))
             return -self._alphabeta(o, p, depth, -beta, -alpha, True)
         if depth <= 0:
             return self._evaluate(p, o)
         best = -float(_INF)
         best_sq = -1
         for sq in self._ordered(p, o, moves, depth >= 2):
-            np_, no = _play(p, o, sq)
+            np_, no = self._play(p, o, sq)
             v = -self._alphabeta(np_, no, depth - 1, -beta, -alpha)
             if v > best:
                 best, best_sq = v, sq
@@ -198,14 +249,14 @@ class Searcher:
     def _solve(self, p: int, o: int, alpha: int, beta: int, passed: bool = False) -> int:
         """Exact margin by alpha-beta, fewest-replies-first ordering (fail-soft)."""
         self._tick()
-        moves = legal_moves(p, o)
+        moves = self._legal(p, o)
         if not moves:
-            if passed or not legal_moves(o, p):
-                return final_margin(p, o)
+            if passed or not self._legal(o, p):
+                return final_margin(p, o, self.squares)
             return -self._solve(o, p, -beta, -alpha, True)
         best = -_INF
         for sq in self._ordered(p, o, moves, False):
-            np_, no = _play(p, o, sq)
+            np_, no = self._play(p, o, sq)
             v = -self._solve(np_, no, -beta, -alpha)
             if v > best:
                 best = v
@@ -222,8 +273,8 @@ class Searcher:
             return [moves.bit_length() - 1]
         keyed = []
         for sq in bit_indices(moves):
-            np_, no = _play(p, o, sq)
-            keyed.append((legal_moves(np_, no).bit_count(), -WEIGHTS[sq], sq))
+            np_, no = self._play(p, o, sq)
+            keyed.append((self._legal(np_, no).bit_count(), -self.weights[sq], sq))
         keyed.sort()
         order = [sq for _, _, sq in keyed]
         if remembered:
@@ -241,48 +292,44 @@ class Searcher:
         of the ``count`` best moves (every move when ``count`` >= their number), so that
         each figure is that move's own value, not a bound. ``order``: moves to search
         first (the previous depth's best). Raises :class:`Timeout` past the deadline."""
-        if position.size != 8:
-            raise ValueError("the search plays 8x8 Othello only")
+        self._board(position.size)
+        size = position.size
         self.nodes = 0
         p, o = position.mover, position.other
-        moves = legal_moves(p, o)
-        empties = 64 - (p | o).bit_count()
+        moves = self._legal(p, o)
+        empties = self.squares - (p | o).bit_count()
         if exact is None:
             exact = empties <= self.settings.exact
         depth = empties if exact else self.settings.depth
         if not moves:
-            if not legal_moves(o, p):
-                return Result(None, float(final_margin(p, o)), True, {}, 1, empties)
+            if not self._legal(o, p):
+                return Result(None, float(final_margin(p, o, self.squares)), True, {}, 1, empties)
             inner = self.analyse(position.with_to_move(position.to_move.opponent), 1, exact)
             return Result(None, -inner.score, inner.exact, {}, self.nodes, inner.depth)
         ranked = self._ordered(p, o, moves, False)
         if order:
-            first = [sq for sq in (_index(s) for s in order) if sq in ranked]
+            first = [sq for sq in (parse_square(s, size) for s in order) if sq in ranked]
             ranked = first + [sq for sq in ranked if sq not in first]
         scores: dict[str, float] = {}
         best_sq, best = ranked[0], -float(_INF)
         for i, sq in enumerate(ranked):
-            np_, no = _play(p, o, sq)
+            np_, no = self._play(p, o, sq)
             if i < count:
                 v = self._child(np_, no, -_INF, _INF, exact)
-                scores[square_name(sq)] = v
+                scores[square_name(sq, size)] = v
             else:  # a bound will do unless it beats the best: fail-soft, so above is exact
                 v = self._child(np_, no, best, _INF, exact)
                 if v > best:
-                    scores[square_name(sq)] = v
+                    scores[square_name(sq, size)] = v
             if v > best:
                 best, best_sq = v, sq
-        return Result(square_name(best_sq), best, exact, scores, self.nodes, depth)
+        return Result(square_name(best_sq, size), best, exact, scores, self.nodes, depth)
 
     def _child(self, p: int, o: int, alpha: float, beta: float, exact: bool) -> float:
         """Score of the position after a root move, from the root mover's view."""
         if exact:
             return float(-self._solve(p, o, math.floor(-beta), math.ceil(-alpha)))
         return -self._alphabeta(p, o, self.settings.depth - 1, -beta, -alpha)
-
-
-def _index(square: str) -> int:
-    return (int(square[1]) - 1) * 8 + ord(square[0]) - ord("a")
 
 
 def deepen(position: Position, settings: Settings, left: Left, count: int = 1,
@@ -292,7 +339,7 @@ def deepen(position: Position, settings: Settings, left: Left, count: int = 1,
     ``settings.exact`` empties and the solve finishes in what is left. ``count`` moves
     get their own full-window score at the depth answered (hints, reviews)."""
     total = max(left(), 1e-6)
-    empties = 64 - (position.black | position.white).bit_count()
+    empties = position.empty.bit_count()
     memory: dict[tuple[int, int], int] = {}
     searcher = Searcher(Settings(1, 0), evaluate)
     result = searcher.analyse(position, count, exact=False)  # always finished: tiny

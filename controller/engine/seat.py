@@ -142,7 +142,7 @@ class EngineSeat:
         if key is None:
             raise EngineRefused("the game is over: review it instead")
         game, position = self._game()
-        scores = await asyncio.to_thread(self.client.hints, game, 64 if heat else 1)
+        scores = await asyncio.to_thread(self.client.hints, game, None if heat else 1)
         if scores is None:
             self.service.message = f"engine: {self.client.problem}"
             self.service.show()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from controller.hall.messages import LedPattern
+from controller.hall.messages import SQUARES, LedPattern
 from controller.squares import parse_square
 
 #: Highest fraction of full brightness the host ever sends.
@@ -60,10 +60,10 @@ def led_payload(assignments: LedAssignments, brightness: float = MAX_BRIGHTNESS)
     square or the colours when the request cannot be shown.
     """
     palette: list[Rgb] = [(0, 0, 0)]
-    cells = bytearray(64)
+    cells = bytearray(SQUARES)
     for key, value in assignments.items():
         index = parse_square(key) if isinstance(key, str) else int(key)
-        if not 0 <= index < 64:
+        if not 0 <= index < SQUARES:
             raise ValueError(f"LED square index {index} is off the board")
         try:
             rgb, pattern = value

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from controller.hall.messages import SQUARES
 from controller.position import Position
 from controller.squares import POSITION_ALPHABET, Color, parse_square
 
@@ -29,7 +30,7 @@ class Reconciliation:
 
 
 def _is_position(board: str) -> bool:
-    return len(board) == 64 and all(c in POSITION_ALPHABET for c in board)
+    return len(board) == SQUARES and all(c in POSITION_ALPHABET for c in board)
 
 
 def reconcile(before: str, after: str, to_move: Color | None = None) -> Reconciliation:

@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from controller.errors import KaeshiError
 from controller.hall.driver import HallBoard
 from controller.hall.link import LinkStatus
+from controller.hall.messages import SQUARES
 from controller.hall.simboard import SimBoard
 from controller.observation import Observation
 
@@ -68,7 +69,7 @@ def observations_via_hall(observations: Iterable[Observation], timeout: float = 
 
 def _drain(board: HallBoard, timeout: float = 3.0) -> str:
     """Take the reports made on connecting; the last board the driver reported."""
-    current = "-" * 64
+    current = "-" * SQUARES
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         item = board.get(timeout=0.1)

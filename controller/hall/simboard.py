@@ -33,6 +33,7 @@ from pathlib import Path
 from types import TracebackType
 
 from controller.errors import KaeshiError
+from controller.hall.messages import SQUARES
 from controller.squares import parse_square, square_name
 
 FIRMWARE_DIR = Path(__file__).resolve().parent.parent.parent / "firmware"
@@ -258,8 +259,9 @@ class SimBoard:
         x/o are shifted discs (half the magnet's effect); ? is a sensor that reads 0, as an
         open sensor does, which the firmware reports as unknown.
         """
-        if len(board) != 64 or any(c not in DISC_CHARS for c in board):
-            raise SimBoardError(f"board must be 64 characters of {DISC_CHARS}, got {board!r}")
+        if len(board) != SQUARES or any(c not in DISC_CHARS for c in board):
+            raise SimBoardError(f"board must be {SQUARES} characters of {DISC_CHARS}, "
+                                f"got {board!r}")
         self.command(f"board {board}")
 
     def set_square(self, square: str | int, char: str) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from controller.boardsize import board_size
 from controller.hall_protocol.checks import TIME_HIGH, ProtocolError, Reader
 from controller.scorecard import LATE_STATES, WINNERS, LateArrival, ScoreCardError, SignOff
 
@@ -49,7 +50,8 @@ def decode_signoff(r: Reader | None) -> SignOff | None:
             isinstance(f, str) and _REASON.match(f) for f in flags):
         raise r.fail("flags", "a list of short reasons")
     try:
-        return SignOff(r.int("black", 0, 64), r.int("white", 0, 64),
+        squares = board_size().squares  # a score sheet counts the discs of an 8x8 board
+        return SignOff(r.int("black", 0, squares), r.int("white", 0, squares),
                        r.choice("winner", WINNERS), _says(r, "black_says"),
                        _says(r, "white_says"), tuple(flags))
     except ScoreCardError as exc:

@@ -22,13 +22,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from controller.boardsize import size_of_board_string
+from controller.boardsize import STANDARD, size_of_board_string
 from controller.hub.broadcast_game import MARKING_EVENTS as MARKING_EVENTS
 from controller.hub.broadcast_game import PUBLIC_EVENTS as PUBLIC_EVENTS
 from controller.hub.broadcast_game import START, Replay, discs, with_boards
 from controller.hub.broadcast_game import StoredEventLike as StoredEventLike
 from controller.hub.broadcast_game import public_event as public_event
 from controller.hub.logs import Throttled
+from controller.position import Position
 
 log = logging.getLogger("kaeshi.hub")
 _failures = Throttled(log, every=60.0)
@@ -44,6 +45,7 @@ class GameInfo:
     black: str = ""
     white: str = ""
     round: int | None = None
+    size: int = STANDARD  # of the board the game is played on (its table's state says)
 
 
 @dataclass
@@ -117,7 +119,8 @@ def delayed_table(
     if not shown:
         if current is None:
             return SpectatorTable(table, None, cutoff)
-        return SpectatorTable(table, current[0], cutoff, current[1])
+        return SpectatorTable(table, current[0], cutoff, current[1],
+                              board=Position.start(current[1].size).board_string())
     latest = max(shown, key=lambda e: (e.received, e.seq))
     game = latest.game
     # the game's public events and the arbiter's events that mark them, as old
@@ -129,7 +132,7 @@ def delayed_table(
     view = SpectatorTable(table, game, cutoff, info)
     replay = replays.get((table, game)) if replays is not None else None
     if replay is None or replay.fed > len(mine):
-        replay = Replay()
+        replay = Replay(info.size)
     for stored in mine[replay.fed:]:
         replay.feed(stored)
     if replays is not None:

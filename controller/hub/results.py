@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from controller.boardsize import board_size
 from controller.errors import KaeshiError
 from controller.hall_protocol.protocol import (
     DownlinkCommand,
@@ -298,11 +299,13 @@ class ResultDesk:
             raise ResultError(f"round {s.round}, table {status.table}: already confirmed")
         b = s.result.black if black is None else black
         w = s.result.white if white is None else white
+        squares = board_size().squares  # a result sheet counts the discs of an 8x8 board
         for name, value in (("black", b), ("white", w)):
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 64:
-                raise ResultError(f"{name}'s discs must be a whole number 0-64, not {value!r}")
-        if b + w > 64:
-            raise ResultError(f"{b} + {w} discs is more than the 64 squares")
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= squares:
+                raise ResultError(
+                    f"{name}'s discs must be a whole number 0-{squares}, not {value!r}")
+        if b + w > squares:
+            raise ResultError(f"{b} + {w} discs is more than the {squares} squares")
         corrected = black is not None or white is not None
         drawn = corrected or drawn_on_board(s.result)  # else the clock decided
         result = Confirmed(s.round, status.table, b, w,

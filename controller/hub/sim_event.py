@@ -33,6 +33,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from controller.boardsize import board_size
 from controller.errors import KaeshiError
 from controller.hub.sim_incidents import Incidents
 from controller.hub.sim_operator import page_url, running, show_until_interrupted
@@ -157,7 +158,7 @@ def rounds_of(path: Path, seed: int) -> int:
             if g.table is not None and not g.done:
                 black = rng.choice((20, 44))
                 copy.record_result(g.table, "black" if black > 32 else "white",
-                                   (black, 64 - black))
+                                   (black, board_size().squares - black))
         if not copy.finished:
             copy.pair_next_round()
     return len(copy.rounds)

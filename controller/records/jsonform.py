@@ -21,6 +21,7 @@ import json
 from typing import Any
 
 from controller import strictjson
+from controller.boardsize import STANDARD
 from controller.position import Position
 from controller.records.model import GameRecord, Move, RecordError
 from controller.records.replay import Step, replay
@@ -142,7 +143,7 @@ def game_from_dict(doc: object) -> tuple[GameRecord, Position]:
     if start is not None:
         if not isinstance(start, dict) or not isinstance(start.get("board"), str):
             raise RecordError("start must be {\"board\": ..., \"to_move\": ..., \"size\": ...}")
-        size = start.get("size", 8)
+        size = start.get("size", STANDARD)
         if not isinstance(size, int) or isinstance(size, bool):
             raise RecordError("start.size must be 6, 8 or 10")
         try:

@@ -12,16 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from controller.boardsize import SIZES, STANDARD
 from controller.position import Position
 from controller.records.model import GameRecord, Move, RecordError
 from controller.squares import Color, parse_square, square_name, squares_of
 
-_NAMES = {n: tuple(square_name(i, n) for i in range(n * n)) for n in (6, 8, 10)}
+_NAMES = {n: tuple(square_name(i, n) for i in range(n * n)) for n in SIZES}
 _INDEX = {n: {name: i for i, name in enumerate(names)} for n, names in _NAMES.items()}
 _OTHER = {Color.BLACK: Color.WHITE, Color.WHITE: Color.BLACK}
 
 
-def square_index(name: str, size: int = 8) -> int:
+def square_index(name: str, size: int = STANDARD) -> int:
     """Like :func:`parse_square`, with a table for the names records are full of."""
     index = _INDEX[size].get(name)
     return parse_square(name, size) if index is None else index

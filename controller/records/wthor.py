@@ -24,7 +24,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.boardsize import STANDARD
+from controller.boardsize import STANDARD, board_size
 from controller.position import Position
 from controller.records.model import GameRecord, RecordError
 from controller.records.replay import Step, rebuild, replay, square_index
@@ -43,16 +43,21 @@ EXTRA_KEY = "WTHOR"
 
 
 # ------------------------------------------------------------------ squares
+#: WTHOR databases hold games of the standard board only.
+SIDE = STANDARD
+SQUARES = board_size(SIDE).squares
+
+
 def decode_square(byte: int) -> int | None:
     """Square index of a move byte (``None`` if the byte names no square)."""
     row, col = divmod(byte, 10)
-    if 1 <= row <= 8 and 1 <= col <= 8:
-        return (row - 1) * 8 + (col - 1)
+    if 1 <= row <= SIDE and 1 <= col <= SIDE:
+        return (row - 1) * SIDE + (col - 1)
     return None
 
 
 def encode_square(index: int) -> int:
-    row, col = divmod(index, 8)
+    row, col = divmod(index, SIDE)
     return 10 * (row + 1) + (col + 1)
 
 
@@ -149,7 +154,7 @@ class NameTable:
 
 def _header(created: dt.date, games: int, records: int, year: int, depth: int = 0) -> bytes:
     return HEADER.pack(created.year // 100, created.year % 100, created.month, created.day,
-                       games, records, year, 8 if games else 0, 0, depth, 0)
+                       games, records, year, SIDE if games else 0, 0, depth, 0)
 
 
 # ------------------------------------------------------------------ reading
@@ -174,7 +179,7 @@ def scan_wthor_bytes(data: bytes, source: str, players: list[str] | None = None,
     if len(data) < HEADER.size:
         raise RecordError(f"{source}: {len(data)} bytes, shorter than the 16-byte WTHOR header")
     (_, _, _, _, declared, _, year, board, _, depth, _) = HEADER.unpack_from(data)
-    if board not in (0, 8):
+    if board not in (0, SIDE):
         raise RecordError(f"{source}: header at offset 12: board size {board}; "
                           "only 8x8 databases (size 0 or 8) are supported")
     body = len(data) - HEADER.size
@@ -189,8 +194,8 @@ def scan_wthor_bytes(data: bytes, source: str, players: list[str] | None = None,
         offset = HEADER.size + i * GAME.size
         trn, black, white, score, theory, raw = GAME.unpack_from(data, offset)
         where = f"offset {offset}"
-        if score > 64:
-            scan.fail(f"{where}: real score {score} is more than 64 discs")
+        if score > SQUARES:
+            scan.fail(f"{where}: real score {score} is more than {SQUARES} discs")
             continue
         steps: list[Step] = []
         problem = ""
@@ -222,7 +227,7 @@ def scan_wthor_bytes(data: bytes, source: str, players: list[str] | None = None,
             date=str(year) if year else "",
             start=start,
             moves=moves,
-            result=(score, 64 - score),
+            result=(score, SQUARES - score),
             extra={EXTRA_KEY: _extra(trn, black, white, theory, depth)},
         ), final)
     return scan
@@ -288,11 +293,12 @@ def game_bytes(game: GameRecord, index: int, players: NameTable,
         score = game.result[0]
     else:
         score = final.final_score()[0]
-    if not 0 <= score <= 64:
-        raise RecordError(f"game {index}: black's score {score} does not fit WTHOR (0..64)")
+    if not 0 <= score <= SQUARES:
+        raise RecordError(f"game {index}: black's score {score} does not fit WTHOR "
+                          f"(0..{SQUARES})")
     known = parse_extra(game.extra.get(EXTRA_KEY, ""))
     theory = known.get("theory", score)
-    if not 0 <= theory <= 64:
+    if not 0 <= theory <= SQUARES:
         theory = score
     black = players.number(game.black, known.get("black"))
     white = players.number(game.white, known.get("white"))

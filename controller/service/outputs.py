@@ -12,6 +12,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
+from controller.boardsize import board_size
 from controller.leds.drivers import LedSetup, make_leds
 from controller.leds.plan import LedDriver, Plan, plan_overlay
 from controller.leds.ws2812 import STRIP_SIZE
@@ -144,9 +145,9 @@ class Outputs:
         if driver == "ws2812" and config["game.size"] != STRIP_SIZE:
             # the strip lies under an 8x8 board: on a board of another size its lights
             # would sit between the squares, so the overlay is drawn on the page only
-            log.warning("leds.driver = \"ws2812\" covers a %dx%d board, the game is %dx%d: "
-                        "the LED overlay is on the web page only", STRIP_SIZE, STRIP_SIZE,
-                        config["game.size"], config["game.size"])
+            log.warning("leds.driver = \"ws2812\" covers %s board, the game is %s: the LED "
+                        "overlay is on the web page only", board_size(STRIP_SIZE).a_label,
+                        board_size(config["game.size"]).label)
             driver = "web"
         self.leds = make_leds(driver, LedSetup(
             source, table.notifier.notify, config["leds.order"], config.source))

@@ -17,6 +17,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from controller.boardsize import board_size
 from controller.hall_protocol.protocol import (
     DownlinkCommand,
     GameResult,
@@ -57,7 +58,7 @@ class HallDay:
 
 
 def _board(black: int, white: int) -> str:
-    return "X" * black + "O" * white + "-" * (64 - black - white)
+    return "X" * black + "O" * white + "-" * (board_size().squares - black - white)
 
 
 class _Table:
@@ -149,7 +150,7 @@ def _play(desk: ResultDesk, table: _Table, day: HallDay, rng: random.Random,
     black = rng.randrange(20, 45)
     if black == 32:
         black = 33
-    b, w = black, 64 - black
+    b, w = black, board_size().squares - black
     table.result = GameResult(b, w, "black" if b > w else "white")
     table.signoff = SignOff(b, w, table.result.winner)
     day.results += 1

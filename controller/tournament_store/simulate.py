@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from controller.boardsize import board_size
 from controller.tournament.event import Tournament
 from controller.tournament.model import Player
 
@@ -45,7 +46,7 @@ def simulate(players: int, division: str, seed: int, withdrawals: int | None = N
                 t.record_result(g.table, "draw", (32, 32))
             else:
                 t.record_result(g.table, "black" if black > 32 else "white",
-                                (black, 64 - black) if black != 32 else (31, 33))
+                                (black, board_size().squares - black) if black != 32 else (31, 33))
         if to_withdraw and rnd.number >= 2 and not t.finished:
             candidates = [n for n in t.present if t.active(n)
                           and t.stage_of.get(n) in ("placement",)]

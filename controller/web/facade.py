@@ -67,6 +67,7 @@ PLAYER_KEYS = frozenset(
         "game",
         "mode",
         "state",
+        "size",
         "board",
         "counts",
         "players",

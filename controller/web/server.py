@@ -11,7 +11,7 @@ A Starlette app served by uvicorn on the service's own event loop
 * the engine's routes (hints, its colour and level, reviews): :mod:`controller.web.engine_routes`
 * ``POST /api/arbiter/<action>`` with JSON body: ``pause``, ``resume``,
   ``adjust_time`` ``{"color": "black", "seconds": -30}``, ``accept_position``,
-  ``correct_position`` ``{"board": "<64 chars>"}``
+  ``correct_position`` ``{"board": "<one - X O per square>"}``
 
 The arbiter is recognised by the cookie set at login, by ``?token=`` on ``/arbiter``
 (which then sets the cookie and drops the token from the address bar), or, for
@@ -43,6 +43,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from controller.boardsize import size_of_board_string
 from controller.errors import KaeshiError
 from controller.records import write_ggf
 from controller.records.files import record_filename
@@ -66,6 +67,7 @@ log = logging.getLogger("kaeshi.web")
 
 KEEPALIVE_SECONDS = 15.0
 STATIC_TYPES = {
+    "kaeshi-board.js": "text/javascript; charset=utf-8",  # the board renderer, hub's too
     "app.js": "text/javascript; charset=utf-8",
     "engine.js": "text/javascript; charset=utf-8",
     "engine.css": "text/css; charset=utf-8",
@@ -403,9 +405,10 @@ def _board_arg(body: dict[str, Any]) -> str:
     board = body.get("board")
     if not isinstance(board, str):
         raise HTTPException(
-            400, "correct_position: 'board' must be a 64-character string of - X O"
+            400, "correct_position: 'board' must be a string of - X O, one per square"
         )
     try:
-        return validate_board_string(board)
+        # of the table's board, whichever size it plays (the game refuses another size)
+        return validate_board_string(board, size_of_board_string(board))
     except ValueError as exc:
         raise HTTPException(400, f"correct_position: {exc}") from None

@@ -138,3 +138,21 @@ def test_a_board_string_of_another_size_is_refused():
 def test_an_unsupported_size_is_refused_by_the_config():
     with pytest.raises(ValueError, match="unsupported board size 7"):
         ArbiterConfig(start=Position(0, 0, Color.BLACK, 7))
+
+
+def test_kaeshi_arbitrate_judges_a_ten_by_ten_log(tmp_path, capsys):
+    from controller.cli import main
+    from controller.observation import write_observations
+    from controller.records import load_games
+
+    sim = simulate_game(random_game(10, 77), SimOptions(errors=0.3, seed=4, clock=True))
+    log = tmp_path / "g.jsonl"
+    with open(log, "w") as f:
+        write_observations(sim.observations, f)
+    assert main(["arbitrate", str(log), "--size", "10", "--record", str(tmp_path / "g.ggf")]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [{k: v for k, v in d.items() if k != "t"} for d in lines] == content(sim.truth)
+    (rec,) = load_games(tmp_path / "g.ggf")
+    assert rec.start.size == 10
+    assert main(["arbitrate", str(log)]) == 1  # an 8x8 reading of a 10x10 log: refused
+    assert "board string has 100 squares, an 8x8 board has 64" in capsys.readouterr().err

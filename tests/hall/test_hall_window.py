@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+import random
 
 import pytest
 from hall_fake_device import FakeDevice
 from hypothesis import given
 from hypothesis import strategies as st
 
+from controller.arbiter import ArbiterConfig, arbitrate
+from controller.bitboard import bit_indices
 from controller.boardsize import BoardSizeError
 from controller.hall import messages as m
 from controller.hall.host import open_link
+from controller.hall.replay import observations_via_hall
 from controller.hall.window import GameWindow, OffBoard, grid_size
 from controller.observation import Observation
 from controller.position import Position
-from controller.squares import Color
+from controller.records.model import GameRecord
+from controller.simulator import SimOptions, simulate_game
+from controller.squares import Color, square_name
 
 
 def test_the_grid_is_the_firmware_configuration():
@@ -89,3 +95,37 @@ def test_the_link_hands_on_six_by_six_boards_names_outside_discs_and_places_leds
     offs = [i for i in seen if isinstance(i, OffBoard)]
     assert [o.squares for o in offs] == [("a1",), ()]
     assert len(leds) == 1 and leds[0][24 + 27] == 0x11
+
+
+def test_a_six_by_six_game_through_the_firmware_gives_the_same_events():
+    """A simulated 6x6 game with irregularities, laid out on the middle of the 8x8
+    firmware simulator's board, read back by the driver and taken off the grid: the
+    arbiter judges it as it judges the 6x6 log itself."""
+    rng = random.Random(3)
+    pos, squares = Position.start(6), []
+    while not pos.is_game_over():
+        if not pos.legal_moves():
+            pos = pos.pass_turn()
+            continue
+        sq = rng.choice(bit_indices(pos.legal_moves()))
+        squares.append(square_name(sq, 6))
+        pos = pos.play(sq)
+    sim = simulate_game(GameRecord.from_squares(squares, Position.start(6)),
+                        SimOptions(errors=0.3, seed=5, clock=True, hand=False))
+    window = GameWindow(6)
+    blank = "-" * 64
+
+    def on_grid(board: str) -> str:
+        cells = list(blank)
+        for i, ch in enumerate(board):
+            cells[window.game.to_outer(i, window.grid)] = ch
+        return "".join(cells)
+
+    grid_log = [Observation(o.t, board=on_grid(o.board)) if o.board else o
+                for o in sim.observations]
+    back = [Observation(o.t, board=window.game_board(o.board)[0]) if o.board else o
+            for o in observations_via_hall(grid_log)]
+    config = ArbiterConfig(start=Position.start(6), settled=True)
+    want = [e.to_dict() for e in arbitrate(sim.observations, config)]
+    assert [e.to_dict() for e in arbitrate(back, config)] == want
+    assert any(e["event"] == "irregularity" for e in want)

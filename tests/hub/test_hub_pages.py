@@ -145,3 +145,34 @@ def test_a_table_page_link_asks_for_the_token_then_shows_the_table(
         assert fresh.js("location.pathname + location.search") == "/arbiter/table/4"
     finally:
         fresh.close()
+
+
+def test_a_ten_by_ten_side_event_table_is_drawn_on_its_own_board(
+        played: tuple[LiveHub, dict[int, Table]], screen: DevTools) -> None:
+    """Table 6 plays Grand Othello: its page and its card draw 10x10 with a-j and 1-10."""
+    live, tables = played
+    pos, seq = Position.start(10), 0
+    for square in ("e4", "f4"):
+        mover, seq = pos.to_move, seq + 1
+        pos = pos.play(square)
+        message = EventMessage(6, "g6", seq, {"t": float(seq), "event": "move",
+                                              "player": mover.value, "square": square,
+                                              "flips": []},
+                               time.time(), pos.board_string(), pos.to_move.value, 10)
+        tables[6].client.publish(Topics(EVENT).events(6), encode_event(message),
+                                 qos=1).wait_for_publish(5)
+    screen.navigate(live.url + "/board/6")
+    screen.wait_for(LIVE + " && document.querySelectorAll('#moves tbody tr').length === 1",
+                    timeout=15)
+    assert screen.js("document.querySelectorAll('#board .cell').length") == 100
+    assert screen.js("[...document.querySelectorAll('#board .coord')].map(c => c.textContent)"
+                     ".join(' ')") == " a b c d e f g h i j 1 2 3 4 5 6 7 8 9 10"
+    assert screen.js("document.querySelector('#board .cell.last').dataset.sq") == "f4"
+    assert screen.js("document.querySelector('[data-sq=\"j10\"]').dataset.disc") == "empty"
+    assert screen.js("document.querySelector('[data-sq=\"f4\"]').dataset.disc") == "white"
+    assert not screen.scrolls_sideways()
+    screen.navigate(live.url + "/")
+    card = "document.querySelector('#tables .card[data-table=\"6\"]')"
+    screen.wait_for(LIVE + f" && {card}?.querySelectorAll('.cell').length === 100", timeout=15)
+    assert screen.js(f"{card}.querySelectorAll('.cell').length") == 100
+    assert screen.errors == []

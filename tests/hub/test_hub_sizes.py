@@ -126,3 +126,11 @@ def test_the_broadcast_places_moves_of_a_ten_by_ten_game_sent_without_positions(
                             messages[0].to_move)  # one position says the size
     view = delayed_table(1, stored, now=10_000, delay=0)
     assert len(view.board) == 100 and view.board == messages[5].board
+
+
+def test_a_side_event_table_before_its_first_move_shows_its_own_start():
+    from controller.hub.broadcast import GameInfo
+
+    view = delayed_table(2, [], now=100, delay=0, current=("g", GameInfo("A", "B", 1, 6)))
+    d = view.to_dict()
+    assert d["size"] == 6 and d["board"] == Position.start(6).board_string()

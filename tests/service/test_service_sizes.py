@@ -111,3 +111,21 @@ def test_sizes_the_table_cannot_play_are_refused_at_start_up(text, message):
 
 def test_a_six_by_six_game_on_the_sensor_board_is_accepted():
     assert parse_config("[game]\nsize = 6\n[source]\nkind = \"hall\"\n")["game.size"] == 6
+
+
+def test_a_strip_under_an_eight_by_eight_board_leaves_a_six_by_six_overlay_to_the_page(
+        tmp_path, caplog):
+    """The WS2812 strip covers an 8x8 board: a 6x6 game's overlay goes to the page only
+    (no SPI is opened), and the service says so."""
+    from controller.leds import WebLeds
+
+    obs, _ = clock_log(6, 2)
+    config = _config(tmp_path, 6, _write(tmp_path, obs)).replace(**{"leds.driver": "ws2812"})
+    service = Service(config)
+    service.open()
+    with caplog.at_level("WARNING", logger="kaeshi.service"):
+        assert asyncio.run(service.run()) == 0
+    assert isinstance(service.outputs.leds, WebLeds)
+    assert "covers an 8x8 board, the game is 6x6" in caplog.text
+    snap = service.facade.snapshot("arbiter")
+    assert snap["size"] == 6

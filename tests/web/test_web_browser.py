@@ -204,3 +204,26 @@ def test_web_browser_follows_the_running_service(browser: DevTools, tmp_path: Pa
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_web_browser_draws_a_six_by_six_game_with_its_coordinates(browser: DevTools) -> None:
+    live = LiveServer(SimulatedGame(Mode.HOME, size=6))
+    try:
+        browser.open(live.server.url + "/")
+        browser.wait_for(LIVE, timeout=15)
+        assert browser.js("document.querySelectorAll('#board .cell').length") == 36
+        assert browser.js("[...document.querySelectorAll('#board .coord')]"
+                          ".map(c => c.textContent).join('')") == "abcdef123456"
+        assert browser.js("document.querySelector('[data-sq=\"c3\"]').dataset.disc") == "white"
+        live.on_loop(live.game.start_clock)
+        live.on_loop(lambda: live.game.play("c2", forget=("c3",)))
+        browser.wait_for(move_shown("c2", "black"), timeout=5)
+        # the forgotten flip lights c3 on the 6x6 board
+        browser.wait_for("document.querySelector('[data-sq=\"c3\"]').classList.contains('lit')",
+                         timeout=5)
+        assert browser.js("document.querySelector('[data-sq=\"c2\"]').classList"
+                          ".contains('last')") is True
+        assert not browser.scrolls_sideways()
+        assert browser.errors == []
+    finally:
+        live.close()

@@ -262,6 +262,8 @@ def test_web_arbiter_actions_reach_the_clock() -> None:
     board = "-" * 27 + "OX" + "-" * 6 + "XZ" + "-" * 27
     r = c.post("/api/arbiter/correct_position", headers=js, json={"board": board})
     assert r.status_code == 400 and "'Z' at e5" in r.json()["error"]
+    r = c.post("/api/arbiter/correct_position", headers=js, json={"board": "-" * 50})
+    assert r.status_code == 400 and "50 squares fits no board" in r.json()["error"]
     r = c.post("/api/arbiter/accept_position", headers=bearer())
     assert r.status_code == 400 and "no flagged position" in r.json()["error"]
     assert c.post("/api/arbiter/resume", headers=bearer()).status_code == 200

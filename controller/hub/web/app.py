@@ -12,7 +12,7 @@ Routes (GET unless said; "arbiter" needs the token, see below):
   ``/export/event.ggf``, ``/export/event-wthor.zip``
 * arbiter, ``POST /api/table/N/ACTION`` with a JSON body: ``pause``, ``resume``,
   ``adjust_time`` ``{"color": "white", "seconds": 60}``, ``accept_board``,
-  ``correct_board`` ``{"board": "<64 chars of - X O>"}``, ``confirm``
+  ``correct_board`` ``{"board": "<one - X O per square>"}``, ``confirm``
   ``{"game": "...", "black": 40, "white": 24}`` (counts optional: the table's own)
 * arbiter, ``POST /api/pairings/send``: send the current round's pairings to the tables again
 * arbiter, ``POST /api/tournament/ACTION``: a ``kaeshi tournament`` command sent through

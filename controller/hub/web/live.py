@@ -122,7 +122,7 @@ class GameBook:
         for st in statuses:
             s = st.state
             if s is not None:
-                self._infos[(st.table, s.game)] = GameInfo(s.black, s.white, s.round)
+                self._infos[(st.table, s.game)] = GameInfo(s.black, s.white, s.round, s.size)
 
     def infos(self) -> dict[tuple[int, str], GameInfo]:
         lookup = getattr(self._store, "game_info", None)
@@ -134,7 +134,7 @@ class GameBook:
                 self._asked.add(key)  # a game never described by a state stays unnamed
                 s = lookup(table, game)
                 if s is not None:
-                    self._infos[key] = GameInfo(s.black, s.white, s.round)
+                    self._infos[key] = GameInfo(s.black, s.white, s.round, s.size)
         return dict(self._infos)
 
 
@@ -299,7 +299,7 @@ class Views:
         now = self.clock()
         statuses = self._statuses()
         current = {st.table: (st.state.game, GameInfo(st.state.black, st.state.white,
-                                                      st.state.round))
+                                                      st.state.round, st.state.size))
                    for st in statuses if st.state is not None}
         by_table = self.recent.by_table()
         return now, spectator_tables(by_table, now, self.delay, self.book.infos(), current,

@@ -12,6 +12,10 @@ from importlib import resources
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
+#: Files the hub serves from the table's web package: one board renderer for every page.
+SHARED = {"kaeshi-board.js": "text/javascript; charset=utf-8"}
+
+
 STATIC_TYPES = {
     "hub.js": "text/javascript; charset=utf-8",
     "dashboard.js": "text/javascript; charset=utf-8",
@@ -19,6 +23,7 @@ STATIC_TYPES = {
     "spectator.js": "text/javascript; charset=utf-8",
     "board.js": "text/javascript; charset=utf-8",
     "hub.css": "text/css; charset=utf-8",
+    **SHARED,
 }
 PAGES = ("spectator.html", "board.html", "dashboard.html", "table.html", "login.html")
 HEADERS = {"Cache-Control": "no-store"}
@@ -30,7 +35,8 @@ def error(status: int, message: str, headers: dict[str, str] | None = None) -> J
 
 
 def _static(name: str) -> str:
-    return resources.files("controller.hub.web").joinpath("static", name).read_text("utf-8")
+    package = "controller.web" if name in SHARED else "controller.hub.web"
+    return resources.files(package).joinpath("static", name).read_text("utf-8")
 
 
 class Pages:

@@ -2,7 +2,6 @@
 "use strict";
 
 const VIEW = document.body.dataset.view === "arbiter" ? "arbiter" : "player";
-const COLS = "abcdefgh";
 const TENTHS_BELOW = 20;
 
 const $ = (id) => document.getElementById(id);
@@ -19,21 +18,6 @@ function el(tag, attrs, text) {
   return e;
 }
 
-function buildBoard() {
-  const board = $("board");
-  board.appendChild(el("div", { class: "corner" }));
-  for (const c of COLS) board.appendChild(el("div", { class: "coord" }, c));
-  for (let r = 1; r <= 8; r++) {
-    board.appendChild(el("div", { class: "coord" }, String(r)));
-    for (const c of COLS) {
-      const cell = el("div", { class: "cell", "data-sq": c + r, title: c + r });
-      cell.appendChild(el("div", { class: "disc" }));
-      board.appendChild(cell);
-    }
-  }
-}
-
-const DISC = { X: "black", O: "white", x: "black shifted", o: "white shifted", "?": "unknown" };
 const LEGAL_RGB = "0,255,60"; // plan_overlay's colour for a legal move
 let draft = null; // the arbiter's position being set up, or null
 
@@ -42,25 +26,21 @@ function drawBoard(s) {
   const overlay = draft ? {} : s.overlay || {};
   const showLegal = $("show-legal").checked;
   const legal = showLegal && s.legal && s.mode === "home" && VIEW === "player" ? new Set(s.legal) : new Set();
-  for (let i = 0; i < 64; i++) {
-    const sq = COLS[i % 8] + (Math.floor(i / 8) + 1);
-    const cell = document.querySelector(`[data-sq="${sq}"]`);
-    const disc = cell.firstChild;
-    const kind = DISC[board[i]] || "";
-    disc.className = "disc " + kind;
-    cell.dataset.disc = kind ? kind.split(" ")[0] : "empty";
-    let mark = overlay[sq];
-    if (mark && !showLegal && mark.rgb.join(",") === LEGAL_RGB) mark = null;
-    cell.classList.remove("lit", "steady", "slow_blink", "fast_blink", "breathe", "legal", "last");
-    cell.style.removeProperty("--lit");
-    if (mark) {
-      cell.classList.add("lit", mark.pattern);
-      cell.style.setProperty("--lit", `rgb(${mark.rgb.join(",")})`);
-    } else if (legal.has(sq)) {
-      cell.classList.add("legal");
-    }
-    if (!draft && s.last_move === sq) cell.classList.add("last");
-  }
+  KaeshiBoard.draw($("board"), board, {
+    size: s.size, coords: true, last: draft ? null : s.last_move,
+    decorate(cell, sq) {
+      let mark = overlay[sq];
+      if (mark && !showLegal && mark.rgb.join(",") === LEGAL_RGB) mark = null;
+      cell.classList.remove("lit", "steady", "slow_blink", "fast_blink", "breathe", "legal");
+      cell.style.removeProperty("--lit");
+      if (mark) {
+        cell.classList.add("lit", mark.pattern);
+        cell.style.setProperty("--lit", `rgb(${mark.rgb.join(",")})`);
+      } else if (legal.has(sq)) {
+        cell.classList.add("legal");
+      }
+    },
+  });
 }
 
 function fmtClock(sec) {
@@ -420,7 +400,7 @@ function wireControls() {
     const cell = ev.target.closest("[data-sq]");
     if (!draft || !cell) return;
     const sq = cell.dataset.sq;
-    const i = (Number(sq[1]) - 1) * 8 + COLS.indexOf(sq[0]);
+    const i = KaeshiBoard.index(sq, KaeshiBoard.sizeOf(draft, snap.size));
     const next = { "-": "X", X: "O", O: "-" }[draft[i]] || "-";
     draft = draft.slice(0, i) + next + draft.slice(i + 1);
     drawBoard(snap);
@@ -430,7 +410,7 @@ function wireControls() {
 for (const b of document.querySelectorAll("[data-dispute]")) {
   b.addEventListener("click", () => dispute(b.dataset.dispute));
 }
-buildBoard();
+KaeshiBoard.draw($("board"), "", { coords: true });
 $("show-legal").addEventListener("change", () => snap && drawBoard(snap));
 wireControls();
 connect();

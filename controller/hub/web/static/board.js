@@ -25,7 +25,8 @@
     if (!t) return;
     shown = t;
     document.getElementById("none").hidden = true;
-    Hub.board(document.getElementById("board"), t.board, [], { coords: true, last: t.last_move });
+    Hub.board(document.getElementById("board"), t.board, [],
+      { coords: true, last: t.last_move, size: t.size });
     Hub.clocks(document.getElementById("clock-black"), document.getElementById("clock-white"), t.clock,
                t.clock ? (d.as_of - t.clock.at) * 1000 : 0);
     document.getElementById("name-black").textContent = t.black || "Black";

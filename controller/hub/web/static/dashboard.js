@@ -22,7 +22,7 @@
     const state = !t.online ? "offline" : (t.service || "").replace(/_/g, " ");
     const result = t.result ? `${t.result.black}–${t.result.white}` : "";
     const small = el("div", { class: "board small" });
-    Hub.board(small, t.board, marks);
+    Hub.board(small, t.board, marks, { size: t.size });
     const black = el("span", { class: "clock black" }), white = el("span", { class: "clock white" });
     Hub.clocks(black, white, t.clock);
     const progress = t.discs

@@ -1,11 +1,6 @@
 "use strict";
 // Shared by the hub's pages: boards, ticking clocks, the event stream, arbiter POSTs.
 const Hub = (() => {
-  const COLS = "abcdefgh";
-  const DISC = { X: "black", x: "black", O: "white", o: "white" };
-
-  function squareName(i) { return COLS[i % 8] + (Math.floor(i / 8) + 1); }
-
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
@@ -21,27 +16,12 @@ const Hub = (() => {
     return node;
   }
 
-  // 64 cells; `marks` names squares to outline (the discs of an open irregularity);
-  // `opts.coords` adds a-h and 1-8 around them, `opts.last` marks the last move's square.
+  // The shared renderer (kaeshi-board.js): `marks` names squares to outline (the discs
+  // of an open irregularity); `opts.coords` adds the coordinates around the board,
+  // `opts.last` marks the last move's square, `opts.size` the board's size.
   function board(container, text, marks, opts) {
     const o = opts || {};
-    const marked = new Set(marks || []);
-    container.textContent = "";
-    container.classList.toggle("coords", !!o.coords);
-    const s = text || "";
-    if (o.coords) {
-      container.append(el("div", { class: "coord corner" }));
-      for (const c of COLS) container.append(el("div", { class: "coord" }, c));
-    }
-    for (let i = 0; i < 64; i++) {
-      const name = squareName(i);
-      if (o.coords && i % 8 === 0) container.append(el("div", { class: "coord" }, String(i / 8 + 1)));
-      let cls = marked.has(name) ? "cell flag" : "cell";
-      if (o.last === name) cls += " last";
-      const cell = el("div", { class: cls, "data-sq": name, "data-disc": DISC[s[i]] || "", title: name });
-      if (DISC[s[i]]) cell.append(el("span", { class: "disc " + DISC[s[i]] }));
-      container.append(cell);
-    }
+    return KaeshiBoard.draw(container, text, { ...o, marks });
   }
 
   function fmt(ms) {

@@ -22,7 +22,7 @@
 
   function card(t, asOf) {
     const small = el("div", { class: "board small" });
-    Hub.board(small, t.board, [], { last: t.last_move });
+    Hub.board(small, t.board, [], { last: t.last_move, size: t.size });
     const black = el("span", { class: "clock black" }), white = el("span", { class: "clock white" });
     Hub.clocks(black, white, t.clock, t.clock ? (asOf - t.clock.at) * 1000 : 0);
     const discs = t.discs ? `discs ${t.discs.black}–${t.discs.white}` : "";

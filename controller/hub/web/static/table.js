@@ -14,7 +14,8 @@
   function drawBoard() {
     const t = card || {};
     const flags = (t.irregularities || []).flatMap((f) => f.squares || []);
-    Hub.board(document.getElementById("board"), draft || t.board, draft ? [] : flags, { coords: true });
+    Hub.board(document.getElementById("board"), draft || t.board, draft ? [] : flags,
+      { coords: true, size: t.size });
   }
 
   function render(d) {
@@ -154,7 +155,7 @@
     const cell = ev.target.closest("[data-sq]");
     if (!draft || !cell) return;
     const name = cell.dataset.sq;
-    const i = (Number(name.slice(1)) - 1) * 8 + "abcdefgh".indexOf(name[0]);
+    const i = KaeshiBoard.index(name, KaeshiBoard.sizeOf(draft, card && card.size));
     const next = { "-": "X", X: "O", O: "-" }[draft[i]] || "-";
     draft = draft.slice(0, i) + next + draft.slice(i + 1);
     drawBoard();
