@@ -244,6 +244,8 @@ EXEMPT = {
     "controller/synth": "the synthetic renderer draws the camera's 8x8 boards (with it)",
     "controller/measure": "the camera's measuring harness (with it)",
     "calibration": "the camera's calibration (with it)",
+    "controller/engine/patterns.py": "the evaluation learned from WTHOR's games, which are "
+                                     "all 8x8; other sizes use square weights",
 }
 #: The size's own definition.
 DEFINITIONS = {
@@ -257,7 +259,8 @@ NOT_THE_BOARD: dict[str, tuple[int, str]] = {
     "controller/clockhw/display.py": (1, "the TM1637's middle segment bit (0x40)"),
     "controller/clockhw/tm1637.py": (2, "the TM1637's auto-increment command; bits in a byte"),
     "controller/commands/hub.py": (1, "tables in a simulated hall"),
-    "controller/engine/search.py": (1, "the weight of a move of mobility"),
+    "controller/engine/search.py": (3, "the weight of a move of mobility (8x8 and other "
+                                    "sizes); the novice level's endgame of 8 empties"),
     "controller/hall/frames.py": (1, "a byte's shift in the CRC"),
     "controller/hall/leds.py": (1, "colours in the sensor board's palette"),
     "controller/hub/admission.py": (1, "games one trouble report names"),
@@ -268,6 +271,7 @@ NOT_THE_BOARD: dict[str, tuple[int, str]] = {
     "controller/service/core.py": (1, "squares a hand may hide at the start"),
     "controller/service/salvage.py": (1, "bytes of a journal page header"),
     "controller/simulator/game.py": (1, "frames a corrected move is watched"),
+    "controller/strictjson.py": (1, "how deep a page's JSON may nest"),
     "controller/symmetry.py": (1, "the square's eight symmetries"),
     "controller/tournament/awards.py": (1, "places that win a title (王座)"),
     "controller/tournament/knockout.py": (3, "slots of a knockout group"),

@@ -286,7 +286,7 @@ class EngineSpec:
         if clock is None:
             return self.seconds
         pos = game.position()
-        empties = 64 - (pos.black | pos.white).bit_count()
+        empties = pos.empty.bit_count()
         return move_budget(self.seconds, clock.left(pos.to_move), clock.increment, empties)
 
     def __post_init__(self) -> None:
@@ -389,7 +389,7 @@ class EngineClient:
         if game.clock is not None:
             return game
         pos = game.position()
-        moves = max(MIN_MOVES_LEFT, (64 - (pos.black | pos.white).bit_count() + 1) // 2)
+        moves = max(MIN_MOVES_LEFT, (pos.empty.bit_count() + 1) // 2)
         left = min(360_000.0, self.spec.seconds * moves)
         return replace(game, clock=Clock(left, 0.0, left, left))
 

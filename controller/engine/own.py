@@ -67,7 +67,7 @@ class _Clocks:
         self.left: dict[Color, float] = {}
 
     def budget(self, seconds: float, position: Position) -> float:
-        empties = 64 - (position.black | position.white).bit_count()
+        empties = position.empty.bit_count()
         return move_budget(seconds, self.left.get(position.to_move), self.increment, empties)
 
 

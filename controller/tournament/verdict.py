@@ -15,6 +15,7 @@ Reasons (``Game.reason``):
 
 from __future__ import annotations
 
+from controller.boardsize import board_size
 from controller.scorecard import LATE_STATES, LOST_UNPLAYED
 from controller.tournament.game import OUTCOMES, Game
 from controller.tournament.model import TournamentError
@@ -39,7 +40,7 @@ def check_discs(table: int | None, discs: tuple[int, int]) -> None:
         if isinstance(value, bool) or not isinstance(value, int):
             raise TournamentError(f"table {table}: discs must be whole numbers, not "
                                   f"{value!r}")
-    if b < 0 or w < 0 or b + w > 64:
+    if b < 0 or w < 0 or b + w > board_size().squares:
         raise TournamentError(f"table {table}: discs {b}-{w} are not a board count "
                               "(0–64 each, at most 64 together)")
     if b + w < FEWEST_DISCS:

@@ -16,7 +16,7 @@ from controller.arbiter import Arbiter, ArbiterConfig, arbitrate
 from controller.arbiter.persist import restore, snapshot
 from controller.arbiter.presswait import MAX_PRESS_WAIT, frames_after_press, press_wait
 from controller.cli import main
-from controller.observation import Observation
+from controller.observation import LogHeader, Observation
 from controller.service.config import defaults
 from controller.service.intake import Intake
 from controller.simulator.prompt import prompt_presses
@@ -140,16 +140,19 @@ def test_the_sensor_board_path_does_not_wait():
     assert brief(arbitrate(settled, ArbiterConfig(settled=True))) == CLEAN
 
 
-@pytest.mark.parametrize("kind,fps,want", [
-    ("camera", 10, 0.3),  # the service's watcher takes stable=1 at 10 fps and above
-    ("camera", 30, 0.1),
-    ("camera", 4, 0.5),  # slow: the configured bound
-    ("hall", 10, 0.0),
-    ("sim", 10, 0.0),
+@pytest.mark.parametrize("kind,fps,header,want", [
+    ("camera", 10, None, 0.3),  # the service's watcher takes stable=1 at 10 fps and above
+    ("camera", 30, None, 0.1),
+    ("camera", 4, None, 0.5),  # slow: the configured bound
+    ("hall", 10, None, 0.0),
+    ("sim", 10, None, 0.0),  # a log without a header: judged at each press
+    ("sim", 10, LogHeader("video", "game.mp4", 10.0, 2), 0.4),  # as 'kaeshi watch' read it
+    ("sim", 10, LogHeader("camera", "camera 0", None, 2), 0.0),  # no rate said
 ])
-def test_the_service_computes_the_wait_from_its_camera(kind, fps, want):
+def test_the_service_computes_the_wait_from_its_camera(kind, fps, header, want):
     config = defaults().replace(**{"source.kind": kind, "source.fps": fps})
-    intake = SimpleNamespace(table=SimpleNamespace(config=config))
+    intake = SimpleNamespace(table=SimpleNamespace(config=config),
+                             logs=SimpleNamespace(header=lambda: header))
     assert Intake.source_press_wait(intake) == pytest.approx(want)  # type: ignore[arg-type]
 
 

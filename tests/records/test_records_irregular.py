@@ -185,7 +185,7 @@ def test_arbitrate_speaks_in_words_and_its_records_verify(tmp_path: Path,
         args = SimpleNamespace(log=str(obs), mode="tournament", record=str(out),
                                handicap=None, board=None, to_move="X", no_draws=False,
                                draw_win_right=None, clock=True if meta["clock"] else None,
-                               settled=False, format="json", fps=None, stable=2)
+                               settled=False, format="json", fps=None, stable=2, size=8)
         with open(tmp_path / "events.jsonl", "w") as sink:
             real, sys.stdout = sys.stdout, sink
             try:

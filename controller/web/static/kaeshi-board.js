@@ -7,7 +7,7 @@
 const KaeshiBoard = (() => {
   const SIZES = [6, 8, 10];
   const LETTERS = "abcdefghij";
-  // board-string character -> disc class; a shifted disc is off its square's centre
+  // board-string character -> disc class; x and o: a disc off its square's centre
   const DISC = { X: "black", O: "white", x: "black shifted", o: "white shifted", "?": "unknown" };
 
   function sizeOf(text, given) {
