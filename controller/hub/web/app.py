@@ -93,6 +93,8 @@ def build_app(store: Store, bus: HubBus, director: Director | None,
     #: up, so the result desk hears the tables' sign-offs with no page open.
     app.state.listen = hub.listen
     app.state.views = views
+    #: Its ``gate`` is set by ``kaeshi hub``: the arbiter's addresses use the reserve.
+    app.state.access = access
     return app
 
 
