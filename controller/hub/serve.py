@@ -69,7 +69,7 @@ async def serve_hub(cfg: HubConfig, stop: asyncio.Event | None = None,
     if web is not None:
         app, token = web
         gate = Gate(cfg.max_connections, per_client=cfg.max_per_client)
-        app.state.access.gate = gate
+        app.state.use_gate(gate)
         server = EmbeddedServer(app, cfg.web_host, cfg.web_port, gate=gate,
                                 before_stop=app.state.close_streams)
         try:

@@ -63,9 +63,11 @@ class _DeadlineH11(H11Protocol):
 
     # the gate's view of the connection
     def waiting(self) -> bool:
-        """No request in progress: nothing sent yet, half a request, or idle between
-        requests (an event stream or a page being sent is in progress)."""
-        return self.cycle is None or self.cycle.response_complete
+        """No request in progress (nothing sent yet, half a request, idle between
+        requests), or one whose client reads nothing of its answer: a newcomer may
+        have its place. (A live page that reads what it is sent is never put out.)"""
+        return (self.cycle is None or self.cycle.response_complete
+                or getattr(self, "_stalled", None) is not None)
 
     def drop(self) -> None:
         self.transport.abort()

@@ -11,6 +11,9 @@ new connection, before a byte is read:
 * the last ``reserve`` of them are kept for the arbiter's addresses (an address that
   showed a valid arbiter session or token lately): the arbiter's page is answered even
   when the hall's spectators fill the server;
+* event streams (a live page holds one for as long as it is open) take at most half
+  of ``total``, and ``STREAMS_PER_CLIENT`` per address, so live pages never leave an
+  ordinary request without a connection;
 * when a newcomer finds no room, the oldest connection that is only waiting (no
   request in progress: idle, half-sent) is closed for it, so idle connections cannot
   keep an ordinary client out, whatever their number.
@@ -38,6 +41,8 @@ RESERVE = 8
 TRUSTED_SECONDS = 24 * 3600.0
 #: File descriptors left to the rest of the process (journal, broker, logs).
 FD_MARGIN = 64
+#: Event streams one client address may hold (a few tabs).
+STREAMS_PER_CLIENT = 4
 
 
 class Connection(Protocol):
@@ -77,6 +82,31 @@ class Gate:
         self._trusted: dict[str, float] = {}
         self.refused: dict[str, int] = {}
         self._logged: dict[str, float] = {}
+        self.max_streams = max(1, self.total // 2)
+        self._streams: dict[str, int] = {}
+        self._stream_count = 0
+
+    def stream_room(self, address: str) -> bool:
+        """Whether ``address`` may open one more event stream now."""
+        if self.trusted(address):
+            return True
+        if self._streams.get(address, 0) >= STREAMS_PER_CLIENT:
+            return self._refuse("streams", address)
+        if self._stream_count >= self.max_streams:
+            return self._refuse("streams", address)
+        return True
+
+    def open_stream(self, address: str) -> None:
+        self._streams[address] = self._streams.get(address, 0) + 1
+        self._stream_count += 1
+
+    def close_stream(self, address: str) -> None:
+        left = self._streams.get(address, 1) - 1
+        if left > 0:
+            self._streams[address] = left
+        else:
+            self._streams.pop(address, None)
+        self._stream_count = max(0, self._stream_count - 1)
 
     def trust(self, address: str | None) -> None:
         """``address`` showed the arbiter's session: it may use the reserve."""
@@ -136,6 +166,8 @@ class Gate:
             what = {"per_client": f"a client ({address}) holding {self.per_client} "
                                   "connections already",
                     "full": f"all {self.total} connections busy",
-                    "evicted": "the oldest idle connection closed for a new one"}[kind]
+                    "evicted": "the oldest idle connection closed for a new one",
+                    "streams": f"live pages beyond {STREAMS_PER_CLIENT} per client or "
+                               f"{self.max_streams} in all"}[kind]
             log.warning("web: connections refused: %s (%d so far; logged once a minute)",
                         what, self.refused[kind])

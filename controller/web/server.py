@@ -295,12 +295,25 @@ class WebServer:
 
     async def _events(self, request: Request) -> Response:
         view = self._view(request)
+        address = request.client.host if request.client else "?"
+        if not self.gate.stream_room(address):
+            raise HTTPException(503, "too many live pages open; the page tries again")
         first = self._snapshot(view)  # a failing facade is a 500 before the stream starts
         return StreamingResponse(
-            self._stream(view, first),
+            self._counted(address, self._stream(view, first)),
             media_type="text/event-stream; charset=utf-8",
             headers={"Cache-Control": "no-store"},
         )
+
+    async def _counted(self, address: str, stream: AsyncIterator[bytes]
+                       ) -> AsyncIterator[bytes]:
+        """``stream``, counted against its client's live pages while it runs."""
+        self.gate.open_stream(address)
+        try:
+            async for chunk in stream:
+                yield chunk
+        finally:
+            self.gate.close_stream(address)
 
     async def _stream(self, view: View, snapshot: dict[str, Any]) -> AsyncIterator[bytes]:
         yield b"retry: 1000\n\n"
