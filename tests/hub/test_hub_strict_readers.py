@@ -343,3 +343,33 @@ def test_a_hostile_request_body_is_a_refusal_with_a_reason_never_a_500(
     if strictjson.problem(body) is not None:
         assert r.status_code == 400 and "refused" in r.json()["error"]
         assert len(bus.sent) == sent  # nothing reached the table
+
+
+def test_an_honest_tables_state_just_after_its_first_events_raises_nothing(tmp_path
+                                                                           ) -> None:
+    """After a broker restart a table's events may reach the hub before its state: the
+    arbiter is told of a game never announced only if it stays unnamed."""
+    from controller.hall_protocol.mqtt import BrokerSettings
+
+    now = [1000.0]
+    hub = Hub(BrokerSettings("127.0.0.1", 1, "hub", "x"), "open",
+              HubStore(tmp_path / "hub.sqlite"), clock=lambda: now[0])
+    def event(game: str) -> None:
+        payload = encode_event(EventMessage(3, game, 1, MOVE))
+        hub._on_message(None, None, _Msg("kaeshi/open/table/3/events", payload))  # type: ignore[arg-type]
+
+    event("honest")
+    now[0] += 1.0
+    s = state(game="honest")
+    hub._on_message(None, None, _Msg("kaeshi/open/table/3/state", encode_state(s)))  # type: ignore[arg-type]
+    now[0] += 10.0
+    hub._tell_unnamed()
+    assert hub.trouble(3) is None  # named within the grace: nothing to say
+    event("invented")
+    hub._tell_unnamed()
+    assert hub.trouble(3) is None
+    now[0] += 10.0
+    hub._tell_unnamed()
+    trouble = hub.trouble(3)
+    assert trouble is not None and trouble["counts"] == {"unannounced": 1}
+    assert trouble["games"] == ["invented"]
