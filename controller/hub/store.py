@@ -176,6 +176,9 @@ class HubStore:
         self._announced_count: dict[int, int] = {}
         for key in self._announced:
             self._announced_count[key.table] = self._announced_count.get(key.table, 0) + 1
+        # what an older hub let in is found at once, not when a page first reads it
+        for t, g, seq, text in self._db.execute("SELECT tbl, game, seq, event FROM events"):
+            self._read_event(t, g, seq, text)
         #: Every table's status as stored (the ``tables`` rows, parsed once).
         self._status: dict[int, TableStatus] = {
             r[0]: self._read_status(*r) for r in self._db.execute(
@@ -265,8 +268,8 @@ class HubStore:
         first event of a game of that id, word for word and from the same instant: a
         game id belongs to the table that plays it (two tables may start games in the
         same second, and so share an id, but never with one same journaled instant)."""
-        if msg.wall is None and msg.event.get("event") != "move":
-            return False
+        if msg.wall is None:
+            return False  # no instant to tell two tables apart by: never taken for a copy
         text = json.dumps(msg.event, separators=(",", ":"))
         for (wall,) in self._db.execute(
                 "SELECT wall FROM events WHERE game=? AND seq=? AND tbl<>? AND event=?",
@@ -422,7 +425,12 @@ class HubStore:
             row = self._db.execute(
                 "SELECT state FROM game_states WHERE tbl=? AND game=?", (table, game)
             ).fetchone()
-        return None if row is None else _parse_state(table, row[0])[0]
+        if row is None:
+            return None
+        state, why = _parse_state(table, row[0])
+        if why is not None:
+            self.unreadable.setdefault(GameKey(table, game), why)
+        return state
 
     def events(self, table: int, game: str | None = None, after: int = 0
                ) -> list[StoredEvent]:
