@@ -9,7 +9,6 @@ grows by a few lines, and the server's connections stay below its cap.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import http.client
 import logging
@@ -17,10 +16,10 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 from hub_web_support import TOKEN, FakeBus, Hall
+from served import Served
 from web_support import SimulatedGame
 
 from controller.hub.web import HubWebSettings, build_app
@@ -33,24 +32,6 @@ from controller.web.gate import Gate
 HOSTILE = 500
 ADDRESSES = [f"127.0.0.{n}" for n in range(2, 27)]
 ORDINARY, ARBITER = "127.0.0.50", "127.0.0.60"
-
-
-class Served:
-    """A server started by ``start`` on a loop of its own thread."""
-
-    def __init__(self, start: Callable[[], Awaitable[Any]],
-                 stop: Callable[[], Awaitable[Any]]) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._stop = stop
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        asyncio.run_coroutine_threadsafe(start(), self.loop).result(10)
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            asyncio.run_coroutine_threadsafe(self._stop(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
 
 
 def get(port: int, path: str, source: str, cookie: str = "") -> tuple[int, bytes, dict]:
