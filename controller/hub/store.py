@@ -17,6 +17,13 @@ presence and last state are also kept in memory, already parsed, as they are wri
 the dashboard reads all of them several times a second, and re-reading and re-parsing
 200 states from SQLite each time was most of its cost (and held the lock the MQTT
 thread needs to store the next move).
+
+What the store takes has passed the protocol's readers; the store adds what only it
+can judge, against what it holds: a game's time never runs backwards, a game's first
+event copied from another table's (same instant) is not this table's game, and a table
+names at most ``max_games`` games. What an older hub let in and no reader takes now is
+found when the store opens and kept apart (``unreadable``): the pages say so on that
+table alone and serve everything else.
 """
 
 from __future__ import annotations
