@@ -127,9 +127,15 @@ class Gate:
         if self._by_client.get(address, 0) >= self.per_client:
             return self._refuse("per_client", address)
         limit = self.total if self.trusted(address) else self.total - self.reserve
-        while len(self._open) >= limit:
-            if not self._evict_waiting(protect=address if self.trusted(address) else None):
+        needed = len(self._open) - limit + 1
+        if needed > 0:
+            room = self._waiting(needed)
+            if len(room) < needed:  # not enough to make room: nobody is put out for nothing
                 return self._refuse("full", address)
+            for old in room:
+                self.release(old)
+                old.drop()
+                self._count("evicted", address)
         self._open[conn] = address
         self._by_client[address] = self._by_client.get(address, 0) + 1
         return True
@@ -143,16 +149,16 @@ class Gate:
             else:
                 self._by_client.pop(address, None)
 
-    def _evict_waiting(self, protect: str | None) -> bool:
-        """Close the oldest connection with no request in progress (not the arbiter's
-        own when the newcomer is the arbiter); False if every one is busy."""
+    def _waiting(self, n: int) -> list[Connection]:
+        """Up to ``n`` of the oldest connections with no request in progress, never the
+        arbiter's own."""
+        out: list[Connection] = []
         for conn, address in self._open.items():
-            if address != protect and not self.trusted(address) and conn.waiting():
-                self.release(conn)
-                conn.drop()
-                self._count("evicted", address)
-                return True
-        return False
+            if len(out) >= n:
+                break
+            if not self.trusted(address) and conn.waiting():
+                out.append(conn)
+        return out
 
     def _refuse(self, kind: str, address: str) -> bool:
         self._count(kind, address)
