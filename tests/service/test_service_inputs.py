@@ -112,8 +112,8 @@ def test_ggf_refuses_a_control_character_in_a_field():
     rec = GameRecord(black="Ann\nf5")
     with pytest.raises(RecordError, match=r"PB\[.*control character '\\n'"):
         write_ggf(rec)
-    rec = GameRecord(comments=["two\nlines"])  # a comment may hold a line break
-    assert "C[two\nlines]" in write_ggf(rec)
+    rec = GameRecord(comments=["two\nlines"])  # a comment may hold a line break: one
+    assert "C[two]C[lines]" in write_ggf(rec)  # C[] per line, no break inside a tag
 
 
 def test_observation_logs_are_read_lazily():
