@@ -57,7 +57,55 @@ def string_problem(s: str, pattern: re.Pattern[str] = _UNCLEAN) -> str | None:
 def problem(value: Any, max_depth: int = MAX_DEPTH, text: bool = False) -> str | None:
     """Why ``value`` (as :mod:`json` parses it) is not clean, or None; iterative, so a
     deep value costs no recursion. ``text``: strings may be any valid Unicode of any
-    length (line breaks in a comment a page shows), only a lone surrogate is refused."""
+    length (line breaks in a comment a page shows), only a lone surrogate is refused.
+
+    A clean value (the usual case) is walked once, without building any path; only a
+    value found unclean is walked again to name where."""
+    if _clean(value, max_depth, text):
+        return None
+    return _where(value, max_depth, text) or "not a clean JSON value"
+
+
+def _clean(value: Any, max_depth: int, text: bool, strings: bool = True) -> bool:
+    """``strings`` False: every string is known clean already (see :func:`loads`)."""
+    search = (_INVALID if text else _UNCLEAN).search if strings else _never
+    max_str = 2**31 if text else MAX_STR
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, depth = pop()
+        kind = type(item)
+        if kind is str:
+            if len(item) > max_str or search(item):
+                return False
+        elif kind is dict:
+            if depth >= max_depth and item:
+                return False
+            for k, v in item.items():
+                if type(k) is not str or len(k) > 100 or search(k):
+                    return False
+                push((v, depth + 1))
+        elif kind is list or kind is tuple:
+            if depth >= max_depth and item:
+                return False
+            for v in item:
+                push((v, depth + 1))
+        elif kind is float:
+            if not math.isfinite(item):
+                return False
+        elif kind is int:
+            if not -MAX_INT <= item <= MAX_INT:
+                return False
+        elif item is not None and kind is not bool:
+            return False
+    return True
+
+
+def _never(s: str) -> None:
+    return None
+
+
+def _where(value: Any, max_depth: int, text: bool) -> str | None:
     pattern, max_str = (_INVALID, 2**31) if text else (_UNCLEAN, MAX_STR)
     stack: list[tuple[Any, str, int]] = [(value, "$", 1)]
     while stack:
@@ -74,7 +122,8 @@ def problem(value: Any, max_depth: int = MAX_DEPTH, text: bool = False) -> str |
             continue
         elif isinstance(item, int):
             if abs(item) > MAX_INT:
-                return f"{path}: an integer beyond ±2**53"
+                digits = len(str(abs(item))) if abs(item) < 10**4000 else 4000
+                return f"{path}: an integer of {digits} digits, beyond ±2**53"
         elif isinstance(item, float):
             if not math.isfinite(item):
                 return f"{path}: {item!r} is not a finite number"
@@ -97,10 +146,7 @@ def _no_constant(name: str) -> Any:
     raise StrictJSONError(f"{name} is not a number JSON allows")
 
 
-def _int(text: str) -> int:
-    if len(text.lstrip("-")) > 16:
-        raise StrictJSONError(f"an integer of {len(text)} digits")
-    return int(text)
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
 
 
 def loads(data: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
@@ -114,16 +160,18 @@ def loads(data: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
     if _too_deep(data, max_depth):
         raise StrictJSONError(f"nested too deeply (more than {max_depth} levels)")
     try:
-        value = json.loads(data, parse_constant=_no_constant, parse_int=_int)
+        value = _DECODER.decode(data)
     except StrictJSONError:
         raise
     except RecursionError:  # _too_deep counts brackets outside strings: cannot happen
         raise StrictJSONError(f"nested too deeply (more than {max_depth} levels)") from None
     except ValueError as exc:
         raise StrictJSONError(f"not JSON ({exc})") from None
-    why = problem(value, max_depth)
-    if why:
-        raise StrictJSONError(why)
+    # a string holds a control character or a lone surrogate only if the text holds it
+    # raw or as an escape: text with neither needs no look at each string
+    strings = "\\" in data or _UNCLEAN.search(data) is not None
+    if not _clean(value, max_depth, False, strings):
+        raise StrictJSONError(_where(value, max_depth, False) or "not a clean JSON value")
     return value
 
 

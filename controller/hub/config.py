@@ -45,6 +45,12 @@ KEYS: tuple[Key, ...] = (
     Key("web", "port", int, 8090, "Port of the pages; 0 picks a free one.", 0, 65535),
     Key("web", "token", str, "",
         "Arbiter token; empty: a random one, shown on the terminal at start (never logged)."),
+    Key("web", "max_connections", int, 1000, "Connections the pages hold at most, all "
+        "clients together (kept below the open-file limit); a few are kept for the arbiter.",
+        16, 100000),
+    Key("web", "max_per_client", int, 16, "Connections one client address may hold (a "
+        "browser uses about six). A proxy or CDN in front of the hub is one address: "
+        "raise this to its own connection count.", 1, 100000),
     Key("web", "session_hours", float, 24.0, "Hours an arbiter's login lasts; logging out, "
         "or a new token, ends every session at once.", 0.01, 8760.0),
     Key("web", "delay", float, 900.0, "Broadcast delay in seconds (against outside help).",
@@ -71,6 +77,8 @@ class HubConfig:
     tables: int = 0
     games: int = 40
     session_hours: float = 24.0
+    max_connections: int = 1000
+    max_per_client: int = 16
 
 
 def parse_hub_config(text: str, source: str = "hub.toml") -> HubConfig:
@@ -106,6 +114,8 @@ def parse_hub_config(text: str, source: str = "hub.toml") -> HubConfig:
         tables=values["event.tables"],
         games=values["event.games"],
         session_hours=values["web.session_hours"],
+        max_connections=values["web.max_connections"],
+        max_per_client=values["web.max_per_client"],
     )
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from controller.hub.broadcast import GameInfo, StoredEventLike
 from controller.hub.logs import Throttled
 from controller.position import Position
-from controller.records import games_to_json, write_ggf_games, write_wthor
+from controller.records import games_to_json, write_wthor
 from controller.records.ggf import write_ggf
 from controller.records.irregular import History, stood_board
 from controller.records.model import GameRecord, Move, RecordError
@@ -137,7 +137,13 @@ def event_records(
 def event_ggf(records: Sequence[GameRecord]) -> str:
     """The whole event as one GGF file, one game per line; a game that cannot be
     written (a value an older hub let into its store) is left out, alone."""
-    return write_ggf_games(writable(records, write_ggf))
+    lines = []
+    for rec in records:
+        try:
+            lines.append(write_ggf(rec) + "\n")
+        except RecordError as exc:
+            _left_out(rec, exc)
+    return "".join(lines)
 
 
 def event_json(records: Sequence[GameRecord]) -> str:
@@ -154,11 +160,15 @@ def writable(records: Sequence[GameRecord], write: Callable[[GameRecord], object
         try:
             write(rec)
         except RecordError as exc:
-            _skipped.warning("unwritable", "a game left out of the event's records: "
-                             "table %s: %s", rec.extra.get("TBL", "?"), exc)
+            _left_out(rec, exc)
             continue
         ok.append(rec)
     return ok
+
+
+def _left_out(rec: GameRecord, exc: RecordError) -> None:
+    _skipped.warning("unwritable", "a game left out of the event's records: table %s: %s",
+                     rec.extra.get("TBL", "?"), exc)
 
 
 @dataclass

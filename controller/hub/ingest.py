@@ -66,6 +66,10 @@ class HubBus(Protocol):
         ...
 
 
+#: Seconds a game stored before its table's state names it may stay unnamed before the
+#: arbiter is told (a table's state follows its first events within a second or so).
+UNNAMED_GRACE = 5.0
+
 #: Seconds the hub gathers changes before it hands them to the loop in one wake-up
 #: (the dashboard shows them at most ten times a second anyway).
 DELIVER_EVERY = 0.01
@@ -91,6 +95,8 @@ class Hub:
         self._pending: list[HubChange] = []
         self._dirty: set[GameKey] = set()
         self._resend_asked: dict[int, float] = {}  # by table
+        #: Games stored unannounced, and when: told to the arbiter if still unnamed later.
+        self._unnamed: dict[GameKey, float] = {}
         #: Per-table budgets and what each table did wrong (read by the dashboard).
         self.admission = Admission()
         #: Tables 1..tables are listened to one by one (0: by wildcard), so a table that
@@ -236,8 +242,10 @@ class Hub:
             self.stats[added.value] += 1
             if added is Added.STORED:
                 if new and not self.store.announced(table, msg.game):
-                    self.admission.note(table, "unannounced", f"game {msg.game}", now,
-                                        msg.game)
+                    # said only if its state does not name it soon: an honest table's
+                    # state may come just after the game's first events (a reconnect)
+                    with self._lock:
+                        self._unnamed[key] = now
                 with self._lock:
                     self._dirty.add(key)
                 self._wake.set()
@@ -339,6 +347,19 @@ class Hub:
             self.client.subscribe([(topic, 1) for topic in self.topics.uplink(t)])
             log.info("table %d is heard again", t)
 
+    def _tell_unnamed(self, grace: float = UNNAMED_GRACE) -> None:
+        """The games stored unannounced ``grace`` seconds ago and still unnamed by their
+        table's state: now they are the arbiter's to look at."""
+        now = self._clock()
+        with self._lock:
+            due = [(k, at) for k, at in self._unnamed.items() if now - at >= grace]
+            for k, _ in due:
+                del self._unnamed[k]
+        for key, at in due:
+            if not self.store.announced(key.table, key.game):
+                self.admission.note(key.table, "unannounced", f"game {key.game}", at,
+                                    key.game)
+
     # ------------------------------------------------------------------- acks
     def _ask_resend(self, key: GameKey, now: float) -> None:
         """An event after a gap: ask the table to send from the first missing one,
@@ -360,6 +381,8 @@ class Hub:
             self._wake.clear()
             if self._muted:
                 self._unmute_due()
+            if self._unnamed:
+                self._tell_unnamed()
             with self._lock:
                 dirty, self._dirty = self._dirty, set()
             if dirty:

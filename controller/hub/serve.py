@@ -22,6 +22,8 @@ from controller.hub.config import HubConfig
 from controller.hub.ingest import Hub
 from controller.hub.store import HubStore
 from controller.terminal import tell_terminal
+from controller.web.embed import EmbeddedServer
+from controller.web.gate import Gate
 
 log = logging.getLogger("kaeshi.hub")
 
@@ -66,8 +68,6 @@ async def serve_hub(cfg: HubConfig, stop: asyncio.Event | None = None,
                     on_ready: Callable[[Hub, str | None], None] | None = None) -> int:
     """Run until ``stop`` is set or SIGTERM/SIGINT; return the exit status. ``on_ready``
     gets the running hub and the pages' address (None without pages)."""
-    import uvicorn
-
     stop = stop or asyncio.Event()
     # the MQTT thread waits for the interpreter lock while a page is being built; hand
     # it over more often than every 5 ms so a busy dashboard does not delay the moves
@@ -88,57 +88,45 @@ async def serve_hub(cfg: HubConfig, stop: asyncio.Event | None = None,
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
-    server: Any = None
+    server: EmbeddedServer | None = None
     url: str | None = None
-    web_task: asyncio.Task[Any] | None = None
     web = build_web(cfg, store, hub) if cfg.web else None
     if web is not None:
         app, token = web
-        server = uvicorn.Server(uvicorn.Config(
-            app, host=cfg.web_host, port=cfg.web_port, log_level="warning", lifespan="off",
-        ))
-        server.install_signal_handlers = lambda: None  # the hub's own handlers stop it
-        server.capture_signals = contextlib.nullcontext
-        web_task = asyncio.create_task(server.serve(), name="web")
-        while not server.started and not web_task.done():
-            await asyncio.sleep(0.02)
-        if server.started:
-            listen = getattr(app.state, "listen", None)
-            if listen is not None:
-                listen()  # the desk takes signed results whether or not a page is open
-            port = server.servers[0].sockets[0].getsockname()[1]
-            url = f"http://{cfg.web_host}:{port}"
-            print(f"hub web: {url}/  arbiter: {url}/arbiter", flush=True)
+        gate = Gate(cfg.max_connections, per_client=cfg.max_per_client)
+        app.state.use_gate(gate)
+        server = EmbeddedServer(app, cfg.web_host, cfg.web_port, gate=gate,
+                                before_stop=app.state.close_streams)
+        try:
+            await server.start()
+        except OSError as exc:
+            print(f"hub: {exc}", file=sys.stderr)
+            await asyncio.to_thread(hub.stop)
+            store.close()
             if writer is not None:
-                writer.announce(url)
-            # the token goes to the person at the terminal only, never to a log file
-            if not tell_terminal(f"arbiter: {url}/arbiter?token={token}") and not cfg.token:
-                log.warning("web.token is empty and the output is not a terminal: the random "
-                            "arbiter token cannot be shown; set [web] token")
+                writer.release()
+            return 1
+        app.state.listen()  # the desk takes signed results whether or not a page is open
+        url = f"http://{cfg.web_host}:{server.port}"
+        print(f"hub web: {url}/  arbiter: {url}/arbiter", flush=True)
+        if writer is not None:
+            writer.announce(url)
+        # the token goes to the person at the terminal only, never to a log file
+        if not tell_terminal(f"arbiter: {url}/arbiter?token={token}") and not cfg.token:
+            log.warning("web.token is empty and the output is not a terminal: the random "
+                        "arbiter token cannot be shown; set [web] token")
     if on_ready is not None:
         on_ready(hub, url)
     print(f"hub: event {cfg.event} on {cfg.broker.host}:{cfg.broker.port}, "
           f"store {cfg.store}", flush=True)
     try:
-        waits = [asyncio.create_task(stop.wait())]
-        if web_task is not None:
-            waits.append(web_task)
-        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        await stop.wait()
     finally:
         if server is not None:
-            close = getattr(web[0].state, "close_streams", None) if web else None
-            if close is not None:
-                with contextlib.suppress(Exception):
-                    close()  # open pages would otherwise hold Uvicorn's shutdown
-            server.should_exit = True
-        if web_task is not None:
             with contextlib.suppress(Exception):
-                await web_task
+                await server.stop()
         await asyncio.to_thread(hub.stop)
         store.close()
         if writer is not None:
             writer.release()
-    if web_task is not None and web_task.done() and not stop.is_set():
-        print("hub: the web server stopped", file=sys.stderr)
-        return 1
     return 0

@@ -17,6 +17,13 @@ presence and last state are also kept in memory, already parsed, as they are wri
 the dashboard reads all of them several times a second, and re-reading and re-parsing
 200 states from SQLite each time was most of its cost (and held the lock the MQTT
 thread needs to store the next move).
+
+What the store takes has passed the protocol's readers; the store adds what only it
+can judge, against what it holds: a game's time never runs backwards, a game's first
+event copied from another table's (same instant) is not this table's game, and a table
+names at most ``max_games`` games. What an older hub let in and no reader takes now is
+found when the store opens and kept apart (``unreadable``): the pages say so on that
+table alone and serve everything else.
 """
 
 from __future__ import annotations
@@ -28,90 +35,27 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from controller import strictjson
-from controller.errors import KaeshiError
-from controller.hall_protocol.checks import Reader, check_event
 from controller.hall_protocol.protocol import (
     EventMessage,
     GameKey,
-    ProtocolError,
     StoredEvent,
     TableState,
     TableStatus,
-    decode_state,
 )
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS tables (
-    tbl INTEGER PRIMARY KEY,
-    online INTEGER NOT NULL DEFAULT 0,
-    state TEXT,                      -- the last state payload as received (JSON)
-    last_seen REAL NOT NULL          -- hub wall time
-);
-CREATE TABLE IF NOT EXISTS games (
-    tbl INTEGER NOT NULL,
-    game TEXT NOT NULL,
-    first_seen REAL NOT NULL,
-    last_seq INTEGER NOT NULL,       -- every seq 1..last_seq is stored: the ack
-    announced INTEGER NOT NULL DEFAULT 1, -- a state of the table named it (else: arbiter only)
-    finished INTEGER NOT NULL DEFAULT 0,  -- its game_over is stored
-    PRIMARY KEY (tbl, game)
-);
-CREATE TABLE IF NOT EXISTS announced (
-    tbl INTEGER NOT NULL,
-    game TEXT NOT NULL,
-    PRIMARY KEY (tbl, game)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS events (
-    tbl INTEGER NOT NULL,
-    game TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    received REAL NOT NULL,
-    wall REAL,
-    event TEXT NOT NULL,
-    board TEXT,                      -- the official position after it (NULL: not said)
-    to_move TEXT,
-    PRIMARY KEY (tbl, game, seq)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS events_by_game ON events(game, seq);
-CREATE TABLE IF NOT EXISTS game_states (
-    tbl INTEGER NOT NULL,
-    game TEXT NOT NULL,
-    state TEXT NOT NULL,             -- the last state payload seen for this game
-    PRIMARY KEY (tbl, game)
-) WITHOUT ROWID;
-"""
-SCHEMA_VERSION = 1
-
-
-class StoreError(KaeshiError):
-    """A hub store that cannot be opened or written; names the file."""
-
-
-class Added(StrEnum):
-    STORED = "stored"
-    DUPLICATE = "duplicate"
-    GAP = "gap"
-    #: A game the table never announced, beyond what it may open so: not stored, no ack.
-    REFUSED = "refused"
-    #: An event whose time is before its game's previous event: not stored, no ack.
-    BACKWARDS = "backwards"
-    #: Another table's game, republished: not stored, no ack.
-    FOREIGN = "foreign"
-
-
-class Refused(KaeshiError):
-    """A state the store will not take, with the kind of trouble and why."""
-
-    def __init__(self, kind: str, why: str) -> None:
-        super().__init__(why)
-        self.kind = kind
-
+from controller.hub.store_schema import (
+    SCHEMA,
+    SCHEMA_VERSION,
+    add_columns,
+    parse_state,
+    read_event,
+)
+from controller.hub.store_schema import Added as Added  # re-exported: the store's words
+from controller.hub.store_schema import Refused as Refused
+from controller.hub.store_schema import StoreError as StoreError
 
 #: Games a table may open without announcing them in its state (a game played while the
 #: hub could not hear the table's state): unfinished at once, and in all.
@@ -150,8 +94,8 @@ class HubStore:
                                        check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-            _add_columns(self._db)
+            self._db.executescript(SCHEMA)
+            add_columns(self._db)
             self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)",
                              (str(SCHEMA_VERSION),))
             row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
@@ -176,6 +120,12 @@ class HubStore:
         self._announced_count: dict[int, int] = {}
         for key in self._announced:
             self._announced_count[key.table] = self._announced_count.get(key.table, 0) + 1
+        # what an older hub let in is found once, when the store opens: every event
+        # stored since passed the protocol's reader, so no read checks again
+        self._bad_events: set[tuple[int, str, int]] = set()
+        for t, g, seq, text in self._db.execute("SELECT tbl, game, seq, event FROM events"):
+            if self._read_event(t, g, seq, text) is None:
+                self._bad_events.add((t, g, seq))
         #: Every table's status as stored (the ``tables`` rows, parsed once).
         self._status: dict[int, TableStatus] = {
             r[0]: self._read_status(*r) for r in self._db.execute(
@@ -265,12 +215,12 @@ class HubStore:
         first event of a game of that id, word for word and from the same instant: a
         game id belongs to the table that plays it (two tables may start games in the
         same second, and so share an id, but never with one same journaled instant)."""
-        if msg.wall is None and msg.event.get("event") != "move":
-            return False
+        if msg.wall is None:
+            return False  # no instant to tell two tables apart by: never taken for a copy
         text = json.dumps(msg.event, separators=(",", ":"))
         for (wall,) in self._db.execute(
-                "SELECT wall FROM events WHERE game=? AND seq=? AND tbl<>? AND event=?",
-                (msg.game, msg.seq, msg.table, text)):
+                "SELECT wall FROM events WHERE game=? AND seq=1 AND tbl<>? AND event=?",
+                (msg.game, msg.table, text)):
             if wall == msg.wall:
                 return True
         return False
@@ -422,7 +372,12 @@ class HubStore:
             row = self._db.execute(
                 "SELECT state FROM game_states WHERE tbl=? AND game=?", (table, game)
             ).fetchone()
-        return None if row is None else _parse_state(table, row[0])[0]
+        if row is None:
+            return None
+        state, why = parse_state(table, row[0])
+        if why is not None:
+            self.unreadable.setdefault(GameKey(table, game), why)
+        return state
 
     def events(self, table: int, game: str | None = None, after: int = 0
                ) -> list[StoredEvent]:
@@ -441,27 +396,22 @@ class HubStore:
                     "SELECT tbl, game, seq, received, event, wall, board, to_move FROM events "
                     "WHERE tbl=? AND game=? AND seq>? ORDER BY seq", (table, game, after)
                 ).fetchall()
-        out = []
-        for t, g, s, r, e, w, b, m in rows:
-            event = self._read_event(t, g, s, e)
-            if event is not None:
-                out.append(StoredEvent(t, g, s, r, event, w, b, m))
-        return out
+        bad = self._bad_events
+        return [StoredEvent(t, g, s, r, json.loads(e), w, b, m)
+                for t, g, s, r, e, w, b, m in rows if not bad or (t, g, s) not in bad]
 
     def _read_event(self, table: int, game: str, seq: int, text: str
                     ) -> dict[str, Any] | None:
         """A stored event as the protocol's reader takes it; one an older hub let in
         that the reader refuses now is left out and its game marked unreadable."""
-        try:
-            return check_event(Reader(f"stored event {seq}",
-                                      strictjson.loads(text, MAX_EVENT_DEPTH)))
-        except (strictjson.StrictJSONError, ProtocolError) as exc:
-            self.unreadable.setdefault(GameKey(table, game), f"event {seq}: {exc}"[:200])
-            return None
+        event, why = read_event(seq, text)
+        if why is not None:
+            self.unreadable.setdefault(GameKey(table, game), why)
+        return event
 
     def _read_status(self, table: int, online: int, state: str | None, last_seen: float
                      ) -> TableStatus:
-        parsed, why = (None, None) if state is None else _parse_state(table, state)
+        parsed, why = (None, None) if state is None else parse_state(table, state)
         if why is not None:
             self.unreadable[GameKey(table, "")] = why
         return TableStatus(table=table, online=bool(online), state=parsed,
@@ -480,36 +430,3 @@ class HubStore:
     def count_events(self) -> int:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
-
-
-def _add_columns(db: sqlite3.Connection) -> None:
-    """A store made by an older hub gets the newer columns: the official position (NULL
-    for the events it already holds: those are placed under the rules), and whether a
-    game was announced (its games were all taken as announced) or finished."""
-    have = {row[1] for row in db.execute("PRAGMA table_info(events)")}
-    for column in ("board", "to_move"):
-        if column not in have:
-            db.execute(f"ALTER TABLE events ADD COLUMN {column} TEXT")
-    have = {row[1] for row in db.execute("PRAGMA table_info(games)")}
-    if "announced" not in have:
-        db.execute("ALTER TABLE games ADD COLUMN announced INTEGER NOT NULL DEFAULT 1")
-        db.execute("INSERT OR IGNORE INTO announced SELECT tbl, game FROM games")
-    if "finished" not in have:
-        db.execute("ALTER TABLE games ADD COLUMN finished INTEGER NOT NULL DEFAULT 0")
-        db.execute("UPDATE games SET finished=1 WHERE EXISTS (SELECT 1 FROM events e "
-                   "WHERE e.tbl=games.tbl AND e.game=games.game "
-                   "AND e.event LIKE '%\"event\":\"game_over\"%')")
-
-
-#: Nesting of a stored event (as the protocol's payloads).
-MAX_EVENT_DEPTH = 5
-
-
-def _parse_state(table: int, state: str) -> tuple[TableState | None, str | None]:
-    """A stored state, or None and why not: one an older hub let in is shown as
-    "unreadable" until the table's next state replaces it."""
-    try:
-        return decode_state(state.encode("utf-8", "surrogatepass"), table,
-                            f"stored state of table {table}"), None
-    except ProtocolError as exc:
-        return None, str(exc)[:200]

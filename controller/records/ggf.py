@@ -252,7 +252,8 @@ def write_ggf(game: GameRecord) -> str:
         bad = next((c for c in value if (is_control(c) or "\ud800" <= c <= "\udfff")
                     and c not in allowed), None)
         if bad is not None:
-            raise RecordError(f"{name}[{value[:30]!r}...]: the character {bad!r} "
+            what = "lone surrogate" if "\ud800" <= bad <= "\udfff" else "control character"
+            raise RecordError(f"{name}[{value[:30]!r}...]: the {what} {bad!r} "
                               "cannot be written in GGF")
         out.append(f"{name}[{escape(value)}]")
 

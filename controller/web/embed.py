@@ -8,7 +8,11 @@ loop, and leaves signals and logging set-up to the service.
 
 Uvicorn has no deadline for a request to arrive: a client that opens a connection and
 sends half a request would hold it for ever. :class:`_DeadlineH11` adds one and
-answers 408.
+answers 408; it closes a connection whose client has not read what was sent for
+``write_timeout`` seconds (an event stream to a phone gone from the hall, a client
+that never reads), and asks the server's :class:`~controller.web.gate.Gate` whether
+each new connection may stay (caps per client address and in all, a reserve for the
+arbiter).
 """
 
 from __future__ import annotations
@@ -25,14 +29,18 @@ import uvicorn
 from starlette.types import ASGIApp
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from controller.web.gate import Gate
+
 log = logging.getLogger("kaeshi.web")
 
 #: A client must have sent a whole request this long after it connected or began one.
 REQUEST_TIMEOUT_SECONDS = 10.0
 #: Request heads (line and headers) larger than this are refused.
 MAX_HEAD_BYTES = 16 * 1024
-#: Open connections beyond this are answered 503 (event streams hold one each).
+#: Open connections at most (event streams hold one each); see controller.web.gate.
 MAX_CONNECTIONS = 200
+#: A client that reads nothing of what was sent for this long is cut off.
+WRITE_TIMEOUT_SECONDS = 20.0
 _COMPLETE = (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR)
 
 
@@ -40,11 +48,44 @@ class _DeadlineH11(H11Protocol):
     """uvicorn's h11 protocol with a deadline for each request to arrive whole."""
 
     request_timeout = REQUEST_TIMEOUT_SECONDS
+    write_timeout = WRITE_TIMEOUT_SECONDS
+    gate: Gate | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
         self._deadline: asyncio.TimerHandle | None = None
+        self._stalled: asyncio.TimerHandle | None = None
+        address = self.client[0] if self.client else "?"
+        if self.gate is not None and not self.gate.admit(self, address):
+            self.transport.abort()  # nothing read, nothing answered: it costs nothing
+            return
         self._arm()
+
+    # the gate's view of the connection
+    def waiting(self) -> bool:
+        """No request in progress (nothing sent yet, half a request, idle between
+        requests), or one whose client reads nothing of its answer: a newcomer may
+        have its place. (A live page that reads what it is sent is never put out.)"""
+        return (self.cycle is None or self.cycle.response_complete
+                or getattr(self, "_stalled", None) is not None)
+
+    def drop(self) -> None:
+        self.transport.abort()
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._stalled is None:
+            self._stalled = self.loop.call_later(self.write_timeout, self._not_reading)
+
+    def resume_writing(self) -> None:
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
+        super().resume_writing()
+
+    def _not_reading(self) -> None:
+        self._stalled = None
+        self.transport.abort()  # its buffer stays full: a dead or hostile reader
 
     def _arm(self) -> None:
         if self._deadline is None:
@@ -68,6 +109,12 @@ class _DeadlineH11(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if getattr(self, "_stalled", None) is not None:
+            assert self._stalled is not None
+            self._stalled.cancel()
+            self._stalled = None
+        if self.gate is not None:
+            self.gate.release(self)
         super().connection_lost(exc)
 
     def _expired(self) -> None:
@@ -95,7 +142,7 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
-        sock.listen(128)
+        sock.listen(512)
         sock.setblocking(False)
     except OSError as exc:
         sock.close()
@@ -118,6 +165,8 @@ class EmbeddedServer:
         *,
         request_timeout: float | None = None,
         before_stop: Callable[[], Awaitable[None] | None] | None = None,
+        gate: Gate | None = None,
+        write_timeout: float = WRITE_TIMEOUT_SECONDS,
         **uvicorn_options: Any,
     ) -> None:
         self.app = app
@@ -126,6 +175,8 @@ class EmbeddedServer:
         self.request_timeout = REQUEST_TIMEOUT_SECONDS if request_timeout is None \
             else request_timeout
         self.before_stop = before_stop
+        self.gate = gate if gate is not None else Gate(MAX_CONNECTIONS)
+        self.write_timeout = write_timeout
         self.options = uvicorn_options
         self._server: uvicorn.Server | None = None
         self._sock: socket.socket | None = None
@@ -137,7 +188,9 @@ class EmbeddedServer:
 
     async def start(self) -> None:
         """Bind and serve; with ``port=0`` the system picks a free port, kept in ``.port``."""
-        protocol = type("DeadlineH11", (_DeadlineH11,), {"request_timeout": self.request_timeout})
+        protocol = type("DeadlineH11", (_DeadlineH11,), {
+            "request_timeout": self.request_timeout, "gate": self.gate,
+            "write_timeout": self.write_timeout})
         options: dict[str, Any] = {
             "lifespan": "off",
             "log_config": None,  # the service configures logging
@@ -148,7 +201,8 @@ class EmbeddedServer:
             "server_header": False,
             "ws": "none",
             "h11_max_incomplete_event_size": MAX_HEAD_BYTES,
-            "limit_concurrency": MAX_CONNECTIONS,
+            # the gate caps connections; uvicorn's own 503 only past it (tasks)
+            "limit_concurrency": self.gate.total + 16,
             "timeout_keep_alive": 5,
             "timeout_graceful_shutdown": 2,
             **self.options,

@@ -49,9 +49,10 @@ from controller.records import write_ggf
 from controller.records.files import record_filename
 from controller.squares import Color, validate_board_string
 from controller.web.auth import SESSION_SECONDS, ArbiterAuth
-from controller.web.embed import EmbeddedServer
+from controller.web.embed import MAX_CONNECTIONS, EmbeddedServer
 from controller.web.engine_routes import engine_routes
 from controller.web.facade import ServiceFacade, View, for_view, record_for_view
+from controller.web.gate import Gate
 from controller.web.guard import (
     FailureLimiter,
     InternalErrors,
@@ -111,6 +112,8 @@ class WebServer:
         self.host = host
         self.port = port
         self.auth = ArbiterAuth(arbiter_token, limiter, session_seconds=session_seconds)
+        #: Who may hold a connection (per client, in all, the arbiter's reserve).
+        self.gate = Gate(MAX_CONNECTIONS)
         self._pages = {name: _static(name) for name in ("index.html", "login.html")}
         self._assets = {name: _static(name).encode("utf-8") for name in STATIC_TYPES}
         self._request_timeout = request_timeout
@@ -156,6 +159,7 @@ class WebServer:
         self._embedded = EmbeddedServer(
             self.app, self.host, self.port,
             request_timeout=self._request_timeout, before_stop=self._end_streams,
+            gate=self.gate,
         )
         await self._embedded.start()
         self.port = self._embedded.port
@@ -188,10 +192,14 @@ class WebServer:
         """Cookie or bearer token; a wrong token counts against the client (may raise
         :class:`TooManyFailures`)."""
         if self.auth.check_cookie(request.cookies.get(self.auth.cookie)):
+            self.gate.trust(request.client.host if request.client else None)
             return True
         bearer = request.headers.get("authorization", "")
         if bearer[:7].lower() == "bearer ":
-            return self.auth.attempt(bearer[7:].strip(), client_key(request.scope))
+            ok = self.auth.attempt(bearer[7:].strip(), client_key(request.scope))
+            if ok:
+                self.gate.trust(request.client.host if request.client else None)
+            return ok
         return False
 
     def _view(self, request: Request) -> View:
@@ -216,7 +224,8 @@ class WebServer:
         return Response(body, status, {"Cache-Control": "no-store", **(headers or {})}, HTML)
 
     def _enter(self) -> Response:
-        """Logged in: set the cookie and show the arbiter page without the token in view."""
+        """Logged in: set the cookie and show the arbiter page without the token in view.
+        (The address is trusted with its next request, which shows the cookie.)"""
         return Response(b"", 303, {"Location": "/arbiter",
                                    "Set-Cookie": self.auth.cookie_header()}, HTML)
 
@@ -288,12 +297,25 @@ class WebServer:
 
     async def _events(self, request: Request) -> Response:
         view = self._view(request)
+        address = request.client.host if request.client else "?"
+        if not self.gate.stream_room(address):
+            raise HTTPException(503, "too many live pages open; the page tries again")
         first = self._snapshot(view)  # a failing facade is a 500 before the stream starts
         return StreamingResponse(
-            self._stream(view, first),
+            self._counted(address, self._stream(view, first)),
             media_type="text/event-stream; charset=utf-8",
             headers={"Cache-Control": "no-store"},
         )
+
+    async def _counted(self, address: str, stream: AsyncIterator[bytes]
+                       ) -> AsyncIterator[bytes]:
+        """``stream``, counted against its client's live pages while it runs."""
+        self.gate.open_stream(address)
+        try:
+            async for chunk in stream:
+                yield chunk
+        finally:
+            self.gate.close_stream(address)
 
     async def _stream(self, view: View, snapshot: dict[str, Any]) -> AsyncIterator[bytes]:
         yield b"retry: 1000\n\n"

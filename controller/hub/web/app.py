@@ -97,6 +97,13 @@ def build_app(store: Store, bus: HubBus, director: Director | None,
     #: up, so the result desk hears the tables' sign-offs with no page open.
     app.state.listen = hub.listen
     app.state.views = views
+    def use_gate(gate: object) -> None:
+        """``kaeshi hub``'s connection gate: the arbiter's addresses use its reserve,
+        and live pages count against their client's share."""
+        access.gate = gate
+        hub.access_gate[:] = [gate]
+
+    app.state.use_gate = use_gate
     return app
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import parse_qs
 
 from starlette.requests import Request
@@ -31,18 +32,29 @@ class ArbiterAccess:
 
     def __init__(self, auth: ArbiterAuth) -> None:
         self.auth = auth
+        #: The server's connection gate, if any (:class:`controller.web.gate.Gate`):
+        #: an address that shows the arbiter's session may use its reserve.
+        self.gate: Any = None
+
+    def _trust(self, request: Request) -> None:
+        if self.gate is not None and request.client is not None:
+            self.gate.trust(request.client.host)
 
     def check_token(self, request: Request, token: str | None) -> Response | None:
         """None if ``token`` is right; else the answer: throttled (429) or refused (403)."""
         try:
             if self.auth.attempt(token or "", client_key(request.scope)):
+                self._trust(request)
                 return None
         except TooManyFailures as exc:
             return error(429, str(exc), {"Retry-After": str(int(exc.retry_after) + 1)})
         return error(403, "wrong arbiter token")
 
     def has_cookie(self, request: Request) -> bool:
-        return self.auth.check_cookie(request.cookies.get(HUB_COOKIE))
+        if self.auth.check_cookie(request.cookies.get(HUB_COOKIE)):
+            self._trust(request)
+            return True
+        return False
 
     def refusal(self, request: Request) -> Response | None:
         """None if the request is the arbiter's. (Every POST passed the origin guard.)"""

@@ -57,7 +57,8 @@ def arbiter_routes(hub: HubContext, access: ArbiterAccess) -> list[Route]:
 
     @guarded
     async def dashboard_events(request: Request) -> Response:
-        return hub.stream(dashboard_stream(dashboard_snap, hub.changes, settings.refresh))
+        return hub.stream(dashboard_stream(dashboard_snap, hub.changes, settings.refresh),
+                          request)
 
     @guarded
     async def table_json(request: Request) -> Response:

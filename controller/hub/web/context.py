@@ -13,8 +13,10 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from starlette.responses import StreamingResponse
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from controller.errors import KaeshiError
 from controller.hall_protocol.protocol import HubChange
@@ -58,6 +60,8 @@ class HubContext:
     pages: Pages
     _unsubscribe: list[Callable[[], None]] = field(default_factory=list, init=False,
                                                    repr=False)
+    #: The server's connection gate, once ``kaeshi hub`` serves the app (one item).
+    access_gate: list[Any] = field(default_factory=list, init=False, repr=False)
 
     def listen(self) -> None:
         """Hear the bus on this loop; from the lifespan, or from the first stream when the
@@ -94,8 +98,29 @@ class HubContext:
         while self._unsubscribe:
             self._unsubscribe.pop()()
 
-    def stream(self, body: AsyncIterator[str]) -> StreamingResponse:
-        """A stream is only woken by changes once the bus is heard, lifespan or not."""
+    def stream(self, body: AsyncIterator[str], request: Request | None = None) -> Response:
+        """A stream is only woken by changes once the bus is heard, lifespan or not; it
+        counts against its client's live pages (the server's connection gate)."""
         self.listen()
+        gate = self.gate
+        if gate is not None and request is not None:
+            address = request.client.host if request.client else "?"
+            if not gate.stream_room(address):
+                return JSONResponse({"error": "too many live pages open; the page tries "
+                                     "again"}, 503, headers={"Retry-After": "5"})
+            body = _counted(gate, address, body)
         return StreamingResponse(body, media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store"})
+
+    @property
+    def gate(self) -> Any:
+        return self.access_gate[0] if self.access_gate else None
+
+
+async def _counted(gate: Any, address: str, body: AsyncIterator[str]) -> AsyncIterator[str]:
+    gate.open_stream(address)
+    try:
+        async for chunk in body:
+            yield chunk
+    finally:
+        gate.close_stream(address)

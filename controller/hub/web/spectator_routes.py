@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from controller.hub.export import event_ggf, event_json
 from controller.hub.web.context import HubContext
 from controller.hub.web.spectator_view import spectator_marked
 from controller.hub.web.streams import (
+    Built,
     Shared,
     broadcast_stream,
     spectator_built,
@@ -44,8 +45,7 @@ def spectator_routes(hub: HubContext) -> list[Route]:
                               TABLE=str(int(request.path_params["table"])))
 
     async def broadcast_json(request: Request) -> Response:
-        return Response(await broadcast_snap.get(), media_type="application/json",
-                        headers={"Cache-Control": "no-store"})
+        return snapshot(request, await broadcast_snap.built(), "application/json")
 
     async def broadcast_table(request: Request) -> Response:
         await broadcast_snap.built()  # as fresh as the hall's overview, and built once
@@ -57,15 +57,26 @@ def spectator_routes(hub: HubContext) -> list[Route]:
                         media_type="application/json", headers={"Cache-Control": "no-store"})
 
     async def broadcast_events(request: Request) -> Response:
-        return hub.stream(broadcast_stream(broadcast_snap, hub.changes, settings.refresh))
+        return hub.stream(broadcast_stream(broadcast_snap, hub.changes, settings.refresh),
+                          request)
 
     async def feed_ggf(request: Request) -> Response:
-        return PlainTextResponse(await ggf_feed.get(), media_type="application/x-ggf",
-                                 headers={"Cache-Control": "no-store"})
+        return snapshot(request, await ggf_feed.built(), "application/x-ggf; charset=utf-8",
+                        feed_max_age)
 
     async def feed_json(request: Request) -> Response:
-        return Response(await json_feed.get(), media_type="application/json",
-                        headers={"Cache-Control": "no-store"})
+        return snapshot(request, await json_feed.built(), "application/json", feed_max_age)
+
+    def snapshot(request: Request, built: Built, media_type: str, max_age: float | None = None
+                 ) -> Response:
+        """What every spectator sees alike, as a cacheable snapshot: a proxy or CDN in
+        front of the hub may keep it ``max-age`` seconds (the rebuild interval) and ask
+        again with ``If-None-Match``; an unchanged one is a bodiless 304."""
+        age = max(1, int(max_age if max_age is not None else settings.refresh))
+        headers = {"Cache-Control": f"public, max-age={age}", "ETag": built.etag}
+        if built.etag and built.etag in request.headers.get("if-none-match", ""):
+            return Response(status_code=304, headers=headers)
+        return Response(built.text, media_type=media_type, headers=headers)
 
     async def standings(request: Request) -> Response:
         data = await run_in_threadpool(

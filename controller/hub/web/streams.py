@@ -10,6 +10,7 @@ its encoding and for the page's parsing of it.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,8 @@ class Built:
     #: What tells that a part changed, when it is not the part itself (a card whose
     #: only change is a running clock's time is not sent again: the page runs it).
     keys: dict[str, str] | None = None
+    #: The snapshot's entity tag (a cache or proxy asks "still this one?").
+    etag: str = ""
 
 
 class Shared:
@@ -83,7 +86,12 @@ def unreadable_json(table: int, why: str) -> str:
 
 
 def whole(text: str) -> Built:
-    return Built(text, {"all": text})
+    return Built(text, {"all": text}, etag=etag_of(text))
+
+
+def etag_of(text: str) -> str:
+    return '"' + hashlib.blake2b(text.encode(), digest_size=12).hexdigest() + '"'
+
 
 
 def spectator_built(data: dict[str, Any]) -> Built:
@@ -96,7 +104,7 @@ def spectator_built(data: dict[str, Any]) -> Built:
     tables = ",".join(v for k, v in parts.items() if k.startswith("table:"))
     text = (f'{{{head},"tables":[{tables}],"standings":{parts["standings"]},'
             f'"pairings":{parts["pairings"]}}}')
-    return Built(text, parts, head)
+    return Built(text, parts, head, etag=etag_of(text))
 
 
 def dashboard_built(data: dict[str, Any]) -> Built:

@@ -341,6 +341,9 @@ function connect() {
     }
     $("conn").textContent = "connection lost — retrying";
     $("conn").classList.add("lost");
+    // a refused stream (the table's page is full: 503) is given up by the browser;
+    // try again a little later
+    if (source.readyState === EventSource.CLOSED) setTimeout(connect, 5000);
   });
 }
 

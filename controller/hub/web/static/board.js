@@ -57,5 +57,5 @@
   Hub.stream("/events/broadcast", "broadcast", (d) => {
     if (d.full || (d.tables || []).some((x) => x.table === table)) render(d);
     else if (shown === null) render(d);
-  });
+  }, "/api/broadcast");
 })();

@@ -63,7 +63,10 @@ const Hub = (() => {
     }
   }
 
-  function stream(url, name, onData) {
+  // pollUrl: a snapshot of the same data (the hub's cacheable /api/broadcast): when the
+  // stream is refused (a full hub answers 503, and a browser then gives the stream up)
+  // the page polls it every two seconds instead, and tries the stream again later
+  function stream(url, name, onData, pollUrl) {
     const conn = document.getElementById("conn");
     const source = new EventSource(url);
     source.addEventListener(name, (e) => {
@@ -74,8 +77,31 @@ const Hub = (() => {
     source.onerror = () => {
       conn.textContent = "reconnecting";
       conn.classList.add("lost");
+      if (pollUrl && source.readyState === EventSource.CLOSED) poll(url, name, onData, pollUrl);
     };
     return source;
+  }
+
+  function poll(url, name, onData, pollUrl) {
+    const conn = document.getElementById("conn");
+    let rounds = 0;
+    const timer = setInterval(async () => {
+      rounds += 1;
+      if (rounds >= 30) {  // a minute on: the stream may have room again
+        clearInterval(timer);
+        stream(url, name, onData, pollUrl);
+        return;
+      }
+      try {
+        const r = await fetch(pollUrl, { cache: "no-cache" });
+        if (!r.ok) return;
+        onData({ ...(await r.json()), full: true, gone: [] });
+        conn.textContent = "live (every 2 s)";
+        conn.classList.remove("lost");
+      } catch (e) {
+        conn.textContent = "reconnecting";
+      }
+    }, 2000);
   }
 
   async function post(url, body) {

@@ -49,5 +49,5 @@
       document.getElementById("standings-box").hidden;
   }
 
-  Hub.stream("/events/broadcast", "broadcast", render);
+  Hub.stream("/events/broadcast", "broadcast", render, "/api/broadcast");
 })();
