@@ -110,7 +110,7 @@ def test_a_line_break_in_a_name_or_comment_forges_no_game_in_the_transcript():
 
 def test_ggf_refuses_a_control_character_in_a_field():
     rec = GameRecord(black="Ann\nf5")
-    with pytest.raises(RecordError, match=r"PB\[.*the character '\\n' cannot be written"):
+    with pytest.raises(RecordError, match=r"PB\[.*character '\\n' cannot be written"):
         write_ggf(rec)
     # a comment's line break is written as a space: GGF readers take a game by lines
     rec = GameRecord(comments=["two\nlines"])
