@@ -84,7 +84,7 @@ class NBoardSession:
         """Send a ping, return every line before its pong (noting the engine's name)."""
         self._ping += 1
         self.process.send(f"ping {self._ping}")
-        lines = []
+        lines: list[str] = []
         while True:
             line = self.process.read(deadline)
             if line.startswith("set myname "):

@@ -6,6 +6,7 @@ protocol module says what the messages are, this one how strictly they are read.
 
 from __future__ import annotations
 
+import builtins
 import json
 import math
 import re
@@ -72,8 +73,9 @@ class Reader:
             raise self.fail(key, "a number")
         return float(v)
 
-    def str(self, key: str, pattern: re.Pattern[str] | None = None, max_len: int = 200,
-            null: bool = False, default: str | None = None) -> Any:
+    def str(self, key: builtins.str, pattern: re.Pattern[builtins.str] | None = None,
+            max_len: builtins.int = 200,
+            null: builtins.bool = False, default: builtins.str | None = None) -> Any:
         v = self.d.get(key, default)
         if v is None and null:
             return None
@@ -81,7 +83,8 @@ class Reader:
             raise self.fail(key, "a valid string")
         return v
 
-    def choice(self, key: str, choices: tuple[str, ...], null: bool = False) -> Any:
+    def choice(self, key: builtins.str, choices: tuple[builtins.str, ...],
+               null: builtins.bool = False) -> Any:
         v = self.d.get(key)
         if v is None and null:
             return None
@@ -89,13 +92,13 @@ class Reader:
             raise self.fail(key, " / ".join(choices) + (" / null" if null else ""))
         return v
 
-    def bool(self, key: str, default: bool = False) -> bool:
+    def bool(self, key: builtins.str, default: builtins.bool = False) -> builtins.bool:
         v = self.d.get(key, default)
         if not isinstance(v, bool):
             raise self.fail(key, "true or false")
         return v
 
-    def squares(self, key: str) -> list[str]:
+    def squares(self, key: builtins.str) -> list[builtins.str]:
         v = self.d.get(key)
         if not isinstance(v, list) or len(v) > 64 or not all(
             isinstance(s, str) and SQUARE_RE.match(s) for s in v
@@ -103,7 +106,7 @@ class Reader:
             raise self.fail(key, "a list of squares a1-h8")
         return list(v)
 
-    def obj(self, key: str, null: bool = False) -> Any:
+    def obj(self, key: builtins.str, null: builtins.bool = False) -> Any:
         v = self.d.get(key)
         if v is None and null:
             return None

@@ -230,7 +230,7 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
     comparison = hall.wait_complete(timeout=5.0 if interrupted else 30.0, events_only=True)
     signed = sum(1 for r in t.rounds[:done] for g in r.games
                  if g.table is not None and g.done) - len(arbiter)
-    standings = [_standing(rank, s.name, getattr(s, "wins", 0))
+    standings = [_standing(rank, s.name, s.wins)
                  for rank, s in enumerate(t.standings(), 1)]
     notes = [hall.latency_note()]
     if interrupted:

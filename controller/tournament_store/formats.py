@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+from collections.abc import Sequence
 from typing import Any
 
 from controller.tournament.awards import award_list
@@ -42,7 +43,7 @@ PAIRING_HEADER = ["table", "stage", "group", "black", "white", "伏せ石", "res
 
 
 def pairing_rows(t: Tournament, rnd: Round) -> list[list[Any]]:
-    rows = []
+    rows: list[list[Any]] = []
     for g in rnd.games:
         result = g.outcome or ""
         if g.discs:
@@ -69,17 +70,21 @@ def pairing_sheet(t: Tournament, rnd: Round, fmt: str) -> str:
     return _html(f"{t.name} — round {rnd.number}", PAIRING_HEADER, rows, [timing, *rnd.notes])
 
 
-def standing_table(t: Tournament, standing: list) -> tuple[list[str], list[list[Any]]]:
-    if standing and isinstance(standing[0], OpenStanding):
+def standing_table(t: Tournament, standing: Sequence[OpenStanding | KnockoutStanding]
+                   ) -> tuple[list[str], list[list[Any]]]:
+    opens = [s for s in standing if isinstance(s, OpenStanding)]
+    knockouts = [s for s in standing if isinstance(s, KnockoutStanding)]
+    rows: list[list[Any]]
+    if opens:
         header = ["position", "number", "name", "league", "wins"] + [
             f"criterion {k}" for k in range(2, 9)]
         rows = [[k + 1, s.number, s.name, t.groups.get(s.name), s.wins, *s.criteria]
-                for k, s in enumerate(standing)]
+                for k, s in enumerate(opens)]
     else:
         header = ["position", "number", "name", "place", "wins", "wins before latest",
                   "position before latest"]
         rows = [[k + 1, s.number, s.name, s.place, s.wins, s.wins_before, s.previous_position]
-                for k, s in enumerate(standing)]
+                for k, s in enumerate(knockouts)]
     return header, rows
 
 
@@ -130,6 +135,7 @@ def wof_results(t: Tournament, config: EventConfig) -> str:
 
 
 def _standing_json(s: OpenStanding | KnockoutStanding, position: int) -> dict[str, Any]:
+    crit: dict[str, Any]
     if isinstance(s, OpenStanding):
         crit = {"wins": s.wins, **{str(k + 2): v for k, v in enumerate(s.criteria)},
                 "number": s.number}
