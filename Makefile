@@ -14,7 +14,7 @@ help:
 	@echo "  make demo      run the service on simulated hardware (page up until Ctrl-C)"
 	@echo "  make test      run every test (sets up .venv, builds host firmware)"
 	@echo "  make bench     print performance figures"
-	@echo "  make lint      ruff over the whole tree"
+	@echo "  make lint      ruff over the whole tree, mypy (strict on the pure core)"
 	@echo "  make firmware  build the firmware for the host and, if gcc-avr is present, the AVR"
 	@echo "  make clean     remove build products and the virtual environment"
 
@@ -33,11 +33,14 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run.py $(BENCH)
 
+# mypy reads its settings from pyproject.toml: every package checked, the pure core
+# with every --strict flag; its cache makes a second run take a second.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 firmware:
 	$(MAKE) -C firmware
 
 clean:
-	rm -rf $(VENV) build *.egg-info firmware/build .pytest_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info firmware/build .pytest_cache .ruff_cache .mypy_cache

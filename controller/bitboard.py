@@ -104,7 +104,8 @@ def _rays(size: int) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...]
     down: list[tuple[int, ...]] = []
     for sq in range(size * size):
         r0, c0 = divmod(sq, size)
-        ups, downs = [], []
+        ups: list[int] = []
+        downs: list[int] = []
         for dr, dc in ((0, 1), (1, -1), (1, 0), (1, 1), (0, -1), (-1, 1), (-1, 0), (-1, -1)):
             mask, r, c, n = 0, r0 + dr, c0 + dc, 0
             while 0 <= r < size and 0 <= c < size:

@@ -1,4 +1,4 @@
-"""Events: what the arbiter says, in the JSON Lines form of ARCHITECTURE.
+"""Events: what the arbiter says, one JSON object a line (docs/architecture.md).
 
 Every output — LEDs, web page, journal, records, terminal — reads these, so their
 shape is fixed here once. Extra fields are allowed (for example ``reason`` on a

@@ -1,7 +1,8 @@
 """Observations: the one input every sensor path produces and the arbiter consumes.
 
 An observation is either a whole-board reading or a clock-button press, each with
-a time in seconds. Logs of them are JSON Lines (see ARCHITECTURE), so a session
+a time in seconds. Logs of them are JSON Lines (docs/architecture.md, "What flows
+between the parts"), so a session
 recorded from a camera or a sensor board replays bit-for-bit without hardware.
 
 A log written by ``kaeshi watch`` opens with a header line (:class:`LogHeader`) that

@@ -84,7 +84,9 @@ class SignOff:
             done = "confirmed" if said else "disputed"
             raise ScoreCardError(f"sign-off: {colour} already {done} "
                                  f"{self.black}-{self.white}; that stands (rule 15)")
-        return replace(self, **{f"{colour}_says": agrees})
+        if colour == "black":
+            return replace(self, black_says=agrees)
+        return replace(self, white_says=agrees)
 
     def flag(self, reason: str) -> SignOff:
         """The table asks the arbiter about this result whatever the players say."""

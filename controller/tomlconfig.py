@@ -92,9 +92,10 @@ def check_value(option: Option, value: Any, error: type[TomlConfigError]) -> Any
     if option.choices and value not in option.choices:
         raise error(f"{name} must be one of {', '.join(map(str, option.choices))}; "
                     f"got {short(value)}")
-    if option.low is not None and value < option.low:
+    number = value if isinstance(value, int | float) else None  # bounds are for numbers
+    if option.low is not None and number is not None and number < option.low:
         raise error(f"{name} must be at least {fmt_number(option.low)}; got {short(value)}")
-    if option.high is not None and value > option.high:
+    if option.high is not None and number is not None and number > option.high:
         raise error(f"{name} must be at most {fmt_number(option.high)}; got {short(value)}")
     return value
 

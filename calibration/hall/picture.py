@@ -122,8 +122,8 @@ def draw(empty: np.ndarray, black: np.ndarray, white: np.ndarray,
             if counts.max() == 0:
                 continue
             heights = (counts * (PANEL_H - 24) / counts.max()).astype(int)
-            for px in np.nonzero(heights)[0]:
-                panel[base - heights[px]:base, px] = COLOURS[key]
+            for bar in np.nonzero(heights)[0]:
+                panel[base - heights[bar]:base, bar] = COLOURS[key]
         _text(panel, 4, 3, "abcdefgh"[c] + str(r + 1), COLOURS["text"])
     return img
 

@@ -1,17 +1,19 @@
 """Without a clock: where one move ends and the next begins.
 
-ARCHITECTURE.md: a move is judged when the next move begins, *a new disc of the
-other colour appears*. "Other" means the colour of the player who moves next: the
-opponent, or the mover again when the opponent has no legal move on the board the
-mover left. So a second disc of the mover's own colour (an extra disc, or one put
-down and taken back) stays inside the mover's turn, and a single disc of the other
-colour with no disc of the mover's beside it is the mover's own wrong-colour disc,
-not a new turn. The board judged is the settled board just before the next mover's
-disc went down (kept per frame in a short history, because hands hide squares).
+As docs/arbiter.md ("When a move is judged") puts it, a move is judged when the next
+move begins, *a new disc of the other colour appears*. "Other" means the colour of
+the player who moves next: the opponent, or the mover again when the opponent has no
+legal move on the board the mover left. So a second disc of the mover's own colour
+(an extra disc, or one put down and taken back) stays inside the mover's turn, and a
+single disc of the other colour with no disc of the mover's beside it is the mover's
+own wrong-colour disc, not a new turn. The board judged is the settled board just
+before the next mover's disc went down (kept per frame in a short history, because
+hands hide squares).
 """
 
 from __future__ import annotations
 
+from controller.arbiter.config import ArbiterConfig
 from controller.arbiter.corrections import OVER, TURN
 from controller.arbiter.judge import judge
 from controller.arbiter.readings import StableBoard, stood
@@ -44,7 +46,7 @@ class NoClock:
     stable: StableBoard
     clock: bool | None
     phase: str
-    config: object
+    config: ArbiterConfig
     _first: int | None
     _history: list[Frame]
     _base: tuple[int, int, int]
@@ -126,10 +128,10 @@ class NoClock:
         """
         hist = self._history
         i = len(hist) - 1
-        colour = 2 if self.stable.black & bit else 3
-        while i >= 0 and hist[i][colour] & bit:
+        black = bool(self.stable.black & bit)
+        while i >= 0 and (hist[i][2] if black else hist[i][3]) & bit:
             i -= 1  # confirmed frames; a later one-frame misread of the square is ignored
-        if getattr(self.config, "settled", False):
+        if self.config.settled:
             # Every reading counted as it came: the last frame that read the square
             # empty shows the board just before the hand put the disc down there.
             last = i
@@ -137,7 +139,7 @@ class NoClock:
                 i -= 1
             if i < 0:
                 return self._unread_before(last, bit)
-            return hist[i][2:5], i  # type: ignore[return-value]
+            return hist[i][2:5], i
         return self._held_before(i, bit)
 
     def _held_before(self, i: int, bit: int) -> tuple[tuple[int, int, int], int]:
@@ -160,7 +162,7 @@ class NoClock:
             if known & bit:
                 empty = not occ & bit
                 if empty and (later_empty or stood(hist[i][5], hist[i + 1][5])):
-                    return hist[i + 1][2:5], i + 1  # type: ignore[return-value]
+                    return hist[i + 1][2:5], i + 1
                 later_empty = empty
                 first_read = i
             i -= 1
@@ -184,6 +186,6 @@ class NoClock:
         if new_black is (self.position.to_move is Color.BLACK):
             return self._base, 0
         theirs = self.position.white if new_black else self.position.black
-        while i >= 0 and hist[i][2 if new_black else 3] & theirs:
+        while i >= 0 and (hist[i][2] if new_black else hist[i][3]) & theirs:
             i -= 1
-        return (hist[i][2:5], i) if i >= 0 else (self._base, 0)  # type: ignore[return-value]
+        return (hist[i][2:5], i) if i >= 0 else (self._base, 0)

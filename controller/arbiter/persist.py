@@ -113,14 +113,15 @@ def restore(d: dict[str, Any]) -> Arbiter:
     a._first = d["first"]
     a.moves = [Move(Color(p), sq, t, comment=cm) for p, sq, t, cm in d["moves"]]
     a.notes = list(d["notes"])
-    a.result = tuple(d["result"]) if d["result"] else None  # type: ignore[assignment]
+    a.result = tuple(d["result"]) if d["result"] else None
     a.last_move = d["last_move"]
     a.last_t = d["last_t"]
-    a._history = [tuple(h) for h in d["history"]]  # type: ignore[misc]
-    a._base = tuple(d["base"])  # type: ignore[assignment]
+    a._history = [tuple(h) for h in d["history"]]
+    a._base = tuple(d["base"])
     held = d.get("held")
     a._held = None if held is None else (float(held[0]), Color(held[1]))
-    a._held_masks = tuple(int(m) for m in d.get("held_masks", (0, 0, 0)))  # type: ignore[assignment]
+    held_black, held_white, held_shifted = (int(m) for m in d.get("held_masks", (0, 0, 0)))
+    a._held_masks = (held_black, held_white, held_shifted)
     a._at_press = d.get("at_press")
     view = d.get("view")
     a._view = None if view is None else StableBoard.from_list(view)

@@ -159,5 +159,6 @@ class StableBoard:
 
     @classmethod
     def from_list(cls, data: list[int | float | None]) -> StableBoard:
-        *masks, t = data
-        return cls(*(int(m or 0) for m in masks), t=None if t is None else float(t))
+        b, w, s, pb, pw, ps, fresh = (int(m or 0) for m in data[:7])
+        t = data[7]
+        return cls(b, w, s, pb, pw, ps, fresh, None if t is None else float(t))

@@ -72,12 +72,19 @@ class SeatedTable(Protocol):
     def show(self, arrival: float | None = None) -> None: ...
 
 
+def _game_of(table: SeatedTable) -> GameCore:
+    """The table's game; a seat is only ever asked while one is on."""
+    if table.core is None:
+        raise EngineRefused("no game at this table")
+    return table.core
+
+
 class EngineSeat:
     """The engine's side of a home game (and the hint desk for the player)."""
 
     def __init__(self, service: SeatedTable, spec: EngineSpec, plays: Color | None,
                  client: EngineClient | None = None) -> None:
-        require_home(service.core.settings.mode)
+        require_home(_game_of(service).settings.mode)
         self.service = service
         self.plays = plays
         self.client = client or EngineClient(spec)
@@ -113,7 +120,7 @@ class EngineSeat:
         return self._task is not None and not self._task.done()
 
     def _game(self) -> Any:
-        core = self.service.core
+        core = _game_of(self.service)
         arb = core.arbiter
         game = engine_game(arb.config.start, arb.moves, arb.position)
         return replace(game, clock=game_clock(core)), arb.position
@@ -137,7 +144,7 @@ class EngineSeat:
 
     async def ask_hints(self, heat: bool) -> Hints | None:
         """The player's request: the best move (or every move's score) for the side to move."""
-        require_home(self.service.core.settings.mode)
+        require_home(_game_of(self.service).settings.mode)
         key = self._position_key()
         if key is None:
             raise EngineRefused("the game is over: review it instead")
@@ -181,7 +188,7 @@ class EngineSeat:
         """The player picks the engine's colour (None: no opponent) and level; a new level
         starts the engine afresh. Kept until the service restarts (the configuration's
         ``engine.plays``/``engine.level`` are what a restart uses)."""
-        require_home(self.service.core.settings.mode)
+        require_home(_game_of(self.service).settings.mode)
         if level is not None and level != self.client.spec.level:
             if not 1 <= level <= 60:
                 raise EngineRefused(f"level must be 1 to 60, not {level}")

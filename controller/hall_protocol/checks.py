@@ -6,6 +6,7 @@ protocol module says what the messages are, this one how strictly they are read.
 
 from __future__ import annotations
 
+import builtins
 import math
 import re
 from functools import cache
@@ -96,15 +97,16 @@ class Reader:
             raise self.fail(key, f"a number {low:g} to {high:g}")
         return float(v)
 
-    def name(self, key: str, max_len: int = 100) -> str:
+    def name(self, key: builtins.str, max_len: builtins.int = 100) -> builtins.str:
         """A person's name: no control or bidirectional character, at most ``max_len``."""
         v = self.str(key, max_len=max_len)
         if any(is_control(c) for c in v) or strictjson.string_problem(v):
             raise self.fail(key, "a name without control or bidirectional characters")
-        return str(v)
+        return builtins.str(v)
 
-    def str(self, key: str, pattern: re.Pattern[str] | None = None, max_len: int = 200,
-            null: bool = False, default: str | None = None) -> Any:
+    def str(self, key: builtins.str, pattern: re.Pattern[builtins.str] | None = None,
+            max_len: builtins.int = 200,
+            null: builtins.bool = False, default: builtins.str | None = None) -> Any:
         v = self.d.get(key, default)
         if v is None and null:
             return None
@@ -112,7 +114,8 @@ class Reader:
             raise self.fail(key, "a valid string")
         return v
 
-    def choice(self, key: str, choices: tuple[str, ...], null: bool = False) -> Any:
+    def choice(self, key: builtins.str, choices: tuple[builtins.str, ...],
+               null: builtins.bool = False) -> Any:
         v = self.d.get(key)
         if v is None and null:
             return None
@@ -120,13 +123,13 @@ class Reader:
             raise self.fail(key, " / ".join(choices) + (" / null" if null else ""))
         return v
 
-    def bool(self, key: str, default: bool = False) -> bool:
+    def bool(self, key: builtins.str, default: builtins.bool = False) -> builtins.bool:
         v = self.d.get(key, default)
         if not isinstance(v, bool):
             raise self.fail(key, "true or false")
         return v
 
-    def squares(self, key: str) -> list[str]:
+    def squares(self, key: builtins.str) -> list[builtins.str]:
         v = self.d.get(key)
         square = patterns(self.size)[0]
         if not isinstance(v, list) or len(v) > board_size(self.size).squares or not all(
@@ -136,17 +139,17 @@ class Reader:
             raise self.fail(key, f"a list of squares a1-{b.columns[-1]}{b.n}")
         return list(v)
 
-    def board_size(self) -> int:
+    def board_size(self) -> builtins.int:
         """The message's ``size`` (absent: 8x8, as every message was before other sizes)."""
         if "size" not in self.d:
             return STANDARD
         v = self.d["size"]
         if isinstance(v, bool) or v not in SIZES:
-            raise self.fail("size", " / ".join(map(str, SIZES)))
+            raise self.fail("size", " / ".join(map(builtins.str, SIZES)))
         self.size = v
-        return v
+        return builtins.int(v)
 
-    def obj(self, key: str, null: bool = False) -> Any:
+    def obj(self, key: builtins.str, null: builtins.bool = False) -> Any:
         v = self.d.get(key)
         if v is None and null:
             return None

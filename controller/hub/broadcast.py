@@ -174,8 +174,10 @@ def spectator_tables(
             if replays is not None:
                 for key in [k for k in replays if k[0] == t]:
                     del replays[key]  # built afresh next time
-            view = last_good.get(t) if last_good is not None else None
-            if view is None:
+            kept = last_good.get(t) if last_good is not None else None
+            if kept is not None:
+                view = kept
+            else:
                 cur = current.get(t)
                 view = SpectatorTable(t, cur[0] if cur else None, now - delay,
                                       cur[1] if cur else GameInfo())

@@ -103,7 +103,7 @@ class Hub:
         #: floods can be left unheard at the broker while the others are heard.
         self.tables = tables
         self._muted: dict[int, float] = {}  # table -> monotonic time it is heard again
-        self._sub_pending: set[int] = set()  # subscriptions of this connection not acked
+        self._sub_pending: set[int | None] = set()  # subscriptions of this connection not acked
         self._mute_for: dict[int, tuple[float, float]] = {}  # table -> (seconds, when)
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -215,7 +215,7 @@ class Hub:
             self._mute(table)
             return
         try:
-            self._handle(msg.topic, parsed, msg.payload)
+            self._handle(msg.topic, parsed, bytes(msg.payload))
         except ProtocolError as exc:
             self.stats["dropped"] += 1
             self.admission.note(table, "junk", str(exc)[:200], self._clock())

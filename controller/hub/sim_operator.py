@@ -32,8 +32,11 @@ class Hall(Protocol):
 
     folder: Path
     token: str
-    broker: _Started
-    hub: _Process | None
+
+    @property
+    def broker(self) -> _Started: ...
+    @property
+    def hub(self) -> _Process | None: ...
 
     def prepare(self) -> None: ...
     def start_hub(self) -> None: ...

@@ -31,8 +31,13 @@ async def _run_tables(configs: list[str]) -> int:
     tasks = [asyncio.create_task(s.run()) for s in services]
     await asyncio.sleep(0.5)  # each service sets its own signal handlers; ours win
     loop = asyncio.get_running_loop()
+
+    def stop_all() -> None:
+        for s in services:
+            s.stop()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, lambda: [s.stop() for s in services])
+        loop.add_signal_handler(sig, stop_all)
     await asyncio.gather(*tasks, return_exceptions=True)
     return 0
 

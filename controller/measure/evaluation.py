@@ -95,7 +95,7 @@ def grid_error(h: np.ndarray, truth_corners: np.ndarray) -> float:
     return float(np.abs(corners_of(aligned_grid(h, t)) - t).max()) / cell
 
 
-def calibrate_on_start(scene: object, seed: int) -> tuple[CameraSetup, bool]:
+def calibrate_on_start(scene: Scene, seed: int) -> tuple[CameraSetup, bool]:
     """Calibrate as a user would: the start position, no hand, same camera and light.
 
     Returns the set-up and whether the calibration read the start position without
@@ -107,23 +107,23 @@ def calibrate_on_start(scene: object, seed: int) -> tuple[CameraSetup, bool]:
     """
     fit = start_fit(scene, seed)
     if fit is None:
-        size = (int(scene.width), int(scene.height))  # type: ignore[attr-defined]
+        size = (int(scene.width), int(scene.height))
         return CameraSetup(size, np.eye(3)), False
     ok = not fit.mismatches and fit.setup.model.fitted
     return fit.setup, ok
 
 
-def start_fit(scene: object, seed: int) -> StartFit | None:
+def start_fit(scene: Scene, seed: int) -> StartFit | None:
     """The calibration on the start position in ``scene`` (None: no board found)."""
     return fit_on_picture(start_picture(scene, seed))
 
 
-def start_picture(scene: object, seed: int) -> Rendered:
+def start_picture(scene: Scene, seed: int) -> Rendered:
     """The start position photographed in ``scene``, as a user sets it up to
     calibrate: no hand over the board or resting at its edge."""
     from controller.synth.picture import render
 
-    calm = replace(scene, hand=False, resting_hand=False)  # type: ignore[type-var]
+    calm = replace(scene, hand=False, resting_hand=False)
     return render(START_BOARD, calm, seed=seed)
 
 

@@ -52,7 +52,7 @@ _UNESCAPE = re.compile(r"\\(.)", re.S)
 
 def _games(text: str, source: str) -> list[tuple[int, list[tuple[str, str]]]]:
     """Each game's offset and its tags in order; raise naming the offset of bad syntax."""
-    out = []
+    out: list[tuple[int, list[tuple[str, str]]]] = []
     pos = 0
     while True:
         begin = text.find("(;", pos)

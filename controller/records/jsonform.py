@@ -138,7 +138,10 @@ def game_from_dict(doc: object) -> tuple[GameRecord, Position]:
     """A record from its JSON object, checked field by field and replayed."""
     if not isinstance(doc, dict):
         raise RecordError("a game must be a JSON object")
-    game = GameRecord(**{key: _text(doc, key) for key in _TEXT_FIELDS})
+    texts = {key: _text(doc, key) for key in _TEXT_FIELDS}
+    game = GameRecord(black=texts["black"], white=texts["white"], event=texts["event"],
+                      date=texts["date"], place=texts["place"],
+                      result_note=texts["result_note"], time_control=texts["time_control"])
     start = doc.get("start")
     if start is not None:
         if not isinstance(start, dict) or not isinstance(start.get("board"), str):

@@ -100,6 +100,7 @@ def replay(start: Position, steps: Iterable[Step]) -> tuple[list[Move], Position
                 raise RecordError(
                     f"move {number}: {to_move.value} cannot play {label}: it turns no disc"
                 )
+        assert sq is not None  # a pass turns nothing, so it was refused or taken above
         bit = 1 << sq
         mover |= bit | f
         other &= ~f

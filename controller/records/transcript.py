@@ -57,7 +57,7 @@ def _token_pattern(size: int) -> re.Pattern[str]:
 def parse_tokens(text: str, size: int = STANDARD) -> list[Step]:
     """The moves of a transcript; raise naming the first character that is not a move."""
     pattern = _token_pattern(size)
-    steps = []
+    steps: list[Step] = []
     pos = 0
     stripped = text.rstrip()
     while pos < len(stripped):

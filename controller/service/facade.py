@@ -13,7 +13,7 @@ import asyncio
 import datetime as dt
 import logging
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from controller.boardsize import board_size
 from controller.irregularities import KIND_NAMES
@@ -83,7 +83,7 @@ class TableFacade:
             for i, m in enumerate(arb.moves, 1)
         ]
         overlay = arb.overlay()
-        audience = "arbiter" if view == "arbiter" else "players"
+        audience: Literal["players", "arbiter"] = "arbiter" if view == "arbiter" else "players"
         # Legal moves light the LEDs only when configured; the web page's home view
         # always gets them, because its "show legal moves" box is the players' request.
         on_leds = view == "arbiter" or self.table.config["leds.show_legal"]

@@ -180,28 +180,29 @@ class GameLifecycle:
     def finish_game(self) -> None:
         """Write the record files, then mark the game finished in the journal."""
         table = self.table
-        assert table.core is not None and table.journal is not None and table.game is not None
+        core, journal, game = table.core, table.journal, table.game
+        assert core is not None and journal is not None and game is not None
         self.finish_pending = True
         folder = Path(self.table.config["games.folder"])
         try:
-            self.table.finished_files = write_game_files(self.table.core.record(),
-                                                         self.table.game.id, folder)
+            self.table.finished_files = write_game_files(core.record(),
+                                                         game.id, folder)
         except OSError as exc:
             log.error("cannot write the game record into %s: %s", folder, exc)
             self.table.message = f"cannot write the game record: {exc}"
             return
         try:
-            self.table.journal.finish_game(self.table.game.id, self.table.wall_time())
+            journal.finish_game(game.id, self.table.wall_time())
         except JournalError as exc:
             # the records are written; the journal still says "unfinished", so a restart
             # resumes this game and finishes it again (same record) rather than losing it
             log.error("%s", exc)
             self.keeper.hold(
-                str(exc), self.table.core.t, f"JOURNAL FAILED ({exc}): the game record is "
+                str(exc), core.t, f"JOURNAL FAILED ({exc}): the game record is "
                 "written, but the journal could not mark the game finished")
             return
         self.finish_pending = False
         names = ", ".join(p.name for p in self.table.finished_files)
-        log.info("game %s written to %s: %s", self.table.game.id, folder, names)
+        log.info("game %s written to %s: %s", game.id, folder, names)
         # the page shows file names only: the service's folders are no one else's business
         self.table.message = f"Game record saved: {names}. Download it with the link above."

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.boardsize import board_size
@@ -42,6 +43,7 @@ class ShownTable(LinkedTable, Protocol):
     terminal: TerminalDisplay | None
     token: str
     facade: ServiceFacade
+    message: str
 
     def shown_time(self) -> float: ...
     def monotonic(self) -> float: ...
@@ -225,14 +227,20 @@ def clock_pins(cfg: Config) -> ClockPins:
     )
 
 
+def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable[..., object], *args: object
+               ) -> None:
+    """Hand a callback from the pin library's thread to the event loop."""
+    loop.call_soon_threadsafe(fn, *args)
+
+
 def _open_clock_hardware(service: ShownTable) -> ClockHardware:
     from controller.clockhw.hardware import ClockHardware
 
     loop = asyncio.get_running_loop()
     return ClockHardware(
         clock_pins(service.config),
-        on_press=lambda color, t: loop.call_soon_threadsafe(service.clock_press, color, t),
-        on_pause=lambda t: loop.call_soon_threadsafe(service.clock_pause_button),
+        on_press=lambda color, t: _call_soon(loop, service.clock_press, color, t),
+        on_pause=lambda t: _call_soon(loop, service.clock_pause_button),
         time_source=service.monotonic,  # the service's own clock: edges map to game time
         display=service.config["clock.display"],
     )

@@ -15,16 +15,19 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sized
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.arbiter.readings import HOLD
 from controller.boardsize import STANDARD
 from controller.errors import KaeshiError
 from controller.observation import Observation, read_observations
 from controller.squares import Color
+
+if TYPE_CHECKING:
+    from controller.vision.watching.watcher import BoardWatcher
 
 log = logging.getLogger("kaeshi.service")
 
@@ -117,7 +120,7 @@ class LogSource:
         self.speed = speed
         self.start = max(0, start)  # index of the next reading to give
         if count is None and not isinstance(observations, Path):
-            count = len(observations) if hasattr(observations, "__len__") else None
+            count = len(observations) if isinstance(observations, Sized) else None
         self.count = count
         self._closed = False
         #: The log time of the next reading, not yet handed over (None: none is left).
@@ -282,7 +285,7 @@ class CameraSource:
             frames = capture.open_source(video=cam, fps=self.fps)
         return frames, frames.frames()
 
-    def _watcher(self, image: Any) -> Any:
+    def _watcher(self, image: Any) -> BoardWatcher:
         from controller.vision.calibration_file import load_calibration, refused_note
         from controller.vision.pipeline import auto_setup
         from controller.vision.watching.watcher import BoardWatcher
@@ -296,7 +299,7 @@ class CameraSource:
             setup = auto_setup(image)
         return BoardWatcher.on_setup(setup, stable=self._stable(), keepalive=self.keepalive)
 
-    def _keep_turn(self, watcher: Any) -> None:
+    def _keep_turn(self, watcher: BoardWatcher) -> None:
         """Keep in the set-up file the quarter turn the game settled (see
         :mod:`controller.vision.watching.turn_in_play`); a file that cannot be written leaves
         the game read the settled way, and the next start settles it again."""
@@ -323,7 +326,7 @@ class CameraSource:
         live = bool(getattr(source, "live", False))
         from controller.vision.watching.watcher import KEPT_GRID
 
-        watcher = None
+        watcher: BoardWatcher | None = None
         told = 0  # the watcher's messages already passed on
         turn_kept = False
         period = 1.0 / self.fps

@@ -320,7 +320,7 @@ class _Game:
 
         A disc the opponent plays where one was just removed reads as it put back.
         Without a clock, a second disc of the mover's colour when the opponent must
-        pass after the right move is the mover's next move (ARCHITECTURE.md: the next
+        pass after the right move is the mover's next move (docs/arbiter.md: the next
         move begins when a disc of the next mover's colour appears), and whether the
         opponent must pass is read on the right board.
         """

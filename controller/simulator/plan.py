@@ -22,7 +22,8 @@ K = Irregularity
 
 #: Kinds a board without a clock can show: without a press there is no pass to
 #: judge, and a disc of the other colour appearing is how the next move begins
-#: (ARCHITECTURE.md), so a wrong-colour disc cannot be told from it.
+#: (docs/arbiter.md, "When a move is judged"), so a wrong-colour disc cannot be told
+#: from it.
 NO_CLOCK_KINDS = (
     K.FORGOTTEN_FLIP, K.OVER_FLIP, K.ILLEGAL_SQUARE, K.EXTRA_DISC, K.REMOVED_DISC,
     K.SHIFTED_DISC,

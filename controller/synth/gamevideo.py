@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from controller.observation import Observation, read_observations
 from controller.vision.capture import Frame, FrameSource
 from controller.vision.setup import CameraSetup
 from controller.vision.watching.loop import WatchOptions, watch
+
+if TYPE_CHECKING:
+    from controller.synth.scene import Scene
 
 
 class GameVideo(FrameSource):
@@ -33,7 +37,7 @@ class GameVideo(FrameSource):
     name = "rendered game video"
     live = False
 
-    def __init__(self, observations: Iterable[Observation], scene: object, fps: float,
+    def __init__(self, observations: Iterable[Observation], scene: Scene, fps: float,
                  seed: int = 0, tail: float = 0.0, moving_hands: bool = False):
         """``tail``: seconds the camera goes on filming after the log's last
         observation (a press included), the board lying as the log left it.
@@ -54,7 +58,7 @@ class GameVideo(FrameSource):
         from controller.synth.picture import render_hand_frame, render_observations
         from controller.synth.resting import resting_reach, resting_schedule
 
-        rendered = render_observations(self.observations, self.scene,  # type: ignore[arg-type]
+        rendered = render_observations(self.observations, self.scene,
                                        self.seed)
         boards = [o for o in self.observations if o.board is not None]
         rests = (resting_schedule(boards, *resting_reach(self.scene, self.seed))
@@ -77,7 +81,7 @@ class GameVideo(FrameSource):
                 shown += 1
             image = current.image
             if self.moving_hands and "?" in state and fresh:
-                image = render_hand_frame(state, under, self.scene,  # type: ignore[arg-type]
+                image = render_hand_frame(state, under, self.scene,
                                           self.seed, k, rests[shown]).image
             yield Frame(t, image)
             fresh += 1
@@ -92,7 +96,7 @@ def _seen(known: str, board: str) -> str:
 def watch_game_video(
     observations: Iterable[Observation],
     setup: CameraSetup,
-    scene: object,
+    scene: Scene,
     fps: float,
     seed: int = 0,
     stable: int = 2,

@@ -348,7 +348,7 @@ def paint_hand(
     m = mask[y0:y1, x0:x1]
     alpha = m.astype(np.float32) / 255.0
     # Shadow: the hand's outline shifted away from the light and blurred.
-    shift = np.float32([[1, 0, dx], [0, 1, dy]])
+    shift = np.array([[1, 0, dx], [0, 1, dy]], dtype=np.float32)
     sh = cv2.warpAffine(alpha, shift, (x1 - x0, y1 - y0))
     sh = soft_blur(sh, max(1.0, 0.25 * px_per_square))
     keep = 1.0 - 0.45 * sh

@@ -160,7 +160,7 @@ def _render(board: str, scene: Scene, static_seed: int, frame_seed: int,
         paint_hand(canvas, rest, frng, rest_skin, rest_sleeve, px, (float(sv[0]), float(sv[1])))
         coverage, hand_pixels = rest.coverage(), rest.mask
     if hidden.any() or scene.hand:
-        exact = hidden.any() and scene.hand_mode == "exact"
+        exact = bool(hidden.any()) and scene.hand_mode == "exact"
         painter, hidden = hand_mask(hidden, cam, scene.width, scene.height, frng, exact=exact,
                                     free=scene.hand and not hidden.any(), px_per_square=px)
         sv = (shadow_px[1] - shadow_px[0]) * 0.35
@@ -237,7 +237,7 @@ def write_video(frames: Iterable[np.ndarray | Rendered], path: str | Path,
     mp4v, which most builds have.
     """
     p = Path(path)
-    fourcc = cv2.VideoWriter_fourcc(*("mp4v" if p.suffix.lower() == ".mp4" else "MJPG"))
+    fourcc = cv2.VideoWriter.fourcc(*("mp4v" if p.suffix.lower() == ".mp4" else "MJPG"))
     writer = None
     count = 0
     try:
@@ -323,9 +323,9 @@ def main(argv: list[str] | None = None) -> int:
     for f in fields(Scene):
         if f.name in ("offset",):
             continue
-        kind = {"bool": "flag", "int": int, "float": float, "str": str}.get(str(f.type))
+        kind = {"int": int, "float": float, "str": str}.get(str(f.type))
         opt = "--" + f.name.replace("_", "-")
-        if kind == "flag":
+        if str(f.type) == "bool":
             ap.add_argument(opt, action="store_true", default=None)
         elif kind is not None:
             ap.add_argument(opt, type=kind, default=None)
@@ -338,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.random or args.hard:
             scene = random_scene(np.random.default_rng(args.seed), hard=args.hard, **overrides)
         else:
-            scene = Scene(**overrides)  # type: ignore[arg-type]
+            scene = Scene(**overrides)
         if args.count:
             n = write_dataset(args.out, args.count, args.seed, args.hard, overrides)
             print(f"{args.out}: {n} pictures and truth.jsonl")

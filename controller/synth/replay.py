@@ -10,14 +10,18 @@ be trusted with a whole game.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from controller.measure.evaluation import start_fit
 from controller.observation import Observation
 from controller.vision.finding.finder import BoardNotFound
 from controller.vision.setup import CameraSetup
 
+if TYPE_CHECKING:
+    from controller.synth.scene import Scene
 
-def default_scene() -> object:
+
+def default_scene() -> Scene:
     """A club room: camera on a stand, leaning 20 degrees, ordinary light."""
     from controller.synth.picture import Scene
 
@@ -28,7 +32,7 @@ def default_scene() -> object:
     )
 
 
-def calibrate_synthetic(scene: object, seed: int = 0) -> CameraSetup:
+def calibrate_synthetic(scene: Scene, seed: int = 0) -> CameraSetup:
     """Calibrate on a rendered start position, as a user would before a game (a1
     given where the scene put it, as ``--a1`` would)."""
     fit = start_fit(scene, seed)
@@ -38,7 +42,7 @@ def calibrate_synthetic(scene: object, seed: int = 0) -> CameraSetup:
 
 
 def observations_via_camera(
-    observations: Iterable[Observation], scene: object | None = None, seed: int = 0,
+    observations: Iterable[Observation], scene: Scene | None = None, seed: int = 0,
     habits: bool = False,
 ) -> list[Observation]:
     """The log the camera path produces when ``observations`` are played in front of it.
@@ -54,10 +58,10 @@ def observations_via_camera(
     observations = list(observations)
     scene = scene or default_scene()
     if habits:
-        scene = replace(scene, resting_hand=True)  # type: ignore[type-var]
-    reader = calibrate_synthetic(replace(scene, resting_hand=False),  # type: ignore[type-var]
+        scene = replace(scene, resting_hand=True)
+    reader = calibrate_synthetic(replace(scene, resting_hand=False),
                                  seed).reader()
-    frames = render_observations(observations, scene, seed)  # type: ignore[arg-type]
+    frames = render_observations(observations, scene, seed)
     out: list[Observation] = []
     for obs in observations:
         if obs.board is None:

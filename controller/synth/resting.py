@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +30,9 @@ from controller.synth.hand import (
     _ellipse,
     cover_strays,
 )
+
+if TYPE_CHECKING:
+    from controller.synth.scene import Scene
 
 #: Seconds around a change on the squares a resting hand covers during which it is
 #: lifted: before (the opponent reaches there) and after (the move is finished).
@@ -92,20 +96,20 @@ def resting_hand(cam: Camera, width: int, height: int, seed: int
     return painter, hidden, skin, sleeve
 
 
-def resting_squares(scene: object, seed: int) -> np.ndarray:
+def resting_squares(scene: Scene, seed: int) -> np.ndarray:
     """The 64 squares the resting hand of ``scene`` (drawn with ``seed``) hides."""
     from controller.synth.scene import _camera
 
-    return resting_hand(_camera(scene), scene.width, scene.height, seed)[1]  # type: ignore[attr-defined]
+    return resting_hand(_camera(scene), scene.width, scene.height, seed)[1]
 
 
-def resting_reach(scene: object, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def resting_reach(scene: Scene, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The 64 squares the resting hand of ``scene`` hides, and those its fingertips only
     graze (past ``TOUCH``, short of hiding them): a player lifts it before a disc goes
     down on either, and a grazed square stays in view in the truth."""
     from controller.synth.scene import _camera
 
-    painter, hidden, _, _ = resting_hand(_camera(scene), scene.width, scene.height,  # type: ignore[attr-defined]
+    painter, hidden, _, _ = resting_hand(_camera(scene), scene.width, scene.height,
                                          seed)
     return hidden, (painter.coverage() > TOUCH) & ~hidden
 

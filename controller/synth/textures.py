@@ -142,13 +142,12 @@ def board_texture(
     lo, hi = int(round(margin * px)), int(round((8 + margin) * px))
 
     weight, line_light, felt_tone, felt_grey = look
-    green = np.array([45, 108, 32], dtype=np.float32) * rng.uniform(0.75, 1.2)
-    green += rng.uniform(-8, 8, 3).astype(np.float32)
-    green = felt_tone * ((1 - felt_grey) * green + felt_grey * float(green.mean()))
+    base = np.array([45, 108, 32], dtype=np.float32) * rng.uniform(0.75, 1.2)
+    base += rng.uniform(-8, 8, 3).astype(np.float32)
+    green = felt_tone * ((1 - felt_grey) * base + felt_grey * float(base.mean()))
     if style == "felt":
-        shade = (1 + 0.05 * smooth_noise(rng, size, size, max(4, px))
-                 + 0.06 * fine_noise(rng, size, size))
-        shade = cv2.GaussianBlur(shade, (0, 0), 0.7)
+        shade = cv2.GaussianBlur(1 + 0.05 * smooth_noise(rng, size, size, max(4, px))
+                                 + 0.06 * fine_noise(rng, size, size), (0, 0), 0.7)
     elif style == "glossy":
         green = green * np.array([0.8, 1.08, 0.7], dtype=np.float32)
         shade = 1 + 0.015 * smooth_noise(rng, size, size, 3 * px)

@@ -142,7 +142,10 @@ class HubLink:
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         loop = self._loop
-        self.publisher.on_command = lambda cmd: loop.call_soon_threadsafe(self.execute, cmd)
+        def on_command(cmd: DownlinkCommand) -> None:
+            loop.call_soon_threadsafe(self.execute, cmd)
+
+        self.publisher.on_command = on_command
         self.publisher.start()
         self.changed()
 

@@ -199,17 +199,17 @@ class TablePublisher:
         try:
             if msg.topic == self.topics.ack(n):
                 if msg.payload:
-                    ack = decode_ack(msg.payload, msg.topic)
+                    ack = decode_ack(bytes(msg.payload), msg.topic)
                     with self._lock:
                         self._acks.append((ack.game, ack.seq, ack.resend))
                     self._wake.set()
             elif msg.topic == self.topics.hub_online:
-                if msg.payload and decode_online(msg.payload, msg.topic):
+                if msg.payload and decode_online(bytes(msg.payload), msg.topic):
                     with self._lock:
                         self._rewind = True  # a hub back from a restart: send again
                     self._wake.set()
             elif msg.topic == self.topics.down(n):
-                self._command(decode_command(msg.payload, msg.topic))
+                self._command(decode_command(bytes(msg.payload), msg.topic))
             else:
                 raise ProtocolError(f"{msg.topic}: not a topic of table {n}")
         except ProtocolError as exc:

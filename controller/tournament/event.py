@@ -172,7 +172,7 @@ class Tournament:
             out[winner] = len(mine) - counted
         return out
 
-    def standings(self) -> list[OpenStanding] | list[KnockoutStanding]:
+    def standings(self) -> Sequence[OpenStanding | KnockoutStanding]:
         """Provisional ranking from the incremental ledger."""
         if self.seed is None:
             raise TournamentError("draw the lottery before asking for standings")
@@ -182,7 +182,7 @@ class Tournament:
             )
         return self.knockout_history()[-1]
 
-    def standings_from_scratch(self) -> list[OpenStanding] | list[KnockoutStanding]:
+    def standings_from_scratch(self) -> Sequence[OpenStanding | KnockoutStanding]:
         """The same ranking rebuilt from the games alone (for checking)."""
         results = [
             GameResult(g.round, g.stage, g.winner, g.loser)
@@ -195,7 +195,7 @@ class Tournament:
         places = self.places() if self.finished else {}
         return knockout_ranking(self.numbers, self.present, results, places)[-1]
 
-    def standings_after(self, round_number: int) -> list[OpenStanding] | list[KnockoutStanding]:
+    def standings_after(self, round_number: int) -> Sequence[OpenStanding | KnockoutStanding]:
         """The provisional ranking as it stood after ``round_number`` (0: before round 1)."""
         if self.settings.system != "league":
             return self.knockout_history()[round_number]

@@ -182,11 +182,11 @@ def pair_knockout(t: Bracket, number: int) -> tuple[list[Game], list[str]]:
             games.extend(t.finals_game(number, "semi", winners[a], winners[b], None))
     else:
         t.final_round = number
-        semis = [g for g in t.rounds[t.semi_round - 1].games  # type: ignore[index]
-                 if g.stage == "semi"]
-        winners = [g.winner for g in semis] + [None, None]
+        assert t.semi_round is not None  # the final follows the semi-finals
+        semis = [g for g in t.rounds[t.semi_round - 1].games if g.stage == "semi"]
+        finalists = [g.winner for g in semis] + [None, None]
         losers = [g.loser for g in semis] + [None, None]
-        games.extend(t.finals_game(number, "final", winners[0], winners[1], None))
+        games.extend(t.finals_game(number, "final", finalists[0], finalists[1], None))
         games.extend(t.finals_game(number, "third", losers[0], losers[1], None))
     _pair_placement(t, number, order, wins, "highest", games, notes)
     return games, notes

@@ -80,7 +80,7 @@ def knockout_lottery(roster: Sequence[Player], seed: int) -> dict[str, int]:
     numbers = {p.name: p.seed for p in present if p.seed is not None}
     for p, number in zip(others, free, strict=True):
         numbers[p.name] = number
-    return numbers  # type: ignore[return-value]
+    return numbers
 
 
 #: The open format's smallest field (decision; the rules give none): four leagues of

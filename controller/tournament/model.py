@@ -55,7 +55,7 @@ def settings_for(division: str) -> DivisionSettings:
         raise TournamentError(
             f"unknown division {division!r}; expected one of {', '.join(DIVISIONS)}"
         )
-    return SETTINGS[division]  # type: ignore[index]
+    return SETTINGS[division]
 
 
 #: Which end of the standings an unpaired top player meets: the open division's

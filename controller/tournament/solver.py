@@ -54,7 +54,8 @@ class Problem:
         self.level_of = [self.level_wins.index(w) for w in self.wins]
 
     def diff_cost(self, d: int) -> int:
-        return self.base**d - 1
+        power: int = self.base**d  # d >= 0: an int (typeshed cannot know the sign)
+        return power - 1
 
     def penalty(self, i: int, j: int) -> int:
         if j == self.virtual:
@@ -356,7 +357,7 @@ def blossom(p: Problem) -> list[tuple[int, int]]:
     c = n * n + 1
     scale = c**n
     offset = (2 * p.k_bye + 1) * scale
-    graph = nx.Graph()
+    graph: nx.Graph[int] = nx.Graph()
     for i in range(n):
         for j in range(i + 1, n):
             low = j if p.prefer == "lowest" else n - 1 - j

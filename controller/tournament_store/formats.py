@@ -64,7 +64,7 @@ PAIRING_HEADER = ["table", "stage", "group", "black", "white", "伏せ石", "res
 
 
 def pairing_rows(t: Tournament, rnd: Round) -> list[list[Any]]:
-    rows = []
+    rows: list[list[Any]] = []
     for g in rnd.games:
         result = g.outcome or ""
         if g.discs:
@@ -246,6 +246,7 @@ def wof_results(t: Tournament, config: EventConfig) -> str:
 
 
 def _standing_json(s: OpenStanding | KnockoutStanding, position: int) -> dict[str, Any]:
+    crit: dict[str, Any]
     if isinstance(s, OpenStanding):
         crit = {"wins": s.wins, **{str(k + 2): v for k, v in enumerate(s.criteria)},
                 "number": s.number}

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -125,7 +126,7 @@ class PiCameraSource(FrameSource):
         self.name = "Pi camera"
         self.size = (width, height)
         self.clock = clock
-        self.cam: object | None = None
+        self.cam: Any = None  # a picamera2.Picamera2, which has no type information
         self.t0 = clock()
 
     @staticmethod
@@ -147,7 +148,7 @@ class PiCameraSource(FrameSource):
             self.cam = cam
         while True:
             try:
-                image = self.cam.capture_array()  # type: ignore[attr-defined]
+                image = self.cam.capture_array()
             except Exception as exc:
                 self.close()
                 raise CaptureError(f"Pi camera stopped delivering frames: {exc}") from None
@@ -156,7 +157,7 @@ class PiCameraSource(FrameSource):
     def close(self) -> None:
         if self.cam is not None:
             try:
-                self.cam.stop()  # type: ignore[attr-defined]
+                self.cam.stop()
             finally:
                 self.cam = None
 

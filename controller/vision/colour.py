@@ -115,7 +115,7 @@ class ColourModel:
             gap=gap,
         )
 
-    def to_dict(self) -> dict[str, float | bool]:
+    def to_dict(self) -> dict[str, float | bool | list[float] | None]:
         return {
             "hue_lo": self.hue_lo,
             "hue_hi": self.hue_hi,
@@ -194,9 +194,8 @@ class ColourModel:
         gh, gw = max(2, h // 24), max(2, w // 24)
         weight = cv2.resize(raw, (gw, gh), interpolation=cv2.INTER_AREA).astype(np.float32)
         level = cv2.resize(cv2.bitwise_and(v, raw), (gw, gh), interpolation=cv2.INTER_AREA)
-        local = level.astype(np.float32) * 255.0 / np.maximum(weight, 1.0)
-        local = cv2.blur(local, (3, 3))
-        local = cv2.resize(local, (w, h), interpolation=cv2.INTER_LINEAR)
+        ratio = level.astype(np.float32) * 255.0 / np.maximum(weight, 1.0)
+        local = cv2.resize(cv2.blur(ratio, (3, 3)), (w, h), interpolation=cv2.INTER_LINEAR)
         return (full > 0) & (v >= self.felt_floor * local), local
 
     def masks(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

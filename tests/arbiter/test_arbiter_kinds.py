@@ -225,7 +225,7 @@ def test_judge_prefers_the_disc_put_down_first_on_a_tie():
 
 
 def test_without_clock_a_second_disc_of_the_movers_colour_stays_in_the_turn():
-    """ARCHITECTURE.md: the next move begins when a disc of the *other* colour appears."""
+    """docs/arbiter.md: the next move begins when a disc of the *other* colour appears."""
     log = Log()
     log.move("f5", "black", ("e5",)).show(2).set(a1="X").show(2)
     assert brief(arbitrate(log.obs)) == [MOVE_F5, ("extra_disc", "black", ("a1", "f5"))]

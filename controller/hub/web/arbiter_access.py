@@ -121,7 +121,8 @@ def login_routes(access: ArbiterAccess, pages: Pages) -> list[Route]:
                               MESSAGE="The arbiter view is off.")
         form = parse_qs((await read_body(request, 4096)).decode("utf-8", "replace"))
         back = _page_path((form.get("next") or ["/arbiter"])[0])
-        refused = access.check_token(request, (form.get("token") or [None])[0])
+        tokens = form.get("token")
+        refused = access.check_token(request, tokens[0] if tokens else None)
         if refused is not None:
             return pages.page("login.html", refused.status_code, NEXT=back,
                               MESSAGE=_message(refused))

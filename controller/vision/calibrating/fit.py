@@ -175,7 +175,7 @@ def _fit_turned(setup: CameraSetup, image: np.ndarray,
              and r.reasons[i] == AMBIGUOUS]
     confirmed = view is not None and view.doubt < CONFIRMED
     shifted = off_centre(r) if confirmed else []
-    overruled = model_overruled(r, view) if confirmed else []
+    overruled = model_overruled(r, view) if confirmed and view is not None else []
     r = unread(r, overruled, AMBIGUOUS)
     mismatches, stray = contradictions(r, shifted)
     short = felt_past_edges(reader, canvas)

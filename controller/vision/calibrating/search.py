@@ -158,8 +158,8 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
                          or _discs_placed(image, made))
         if confirmed is not None:
             return confirmed
-        if on_board:  # refused on the board's own grid, not taken on a doubted one
-            return first
+        if on_board and first is not None:  # refused on the board's own grid, not taken
+            return first                    # on a doubted one
     if doubted is not None:
         return doubted
     if first is None:

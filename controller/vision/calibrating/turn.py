@@ -67,8 +67,8 @@ def settle_turn(fit: StartFit, image: np.ndarray) -> Settled:
                                     image, a1_fixed=True)
         if not turned.mismatches:
             # the same squares, named as the turned board names them
-            seen = [j for j in START_DISCS if _same_square(fit, turned, j, other)]
-            return Settled(turned, BY_MODEL, tuple(seen))
+            named = [j for j in START_DISCS if _same_square(fit, turned, j, other)]
+            return Settled(turned, BY_MODEL, tuple(named))
     return Settled(fit, UNSETTLED)
 
 

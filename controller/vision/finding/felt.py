@@ -86,7 +86,7 @@ def _chroma_regions(small: np.ndarray) -> list[np.ndarray]:
     """Felt candidates from the green-chroma cue, split where the image says."""
     chroma = green_chroma(small)
     on = chroma >= MIN_CHROMA
-    out = []
+    out: list[np.ndarray] = []
     if on.sum() < 0.5 * MIN_AREA * on.size:
         return out
     cut = max(MIN_CHROMA, _otsu(chroma[on] * 255) / 255)

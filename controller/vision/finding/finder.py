@@ -271,7 +271,8 @@ def board_grids(image: np.ndarray) -> list[np.ndarray]:
     grids = [h for c in sorted(search.cands, key=lambda c: -c.rank)
              for h in (c.fit.homography, homography_from_corners(c.start))]
     doubts = [squares_doubt(image, h, cut_off=True) for h in grids]  # None: no model
-    order = sorted(range(len(grids)), key=lambda k: 1.0 if doubts[k] is None else doubts[k])
+    order = sorted(range(len(grids)),
+                   key=lambda k: 1.0 if (doubt := doubts[k]) is None else doubt)
     grids = [grids[k] for k in order]
     offered: list[np.ndarray] = []  # a candidate's outline is often its fitted grid:
     return [h for h in grids if not seen_before(corners_of(h), offered)]  # try it once
@@ -337,7 +338,9 @@ def _best_fitting(image: np.ndarray,
         return ranked[0], None
     judged = []
     for c in ranked:
-        d = square_doubts(image, c.fit.homography, DISC_HEIGHT, model).reshape(8, 8)
+        doubts = square_doubts(image, c.fit.homography, DISC_HEIGHT, model)
+        assert doubts is not None  # cut-off squares are doubted, never refused
+        d = doubts.reshape(8, 8)
         edge = max(d[0].mean(), d[-1].mean(), d[:, 0].mean(), d[:, -1].mean())
         whole = float(d.mean())
         judged.append((c.rank - DOUBT_WEIGHT * 0.5 * (whole + float(edge)), c, whole))

@@ -235,8 +235,8 @@ def refine_on_grid(image: np.ndarray, h: np.ndarray, rounds: int = 8) -> tuple[n
                                          cv2.RANSAC, AGREE * CELL)
         if canvas_h is None:
             return h, score
-        new_h = np.linalg.inv(to_canvas) @ canvas_h
-        new_h /= new_h[2, 2]
+        unscaled = np.linalg.inv(to_canvas) @ canvas_h
+        new_h = unscaled / unscaled[2, 2]
         moved = float(np.abs(_board_corners(new_h) - _board_corners(h)).max())
         h = new_h
         if moved < SETTLED * _square_px(h):

@@ -232,8 +232,10 @@ def _respace(warped: np.ndarray, felt: np.ndarray, h: np.ndarray) -> np.ndarray 
     fits = []
     for axis, ev in enumerate((vert, horz)):
         prof, shear = _aligned(ev, axis)
-        lines = _peaks(prof, felt.any(axis=0 if axis == 0 else 1))
-        coef = None if lines is None else _projective_1d(lines)
+        lines = _peaks(prof, np.asarray(felt.any(axis=0 if axis == 0 else 1)))
+        if lines is None:
+            return None
+        coef = _projective_1d(lines)
         if coef is None:
             return None
         # number the lines near the old lattice's: old square 0 is at MARGIN * CELL

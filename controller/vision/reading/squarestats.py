@@ -35,8 +35,11 @@ def neighbourhood_mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     the neighbourhood has no weight."""
     v = np.pad((values * weights).reshape(8, 8), 1)
     w = np.pad(weights.reshape(8, 8), 1)
-    sv = sum(v[dy : dy + 8, dx : dx + 8] for dy in range(3) for dx in range(3))
-    sw = sum(w[dy : dy + 8, dx : dx + 8] for dy in range(3) for dx in range(3))
+    sv, sw = v[0:8, 0:8], w[0:8, 0:8]  # summed in the order a plain sum() would
+    for dy, dx in ((dy, dx) for dy in range(3) for dx in range(3)):
+        if dy or dx:
+            sv = sv + v[dy : dy + 8, dx : dx + 8]
+            sw = sw + w[dy : dy + 8, dx : dx + 8]
     out = np.full(64, np.nan)
     ok = sw.ravel() > 0
     out[ok] = (sv.ravel()[ok]) / sw.ravel()[ok]

@@ -49,9 +49,9 @@ def watch(
     ``CameraSetup.turn_unsettled``), to keep it.
     Returns the number of observation lines written.
     """
-    watcher: BoardWatcher | None = setup and BoardWatcher.on_setup(
+    watcher: BoardWatcher | None = BoardWatcher.on_setup(
         setup, options.stable, options.keepalive
-    )
+    ) if setup else None
     written = 0
     frames = 0
     last_ok = clock()
