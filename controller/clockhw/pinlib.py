@@ -15,6 +15,7 @@ button; :func:`lgpio_work_dir` points ``LG_WD`` at a writable folder first.
 
 from __future__ import annotations
 
+import functools
 import getpass
 import importlib
 import os
@@ -117,7 +118,7 @@ def probe(loaders: Sequence[tuple[str, Callable[[], Any]]] | None = None,
     """
     if loaders is None:
         lgpio_work_dir()
-        loaders = [(name, lambda entry=entry: _load(entry)) for name, entry in FACTORIES]
+        loaders = [(name, functools.partial(_load, entry)) for name, entry in FACTORIES]
     statuses: list[LibraryStatus] = []
     for name, make in loaders:
         try:

@@ -21,6 +21,7 @@ scaled to the board.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -362,7 +363,7 @@ def deepen(position: Position, settings: Settings, left: Left, count: int = 1,
         before = left()
         if before - reserve <= 0:
             break
-        searcher = Searcher(Settings(depth, 0), evaluate, lambda r=reserve: left() - r)
+        searcher = Searcher(Settings(depth, 0), evaluate, functools.partial(_less, left, reserve))
         searcher.best_reply = memory
         try:
             deeper = searcher.analyse(position, count, exact=False, order=_best_first(result))
@@ -385,6 +386,11 @@ def deepen(position: Position, settings: Settings, left: Left, count: int = 1,
         nodes += searcher.nodes
     result.nodes = nodes
     return result
+
+
+def _less(left: Left, reserve: float) -> float:
+    """What ``left`` says, less the time kept for the solve."""
+    return left() - reserve
 
 
 def _best_first(result: Result) -> list[str]:

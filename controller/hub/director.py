@@ -91,7 +91,7 @@ class TournamentDirector:
                                    "by": c.by, "why": c.why}
         if kind == "lottery":
             reply["numbers"] = [[self.t.numbers[n], self.t.groups.get(n, ""), n]
-                                for n in sorted(self.t.present, key=self.t.numbers.get)]
+                                for n in sorted(self.t.present, key=self.t.numbers.__getitem__)]
         return reply
 
     @_locked

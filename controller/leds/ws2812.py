@@ -13,9 +13,9 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from controller.boardsize import COLUMN_LETTERS as COLUMNS
 from controller.boardsize import STANDARD
 from controller.leds.plan import LedCell, Rgb, pattern_level
-from controller.squares import COLUMNS
 
 #: The board the strip is laid under: one LED per square of an 8x8 board.
 STRIP_SIZE = STANDARD

@@ -73,11 +73,11 @@ class Entry:
         """The sentence for the record, on the move it happened on."""
         tail = {
             CORRECTED: {True: "It was pointed out and put right.",
-                        False: "It was put right without being pointed out."}.get(
-                            self.pointed_out, "It was put right."),
+                        False: "It was put right without being pointed out.",
+                        None: "It was put right."}[self.pointed_out],
             WITHDRAWN: {True: "It was pointed out and the move taken back.",
-                        False: "The move was taken back without being pointed out."}.get(
-                            self.pointed_out, "The move was taken back."),
+                        False: "The move was taken back without being pointed out.",
+                        None: "The move was taken back."}[self.pointed_out],
             STOOD: "It was not pointed out and stands.",
             ACCEPTED: "The arbiter accepted the board as it stood.",
             RULED: "The arbiter set the position.",

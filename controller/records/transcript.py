@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import re
 
+from controller.boardsize import COLUMN_LETTERS as COLUMNS
 from controller.boardsize import STANDARD, board_size
 from controller.position import HANDICAP_CORNERS, Position
 from controller.records.model import GameRecord, RecordError
 from controller.records.replay import Step, replay
 from controller.records.scan import Scan
-from controller.squares import COLUMNS, SIZES, parse_square
+from controller.squares import SIZES, parse_square
 
 _PASS = ("pass", "pa", "--")
 _SIZE_PREFIX = re.compile(r"\s*(" + "|".join(map(str, SIZES)) + r")[xX×](\d+)(?=\s|[a-zA-Z]|$)")

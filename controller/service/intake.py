@@ -251,11 +251,11 @@ class Intake:
         if lost:
             self.link(LinkChange(True, "readings arrive again"))
         self._take(item, arrival)
-        held = self.held_presses.take_one() if item.board is not None else None
-        if held is not None:
+        waiting = self.held_presses.take_one() if item.board is not None else None
+        if waiting is not None:
             log.info("judging a clock press held while the board could not be seen "
                      "(%d more held)", len(self.held_presses))
-            self._take(held, self.table.monotonic())
+            self._take(waiting, self.table.monotonic())
 
     def _hold_press(self, item: Reading, arrival: float) -> None:
         if not self.held_presses.hold(item, arrival):
@@ -266,7 +266,8 @@ class Intake:
             log.warning("clock press held: the board cannot be seen (%s)", self.lost_detail)
         self.table.message = (f"{self.lost_detail}; {count} clock press"
                               f"{'es' if count > 1 else ''} held until the board is seen again")
-        self.keeper.note({"held_press": Color(item.press).value})
+        if item.press is not None:
+            self.keeper.note({"held_press": item.press.value})
         self.table.show()
 
     def _take(self, item: Reading, arrival: float) -> None:

@@ -97,6 +97,6 @@ def award_list(t: Tournament) -> list[Award]:
                    third[0] if third else None)
     # never for byes alone: a grade or the 王座戦 needs a game won at the board
     # (not a bye, a walk-over or the other player's forfeit) — decision
-    won = {g.winner for r in t.rounds for g in r.games
-           if g.done and not g.is_bye and not g.forfeit}
-    return [a if a.name in won else replace(a, grade=None, ouza=False) for a in given]
+    winners = {g.winner for r in t.rounds for g in r.games
+               if g.done and not g.is_bye and not g.forfeit}
+    return [a if a.name in winners else replace(a, grade=None, ouza=False) for a in given]

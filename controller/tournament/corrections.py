@@ -87,9 +87,9 @@ def correct(t: Tournament, payload: dict[str, Any]) -> Correction:
         name = payload.get("name")
         if name not in t.withdrawn:
             raise TournamentError(f"{name!r} has not withdrawn, so cannot be reinstated")
-        after = t.withdrawn.pop(name)
+        left_after = t.withdrawn.pop(name)
         c = Correction(what, None, None, by, why,
-                       f"{name}'s withdrawal after round {after} undone")
+                       f"{name}'s withdrawal after round {left_after} undone")
         t.corrections.append(c)
         return c
     if what == "pairing":
@@ -103,8 +103,8 @@ def correct(t: Tournament, payload: dict[str, Any]) -> Correction:
         outcome = payload.get("outcome")
         trial = Game(g.round, g.stage, g.group, g.first, g.second, g.table, g.black,
                      g.white, g.toss_by, g.draw_win, g.colour_chooser, late=None)
-        winner = result_winner(trial, str(outcome), discs, reason)  # type: ignore[arg-type]
-        g.outcome, g.winner, g.discs, g.reason = outcome, winner, discs, reason  # type: ignore[assignment]
+        winner = result_winner(trial, str(outcome), discs, reason)
+        g.outcome, g.winner, g.discs, g.reason = outcome, winner, discs, reason
         g.forfeit = False
     elif what == "colours":
         if not g.done:
@@ -121,9 +121,9 @@ def correct(t: Tournament, payload: dict[str, Any]) -> Correction:
         if loser not in (g.first, g.second):
             raise TournamentError(f"round {rnd.number} table {g.table}: {loser!r} does not "
                                   "play there")
-        winner = g.second if loser == g.first else g.first
-        g.outcome = "black" if winner == g.black else "white"
-        g.winner, g.discs, g.forfeit, g.reason = winner, None, True, "forfeit"
+        taker = g.second if loser == g.first else g.first
+        g.outcome = "black" if taker == g.black else "white"
+        g.winner, g.discs, g.forfeit, g.reason = taker, None, True, "forfeit"
     else:  # clear
         if rnd is not t.current:
             raise TournamentError(

@@ -86,7 +86,7 @@ def apply(t: Tournament, kind: str, payload: dict[str, Any], check: str = "") ->
         return t.record_toss(payload["table"], payload["black"], payload["draw_win"])
     if kind == "result":
         discs = tuple(payload["discs"]) if payload.get("discs") else None
-        return t.record_result(payload["table"], payload["outcome"], discs,  # type: ignore[arg-type]
+        return t.record_result(payload["table"], payload["outcome"], discs,
                                payload.get("reason", "normal"))
     if kind == "withdraw":
         return t.withdraw(payload["name"])
