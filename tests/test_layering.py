@@ -278,6 +278,8 @@ NOT_THE_BOARD: dict[str, tuple[int, str]] = {
     "controller/tournament/toss.py": (1, "the kanji 八"),
     "controller/tournament_store/formats.py": (1, "a date's characters"),
     "controller/tournament_store/simulate.py": (1, "dan ranks"),
+    "controller/web/gate.py": (3, "connections kept in reserve, file descriptors kept "
+                                  "free, and the least cap"),
     "controller/web/guard.py": (2, "a request body's 64 KiB; an IPv6 /64 network"),
     "controller/web/server.py": (1, "fields of a login form"),
     "controller/web/tokens.py": (2, "a token's bits and distinct characters"),

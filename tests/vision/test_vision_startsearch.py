@@ -286,9 +286,12 @@ def test_a_finder_grid_reading_no_start_disc_is_not_kept_without_a_search(
     # the premise: the finder's grid lies squares off the board, contradicts nothing
     # and reads none of the four discs
     h, _ = found_grid(r.image)
-    first = startjudge.fit_grid(r.image, h, _to_truth(r), [])
     assert grid_error(h, r.corners) > 2
-    assert first.mismatches == [] and start_discs_right(first.reading) == 0
+    # whether that grid reads the start discs wrong or none of them (it has done both
+    # with different builds of the image libraries), it must not be kept: the search
+    # goes on to the board
+    first = startjudge.fit_grid(r.image, h, _to_truth(r), [])
+    assert first.mismatches or start_discs_right(first.reading) == 0
     fit = startsearch.fit_on_start(r.image, _to_truth(r))
     assert fit.mismatches == []
     assert corner_error(fit.setup, r.corners) < 0.5
