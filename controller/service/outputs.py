@@ -67,6 +67,8 @@ class Outputs:
         self.hub: HubLink | None = None
         #: (arrival monotonic, LED shown monotonic) of recent board changes, for benchmarks.
         self.latencies: list[tuple[float, float]] = []
+        #: The source being shown (a browser source's devices are shown on the pages).
+        self.source: Source | None = None
 
     def show(self, arrival: float | None = None) -> None:
         self.table.notifier.notify()
@@ -139,6 +141,7 @@ class Outputs:
     async def start(self, source: Source) -> None:
         table = self.table
         config = table.config
+        self.source = source
         driver = config["leds.driver"]
         if driver == "web":
             from controller.leds import WebLeds
@@ -161,8 +164,14 @@ class Outputs:
         if config["web.enabled"]:
             from controller.web import WebServer
 
+            routes: list[Any] = []
+            if hasattr(source, "connect"):  # the phone's and the tablet's pages
+                from controller.web.phone_routes import phone_routes
+
+                routes = phone_routes(source)  # type: ignore[arg-type]
             self.web = WebServer(table.facade, config["web.host"], config["web.port"],
-                                 table.token)
+                                 table.token, extra_routes=routes,
+                                 ssl=_certificate(config))
             await self.web.start()
             self.url = self.web.url
             log.info("arbiter view: %s/arbiter", self.url)
@@ -210,6 +219,20 @@ class Outputs:
         if self.table.terminal is not None:
             self.table.terminal.update(for_view(self.table.facade.snapshot("arbiter"),
                                                 "arbiter"))
+
+
+def _certificate(config: Config) -> tuple[str, str] | None:
+    """The HTTPS certificate and key files, made on first start (``web.https``)."""
+    want = config["web.https"]
+    if want == "off" or (want == "auto" and config["source.kind"] != "browser"):
+        return None
+    from pathlib import Path
+
+    from controller.web.tls import ensure_certificate
+
+    folder = config["web.certificate"] or str(Path(config["journal.path"]).parent / "tls")
+    cert, key = ensure_certificate(Path(folder))
+    return str(cert), str(key)
 
 
 def clock_pins(cfg: Config) -> ClockPins:

@@ -1,0 +1,409 @@
+"""``source.kind = "browser"``: a phone's camera page and a tablet's clock page.
+
+The pages connect over WebSockets to the table's web server (routes in
+:mod:`controller.web.phone_routes`); each socket is a :class:`DeviceSession`, read by
+the one strict reader of :mod:`controller.browser.wire` and synchronised with the
+service's clock by :mod:`controller.browser.clocksync`. Frames are mapped to the
+service's monotonic clock at their capture instant and read by the same watcher as a
+Pi camera's; presses, from the page or the GPIO buttons, are mapped the same way.
+Both go through :class:`~controller.browser.order.InputOrder`, so the arbiter takes
+them in the order they happened, never the order they arrived.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import math
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from controller.browser.clocksync import ClockSync
+from controller.browser.health import Advice, FrameLook, look_at
+from controller.browser.order import InputOrder
+from controller.browser.wire import (
+    DeviceReader,
+    FrameMsg,
+    Health,
+    PauseTap,
+    Pong,
+    Press,
+    Role,
+    WireError,
+)
+from controller.service.sources import LinkChange, Notice, Reading, SourceItem, camera_stable
+from controller.squares import Color
+
+log = logging.getLogger("kaeshi.service")
+
+#: Seconds between clock-sync pings: quick at first, then through the game.
+PING_FIRST = 0.15
+PING_EVERY = 2.0
+PINGS_QUICK = 8
+#: Frames waiting to be read beyond this are dropped, oldest first (the reader is slow).
+MAX_QUEUED_FRAMES = 8
+
+
+class DeviceSession:
+    """One page's socket: its reader, its clock sync, and what it has told us."""
+
+    def __init__(self, source: BrowserSource, role: Role, number: int) -> None:
+        self.source = source
+        self.role = role
+        self.number = number
+        self.reader = DeviceReader(role)
+        self.sync = ClockSync()
+        self.health: Health | None = None
+        self._ping_ids = itertools.count(1)
+        self.pings_sent = 0
+        self.refused = 0
+        self.closed = False
+
+    # ------------------------------------------------------------ sending
+    def ping(self) -> str:
+        """The next ping to send (its time is kept until the answer comes)."""
+        n = next(self._ping_ids)
+        self.reader.pings[n] = self.source.mono()
+        if len(self.reader.pings) > 32:  # unanswered pings are forgotten
+            del self.reader.pings[min(self.reader.pings)]
+        self.pings_sent += 1
+        import json
+
+        return json.dumps({"type": "ping", "id": n})
+
+    def ping_interval(self) -> float:
+        return PING_FIRST if self.pings_sent < PINGS_QUICK else PING_EVERY
+
+    def status(self) -> dict[str, Any]:
+        """What the page shows: the sync, and for the camera what the service sees."""
+        return {"type": "status", **self.source.status_for(self)}
+
+    # ----------------------------------------------------------- receiving
+    def text(self, text: str) -> str | None:
+        """One text message; returns the reason if it was refused."""
+        try:
+            msg = self.reader.text(text)
+        except WireError as exc:
+            return self._refuse(exc)
+        if isinstance(msg, Pong):
+            sent = self.reader.pings.pop(msg.id)
+            self.sync.add(sent, self.source.mono(), msg.t)
+            if self.sync.count == 3:
+                est = self.sync.estimate()
+                if est is not None:
+                    log.info("%s page %d: clock synchronised, offset %+.3f s ± %.0f ms",
+                             self.role, self.number, est.offset, est.uncertainty * 1000)
+        elif isinstance(msg, Press):
+            self.source.page_press(self, msg)
+        elif isinstance(msg, PauseTap):
+            self.source.page_pause()
+        elif isinstance(msg, Health):
+            self.source.page_health(self, msg)
+        return None
+
+    def binary(self, data: bytes) -> str | None:
+        try:
+            msg = self.reader.frame(data)
+        except WireError as exc:
+            return self._refuse(exc)
+        self.source.page_frame(self, msg)
+        return None
+
+    def _refuse(self, exc: WireError) -> str:
+        self.refused += 1
+        self.source.trouble(f"{self.role} page sent a message refused: {exc}")
+        return str(exc)
+
+    def to_service(self, device_ms: float) -> float | None:
+        return self.sync.to_service(device_ms)
+
+
+class BrowserSource:
+    """The board and the clock from the pages (see the module docstring)."""
+
+    name = "browser"
+    watchdog = True
+    settled = False
+
+    def __init__(self, fps: int, setup_path: str = "", keepalive: float = 1.0,
+                 network: float = 0.4, sync_allowance: float = 0.1, hold_max: float = 10.0,
+                 size: tuple[int, int] = (640, 480),
+                 monotonic: Callable[[], float] | None = None) -> None:
+        self.fps = fps
+        self.setup_path = setup_path
+        self.keepalive = keepalive
+        self.network = network
+        self.sync_allowance = sync_allowance
+        self.size = size
+        self.mono: Callable[[], float] = monotonic or _loop_time
+        self.order = InputOrder(network + sync_allowance, hold_max)
+        self.sessions: dict[Role, DeviceSession | None] = {"camera": None, "clock": None}
+        self._numbers = itertools.count(1)
+        self._frames: asyncio.Queue[tuple[float, FrameMsg]] | None = None
+        self._wake: asyncio.Event | None = None
+        self._out: list[SourceItem] = []
+        self._closed = False
+        self._troubles: set[str] = set()
+        self.watcher: Any = None
+        self.look: FrameLook | None = None
+        self.advice: Advice = Advice()
+        #: Frames received, read, dropped (queue full), and refused before the sync.
+        self.counts = {"received": 0, "read": 0, "dropped": 0, "unsynced": 0}
+        self.first_frame_at: float | None = None
+        self.pause_button: Callable[[], None] = lambda: None
+        self._told = 0
+        self._seen = True
+        self._camera_up = False
+
+    # ------------------------------------------------------------ the Source
+    @property
+    def latency(self) -> float:
+        """Real seconds an input may come after its stamp: the network's share and
+        the sync's uncertainty (the flag waits that long after its fall)."""
+        return self.order.latency
+
+    def press_wait_extra(self) -> float:
+        """Seconds added to the press wait: a press and a frame are stamped by two
+        devices, each known to within its sync's allowance."""
+        return self.sync_allowance
+
+    async def items(self) -> AsyncIterator[SourceItem]:
+        self._closed = False
+        self._frames = asyncio.Queue()
+        self._wake = asyncio.Event()
+        worker = asyncio.create_task(self._read_frames(), name="browser-frames")
+        try:
+            yield LinkChange(False, "waiting for the camera page")
+            while not self._closed:
+                try:
+                    await asyncio.wait_for(self._wake.wait(), 0.05)
+                except TimeoutError:
+                    pass
+                self._wake.clear()
+                self._check_camera()
+                for at, item in self.order.release(self.mono()):
+                    self._out.append(_stamped(item, at))
+                out, self._out = self._out, []
+                for item in out:
+                    yield item
+                if worker.done():
+                    worker.result()  # a bug in the reader surfaces as the source failing
+        finally:
+            worker.cancel()
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._wake is not None:
+            self._wake.set()
+
+    def pending_at(self) -> float:
+        """The earliest monotonic instant an input still to come may carry."""
+        return self.order.pending_at(self.mono())
+
+    # --------------------------------------------------------- the devices
+    def connect(self, role: Role) -> DeviceSession:
+        """A page opened its socket; a page already there (the one reloaded) goes."""
+        old = self.sessions[role]
+        if old is not None:
+            old.closed = True
+        session = DeviceSession(self, role, next(self._numbers))
+        self.sessions[role] = session
+        log.info("%s page %d connected", role, session.number)
+        return session
+
+    def disconnect(self, session: DeviceSession) -> None:
+        session.closed = True
+        if self.sessions[session.role] is session:
+            self.sessions[session.role] = None
+            log.info("%s page %d disconnected", session.role, session.number)
+            if session.role == "camera":
+                self._camera_down("the camera page disconnected")
+
+    def trouble(self, text: str) -> None:
+        """One log line per kind of trouble (the first of its kind), then debug."""
+        kind = text.split(":", 1)[0]
+        if kind in self._troubles:
+            log.debug("%s", text)
+        else:
+            self._troubles.add(kind)
+            log.warning("%s", text)
+
+    def page_press(self, session: DeviceSession, msg: Press) -> None:
+        at = session.to_service(msg.t)
+        now = self.mono()
+        if at is None:
+            self.trouble("press stamped on arrival: the clock page's sync is not ready")
+            at = now
+        self.press(msg.color, at)
+
+    def press(self, color: Color, at: float) -> None:
+        """A press at monotonic instant ``at``, from the page or a GPIO button: one rule."""
+        now = self.mono()
+        if at > now + 1.0:
+            self.trouble(f"press: stamped {at - now:.2f} s in the future, taken as now")
+            at = now
+        self.order.push(at, Reading(press=color), now, press=True)
+        self._poke()
+
+    def page_pause(self) -> None:
+        self.pause_button()
+
+    def page_health(self, session: DeviceSession, msg: Health) -> None:
+        before = session.health
+        session.health = msg
+        if before is None or before.visible != msg.visible:
+            if not msg.visible:
+                self._out.append(Notice(f"{session.role} page: the page is hidden "
+                                        "(backgrounded or screen locked)"))
+        low = msg.battery is not None and msg.battery < 0.15 and not msg.charging
+        was_low = (before is not None and before.battery is not None
+                   and before.battery < 0.15 and not before.charging)
+        if low and not was_low:
+            self._out.append(Notice(f"{session.role} page: battery low "
+                                    f"({msg.battery * 100:.0f} %): plug the device in"))
+        self._poke()
+
+    def page_frame(self, session: DeviceSession, msg: FrameMsg) -> None:
+        self.counts["received"] += 1
+        at = session.to_service(msg.t)
+        if at is None:
+            self.counts["unsynced"] += 1
+            return
+        assert self._frames is not None
+        if self._frames.qsize() >= MAX_QUEUED_FRAMES:
+            self._frames.get_nowait()
+            self.counts["dropped"] += 1
+            self.trouble("frames dropped: the service reads frames slower than they come")
+        if self.first_frame_at is None:
+            self.first_frame_at = at
+        self._frames.put_nowait((at, msg))
+
+    # ------------------------------------------------------------- reading
+    async def _read_frames(self) -> None:
+        assert self._frames is not None
+        loop = asyncio.get_running_loop()
+        while True:
+            at, msg = await self._frames.get()
+            if at < (self.order.camera_mark or -math.inf):
+                continue  # a frame from before the last one read (a reloaded page's)
+            image = await loop.run_in_executor(None, _decode, msg.jpeg)
+            if image is None:
+                self.trouble("frame: the JPEG could not be decoded")
+                continue
+            if self.watcher is None:
+                self.watcher = await loop.run_in_executor(None, self._watcher, image)
+            obs = await loop.run_in_executor(None, self.watcher.feed, at, image)
+            self.counts["read"] += 1
+            self.look = look_at(image, self.watcher, self.look)
+            self.advice = self.look.advice
+            self._camera_news(at)
+            for late in self.watcher.take_late():
+                self.order.push(late.t, Reading(board=late.board), self.mono())
+            if obs is not None:
+                self.order.push(at, Reading(board=obs.board), self.mono())
+            self.order.camera_read(at, self.mono())
+            self._poke()
+
+    def _camera_news(self, at: float) -> None:
+        from controller.vision.watching.watcher import KEPT_GRID
+
+        watcher = self.watcher
+        if not self._camera_up:
+            self._camera_up = True
+            self._out.append(LinkChange(True, "the camera page streams"))
+        for note in watcher.stats.messages[self._told:]:
+            if KEPT_GRID in note:
+                self._out.append(Notice(f"camera: {note.split(': ', 1)[-1]}; look at the "
+                                        "phone and the board"))
+        self._told = len(watcher.stats.messages)
+        if self.look is not None and self.look.exposure_jump:
+            self._out.append(Notice("camera: the exposure changed (light or the phone's "
+                                    "automatic exposure); the game goes on as read"))
+        if watcher.board_seen != self._seen:
+            self._seen = watcher.board_seen
+            self._out.append(LinkChange(self._seen, "the board is back in view" if self._seen
+                                        else "the board is not in view"))
+
+    def _watcher(self, image: Any) -> Any:
+        from controller.vision.calibration_file import load_calibration, refused_note
+        from controller.vision.pipeline import auto_setup
+        from controller.vision.watching.watcher import BoardWatcher
+
+        if self.setup_path:
+            cal = load_calibration(self.setup_path, bare=True)
+            if cal.refused:
+                log.warning("%s", refused_note(self.setup_path))
+            setup = cal.setup
+        else:
+            setup = auto_setup(image)
+        return BoardWatcher.on_setup(setup, stable=camera_stable(self.fps),
+                                     keepalive=self.keepalive)
+
+    def _check_camera(self) -> None:
+        if self._camera_up and not self.order.camera_live(self.mono()) \
+                and self.sessions["camera"] is None:
+            self._camera_down("the camera page is gone")
+
+    def _camera_down(self, why: str) -> None:
+        if self._camera_up:
+            self._camera_up = False
+            self._out.append(LinkChange(False, why))
+            self._poke()
+
+    def _poke(self) -> None:
+        if self._wake is not None:
+            self._wake.set()
+
+    # ------------------------------------------------------------ the pages
+    def status_for(self, session: DeviceSession) -> dict[str, Any]:
+        est = session.sync.estimate()
+        sync: dict[str, Any] = {"ready": est is not None}
+        if est is not None:
+            sync.update(offset_ms=round(est.offset * 1000, 1),
+                        uncertainty_ms=round(est.uncertainty * 1000, 1),
+                        good=est.uncertainty <= self.sync_allowance)
+        out: dict[str, Any] = {"sync": sync}
+        if session.role == "camera":
+            out["camera"] = {
+                "width": self.size[0], "height": self.size[1], "fps": self.fps,
+                "counts": dict(self.counts), **self.advice.to_json(),
+            }
+        return out
+
+    def devices(self) -> dict[str, Any]:
+        """The devices as the arbiter's view shows them."""
+        out: dict[str, Any] = {}
+        for role, session in self.sessions.items():
+            if session is None:
+                out[role] = {"connected": False}
+                continue
+            est = session.sync.estimate()
+            health = session.health
+            out[role] = {
+                "connected": True,
+                "sync_ms": None if est is None else round(est.uncertainty * 1000, 1),
+                "visible": None if health is None else health.visible,
+                "battery": None if health is None else health.battery,
+            }
+        out["advice"] = self.advice.to_json()
+        out["frames"] = dict(self.counts)
+        return out
+
+
+def _stamped(item: Reading, at: float) -> Reading:
+    return Reading(board=item.board, press=item.press, at=at)
+
+
+def _decode(jpeg: bytes) -> Any:
+    import numpy as np
+
+    from controller.vision.cv import cv2
+
+    return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+
+
+def _loop_time() -> float:
+    import time
+
+    return time.monotonic()
