@@ -66,8 +66,11 @@ def look_at(image: np.ndarray, watcher: Any, before: FrameLook | None) -> FrameL
         fix.append("board not found: the whole board must be in view")
     line = getattr(watcher, "last_line", None) or ""
     hand = "?" in line
-    moved = bool(watcher.stats.messages) and "camera may have moved" in watcher.stats.messages[-1]
-    jump = (before is not None and not hand and before.grey > 1
+    last = watcher.stats.messages[-1] if watcher.stats.messages else ""
+    moved = "camera may have moved" in last or "the grid was fitted again" in last
+    # a hand covers part of the picture and moves its mean a little; a jump of the
+    # whole picture's brightness is the phone's exposure (or the room's light)
+    jump = (before is not None and before.grey > 1
             and abs(grey - before.grey) / before.grey > EXPOSURE_JUMP)
     advice = Advice(board, tuple((round(float(x) / w, 4), round(float(y) / h, 4))
                                  for x, y in corners), hand, moved, tuple(fix))

@@ -81,6 +81,10 @@ class InputOrder:
             out.append((h.at, h.item))
         return out
 
+    def presses_between(self, low: float, high: float) -> list[float]:
+        """The stamps of the presses held that were made between ``low`` and ``high``."""
+        return sorted(h.at for h in self._heap if h.press and low < h.at < high)
+
     def pending_at(self, now: float) -> float:
         """The earliest stamp an input not yet released may carry: the next one held,
         one still on the network, or a frame the camera has yet to deliver."""

@@ -41,8 +41,15 @@ log = logging.getLogger("kaeshi.service")
 PING_FIRST = 0.15
 PING_EVERY = 2.0
 PINGS_QUICK = 8
-#: Frames waiting to be read beyond this are dropped, oldest first (the reader is slow).
-MAX_QUEUED_FRAMES = 8
+#: Frames waiting to be read beyond this are dropped, oldest first (the reader is slow,
+#: or a backlog too long).
+MAX_QUEUED_FRAMES = 300  # a page's backlog after a dropped socket (20 s at 15 fps)
+#: Frame periods without a frame that make a gap in the view (a reload, a locked screen).
+GAP_FRAMES = 4
+#: Frames after a gap whose line is handed on even if the watcher saw no change.
+AFTER_GAP = 3
+#: What the camera saw while it saw nothing: every square unknown.
+UNSEEN = "?" * 64
 
 
 class DeviceSession:
@@ -153,6 +160,9 @@ class BrowserSource:
         self.first_frame_at: float | None = None
         self.pause_button: Callable[[], None] = lambda: None
         self._told = 0
+        self._after_gap = 0
+        #: A gap in the view being bridged: (last frame before, first after, frames since).
+        self._gap: tuple[float, float, int] | None = None
         self._seen = True
         self._camera_up = False
 
@@ -293,8 +303,26 @@ class BrowserSource:
                 continue
             if self.watcher is None:
                 self.watcher = await loop.run_in_executor(None, self._watcher, image)
+            mark = self.order.camera_mark
+            gap = (self._gap is None and mark is not None
+                   and at - mark > GAP_FRAMES / self.fps)
             obs = await loop.run_in_executor(None, self.watcher.feed, at, image)
             self.counts["read"] += 1
+            if gap and mark is not None:
+                self._after_gap = AFTER_GAP
+                self._gap = (mark, at, 0)
+            if obs is None and self._after_gap and self.watcher.last_line:
+                obs = _line(at, self.watcher.last_line)
+            self._after_gap = max(0, self._after_gap - 1)
+            bridging = self._gap is not None
+            if self._gap is not None:
+                start, end, seen = self._gap
+                line = self.watcher.last_line or ""
+                if seen + 1 >= AFTER_GAP or (seen >= 1 and "?" not in line):
+                    self._bridge(start, end, line)
+                    self._gap = None
+                else:
+                    self._gap = (start, end, seen + 1)
             self.look = look_at(image, self.watcher, self.look)
             self.advice = self.look.advice
             self._camera_news(at)
@@ -302,8 +330,24 @@ class BrowserSource:
                 self.order.push(late.t, Reading(board=late.board), self.mono())
             if obs is not None:
                 self.order.push(at, Reading(board=obs.board), self.mono())
-            self.order.camera_read(at, self.mono())
+            if not bridging or self._gap is None:
+                self.order.camera_read(at, self.mono())
             self._poke()
+
+    def _bridge(self, mark: float, at: float, line: str) -> None:
+        """The view was gone from ``mark`` to ``at`` (a reload, a locked screen): what lay
+        on the board meanwhile is unknown. A press made in the gap is judged on the first
+        view after it, as if taken at the press (the arbiter held its judgement for it);
+        the clock keeps the press's own time."""
+        self.trouble(f"camera: no frames for {at - mark:.1f} s (page reloaded, hidden or "
+                     "cut off); judgement waited for the view")
+        now = self.mono()
+        self.order.push(mark + 0.5 / self.fps, Reading(board=UNSEEN), now)
+        if not line:
+            return
+        for pressed in self.order.presses_between(mark, at):
+            for k in (1, 2):  # two readings that agree: a board the arbiter takes
+                self.order.push(pressed + k * 1e-3, Reading(board=line), now)
 
     def _camera_news(self, at: float) -> None:
         from controller.vision.watching.watcher import KEPT_GRID
@@ -316,6 +360,9 @@ class BrowserSource:
             if KEPT_GRID in note:
                 self._out.append(Notice(f"camera: {note.split(': ', 1)[-1]}; look at the "
                                         "phone and the board"))
+            elif "the grid was fitted again" in note:
+                self._out.append(Notice(f"camera: {note.split(': ', 1)[-1]} (the phone was "
+                                        "nudged?)"))
         self._told = len(watcher.stats.messages)
         if self.look is not None and self.look.exposure_jump:
             self._out.append(Notice("camera: the exposure changed (light or the phone's "
@@ -389,6 +436,12 @@ class BrowserSource:
         out["advice"] = self.advice.to_json()
         out["frames"] = dict(self.counts)
         return out
+
+
+def _line(at: float, board: str) -> Any:
+    from controller.observation import Observation
+
+    return Observation(at, board=board)
 
 
 def _stamped(item: Reading, at: float) -> Reading:

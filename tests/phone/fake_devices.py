@@ -117,3 +117,61 @@ def jpegs(frames: Iterable[Any], quality: int = 85) -> list[tuple[float, bytes]]
         assert ok
         out.append((f.t, data.tobytes()))
     return out
+
+
+class Gap:
+    """The phone out of reach from ``start`` to ``end`` (seconds into the game):
+    ``keep`` as the page does when its socket drops (it keeps the frames and sends
+    them once it is back and synced), or not, as when the page is reloaded."""
+
+    def __init__(self, start: float, end: float, keep: bool) -> None:
+        self.start, self.end, self.keep = start, end, keep
+
+
+def play_game(ws_base: str, frames: list[tuple[float, bytes]], presses: list[Any],
+              offsets: tuple[float, float], jitter: tuple[float, float],
+              gap: Gap | None = None) -> None:
+    """Stream ``frames`` (time, JPEG) from a phone and tap ``presses`` on a tablet, in
+    real time from now, as a game is played."""
+
+    async def main() -> None:
+        phone = FakePhone(ws_base + "/ws/camera", offsets[0], jitter, seed=1)
+        tablet = FakeTablet(ws_base + "/ws/clock", offsets[1], jitter, seed=2)
+        await phone.open()
+        await tablet.open()
+        await phone.synced()
+        await tablet.synced()
+        loop = asyncio.get_running_loop()
+        start = loop.time() + 0.2
+        t0 = frames[0][0]
+        due = sorted([(t - t0, 0, data) for t, data in frames]
+                     + [(p.t - t0, 1, p.press) for p in presses], key=lambda d: d[0])
+        kept: list[tuple[float, bytes]] = []
+        away = False
+        for at, kind, what in due:
+            await asyncio.sleep(max(0.0, start + at - loop.time()))
+            if gap is not None and not away and gap.start <= at < gap.end:
+                away = True
+                await phone.close()
+            if gap is not None and away and at >= gap.end:
+                away = False
+                fresh = FakePhone(ws_base + "/ws/camera", offsets[0], jitter, seed=3)
+                fresh.seq = phone.seq
+                phone = fresh
+                await phone.open()
+                await phone.synced()
+                for stamp, jpeg in kept:  # the page's backlog, with the times it took them
+                    phone.seq += 1
+                    phone.send(encode_frame(stamp, phone.seq, jpeg))
+                kept = []
+            if kind == 1:
+                tablet.press(what)
+            elif away:
+                if gap is not None and gap.keep:
+                    kept.append((phone.now_ms(), what))
+            else:
+                phone.frame(what)
+        await phone.close()
+        await tablet.close()
+
+    asyncio.run(main())

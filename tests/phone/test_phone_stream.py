@@ -7,46 +7,21 @@ so the arbiter says of the streamed game what it says of the log judged directly
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import pytest
-from fake_devices import FakePhone, FakeTablet, jpegs
+from fake_devices import jpegs, play_game
 from phone_support import LiveTable, content, game_log, scene, setup_file, truth
 
 from controller.synth.gamevideo import GameVideo
 
 
 def _play(table: LiveTable, fps: int, offsets: tuple[float, float],
-          jitter: tuple[float, float], drop: tuple[float, float] | None = None) -> None:
+          jitter: tuple[float, float]) -> None:
     log = game_log()
-    the_scene = scene()
-    frames = jpegs(GameVideo(log, the_scene, fps, seed=7, tail=1.5, moving_hands=True).frames())
-    presses = [o for o in log if o.press is not None]
-    ws = table.url.replace("http", "ws")
-
-    async def main() -> None:
-        phone = FakePhone(ws + "/ws/camera", offsets[0], jitter, seed=1)
-        tablet = FakeTablet(ws + "/ws/clock", offsets[1], jitter, seed=2)
-        await phone.open()
-        await tablet.open()
-        await phone.synced()
-        await tablet.synced()
-        loop = asyncio.get_running_loop()
-        start = loop.time() + 0.2
-        t0 = frames[0][0]
-        due = sorted([(t - t0, "frame", data) for t, data in frames]
-                     + [(p.t - t0, "press", p.press) for p in presses], key=lambda d: d[0])
-        for at, kind, what in due:
-            await asyncio.sleep(max(0.0, start + at - loop.time()))
-            if kind == "press":
-                tablet.press(what)
-            elif drop is None or not drop[0] <= at < drop[1]:
-                phone.frame(what)
-        await phone.close()
-        await tablet.close()
-
-    asyncio.run(main())
+    frames = jpegs(GameVideo(log, scene(), fps, seed=7, tail=1.5, moving_hands=True).frames())
+    play_game(table.url.replace("http", "ws"), frames, [o for o in log if o.press is not None],
+              offsets, jitter)
 
 
 @pytest.mark.parametrize("fps", [10, 15])
