@@ -176,6 +176,14 @@ class Outputs:
             self.url = self.web.url
             log.info("arbiter view: %s/arbiter", self.url)
             # the token goes to the person at the terminal only, never to a log file
+            if routes:
+                from controller.web.qr import qr_text
+
+                log.info("phone pages: %s/camera and %s/clock (QR codes: %s/phone)",
+                         self.url, self.url, self.url)
+                tell_terminal(f"camera page (open it on the phone over the board):\n"
+                              f"{qr_text(self.url + '/camera')}{self.url}/camera\n"
+                              f"clock page: {self.url}/clock   both as QR codes: {self.url}/phone")
             if not tell_terminal(f"arbiter view: {self.url}/arbiter?token={table.token}") \
                     and not config["web.token"]:
                 log.warning("web.token is empty and the output is not a terminal: the random "

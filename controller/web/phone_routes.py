@@ -3,6 +3,7 @@
 * ``/camera``: the camera page; ``/ws/camera`` its socket (frames in, what the
   service sees out)
 * ``/clock``: the clock page; ``/ws/clock`` its socket (presses in)
+* ``/phone``: the two pages' addresses as QR codes, to open them on the devices
 
 Each socket is one :class:`PhoneSession` of the table's :class:`PhoneLink` (the
 browser source): every message goes to the session's strict reader; the service pings
@@ -31,7 +32,7 @@ Role = Literal["camera", "clock"]
 #: A page sends at least its health every few seconds; a socket silent this long is dead.
 READ_DEADLINE = 10.0
 STATUS_EVERY = 0.5
-PAGES = {"camera": "camera.html", "clock": "clock.html"}
+PAGES = {"camera": "camera.html", "clock": "clock.html", "phone": "phone.html"}
 ASSETS = {"camera.js", "clock.js", "phone.css"}
 
 
@@ -77,7 +78,24 @@ def phone_routes(link: PhoneLink) -> list[BaseRoute]:
             await _serve_socket(ws, link, role)
         return serve
 
+    async def codes(request: Request) -> Response:
+        import html
+
+        from controller.web.qr import qr_svg_data_uri
+
+        base = f"{request.url.scheme}://{request.headers.get('host', '')}"
+        parts = []
+        for role, what in (("camera", "the phone over the board"),
+                           ("clock", "the tablet beside it")):
+            url = f"{base}/{role}"
+            parts.append(f'<figure><img alt="QR code of {html.escape(url)}" '
+                         f'src="{qr_svg_data_uri(url)}"><figcaption>{html.escape(what)}: '
+                         f"<a href=\"/{role}\">{html.escape(url)}</a></figcaption></figure>")
+        body = pages["phone"].replace("{{CODES}}", "\n".join(parts))
+        return Response(body, 200, {"Cache-Control": "no-store"}, "text/html; charset=utf-8")
+
     return [
+        Route("/phone", codes, methods=["GET"]),
         Route("/camera", page("camera"), methods=["GET"]),
         Route("/clock", page("clock"), methods=["GET"]),
         Route("/phone/{name}", asset, methods=["GET"]),

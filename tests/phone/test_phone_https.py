@@ -1,0 +1,62 @@
+"""HTTPS on the LAN: the table makes its certificate on first start and keeps it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+import stat
+
+import httpx
+import websockets
+from phone_support import LiveTable, scene, setup_file
+
+
+def test_the_table_serves_https_with_a_certificate_it_made_once(tmp_path):
+    certs = tmp_path / "tls"
+    table = LiveTable(tmp_path, 10, setup_file(tmp_path, scene()),
+                      **{"web.https": "on", "web.certificate": str(certs)})
+    try:
+        port = table.service.outputs.web.port
+        assert table.service.url.startswith("https://")
+        cert = certs / "cert.pem"
+        assert stat.S_IMODE((certs / "key.pem").stat().st_mode) == 0o600
+        with httpx.Client(verify=ssl.create_default_context(cafile=str(cert))) as client:
+            page = client.get(f"https://127.0.0.1:{port}/phone")
+            assert page.status_code == 200
+            assert page.text.count('src="data:image/svg+xml') == 2
+            assert f"https://127.0.0.1:{port}/camera" in page.text
+            assert client.get(f"https://127.0.0.1:{port}/camera").status_code == 200
+        first = cert.read_bytes()
+
+        async def ping() -> dict:
+            context = ssl.create_default_context(cafile=str(cert))
+            async with websockets.connect(f"wss://127.0.0.1:{port}/ws/clock", ssl=context) as ws:
+                return json.loads(await asyncio.wait_for(ws.recv(), 5))
+
+        assert asyncio.run(ping())["type"] in ("ping", "status")
+    finally:
+        table.close()
+    again = LiveTable(tmp_path, 10, setup_file(tmp_path, scene()),
+                      **{"web.https": "on", "web.certificate": str(certs)})
+    again.close()
+    assert cert.read_bytes() == first  # made once, then kept
+
+
+def test_a_socket_from_another_sites_page_is_refused(tmp_path):
+    table = LiveTable(tmp_path, 10, setup_file(tmp_path, scene()))
+    try:
+        async def connect(origin: str) -> None:
+            async with websockets.connect(table.url.replace("http", "ws") + "/ws/camera",
+                                          origin=origin) as ws:
+                await asyncio.wait_for(ws.recv(), 5)
+
+        try:
+            asyncio.run(connect("http://evil.example"))
+            refused = False
+        except websockets.exceptions.WebSocketException:
+            refused = True
+        assert refused
+        asyncio.run(connect(table.url))  # the table's own page is let in
+    finally:
+        table.close()
