@@ -96,11 +96,16 @@ class DeviceSession:
         if isinstance(msg, Pong):
             sent = self.reader.pings.pop(msg.id)
             self.sync.add(sent, self.source.mono(), msg.t)
-            if self.sync.count == 3:
-                est = self.sync.estimate()
-                if est is not None:
-                    log.info("%s page %d: clock synchronised, offset %+.3f s ± %.0f ms",
-                             self.role, self.number, est.offset, est.uncertainty * 1000)
+            est = self.sync.estimate()
+            if est is not None and self.sync.count == 3:
+                log.info("%s page %d: clock synchronised, offset %+.3f s ± %.0f ms",
+                         self.role, self.number, est.offset, est.uncertainty * 1000)
+            if est is not None and est.uncertainty > self.source.sync_allowance:
+                self.source.trouble(
+                    f"{self.role} page {self.number}: clock sync poor, ±"
+                    f"{est.uncertainty * 1000:.0f} ms beyond the allowance of ±"
+                    f"{self.source.sync_allowance * 1000:.0f} ms (a slow or busy Wi-Fi)",
+                    kind=f"sync {self.role} {self.number}")
         elif isinstance(msg, Press):
             self.source.page_press(self, msg)
         elif isinstance(msg, PauseTap):
@@ -230,9 +235,9 @@ class BrowserSource:
             if session.role == "camera":
                 self._camera_down("the camera page disconnected")
 
-    def trouble(self, text: str) -> None:
+    def trouble(self, text: str, kind: str | None = None) -> None:
         """One log line per kind of trouble (the first of its kind), then debug."""
-        kind = text.split(":", 1)[0]
+        kind = kind or text.split(":", 1)[0]
         if kind in self._troubles:
             log.debug("%s", text)
         else:

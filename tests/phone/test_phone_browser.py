@@ -83,6 +83,14 @@ def test_the_pages_stream_a_game_judged_as_its_log(tmp_path, fps):
         got = content(table.events())
         chrome.session = camera
         shown = chrome.text()
+        chrome.session = clock  # the tablet at a phone's size: large halves, no sideways scroll
+        chrome.viewport(390, 844)
+        halves = chrome.js("document.getElementById('half-black').getBoundingClientRect().height")
+        sideways = chrome.scrolls_sideways()
+        times = chrome.js("document.getElementById('time-black').textContent")
+        open_page(chrome, f"{base}/arbiter?token={table.service.token}", 0.0)
+        chrome.wait_for("document.getElementById('devices').textContent.includes('camera: sync ±')",
+                        10)
         errors = list(chrome.errors)
     finally:
         chrome.close()
@@ -90,4 +98,6 @@ def test_the_pages_stream_a_game_judged_as_its_log(tmp_path, fps):
         table.close()
     assert got == truth(log)
     assert "board found" in shown and "sync ±" in shown
+    assert halves > 300 and not sideways
+    assert times.startswith("19:") or times.startswith("20:")  # a 20-minute clock, ticking
     assert errors == []

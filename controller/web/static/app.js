@@ -318,6 +318,26 @@ function drawLate(s) {
   }
 }
 
+// A table whose board comes from a phone: the phone and the tablet, as the table sees them.
+function drawDevices(d) {
+  const box = $("devices");
+  box.hidden = !d;
+  if (!d) return;
+  const part = (name, x) => {
+    if (!x || !x.connected) return `${name}: not connected`;
+    let t = `${name}: sync ${x.sync_ms == null ? "…" : "±" + Math.round(x.sync_ms) + " ms"}`;
+    if (x.visible === false) t += ", page hidden";
+    if (typeof x.battery === "number") t += `, battery ${Math.round(x.battery * 100)} %`;
+    return t;
+  };
+  const a = d.advice || {};
+  const view = a.board ? "board found" + (a.hand ? ", hand in view" : "") + (a.moved ? ", camera moved" : "")
+                       : "board not in view";
+  const f = d.frames || {};
+  box.textContent = `${part("camera", d.camera)} · ${part("clock", d.clock)} · ${view}` +
+    ` · frames ${f.read || 0} read, ${f.dropped || 0} dropped` + ((a.fix || []).length ? ` · fix: ${a.fix.join("; ")}` : "");
+}
+
 function render(s) {
   snap = s;
   document.body.dataset.mode = s.mode || "";
@@ -336,6 +356,7 @@ function render(s) {
     $("clock-" + color).classList.toggle("to-move", s.to_move === color && s.state !== "game_over");
   }
   $("message").textContent = s.message || "";
+  drawDevices(s.devices);
   drawBoard(s);
   drawClocks(s);
   drawMoves(s);
