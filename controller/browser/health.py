@@ -19,6 +19,8 @@ TOO_DARK = 45.0
 EXPOSURE_JUMP = 0.2
 #: The shortest board side over the longest below this: the phone looks too obliquely.
 OBLIQUE = 0.55
+#: A picture this much less sharp than the board usually is: the autofocus is hunting.
+BLURRED = 0.4
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,10 @@ class FrameLook:
     grey: float
     advice: Advice = field(default_factory=Advice)
     exposure_jump: bool = False
+    #: How sharp the picture usually is (a slow average of frames in focus), and whether
+    #: this one is blurred against it.
+    sharpness: float = 0.0
+    blurred: bool = False
 
 
 def board_corners(homography: np.ndarray) -> np.ndarray:
@@ -48,8 +54,13 @@ def board_corners(homography: np.ndarray) -> np.ndarray:
 
 
 def look_at(image: np.ndarray, watcher: Any, before: FrameLook | None) -> FrameLook:
+    import cv2
+
     h, w = image.shape[:2]
     grey = float(image.mean())
+    sharp = float(cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.CV_32F).var())
+    usual = before.sharpness if before is not None and before.sharpness > 0 else sharp
+    blurred = sharp < BLURRED * usual
     corners = board_corners(watcher.reader.homography)
     fix: list[str] = []
     if grey < TOO_DARK:
@@ -61,6 +72,8 @@ def look_at(image: np.ndarray, watcher: Any, before: FrameLook | None) -> FrameL
     sides = np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)
     if sides.max() > 0 and sides.min() / sides.max() < OBLIQUE:
         fix.append("too oblique: raise the phone above the board's centre")
+    if blurred:
+        fix.append("out of focus (the autofocus is hunting): tap the board on the screen")
     board = bool(watcher.board_seen)
     if not board:
         fix.append("board not found: the whole board must be in view")
@@ -74,4 +87,5 @@ def look_at(image: np.ndarray, watcher: Any, before: FrameLook | None) -> FrameL
             and abs(grey - before.grey) / before.grey > EXPOSURE_JUMP)
     advice = Advice(board, tuple((round(float(x) / w, 4), round(float(y) / h, 4))
                                  for x, y in corners), hand, moved, tuple(fix))
-    return FrameLook(grey, advice, jump)
+    usual = usual if blurred else 0.9 * usual + 0.1 * sharp
+    return FrameLook(grey, advice, jump, usual, blurred)

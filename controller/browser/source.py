@@ -328,7 +328,11 @@ class BrowserSource:
                     self._gap = None
                 else:
                     self._gap = (start, end, seen + 1)
+            was_blurred = self.look is not None and self.look.blurred
             self.look = look_at(image, self.watcher, self.look)
+            if self.look.blurred and not was_blurred:
+                self.trouble("camera: a frame out of focus (the phone's autofocus hunting); "
+                             "the arbiter waits for frames that agree")
             self.advice = self.look.advice
             self._camera_news(at)
             for late in self.watcher.take_late():

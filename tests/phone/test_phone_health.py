@@ -69,3 +69,27 @@ def test_the_camera_page_is_told_what_to_fix():
     assert look.advice.hand and look.advice.moved
     bright = look_at(np.full((240, 320, 3), 120, np.uint8), Watcher(), look)
     assert bright.exposure_jump and not look_at(dark, Watcher(), None).exposure_jump
+
+
+def test_a_blurred_frame_is_told_as_focus_hunting():
+    import cv2
+
+    class Watcher:
+        board_seen = True
+        last_line = "-" * 64
+
+        class stats:  # noqa: N801
+            messages: list[str] = []
+
+        class reader:  # noqa: N801
+            homography = np.array([[30.0, 0, 40], [0, 25, 20], [0, 0, 1]])
+
+    rng = np.random.default_rng(1)
+    sharp = (rng.random((240, 320, 3)) * 255).astype(np.uint8)
+    look = None
+    for _ in range(5):
+        look = look_at(sharp, Watcher(), look)
+        assert not look.blurred
+    blurred = look_at(cv2.GaussianBlur(sharp, (0, 0), 4), Watcher(), look)
+    assert blurred.blurred and any("out of focus" in f for f in blurred.advice.fix)
+    assert not look_at(sharp, Watcher(), blurred).blurred
