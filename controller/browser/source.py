@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from controller.browser.clocksync import ClockSync
+from controller.browser.flow import CameraFlow
 from controller.browser.health import Advice, FrameLook, look_at
 from controller.browser.order import InputOrder
 from controller.browser.wire import (
@@ -97,6 +98,9 @@ class DeviceSession:
             sent = self.reader.pings.pop(msg.id)
             self.sync.add(sent, self.source.mono(), msg.t)
             est = self.sync.estimate()
+            if est is not None and self.role == "camera" and self is self.source.sessions["camera"]:
+                self.source.flow.synchronised()
+                self.source.flow_changed()
             if est is not None and self.sync.count == 3:
                 log.info("%s page %d: clock synchronised, offset %+.3f s ± %.0f ms",
                          self.role, self.number, est.offset, est.uncertainty * 1000)
@@ -170,6 +174,9 @@ class BrowserSource:
         self._gap: tuple[float, float, int] | None = None
         self._seen = True
         self._camera_up = False
+        #: The phone holder's task (one text per step: page, arbiter's view, log).
+        self.flow = CameraFlow()
+        self._step = self.flow.step
 
     # ------------------------------------------------------------ the Source
     @property
@@ -224,6 +231,9 @@ class BrowserSource:
             old.closed = True
         session = DeviceSession(self, role, next(self._numbers))
         self.sessions[role] = session
+        if role == "camera":
+            self.flow.connect()
+            self.flow_changed()
         log.info("%s page %d connected", role, session.number)
         return session
 
@@ -233,6 +243,8 @@ class BrowserSource:
             self.sessions[session.role] = None
             log.info("%s page %d disconnected", session.role, session.number)
             if session.role == "camera":
+                self.flow.disconnect()
+                self.flow_changed()
                 self._camera_down("the camera page disconnected")
 
     def trouble(self, text: str, kind: str | None = None) -> None:
@@ -267,6 +279,9 @@ class BrowserSource:
     def page_health(self, session: DeviceSession, msg: Health) -> None:
         before = session.health
         session.health = msg
+        if session.role == "camera" and session is self.sessions["camera"]:
+            self.flow.shown(msg.visible)
+            self.flow_changed()
         if before is None or before.visible != msg.visible:
             if not msg.visible:
                 self._out.append(Notice(f"{session.role} page: the page is hidden "
@@ -334,6 +349,8 @@ class BrowserSource:
                 self.trouble("camera: a frame out of focus (the phone's autofocus hunting); "
                              "the arbiter waits for frames that agree")
             self.advice = self.look.advice
+            self.flow.frame(self.advice.board, bool(self.advice.fix))
+            self.flow_changed()
             self._camera_news(at)
             for late in self.watcher.take_late():
                 self.order.push(late.t, Reading(board=late.board), self.mono())
@@ -396,7 +413,17 @@ class BrowserSource:
         return BoardWatcher.on_setup(setup, stable=camera_stable(self.fps),
                                      keepalive=self.keepalive)
 
+    def flow_changed(self) -> None:
+        step = self.flow.step
+        if step is not self._step:
+            self._step = step
+            log.info("camera page: %s", self.flow.text)
+
     def _check_camera(self) -> None:
+        seen = self.order.camera_seen
+        if seen is not None and self.mono() - seen > GAP_FRAMES / self.fps + 0.5:
+            self.flow.silent()
+            self.flow_changed()
         if self._camera_up and not self.order.camera_live(self.mono()) \
                 and self.sessions["camera"] is None:
             self._camera_down("the camera page is gone")
@@ -421,6 +448,7 @@ class BrowserSource:
                         good=est.uncertainty <= self.sync_allowance)
         out: dict[str, Any] = {"sync": sync}
         if session.role == "camera":
+            out["step"] = {"step": self.flow.step.value, "text": self.flow.text}
             out["camera"] = {
                 "width": self.size[0], "height": self.size[1], "fps": self.fps,
                 "counts": dict(self.counts), **self.advice.to_json(),
@@ -442,6 +470,7 @@ class BrowserSource:
                 "visible": None if health is None else health.visible,
                 "battery": None if health is None else health.battery,
             }
+        out["step"] = {"step": self.flow.step.value, "text": self.flow.text}
         out["advice"] = self.advice.to_json()
         out["frames"] = dict(self.counts)
         return out

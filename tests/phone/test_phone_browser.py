@@ -19,6 +19,7 @@ from devtools import DevTools
 from jitter_proxy import JitterProxy
 from phone_support import LiveTable, content, game_log, scene, setup_file, truth
 
+from controller.browser.flow import TEXT, CameraStep
 from controller.synth.gamevideo import GameVideo
 from controller.vision.cv import cv2
 
@@ -98,6 +99,7 @@ def test_the_pages_stream_a_game_judged_as_its_log(tmp_path, fps):
         table.close()
     assert got == truth(log)
     assert "board found" in shown and "sync ±" in shown
+    assert TEXT[CameraStep.WATCHING] in shown or TEXT[CameraStep.FIX_PICTURE] in shown, shown
     assert halves > 300 and not sideways
     assert times.startswith("19:") or times.startswith("20:")  # a 20-minute clock, ticking
     assert errors == []

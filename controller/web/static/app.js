@@ -334,7 +334,7 @@ function drawDevices(d) {
   const view = a.board ? "board found" + (a.hand ? ", hand in view" : "") + (a.moved ? ", camera moved" : "")
                        : "board not in view";
   const f = d.frames || {};
-  box.textContent = `${part("camera", d.camera)} · ${part("clock", d.clock)} · ${view}` +
+  box.textContent = `${d.step ? d.step.text + " " : ""}${part("camera", d.camera)} · ${part("clock", d.clock)} · ${view}` +
     ` · frames ${f.read || 0} read, ${f.dropped || 0} dropped` + ((a.fix || []).length ? ` · fix: ${a.fix.join("; ")}` : "");
 }
 

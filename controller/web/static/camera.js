@@ -30,6 +30,7 @@ function onStatus(m) {
   synced = !!s.ready;
   $("sync").textContent = s.ready ? `sync ±${Math.round(s.uncertainty_ms)} ms` : "sync …";
   $("sync").className = s.ready ? (s.good ? "ok" : "warn") : "warn";
+  if (m.step) { $("step").textContent = m.step.text; $("step").dataset.step = m.step.step; }
   const cam = m.camera;
   if (!cam) return;
   if (!asked) { asked = cam; startCamera(); }
