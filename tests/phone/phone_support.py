@@ -70,6 +70,7 @@ class LiveTable:
     """``kaeshi run`` with a browser source, on its own loop thread."""
 
     def __init__(self, tmp: Path, fps: int, setup: Path, **options: Any) -> None:
+        tmp.mkdir(parents=True, exist_ok=True)
         cfg = defaults().replace(**{
             "game.mode": "tournament",
             "source.kind": "browser",
