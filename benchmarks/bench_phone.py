@@ -79,6 +79,8 @@ class Table:
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self.service.stop)
         self.thread.join(15)
+        if not self.thread.is_alive():
+            self.loop.close()
 
 
 async def device(url: str, offset: float) -> Any:

@@ -120,3 +120,5 @@ class LiveTable:
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self.service.stop)
         self.thread.join(15)
+        if not self.thread.is_alive():
+            self.loop.close()
