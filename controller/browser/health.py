@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-#: Mean grey below which the picture is too dark to read discs reliably.
-TOO_DARK = 45.0
+#: The picture is too dark when even its brightest part (the white discs, the lit
+#: squares: the 98th percentile of grey) stays below this.
+TOO_DARK = 90.0
 #: A change of the mean grey by this fraction between frames with no hand: exposure.
 EXPOSURE_JUMP = 0.2
 #: The shortest board side over the longest below this: the phone looks too obliquely.
@@ -63,7 +64,7 @@ def look_at(image: np.ndarray, watcher: Any, before: FrameLook | None) -> FrameL
     blurred = sharp < BLURRED * usual
     corners = board_corners(watcher.reader.homography)
     fix: list[str] = []
-    if grey < TOO_DARK:
+    if float(np.percentile(image[::4, ::4], 98)) < TOO_DARK:
         fix.append("too dark: more light on the board")
     inside = (corners[:, 0] >= 0) & (corners[:, 0] <= w) & (corners[:, 1] >= 0) \
         & (corners[:, 1] <= h)
