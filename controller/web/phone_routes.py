@@ -94,8 +94,20 @@ def phone_routes(link: PhoneLink) -> list[BaseRoute]:
         body = pages["phone"].replace("{{CODES}}", "\n".join(parts))
         return Response(body, 200, {"Cache-Control": "no-store"}, "text/html; charset=utf-8")
 
+    async def code(request: Request) -> Response:
+        """One page's address as an SVG QR code, for the table page."""
+        from controller.web.qr import qr_svg
+
+        role = request.path_params["role"]
+        if role not in ("camera", "clock"):
+            return Response("no such page", 404)
+        base = f"{request.url.scheme}://{request.headers.get('host', '')}"
+        return Response(qr_svg(f"{base}/{role}"), 200, {"Cache-Control": "no-store"},
+                        "image/svg+xml")
+
     return [
         Route("/phone", codes, methods=["GET"]),
+        Route("/phone/qr/{role}.svg", code, methods=["GET"]),
         Route("/camera", page("camera"), methods=["GET"]),
         Route("/clock", page("clock"), methods=["GET"]),
         Route("/phone/{name}", asset, methods=["GET"]),

@@ -20,3 +20,12 @@ def qr_svg_data_uri(url: str) -> str:
     import segno
 
     return str(segno.make(url, error="m").svg_data_uri(scale=6, border=2))
+
+
+def qr_svg(url: str) -> bytes:
+    """The code as an SVG document."""
+    import segno
+
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="svg", scale=6, border=2)
+    return out.getvalue()

@@ -33,6 +33,12 @@ class JitterProxy:
         self.port = self._server.sockets[0].getsockname()[1]
         self._ready.set()
         self.loop.run_forever()
+        # every relay ends here, on its own loop, before the loop is closed
+        tasks = asyncio.all_tasks(self.loop)
+        for task in tasks:
+            task.cancel()
+        self.loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+        self.loop.close()
 
     async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -61,14 +67,18 @@ class JitterProxy:
         sender = asyncio.create_task(deliver())
         try:
             while True:
-                chunk = await src.read(65536)
+                try:
+                    chunk = await src.read(65536)
+                except OSError:
+                    chunk = b""
                 last = max(last, loop.time() + self.rng.uniform(*self.jitter))
                 queue.put_nowait((last, chunk))
                 if not chunk:
                     break
             await sender
-        except (OSError, asyncio.CancelledError):
+        finally:
             sender.cancel()
+            await asyncio.gather(sender, return_exceptions=True)
 
     def close(self) -> None:
         def stop() -> None:

@@ -27,6 +27,9 @@ def test_the_table_serves_https_with_a_certificate_it_made_once(tmp_path):
             assert page.text.count('src="data:image/svg+xml') == 2
             assert f"https://127.0.0.1:{port}/camera" in page.text
             assert client.get(f"https://127.0.0.1:{port}/camera").status_code == 200
+            code = client.get(f"https://127.0.0.1:{port}/phone/qr/camera.svg")
+            assert code.status_code == 200 and code.headers["content-type"] == "image/svg+xml"
+            assert client.get(f"https://127.0.0.1:{port}/phone/qr/other.svg").status_code == 404
         first = cert.read_bytes()
 
         async def ping() -> dict:

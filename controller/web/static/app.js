@@ -322,6 +322,12 @@ function drawLate(s) {
 function drawDevices(d) {
   const box = $("devices");
   box.hidden = !d;
+  const qr = $("phone-qr");
+  // the camera page's address, until a phone has opened it
+  qr.hidden = !d || !!(d.camera && d.camera.connected);
+  if (!qr.hidden && !qr.querySelector("img").getAttribute("src")) {
+    qr.querySelector("img").setAttribute("src", "/phone/qr/camera.svg");
+  }
   if (!d) return;
   const part = (name, x) => {
     if (!x || !x.connected) return `${name}: not connected`;
