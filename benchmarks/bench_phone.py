@@ -98,8 +98,9 @@ async def device(url: str, offset: float) -> Any:
 
 async def play(table: Table, frames: list[tuple[float, bytes]], presses: list[Any],
                fps_offered: float | None = None) -> list[float]:
-    cam, cam_task = await device(table.ws + "/camera", 3.0)
-    clk, clk_task = await device(table.ws + "/clock", -2.0)
+    key = table.service.intake.active.device_key
+    cam, cam_task = await device(f"{table.ws}/camera?key={key}", 3.0)
+    clk, clk_task = await device(f"{table.ws}/clock?key={key}", -2.0)
     loop = asyncio.get_running_loop()
     start = loop.time() + 0.1
     t0 = frames[0][0]

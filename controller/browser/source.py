@@ -50,8 +50,10 @@ class BrowserSource:
     def __init__(self, fps: int, setup_path: str = "", keepalive: float = 1.0,
                  network: float = 0.4, sync_allowance: float = 0.1, hold_max: float = 10.0,
                  size: tuple[int, int] = (640, 480),
-                 monotonic: Callable[[], float] | None = None) -> None:
+                 monotonic: Callable[[], float] | None = None, device_key: str = "") -> None:
         self.fps = fps
+        #: The key the pages' addresses carry: a page without it is not this table's.
+        self.device_key = device_key
         self.setup_path = setup_path
         self.keepalive = keepalive
         self.network = network

@@ -132,7 +132,8 @@ class Intake:
                              keepalive=c["source.lost_after"] / 2, network=c["source.network"],
                              sync_allowance=c["source.sync_allowance"],
                              hold_max=c["source.hold_max"], size=size,
-                             monotonic=self.table.monotonic)
+                             monotonic=self.table.monotonic,
+                             device_key=device_key(str(getattr(self.table, "token", ""))))
 
     def source_settled(self) -> bool:
         """Whether the source's boards come already debounced (``Source.settled``).
@@ -440,3 +441,12 @@ def _setup_size(path: str, default: tuple[int, int]) -> tuple[int, int]:
     except Exception as exc:  # the source names a broken file when it reads it
         log.debug("camera set-up size not read: %s", exc)
         return default
+
+
+def device_key(token: str) -> str:
+    """The key in the camera and clock pages' addresses: derived from the arbiter's token,
+    so it outlives a restart when the token is configured, and tells nothing of it."""
+    import hashlib
+    import hmac
+
+    return hmac.new(token.encode("utf-8"), b"kaeshi phone pages", hashlib.sha256).hexdigest()[:16]

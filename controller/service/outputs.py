@@ -179,11 +179,14 @@ class Outputs:
             if routes:
                 from controller.web.qr import qr_text
 
-                log.info("phone pages: %s/camera and %s/clock (QR codes: %s/phone)",
-                         self.url, self.url, self.url)
+                key = f"?key={getattr(source, 'device_key', '')}"
+                log.info("phone pages: %s/camera and %s/clock (the addresses with their key: "
+                         "the arbiter's view, or %s/phone from it)", self.url, self.url, self.url)
+                # the device key goes to the person at the terminal only, as the token does
                 tell_terminal(f"camera page (open it on the phone over the board):\n"
-                              f"{qr_text(self.url + '/camera')}{self.url}/camera\n"
-                              f"clock page: {self.url}/clock   both as QR codes: {self.url}/phone")
+                              f"{qr_text(self.url + '/camera' + key)}{self.url}/camera{key}\n"
+                              f"clock page: {self.url}/clock{key}\n"
+                              f"both as QR codes: {self.url}/phone{key}")
             if not tell_terminal(f"arbiter view: {self.url}/arbiter?token={table.token}") \
                     and not config["web.token"]:
                 log.warning("web.token is empty and the output is not a terminal: the random "

@@ -5,6 +5,11 @@
 * ``/clock``: the clock page; ``/ws/clock`` its socket (presses in)
 * ``/phone``: the two pages' addresses as QR codes, to open them on the devices
 
+Every address carries the table's device key (``?key=``, derived from the arbiter's
+token): a page opened without it, by a spectator on the club's Wi-Fi, cannot press a
+clock or feed frames. The terminal that started the table and the arbiter's view show
+the addresses with their key.
+
 Each socket is one :class:`PhoneSession` of the table's :class:`PhoneLink` (the
 browser source): every message goes to the session's strict reader; the service pings
 for the clock sync and sends the page its status twice a second. A socket from another
@@ -47,8 +52,18 @@ class PhoneSession(Protocol):
 
 
 class PhoneLink(Protocol):
+    device_key: str
+
     def connect(self, role: Role) -> PhoneSession: ...
     def disconnect(self, session: PhoneSession) -> None: ...
+
+
+def key_ok(link: PhoneLink, given: str | None) -> bool:
+    """The page's address carries this table's device key (any, if it has none)."""
+    import hmac
+
+    return not link.device_key or hmac.compare_digest((given or "").encode("utf-8", "replace"),
+                                                      link.device_key.encode("utf-8"))
 
 
 def _static(name: str) -> str:
@@ -83,14 +98,21 @@ def phone_routes(link: PhoneLink) -> list[BaseRoute]:
 
         from controller.web.qr import qr_svg_data_uri
 
+        key = request.query_params.get("key")
+        if not key_ok(link, key):
+            return Response("This page's address needs the table's device key: the arbiter's "
+                            "view and the terminal that started the table show it.", 403,
+                            media_type="text/plain; charset=utf-8")
         base = f"{request.url.scheme}://{request.headers.get('host', '')}"
+        suffix = f"?key={link.device_key}" if link.device_key else ""
         parts = []
         for role, what in (("camera", "the phone over the board"),
                            ("clock", "the tablet beside it")):
-            url = f"{base}/{role}"
+            url = f"{base}/{role}{suffix}"
             parts.append(f'<figure><img alt="QR code of {html.escape(url)}" '
                          f'src="{qr_svg_data_uri(url)}"><figcaption>{html.escape(what)}: '
-                         f"<a href=\"/{role}\">{html.escape(url)}</a></figcaption></figure>")
+                         f'<a href="/{role}{suffix}">{html.escape(url)}</a>'
+                         "</figcaption></figure>")
         body = pages["phone"].replace("{{CODES}}", "\n".join(parts))
         return Response(body, 200, {"Cache-Control": "no-store"}, "text/html; charset=utf-8")
 
@@ -101,8 +123,11 @@ def phone_routes(link: PhoneLink) -> list[BaseRoute]:
         role = request.path_params["role"]
         if role not in ("camera", "clock"):
             return Response("no such page", 404)
+        if not key_ok(link, request.query_params.get("key")):
+            return Response("the device key is missing or wrong", 403)
         base = f"{request.url.scheme}://{request.headers.get('host', '')}"
-        return Response(qr_svg(f"{base}/{role}"), 200, {"Cache-Control": "no-store"},
+        suffix = f"?key={link.device_key}" if link.device_key else ""
+        return Response(qr_svg(f"{base}/{role}{suffix}"), 200, {"Cache-Control": "no-store"},
                         "image/svg+xml")
 
     return [
@@ -131,6 +156,10 @@ def same_origin(ws: WebSocket) -> bool:
 async def _serve_socket(ws: WebSocket, link: PhoneLink, role: Role) -> None:
     if not same_origin(ws):
         log.warning("a %s socket from another site's page was refused", role)
+        await ws.close(code=1008)
+        return
+    if not key_ok(link, ws.query_params.get("key")):
+        log.warning("a %s socket without this table's device key was refused", role)
         await ws.close(code=1008)
         return
     await ws.accept()

@@ -57,13 +57,14 @@ def phone_pages() -> None:
             f"--use-file-for-fake-video-capture={tmp / 'board.y4m'}"))
         try:
             browser.open("about:blank")
-            shoot(browser, table.url + "/camera", "document.getElementById('step')"
+            key = f"?key={table.key}"
+            shoot(browser, table.url + "/camera" + key, "document.getElementById('step')"
                   ".dataset.step === 'watching' || document.getElementById('step')"
                   ".dataset.step === 'fix_picture'", "phone-camera")
-            shoot(browser, table.url + "/clock",
+            shoot(browser, table.url + "/clock" + key,
                   "document.getElementById('sync').textContent.startsWith('sync ±')",
                   "phone-clock")
-            shoot(browser, table.url + "/phone", "document.querySelectorAll('img').length === 2",
+            shoot(browser, table.url + "/phone" + key, "document.querySelectorAll('img').length === 2",
                   "phone-codes")
         finally:
             browser.close()

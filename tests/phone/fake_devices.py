@@ -130,13 +130,13 @@ class Gap:
 
 def play_game(ws_base: str, frames: list[tuple[float, bytes]], presses: list[Any],
               offsets: tuple[float, float], jitter: tuple[float, float],
-              gap: Gap | None = None) -> None:
+              gap: Gap | None = None, key: str = "") -> None:
     """Stream ``frames`` (time, JPEG) from a phone and tap ``presses`` on a tablet, in
     real time from now, as a game is played."""
 
     async def main() -> None:
-        phone = FakePhone(ws_base + "/ws/camera", offsets[0], jitter, seed=1)
-        tablet = FakeTablet(ws_base + "/ws/clock", offsets[1], jitter, seed=2)
+        phone = FakePhone(f"{ws_base}/ws/camera?key={key}", offsets[0], jitter, seed=1)
+        tablet = FakeTablet(f"{ws_base}/ws/clock?key={key}", offsets[1], jitter, seed=2)
         await phone.open()
         await tablet.open()
         await phone.synced()
@@ -155,7 +155,7 @@ def play_game(ws_base: str, frames: list[tuple[float, bytes]], presses: list[Any
                 await phone.close()
             if gap is not None and away and at >= gap.end:
                 away = False
-                fresh = FakePhone(ws_base + "/ws/camera", offsets[0], jitter, seed=3)
+                fresh = FakePhone(f"{ws_base}/ws/camera?key={key}", offsets[0], jitter, seed=3)
                 fresh.seq = phone.seq
                 phone = fresh
                 await phone.open()

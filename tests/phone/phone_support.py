@@ -105,6 +105,11 @@ class LiveTable:
         return f"http://127.0.0.1:{web.port}"
 
     @property
+    def key(self) -> str:
+        """The device key the pages' addresses carry."""
+        return str(self.source.device_key)
+
+    @property
     def source(self) -> Any:
         return self.service.intake.active
 

@@ -66,12 +66,14 @@ def test_the_pages_stream_a_game_judged_as_its_log(tmp_path, fps):
     ))
     try:
         base = f"http://127.0.0.1:{proxy.port}"
-        table_page = open_page(chrome, base + "/", 0.0)  # before a phone: the QR code shows
+        # the arbiter's view, before a phone: the camera page's address as a QR code
+        table_page = open_page(chrome, f"{base}/arbiter?token={table.service.token}", 0.0)
         chrome.wait_for("!document.getElementById('phone-qr').hidden && "
                         "document.querySelector('#phone-qr img').complete && "
                         "document.querySelector('#phone-qr img').naturalWidth > 100", 15)
-        camera = open_page(chrome, base + "/camera", 6500.0)
-        clock = open_page(chrome, base + "/clock", -4200.0)
+        qr = chrome.js("document.querySelector('#phone-qr img').getAttribute('src')")
+        camera = open_page(chrome, f"{base}/camera?key={table.key}", 6500.0)
+        clock = open_page(chrome, f"{base}/clock?key={table.key}", -4200.0)
         t0 = time.monotonic()
         while table.on_loop(lambda: table.source.first_frame_at) is None:
             assert time.monotonic() - t0 < 30, "the camera page never streamed"
@@ -95,7 +97,6 @@ def test_the_pages_stream_a_game_judged_as_its_log(tmp_path, fps):
         times = chrome.js("document.getElementById('time-black').textContent")
         chrome.session = table_page
         qr_left = chrome.js("document.getElementById('phone-qr').hidden")
-        open_page(chrome, f"{base}/arbiter?token={table.service.token}", 0.0)
         chrome.wait_for("document.getElementById('devices').textContent.includes('camera: sync ±')",
                         10)
         errors = list(chrome.errors)
@@ -108,5 +109,6 @@ def test_the_pages_stream_a_game_judged_as_its_log(tmp_path, fps):
     assert TEXT[CameraStep.WATCHING] in shown or TEXT[CameraStep.FIX_PICTURE] in shown, shown
     assert halves > 300 and not sideways
     assert qr_left  # the phone connected: the table page no longer asks for it
+    assert qr == f"/phone/qr/camera.svg?key={table.key}"
     assert times.startswith("19:") or times.startswith("20:")  # a 20-minute clock, ticking
     assert errors == []

@@ -84,7 +84,8 @@ def test_a_fault_mid_game_loses_and_invents_no_move(tmp_path, caplog, fault):
     table = LiveTable(tmp_path, FPS, setup_file(tmp_path, scene()))
     try:
         play_game(table.url.replace("http", "ws"), frames,
-                  [o for o in log if o.press is not None], (3.0, -5.0), (0.05, 0.3), gap)
+                  [o for o in log if o.press is not None], (3.0, -5.0), (0.05, 0.3), gap,
+                  key=table.key)
         time.sleep(1.5)
         got = content(table.events())
     finally:

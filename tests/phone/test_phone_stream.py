@@ -20,7 +20,7 @@ def _play(table: LiveTable, fps: int, offsets: tuple[float, float],
     log = game_log()
     frames = jpegs(GameVideo(log, scene(), fps, seed=7, tail=1.5, moving_hands=True).frames())
     play_game(table.url.replace("http", "ws"), frames, [o for o in log if o.press is not None],
-              offsets, jitter)
+              offsets, jitter, key=table.key)
 
 
 def test_a_streamed_game_is_judged_as_its_log(tmp_path):

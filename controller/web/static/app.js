@@ -323,10 +323,13 @@ function drawDevices(d) {
   const box = $("devices");
   box.hidden = !d;
   const qr = $("phone-qr");
-  // the camera page's address, until a phone has opened it
-  qr.hidden = !d || !!(d.camera && d.camera.connected);
-  if (!qr.hidden && !qr.querySelector("img").getAttribute("src")) {
-    qr.querySelector("img").setAttribute("src", "/phone/qr/camera.svg");
+  // the arbiter's view: the camera page's address with its key, until a phone opens it
+  const key = snap && snap.device_key;
+  qr.hidden = !d || typeof key !== "string" || !!(d.camera && d.camera.connected);
+  if (!qr.hidden) {
+    const src = `/phone/qr/camera.svg?key=${encodeURIComponent(key)}`;
+    if (qr.querySelector("img").getAttribute("src") !== src) qr.querySelector("img").setAttribute("src", src);
+    qr.querySelector("a").setAttribute("href", `/phone?key=${encodeURIComponent(key)}`);
   }
   if (!d) return;
   const part = (name, x) => {

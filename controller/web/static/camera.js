@@ -10,7 +10,7 @@ const grab = document.createElement("canvas");
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  ws = new WebSocket(`${scheme}//${location.host}/ws/camera`);
+  ws = new WebSocket(`${scheme}//${location.host}/ws/camera${location.search}`);
   ws.binaryType = "arraybuffer";
   synced = false;
   ws.onopen = () => { setConn("connected", "ok"); sendHealth(); };

@@ -8,7 +8,7 @@ let ws = null, synced = false, seq = 0, unsent = [], clockBase = null, presses =
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  ws = new WebSocket(`${scheme}//${location.host}/ws/clock`);
+  ws = new WebSocket(`${scheme}//${location.host}/ws/clock${location.search}`);
   synced = false;
   ws.onopen = () => setConn("connected", "ok");
   ws.onclose = () => { setConn("reconnecting", "bad"); synced = false; setTimeout(connect, 1000); };
