@@ -235,6 +235,7 @@ class BrowserSource:
                    and at - mark > GAP_FRAMES / self.fps)
             obs = await loop.run_in_executor(None, self.watcher.feed, at, image)
             self.counts["read"] += 1
+            gap = gap and self.watcher.board_seen  # a frame with no board shows nothing
             if gap and mark is not None:
                 self._after_gap = AFTER_GAP
                 self._gap = (mark, at, 0)
@@ -242,7 +243,7 @@ class BrowserSource:
                 obs = _line(at, self.watcher.last_line)
             self._after_gap = max(0, self._after_gap - 1)
             bridging = self._gap is not None
-            if self._gap is not None:
+            if self._gap is not None and self.watcher.board_seen:
                 start, end, seen = self._gap
                 line = self.watcher.last_line or ""
                 if seen + 1 >= AFTER_GAP or (seen >= 1 and "?" not in line):
@@ -263,7 +264,9 @@ class BrowserSource:
                 self.order.push(late.t, Reading(board=late.board), self.mono())
             if obs is not None:
                 self.order.push(at, Reading(board=obs.board), self.mono())
-            if not bridging or self._gap is None:
+            if (not bridging or self._gap is None) and self.watcher.board_seen:
+                # a frame with no board in view (the phone knocked, the lens covered) is
+                # no view: presses and the arbiter wait for the board as for a gap
                 self.order.camera_read(at, self.mono())
             self._poke()
 

@@ -64,8 +64,8 @@ def phone_pages() -> None:
             shoot(browser, table.url + "/clock" + key,
                   "document.getElementById('sync').textContent.startsWith('sync ±')",
                   "phone-clock")
-            shoot(browser, table.url + "/phone" + key, "document.querySelectorAll('img').length === 2",
-                  "phone-codes")
+            shoot(browser, table.url + "/phone" + key,
+                  "document.querySelectorAll('img').length === 2", "phone-codes")
         finally:
             browser.close()
             table.close()

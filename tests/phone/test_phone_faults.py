@@ -3,7 +3,8 @@
 The socket dropped while a hand is over the board (the page keeps its frames and
 sends them once back), the page reloaded (the frames of the reload are gone), the
 phone's exposure jumping, the phone nudged on its stand. Each game must be judged as
-its log is, and the trouble must be said.
+its log is, and the trouble must be said. And the lens covered while a move is made
+and pressed: the arbiter holds judgement until the board is back in view.
 """
 
 from __future__ import annotations
@@ -63,7 +64,14 @@ SAID: dict[str, str | None] = {
     "reloaded": "judgement waited for the view",
     "exposure": "the exposure changed",
     "nudged": None,  # a nudge the grid follows is nothing to say
+    "covered": "the board is not in view",
 }
+
+
+def _covered(start: float, end: float):
+    def change(at: float, image: np.ndarray) -> np.ndarray:
+        return np.zeros_like(image) if start <= at < end else image
+    return change
 
 
 @pytest.mark.parametrize("fault", list(SAID))
@@ -78,8 +86,10 @@ def test_a_fault_mid_game_loses_and_invents_no_move(tmp_path, caplog, fault):
         gap = Gap(hand - 0.05, hand + 1.2, keep=False)
     elif fault == "exposure":
         change = _brighter(hand - 0.5)
-    else:
+    elif fault == "nudged":
         change = _nudged(hand - 0.5)
+    else:  # the lens covered while the move is made and pressed
+        change = _covered(hand - 0.05, hand + 1.2)
     frames = _frames(log, change)
     table = LiveTable(tmp_path, FPS, setup_file(tmp_path, scene()))
     try:
