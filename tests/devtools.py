@@ -37,7 +37,7 @@ def _high_fd(fd: int) -> int:
 class DevTools:
     """A minimal DevTools-protocol client over chromium's debugging pipe."""
 
-    def __init__(self, profile: Path) -> None:
+    def __init__(self, profile: Path, extra_flags: tuple[str, ...] = ()) -> None:
         to_chrome_r, self._to_chrome = os.pipe()
         self._from_chrome, from_chrome_w = os.pipe()
         # the child's ends move above 9 so bash's "3<&N 4>&M" cannot clobber them
@@ -55,6 +55,7 @@ class DevTools:
             f"--user-data-dir={profile}",
             "--window-size=1200,860",
             "--remote-debugging-pipe",
+            *extra_flags,
             "about:blank",
         ]
         r, w = to_chrome_r, from_chrome_w

@@ -54,7 +54,7 @@ from controller.service.lifecycle import GameLifecycle
 from controller.service.outputs import Outputs
 from controller.service.recovery import RECENT_EVENTS, JournalKeeper
 from controller.service.replay_logs import ReplayLogs
-from controller.service.sources import Reading, Source
+from controller.service.sources import Source
 from controller.service.states import ALLOWED, FAULTS, State, StateMachine
 from controller.service.timing import BUTTON_LATENCY, FlagTimer
 from controller.squares import Color
@@ -338,6 +338,8 @@ class Service:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self._stop.set)
         source = self.intake.active = self.intake.make_source()
+        if hasattr(source, "pause_button"):  # a clock page's pause is the clock's button
+            source.pause_button = self.clock_pause_button
         await self.outputs.start(source)
         if self.on_ready is not None:
             self.on_ready(self)
@@ -396,7 +398,7 @@ class Service:
     def clock_press(self, color: Color, at: float | None = None) -> None:
         """A player's clock button (called on the event loop's thread); ``at``: the
         monotonic instant of its edge (None: stamped on arrival)."""
-        self.intake.reading(Reading(press=color, at=at))
+        self.intake.press(color, at)
 
     def clock_pause_button(self) -> None:
         """The arbiter's button on the clock: stop, or start again."""

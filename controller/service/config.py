@@ -96,9 +96,10 @@ OPTIONS: tuple[Option, ...] = (
       low=0.005, high=0.2),
     # -- where the board comes from -----------------------------------------
     O("source", "kind", str, "hall",
-      "Where the board is read: `hall` (the sensor board over serial), `camera`, or "
+      "Where the board is read: `hall` (the sensor board over serial), `camera`, "
+      "`browser` (a phone's camera page and a tablet's clock page: docs/phone.md), or "
       "`sim` (an observation log replayed in real time).",
-      choices=("hall", "camera", "sim")),
+      choices=("hall", "camera", "browser", "sim")),
     O("source", "device", str, "/dev/kaeshi-board",
       "Serial device of the sensor board (the udev rule gives it this stable name)."),
     O("source", "baud", int, 250000, "Serial speed of the sensor board (its firmware uses 250000).",
@@ -109,9 +110,26 @@ OPTIONS: tuple[Option, ...] = (
     O("source", "camera_setup", str, "",
       "Camera set-up file saved by `kaeshi calibrate camera` (board position, colours). "
       "Empty: estimated from the first frame, which must show the whole board."),
-    O("source", "fps", int, 10, "Camera frames read per second.", low=1, high=60),
+    O("source", "fps", int, 10, "Camera frames read per second (`browser`: asked of the "
+      "phone).", low=1, high=60),
+    O("source", "width", int, 640, "`browser` only: width of the frames asked of the phone, "
+      "in pixels (a camera set-up file's own size wins).", low=160, high=1920),
+    O("source", "height", int, 480, "`browser` only: height of the frames asked of the phone.",
+      low=120, high=1080),
+    O("source", "network", float, 0.4,
+      "`browser` only: the longest, in seconds, a frame or press may take over the network; "
+      "every input waits this long past its own time, so the arbiter takes them in the order "
+      "they happened.", low=0.05, high=5.0),
+    O("source", "sync_allowance", float, 0.1,
+      "`browser` only: the clock sync's uncertainty, in seconds, the press wait and the "
+      "inputs' wait allow for; a sync worse than this is said on the pages and in the log.",
+      low=0.0, high=1.0),
+    O("source", "hold_max", float, 10.0,
+      "`browser` only: the longest, in seconds, a press waits for the camera's frames of its "
+      "instant while the camera is gone; then the clock goes on without them.",
+      low=1.0, high=120.0),
     O("source", "press_wait_max", float, 0.5,
-      "`camera` only: the most, in seconds, a clock press waits for the frames taken "
+      "`camera` and `browser`: the most, in seconds, a clock press waits for the frames taken "
       "after it before its move is judged (it waits 3-4 frames: see docs/camera.md).",
       low=0.0, high=2.0),
     O("source", "log", str, "",
@@ -134,6 +152,12 @@ OPTIONS: tuple[Option, ...] = (
     O("web", "host", str, "0.0.0.0", "Address the web page listens on."),
     O("web", "port", int, 8080, "Port of the web page; 0 picks a free port.",
       low=0, high=65535),
+    O("web", "https", str, "auto",
+      "Serve HTTPS (phones give a page their camera only over HTTPS): `auto` (on for "
+      "`source.kind = \"browser\"`), `on`, `off`.", choices=("auto", "on", "off")),
+    O("web", "certificate", str, "",
+      "Folder of the HTTPS certificate and key; made on first start if absent. Empty: "
+      "`tls` beside the journal."),
     O("web", "token", str, "",
       "Secret for the arbiter view. Empty: a random token is made at start-up and "
       "shown on the terminal that started the service (never in a log)."),

@@ -127,6 +127,11 @@ class TableFacade:
                 "white_says": core.signoff.white_says, "status": core.signoff.status},
         }
         snap["flags"] = snap["irregularities"] if advisory else []
+        devices = getattr(self.outputs.source, "devices", None)
+        if devices is not None:  # the phone and the tablet: connected, synced, charged
+            snap["devices"] = devices()
+            # the key of the pages' addresses: the arbiter's view only (not a player key)
+            snap["device_key"] = getattr(self.outputs.source, "device_key", "")
         if self.outputs.engine is not None and mode == "home":  # rule 21: home tables only
             snap["engine"] = self.outputs.engine.snapshot(board)
             if audience == "players":

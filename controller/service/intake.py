@@ -121,9 +121,25 @@ class Intake:
         if kind == "hall":
             return HallSource(self.table.config["source.device"], self.table.config["source.baud"],
                               self._official_position, size=self.table.config["game.size"])
+        if kind == "browser":
+            return self._browser_source()
         return CameraSource(self.table.config["source.camera"], self.table.config["source.fps"],
                             self.table.config["source.camera_setup"],
                             keepalive=self.table.config["source.lost_after"] / 2)
+
+    def _browser_source(self) -> Source:
+        from controller.browser.source import BrowserSource
+
+        c = self.table.config
+        size = (c["source.width"], c["source.height"])
+        if c["source.camera_setup"]:
+            size = _setup_size(c["source.camera_setup"], size)
+        return BrowserSource(c["source.fps"], c["source.camera_setup"],
+                             keepalive=c["source.lost_after"] / 2, network=c["source.network"],
+                             sync_allowance=c["source.sync_allowance"],
+                             hold_max=c["source.hold_max"], size=size,
+                             monotonic=self.table.monotonic,
+                             device_key=device_key(str(getattr(self.table, "token", ""))))
 
     def source_settled(self) -> bool:
         """Whether the source's boards come already debounced (``Source.settled``).
@@ -136,7 +152,8 @@ class Intake:
         kinds: dict[str, type[Source]] = {
             "sim": LogSource, "hall": HallSource, "camera": CameraSource,
         }
-        return kinds[self.table.config["source.kind"]].settled
+        kind = self.table.config["source.kind"]
+        return False if kind == "browser" else kinds[kind].settled
 
     def source_press_wait(self) -> float:
         """Seconds a press waits for the camera's frames after it (the one rule of
@@ -149,13 +166,22 @@ class Intake:
             if header is None or header.fps is None:
                 return 0.0
             return press_wait(header.fps, header.stable, config["source.press_wait_max"])
-        if config["source.kind"] != "camera":
+        if config["source.kind"] not in ("camera", "browser"):
             return 0.0
         fps = config["source.fps"]
-        return press_wait(fps, camera_stable(fps), config["source.press_wait_max"])
+        wait = press_wait(fps, camera_stable(fps), config["source.press_wait_max"])
+        if config["source.kind"] == "browser":
+            # a press and the frames are stamped by two devices, each synced to within
+            # the allowance: the frames that show the board at the press come that much
+            # later at worst
+            wait += 2 * config["source.sync_allowance"]
+        return wait
 
     def pending_before(self, fall: float) -> bool:
         """A replay still holds a reading stamped before ``fall`` (it is on its way)."""
+        pending_at = getattr(self.active, "pending_at", None)
+        if pending_at is not None:  # a live source that orders its inputs by their time
+            return self.table.game_time(pending_at()) < fall
         pending = getattr(self.active, "pending", None)
         if pending is None:
             return False
@@ -321,6 +347,15 @@ class Intake:
         self.table.set_base(t)
         return t
 
+    def press(self, color: Color, at: float | None) -> None:
+        """A clock button's press: through the source when it orders its inputs by
+        time (the browser's), so a GPIO press and a page's tap are judged by one rule."""
+        take = getattr(self.active, "press", None)
+        if take is not None:
+            take(color, self.table.monotonic() if at is None else at)
+        else:
+            self.reading(Reading(press=color, at=at))
+
     def _is_new_game(self, board: str) -> bool:
         from controller.service.core import _matches_start
 
@@ -333,6 +368,7 @@ class Intake:
                         "up" if item.up else "down", item.detail)
             return
         if item.up:
+            self.last_reading = self.table.monotonic()  # the watchdog counts from here
             if self.table.states.state is State.SENSOR_LOST:
                 held = len(self.held_presses)
                 self.table.message = (item.detail or "sensor back") + (
@@ -442,3 +478,24 @@ class Intake:
         self.table.refresh_state()
         self.table.show()
         self.table.hub_changed()
+
+
+def _setup_size(path: str, default: tuple[int, int]) -> tuple[int, int]:
+    """The frame size a camera set-up file was made for (the phone is asked for it)."""
+    try:
+        from controller.vision.calibration_file import load_calibration
+
+        w, h = load_calibration(path, bare=True).setup.image_size
+        return int(w), int(h)
+    except Exception as exc:  # the source names a broken file when it reads it
+        log.debug("camera set-up size not read: %s", exc)
+        return default
+
+
+def device_key(token: str) -> str:
+    """The key in the camera and clock pages' addresses: derived from the arbiter's token,
+    so it outlives a restart when the token is configured, and tells nothing of it."""
+    import hashlib
+    import hmac
+
+    return hmac.new(token.encode("utf-8"), b"kaeshi phone pages", hashlib.sha256).hexdigest()[:16]

@@ -71,6 +71,8 @@ class Outputs:
         self.hub: HubLink | None = None
         #: (arrival monotonic, LED shown monotonic) of recent board changes, for benchmarks.
         self.latencies: list[tuple[float, float]] = []
+        #: The source being shown (a browser source's devices are shown on the pages).
+        self.source: Source | None = None
 
     def show(self, arrival: float | None = None) -> None:
         self.table.notifier.notify()
@@ -143,6 +145,7 @@ class Outputs:
     async def start(self, source: Source) -> None:
         table = self.table
         config = table.config
+        self.source = source
         driver = config["leds.driver"]
         if driver == "ws2812" and config["game.size"] != STRIP_SIZE:
             # the strip lies under an 8x8 board: on a board of another size its lights
@@ -158,13 +161,30 @@ class Outputs:
         if config["web.enabled"]:
             from controller.web import WebServer
 
+            routes: list[Any] = []
+            if hasattr(source, "connect"):  # the phone's and the tablet's pages
+                from controller.web.phone_routes import phone_routes
+
+                routes = phone_routes(source)  # type: ignore[arg-type]
             self.web = WebServer(table.facade, config["web.host"], config["web.port"],
-                                 table.token,
+                                 table.token, extra_routes=routes,
+                                 ssl=_certificate(config),
                                  session_seconds=config["web.session_hours"] * 3600.0)
             await self.web.start()
             self.url = self.web.url
             log.info("arbiter view: %s/arbiter", self.url)
             # the token goes to the person at the terminal only, never to a log file
+            if routes:
+                from controller.web.qr import qr_text
+
+                key = f"?key={getattr(source, 'device_key', '')}"
+                log.info("phone pages: %s/camera and %s/clock (the addresses with their key: "
+                         "the arbiter's view, or %s/phone from it)", self.url, self.url, self.url)
+                # the device key goes to the person at the terminal only, as the token does
+                tell_terminal(f"camera page (open it on the phone over the board):\n"
+                              f"{qr_text(self.url + '/camera' + key)}{self.url}/camera{key}\n"
+                              f"clock page: {self.url}/clock{key}\n"
+                              f"both as QR codes: {self.url}/phone{key}")
             if not tell_terminal(f"arbiter view: {self.url}/arbiter?token={table.token}") \
                     and not config["web.token"]:
                 log.warning("web.token is empty and the output is not a terminal: the random "
@@ -208,6 +228,20 @@ class Outputs:
         if self.table.terminal is not None:
             self.table.terminal.update(for_view(self.table.facade.snapshot("arbiter"),
                                                 "arbiter"))
+
+
+def _certificate(config: Config) -> tuple[str, str] | None:
+    """The HTTPS certificate and key files, made on first start (``web.https``)."""
+    want = config["web.https"]
+    if want == "off" or (want == "auto" and config["source.kind"] != "browser"):
+        return None
+    from pathlib import Path
+
+    from controller.web.tls import ensure_certificate
+
+    folder = config["web.certificate"] or str(Path(config["journal.path"]).parent / "tls")
+    cert, key = ensure_certificate(Path(folder))
+    return str(cert), str(key)
 
 
 def clock_pins(cfg: Config) -> ClockPins:

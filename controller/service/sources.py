@@ -79,7 +79,8 @@ class Source(Protocol):
     #: Real seconds by which an input may arrive after the instant it is stamped with.
     #: A flag is declared only this long after its fall, so a press stamped before zero
     #: is never beaten by the flag (0: stamped on arrival, or handed over in time order).
-    latency: float
+    @property
+    def latency(self) -> float: ...
 
     def items(self) -> AsyncIterator[SourceItem]: ...
 

@@ -55,6 +55,7 @@ class _DeadlineH11(H11Protocol):
         super().connection_made(transport)  # type: ignore[arg-type]
         self._deadline: asyncio.TimerHandle | None = None
         self._stalled: asyncio.TimerHandle | None = None
+        self._upgraded = False
         address = self.client[0] if self.client else "?"
         if self.gate is not None and not self.gate.admit(self, address):
             self.transport.abort()  # nothing read, nothing answered: it costs nothing
@@ -88,7 +89,7 @@ class _DeadlineH11(H11Protocol):
         self.transport.abort()  # its buffer stays full: a dead or hostile reader
 
     def _arm(self) -> None:
-        if self._deadline is None:
+        if self._deadline is None and not self._upgraded:
             self._deadline = self.loop.call_later(self.request_timeout, self._expired)
 
     def _disarm(self) -> None:
@@ -102,6 +103,13 @@ class _DeadlineH11(H11Protocol):
             self._disarm()
         else:
             self._arm()
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        # the connection is a WebSocket's from here on: its own protocol reads it (and
+        # the socket's handler keeps its own read deadline)
+        self._upgraded = True
+        self._disarm()
+        super().handle_websocket_upgrade(event)
 
     def on_response_complete(self) -> None:
         self._disarm()  # the keep-alive timer watches an idle connection

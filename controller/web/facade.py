@@ -64,6 +64,7 @@ View = Literal["player", "arbiter"]
 PLAYER_KEYS = frozenset(
     {
         "version",
+        "devices",  # a phone camera's and a clock tablet's health: nothing of the game
         "game",
         "mode",
         "state",

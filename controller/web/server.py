@@ -41,7 +41,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from controller.boardsize import size_of_board_string
 from controller.errors import KaeshiError
@@ -105,9 +105,13 @@ class WebServer:
         trusted_origins: Iterable[str] = (),
         request_timeout: float | None = None,
         session_seconds: float = SESSION_SECONDS,
+        extra_routes: Iterable[BaseRoute] = (),
+        ssl: tuple[str, str] | None = None,
     ) -> None:
         """A weak ``arbiter_token`` raises :class:`~controller.web.guard.WeakTokenError`;
-        an arbiter's login lasts ``session_seconds``."""
+        an arbiter's login lasts ``session_seconds``. ``extra_routes``: a source's own
+        pages (WebSocket routes switch WebSockets on); ``ssl``: (certificate file, key
+        file) to serve HTTPS."""
         self.facade = facade
         self.host = host
         self.port = port
@@ -117,6 +121,9 @@ class WebServer:
         self._pages = {name: _static(name) for name in ("index.html", "login.html")}
         self._assets = {name: _static(name).encode("utf-8") for name in STATIC_TYPES}
         self._request_timeout = request_timeout
+        extra = list(extra_routes)
+        self._websockets = any(isinstance(r, WebSocketRoute) for r in extra)
+        self._ssl = ssl
         self._embedded: EmbeddedServer | None = None
         #: Resolved when the server stops: every event stream ends then.
         self._closing: asyncio.Future[None] | None = None
@@ -134,6 +141,7 @@ class WebServer:
                 Route("/api/arbiter/{action}", self._action, methods=["POST"]),
                 Route("/api/dispute", self._dispute, methods=["POST"]),
                 *engine_routes(facade),
+                *extra,
             ],
             middleware=[
                 Middleware(SecurityHeaders),
@@ -151,15 +159,21 @@ class WebServer:
         """Where a browser finds the page (for a wildcard bind: this machine's LAN address)."""
         host = _reachable_host() if self.host in ("", "0.0.0.0", "::") else self.host
         host = f"[{host}]" if ":" in host else host
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self._ssl else 'http'}://{host}:{self.port}"
 
     async def start(self) -> None:
         """Listen; with ``port=0`` the system picks a free port, then ``.url`` tells it."""
         self._closing = asyncio.get_running_loop().create_future()
+        options: dict[str, Any] = {}
+        if self._websockets:
+            options["ws"] = "websockets-sansio"
+            options["ws_max_size"] = 2 << 20  # a camera frame, with room
+        if self._ssl is not None:
+            options["ssl_certfile"], options["ssl_keyfile"] = self._ssl
         self._embedded = EmbeddedServer(
             self.app, self.host, self.port,
             request_timeout=self._request_timeout, before_stop=self._end_streams,
-            gate=self.gate,
+            gate=self.gate, **options,
         )
         await self._embedded.start()
         self.port = self._embedded.port

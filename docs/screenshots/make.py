@@ -2,9 +2,9 @@
 
 Plays a game through the real arbiter (the web tests' simulated table) and a small hall
 (a private Mosquitto, the hub, MQTT tables), opens every page in headless Chromium at a
-desktop and a phone size, and writes the PNGs beside this file, where docs/clock-leds-web.md
-and docs/hub.md show them; and the tournament's sheets and the dashboard's final
-ranking from a simulated hall day (docs/tournament.md). Run from the repository:
+desktop and a phone size, and writes the PNGs beside this file, where docs/clock-leds-web.md,
+docs/hub.md and docs/phone.md show them; and the tournament's sheets and the dashboard's
+final ranking from a simulated hall day (docs/tournament.md). Run from the repository:
 
     .venv/bin/python docs/screenshots/make.py              # every page
     .venv/bin/python docs/screenshots/make.py tournament   # only the tournament's
@@ -25,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "hub"),
-                str(ROOT / "tests" / "web")]
+                str(ROOT / "tests" / "web"), str(ROOT / "tests" / "phone")]
 
 from devtools import DevTools  # noqa: E402
 from test_hub_browser import LIVE as HUB_LIVE  # noqa: E402
@@ -37,6 +37,40 @@ from test_web_browser import LIVE, LiveServer  # noqa: E402
 from web_support import TOKEN, SimulatedGame  # noqa: E402
 
 from controller.arbiter import Mode  # noqa: E402
+
+
+def phone_pages() -> None:
+    """The camera page (Chromium's fake camera playing a rendered board) and the clock
+    page of a table whose board comes from a phone, and the page of their QR codes."""
+    from phone_support import LiveTable, game_log, scene, setup_file
+    from test_phone_browser import write_y4m
+
+    from controller.synth.gamevideo import GameVideo
+
+    with tempfile.TemporaryDirectory(prefix="kaeshi-phone-") as tmp_name:
+        tmp = Path(tmp_name)
+        the_scene = scene()
+        log = [o for o in game_log() if o.t < 2.0]  # the start position, still
+        frames = [f.image for f in GameVideo(log, the_scene, 10, seed=7, tail=30.0).frames()]
+        write_y4m(tmp / "board.y4m", frames, 10)
+        table = LiveTable(tmp, 10, setup_file(tmp, the_scene))
+        browser = DevTools(tmp / "profile", (
+            "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+            f"--use-file-for-fake-video-capture={tmp / 'board.y4m'}"))
+        try:
+            browser.open("about:blank")
+            key = f"?key={table.key}"
+            shoot(browser, table.url + "/camera" + key, "document.getElementById('step')"
+                  ".dataset.step === 'watching' || document.getElementById('step')"
+                  ".dataset.step === 'fix_picture'", "phone-camera")
+            shoot(browser, table.url + "/clock" + key,
+                  "document.getElementById('sync').textContent.startsWith('sync ±')",
+                  "phone-clock")
+            shoot(browser, table.url + "/phone" + key,
+                  "document.querySelectorAll('img').length === 2", "phone-codes")
+        finally:
+            browser.close()
+            table.close()
 
 SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 
@@ -196,6 +230,7 @@ def main(argv: list[str]) -> int:
             tournament_pages(browser)
         finally:
             browser.close()
+    phone_pages()
     return 0
 
 

@@ -292,6 +292,35 @@ function drawLate(s) {
   }
 }
 
+// A table whose board comes from a phone: the phone and the tablet, as the table sees them.
+function drawDevices(d) {
+  const box = $("devices");
+  box.hidden = !d;
+  const qr = $("phone-qr");
+  // the arbiter's view: the camera page's address with its key, until a phone opens it
+  const key = snap && snap.device_key;
+  qr.hidden = !d || typeof key !== "string" || !!(d.camera && d.camera.connected);
+  if (!qr.hidden) {
+    const src = `/phone/qr/camera.svg?key=${encodeURIComponent(key)}`;
+    if (qr.querySelector("img").getAttribute("src") !== src) qr.querySelector("img").setAttribute("src", src);
+    qr.querySelector("a").setAttribute("href", `/phone?key=${encodeURIComponent(key)}`);
+  }
+  if (!d) return;
+  const part = (name, x) => {
+    if (!x || !x.connected) return `${name}: not connected`;
+    let t = `${name}: sync ${x.sync_ms == null ? "…" : "±" + Math.round(x.sync_ms) + " ms"}`;
+    if (x.visible === false) t += ", page hidden";
+    if (typeof x.battery === "number") t += `, battery ${Math.round(x.battery * 100)} %`;
+    return t;
+  };
+  const a = d.advice || {};
+  const view = a.board ? "board found" + (a.hand ? ", hand in view" : "") + (a.moved ? ", camera moved" : "")
+                       : "board not in view";
+  const f = d.frames || {};
+  box.textContent = `${d.step ? d.step.text + " " : ""}${part("camera", d.camera)} · ${part("clock", d.clock)} · ${view}` +
+    ` · frames ${f.read || 0} read, ${f.dropped || 0} dropped` + ((a.fix || []).length ? ` · fix: ${a.fix.join("; ")}` : "");
+}
+
 function render(s) {
   snap = s;
   document.body.dataset.mode = s.mode || "";
@@ -310,6 +339,7 @@ function render(s) {
     $("clock-" + color).classList.toggle("to-move", s.to_move === color && s.state !== "game_over");
   }
   $("message").textContent = s.message || "";
+  drawDevices(s.devices);
   drawBoard(s);
   drawClocks(s);
   drawMoves(s);
