@@ -256,6 +256,7 @@ DEFINITIONS = {
 }
 #: Files where an 8 or a 64 means something else: how many, and what.
 NOT_THE_BOARD: dict[str, tuple[int, str]] = {
+    "controller/browser/session.py": (1, "clock-sync pings sent at the quick rate"),
     "controller/clockhw/display.py": (1, "the TM1637's middle segment bit (0x40)"),
     "controller/clockhw/tm1637.py": (2, "the TM1637's auto-increment command; bits in a byte"),
     "controller/commands/hub.py": (1, "tables in a simulated hall"),
@@ -282,6 +283,7 @@ NOT_THE_BOARD: dict[str, tuple[int, str]] = {
                                   "free, and the least cap"),
     "controller/web/guard.py": (2, "a request body's 64 KiB; an IPv6 /64 network"),
     "controller/web/server.py": (1, "fields of a login form"),
+    "controller/web/tls.py": (1, "the longest common name a certificate may carry"),
     "controller/web/tokens.py": (2, "a token's bits and distinct characters"),
 }
 

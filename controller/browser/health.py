@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from controller.boardsize import STANDARD
+
 #: The picture is too dark when even its brightest part (the white discs, the lit
 #: squares: the 98th percentile of grey) stays below this.
 TOO_DARK = 90.0
@@ -49,7 +51,8 @@ class FrameLook:
 
 
 def board_corners(homography: np.ndarray) -> np.ndarray:
-    pts = np.array([[0, 0, 1], [8, 0, 1], [8, 8, 1], [0, 8, 1]], dtype=np.float64).T
+    n = STANDARD  # the camera reads 8x8 boards (its homography is in squares)
+    pts = np.array([[0, 0, 1], [n, 0, 1], [n, n, 1], [0, n, 1]], dtype=np.float64).T
     img = homography @ pts
     return (img[:2] / img[2]).T
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.browser.clocksync import ClockSync
 from controller.browser.wire import (
@@ -25,19 +25,38 @@ from controller.browser.wire import (
 )
 
 if TYPE_CHECKING:
-    from controller.browser.source import BrowserSource
+    from controller.browser.flow import CameraFlow
+    from controller.browser.wire import FrameMsg, Health
+
+
+class SessionHost(Protocol):
+    """What a page's session asks of the source it feeds (the browser source)."""
+
+    sync_allowance: float
+    sessions: dict[Role, DeviceSession | None]
+    flow: CameraFlow
+
+    def mono(self) -> float: ...
+    def status_for(self, session: DeviceSession) -> dict[str, Any]: ...
+    def flow_changed(self) -> None: ...
+    def trouble(self, text: str, kind: str | None = None) -> None: ...
+    def page_press(self, session: DeviceSession, msg: Press) -> None: ...
+    def page_pause(self) -> None: ...
+    def page_health(self, session: DeviceSession, msg: Health) -> None: ...
+    def page_frame(self, session: DeviceSession, msg: FrameMsg) -> None: ...
 
 log = logging.getLogger("kaeshi.service")
 
 #: Seconds between clock-sync pings: quick at first, then through the game.
 PING_FIRST = 0.15
 PING_EVERY = 2.0
+#: Pings sent at the quick rate before the slow one.
 PINGS_QUICK = 8
 
 class DeviceSession:
     """One page's socket: its reader, its clock sync, and what it has told us."""
 
-    def __init__(self, source: BrowserSource, role: Role, number: int) -> None:
+    def __init__(self, source: SessionHost, role: Role, number: int) -> None:
         self.source = source
         self.role = role
         self.number = number

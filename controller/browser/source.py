@@ -19,6 +19,7 @@ import math
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from controller.boardsize import board_size
 from controller.browser.flow import CameraFlow
 from controller.browser.health import Advice, FrameLook, look_at
 from controller.browser.order import InputOrder
@@ -37,7 +38,7 @@ GAP_FRAMES = 4
 #: Frames after a gap whose line is handed on even if the watcher saw no change.
 AFTER_GAP = 3
 #: What the camera saw while it saw nothing: every square unknown.
-UNSEEN = "?" * 64
+UNSEEN = "?" * board_size().squares
 
 
 class BrowserSource:
