@@ -86,21 +86,35 @@ def _f5() -> str:
     return Position.start().play("f5").board_string()
 
 
+def _queued_service(tmp: Path) -> tuple[Service, SettledQueueSource]:
+    source = SettledQueueSource()
+    service = Service(_config(tmp), source=source)
+    service.open()
+    return service, source
+
+
+async def _white_starts_then_the_link_goes(
+        service: Service, source: SettledQueueSource, why: str) -> asyncio.Task[int]:
+    """The opening both held-press stories share: the start position is seen, white starts
+    the clock, then the link drops; returns the running service's task, now in SENSOR_LOST."""
+    task = asyncio.create_task(service.run())
+    source.queue.put_nowait(Reading(board=Position.start().board_string()))
+    await _until(lambda: service.states.state in (State.PLAYING, State.WAITING_FOR_START))
+    service.clock_press(Color.WHITE)
+    await _until(lambda: service.core.started)
+    source.queue.put_nowait(LinkChange(False, why))
+    await _until(lambda: service.states.state is State.SENSOR_LOST)
+    return task
+
+
 def test_held_presses_are_judged_once_the_board_is_seen_again(tmp_path: Path) -> None:
     """White starts the clock, the cable goes, black plays f5 and presses: the press is
     held; the board after the link's return shows f5, and then the press ends the move."""
-    source = SettledQueueSource()
-    service = Service(_config(tmp_path), source=source)
-    service.open()
+    service, source = _queued_service(tmp_path)
 
     async def scenario() -> None:
-        task = asyncio.create_task(service.run())
-        source.queue.put_nowait(Reading(board=Position.start().board_string()))
-        await _until(lambda: service.states.state in (State.PLAYING, State.WAITING_FOR_START))
-        service.clock_press(Color.WHITE)
-        await _until(lambda: service.core.started)
-        source.queue.put_nowait(LinkChange(False, "disconnected: no data for 1 s"))
-        await _until(lambda: service.states.state is State.SENSOR_LOST)
+        task = await _white_starts_then_the_link_goes(
+            service, source, "disconnected: no data for 1 s")
         service.clock_press(Color.BLACK)
         await asyncio.sleep(0.05)
         assert not service.core.arbiter.moves and service.events == []
@@ -122,18 +136,10 @@ def test_held_presses_are_judged_once_the_board_is_seen_again(tmp_path: Path) ->
 def test_a_press_after_the_return_releases_the_held_ones_first(tmp_path: Path) -> None:
     """Back with the board unchanged (no board follows): the held press is judged, against
     the board now seen, before the next press — it was made first."""
-    source = SettledQueueSource()
-    service = Service(_config(tmp_path), source=source)
-    service.open()
+    service, source = _queued_service(tmp_path)
 
     async def scenario() -> None:
-        task = asyncio.create_task(service.run())
-        source.queue.put_nowait(Reading(board=Position.start().board_string()))
-        await _until(lambda: service.states.state in (State.PLAYING, State.WAITING_FOR_START))
-        service.clock_press(Color.WHITE)
-        await _until(lambda: service.core.started)
-        source.queue.put_nowait(LinkChange(False, "disconnected"))
-        await _until(lambda: service.states.state is State.SENSOR_LOST)
+        task = await _white_starts_then_the_link_goes(service, source, "disconnected")
         source.queue.put_nowait(Reading(press=Color.BLACK))  # a press from the source too
         await asyncio.sleep(0.05)
         assert len(service.intake.held_presses) == 1 and service.events == []
