@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -78,10 +79,12 @@ def test_kaeshi_demo_runs_and_leaves_the_record(tmp_path, data_dir, board, secon
     assert len(list((out / "reviews").glob("*.ggf"))) == 1
 
 
+@contextmanager
 def _demo_in_a_terminal(tmp_path: Path, data_dir: Path, *extra: str):
     """``kaeshi demo`` with a pseudo-terminal as its standard input and output, as
-    ``make demo`` run by a person; returns the process, a function that waits for a
-    text on the terminal (returning all shown so far) and the terminal's master end."""
+    ``make demo`` run by a person; gives the process and a function that waits for a
+    text on the terminal (returning all shown so far). On leaving, a process still up is
+    killed and the terminal closed, whatever the test found."""
     import pty
     import threading
     import time
@@ -118,7 +121,13 @@ def _demo_in_a_terminal(tmp_path: Path, data_dir: Path, *extra: str):
             time.sleep(0.05)
         raise AssertionError(f"{text!r} not shown; the terminal shows:\n{''.join(shown)[-2000:]}")
 
-    return proc, wait_for, master
+    try:
+        yield proc, wait_for
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
 
 
 def test_from_a_terminal_the_demo_page_stays_up_until_ctrl_c(tmp_path, data_dir):
@@ -127,8 +136,7 @@ def test_from_a_terminal_the_demo_page_stays_up_until_ctrl_c(tmp_path, data_dir)
     import time
     import urllib.request
 
-    proc, wait_for, master = _demo_in_a_terminal(tmp_path, data_dir)
-    try:
+    with _demo_in_a_terminal(tmp_path, data_dir) as (proc, wait_for):
         text = wait_for("press Ctrl-C to stop")
         url = re.search(r"web page: (http://127\.0\.0\.1:\d+)", text)
         assert url is not None
@@ -142,24 +150,13 @@ def test_from_a_terminal_the_demo_page_stays_up_until_ctrl_c(tmp_path, data_dir)
         assert proc.wait(timeout=30) == 0, proc.stderr.read()
         assert "Traceback" not in proc.stderr.read()
         assert list((tmp_path / "games").glob("*.json"))
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
 
 
 def test_with_a_duration_the_demo_ends_by_itself_even_from_a_terminal(tmp_path, data_dir):
-    proc, wait_for, master = _demo_in_a_terminal(tmp_path, data_dir, "--duration", "0.5")
-    try:
+    with _demo_in_a_terminal(tmp_path, data_dir, "--duration", "0.5") as (proc, wait_for):
         wait_for("the demo ends 0.5 s after the game")
         assert proc.wait(timeout=60) == 0, proc.stderr.read()
         assert list((tmp_path / "games").glob("*.json"))
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
 
 
 def test_demo_and_simulate_number_the_games_of_a_file_alike(data_dir, capsys, tmp_path):
