@@ -20,7 +20,6 @@ changes the size of part 2 (default 2000).
 from __future__ import annotations
 
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -29,13 +28,11 @@ from collections import Counter
 from pathlib import Path
 
 from controller.arbiter import ArbiterConfig, arbitrate
-from controller.bitboard import bit_indices
 from controller.events import Event
 from controller.position import Position
-from controller.records import GameRecord, load_games
-from controller.simulator import SimOptions, simulate_game
+from controller.records import load_games
+from controller.simulator import SimOptions, random_game, simulate_game
 from controller.simulator.table import PRESS_WAIT
-from controller.squares import square_name
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("KAESHI_SHARED", ROOT.parent / "shared"))
@@ -136,20 +133,6 @@ def with_errors(games: list) -> None:
     print(f"  false flags: {false_total}; games with more false flags than faults "
           f"injected: {over_bound}")
     print(f"  arbiter: {obs} observations, {spent:.2f} s, {spent / obs * 1e6:.1f} us/observation")
-
-
-def random_game(size: int, seed: int) -> GameRecord:
-    """A whole random legal game on a ``size`` board (no records of such games needed)."""
-    rng = random.Random(seed)
-    pos, squares = Position.start(size), []
-    while not pos.is_game_over():
-        if not pos.legal_moves():
-            pos = pos.pass_turn()
-            continue
-        sq = rng.choice(bit_indices(pos.legal_moves()))
-        squares.append(square_name(sq, size))
-        pos = pos.play(sq)
-    return GameRecord.from_squares(squares, Position.start(size))
 
 
 def other_sizes(count: int = 100) -> None:

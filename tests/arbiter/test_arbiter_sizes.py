@@ -8,7 +8,6 @@ random legal games (no record of a 6x6 or 10x10 game is needed to play one).
 from __future__ import annotations
 
 import json
-import random
 from collections import Counter
 
 import pytest
@@ -19,25 +18,9 @@ from controller.bitboard import bit_indices
 from controller.events import Event, Irregularity
 from controller.observation import Observation
 from controller.position import Position
-from controller.records.model import GameRecord
-from controller.simulator import SimOptions, simulate_game
+from controller.simulator import SimOptions, random_game, simulate_game
 from controller.simulator.table import PRESS_WAIT
 from controller.squares import Color, parse_square, square_name
-
-
-def random_game(size: int, seed: int) -> GameRecord:
-    """A whole random legal game on a ``size`` board."""
-    rng = random.Random(seed)
-    pos = Position.start(size)
-    squares: list[str] = []
-    while not pos.is_game_over():
-        if not pos.legal_moves():
-            pos = pos.pass_turn()
-            continue
-        sq = rng.choice(bit_indices(pos.legal_moves()))
-        squares.append(square_name(sq, size))
-        pos = pos.play(sq)
-    return GameRecord.from_squares(squares, Position.start(size))
 
 
 def content(events: list[Event]) -> list[dict]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import random
 
 import pytest
 from hall_fake_device import FakeDevice
@@ -11,7 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.arbiter import ArbiterConfig, arbitrate
-from controller.bitboard import bit_indices
 from controller.boardsize import BoardSizeError
 from controller.hall import messages as m
 from controller.hall.host import open_link
@@ -19,9 +17,8 @@ from controller.hall.replay import observations_via_hall
 from controller.hall.window import GameWindow, OffBoard, grid_size
 from controller.observation import Observation
 from controller.position import Position
-from controller.records.model import GameRecord
-from controller.simulator import SimOptions, simulate_game
-from controller.squares import Color, square_name
+from controller.simulator import SimOptions, random_game, simulate_game
+from controller.squares import Color
 
 
 def test_the_grid_is_the_firmware_configuration():
@@ -101,17 +98,7 @@ def test_a_six_by_six_game_through_the_firmware_gives_the_same_events():
     """A simulated 6x6 game with irregularities, laid out on the middle of the 8x8
     firmware simulator's board, read back by the driver and taken off the grid: the
     arbiter judges it as it judges the 6x6 log itself."""
-    rng = random.Random(3)
-    pos, squares = Position.start(6), []
-    while not pos.is_game_over():
-        if not pos.legal_moves():
-            pos = pos.pass_turn()
-            continue
-        sq = rng.choice(bit_indices(pos.legal_moves()))
-        squares.append(square_name(sq, 6))
-        pos = pos.play(sq)
-    sim = simulate_game(GameRecord.from_squares(squares, Position.start(6)),
-                        SimOptions(errors=0.3, seed=5, clock=True, hand=False))
+    sim = simulate_game(random_game(6, 3), SimOptions(errors=0.3, seed=5, clock=True, hand=False))
     window = GameWindow(6)
     blank = "-" * 64
 

@@ -6,14 +6,13 @@ transcript names its size in front; JSON keeps the start's size.
 
 from __future__ import annotations
 
-import random
 import struct
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.bitboard import bit_indices
 from controller.cli import main as cli_main
 from controller.position import Position
 from controller.records import GameRecord, load_games
@@ -22,20 +21,11 @@ from controller.records.jsonform import dumps, loads
 from controller.records.model import RecordError
 from controller.records.transcript import parse_transcript, scan_transcripts, transcript
 from controller.records.wthor import write_wthor
-from controller.squares import square_name
+from controller.simulator import random_game
 
 
-def whole_game(size: int, seed: int, **info: object) -> GameRecord:
-    rng = random.Random(seed)
-    pos, squares = Position.start(size), []
-    while not pos.is_game_over():
-        if not pos.legal_moves():
-            pos = pos.pass_turn()
-            continue
-        sq = rng.choice(bit_indices(pos.legal_moves()))
-        squares.append(square_name(sq, size))
-        pos = pos.play(sq)
-    game = GameRecord.from_squares(squares, Position.start(size), **info)  # type: ignore[arg-type]
+def whole_game(size: int, seed: int, **info: str) -> GameRecord:
+    game = replace(random_game(size, seed), **info)
     game.result = game.final_position().final_score()
     return game
 
