@@ -8,16 +8,20 @@ asked to do. It speaks the real wire format, so the driver under test is unchang
 
 from __future__ import annotations
 
+import asyncio
 import os
 import struct
 import tempfile
 import threading
 import time
 import tty
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from controller.hall import messages as m
 from controller.hall.frames import FrameParser, encode_board, encode_frame
+from controller.hall.host import HallLink
+from controller.hall.leds import LedAssignments
 
 START = "-" * 27 + "OX" + "-" * 6 + "XO" + "-" * 27
 
@@ -193,3 +197,24 @@ class FakeDevice:
             )
         elif msg_type == m.MsgType.SET_MODE:
             self.mode = m.Mode(payload[0])
+
+
+async def set_leds_and_close(link: HallLink, dev: FakeDevice, leds: LedAssignments) -> None:
+    """Ends a link scenario that checks an LED picture: set it (``set_leds`` returns at
+    once), wait until the device has acted on it, and close the link."""
+    link.set_leds(leds)
+    while m.MsgType.SET_LEDS not in [t for t, _ in dev.executed]:
+        await asyncio.sleep(0.02)
+    await link.close()
+
+
+def run_link_scenario(
+        scenario: Callable[[FakeDevice], Awaitable[list[object]]],
+) -> tuple[list[object], list[bytes]]:
+    """Runs ``scenario`` against a fresh fake device; gives what the scenario saw of the link
+    and the payloads of the LED pictures the device acted upon."""
+    with FakeDevice() as dev:
+        # generous: on a loaded host the kernel can hold pseudo-terminal traffic back
+        seen = asyncio.run(asyncio.wait_for(scenario(dev), 30))
+        leds = [p for t, p in dev.executed if t == m.MsgType.SET_LEDS]
+    return seen, leds

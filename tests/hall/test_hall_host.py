@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-
-from hall_fake_device import START, FakeDevice
+from hall_fake_device import START, FakeDevice, run_link_scenario, set_leds_and_close
 
 from controller.hall import messages as m
 from controller.hall.host import open_link
@@ -19,16 +17,10 @@ def test_service_api_open_iterate_set_leds_close():
         async for item in link.items():
             seen.append(item)
             if isinstance(item, Observation):
-                link.set_leds({"d3": ((255, 255, 255), 1)})  # returns at once
-                while m.MsgType.SET_LEDS not in [t for t, _ in dev.executed]:
-                    await asyncio.sleep(0.02)
-                await link.close()
+                await set_leds_and_close(link, dev, {"d3": ((255, 255, 255), 1)})
         return seen
 
-    with FakeDevice() as dev:
-        # generous: on a loaded host the kernel can hold pseudo-terminal traffic back
-        seen = asyncio.run(asyncio.wait_for(scenario(dev), 30))
-        leds = [p for t, p in dev.executed if t == m.MsgType.SET_LEDS]
+    seen, leds = run_link_scenario(scenario)
     assert isinstance(seen[0], LinkStatus) and seen[0].state is LinkState.CONNECTED
     assert seen[0].up
     assert any(isinstance(i, Observation) and i.board == START for i in seen)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
-from hall_fake_device import FakeDevice
+from hall_fake_device import FakeDevice, run_link_scenario, set_leds_and_close
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -78,15 +76,11 @@ def test_the_link_hands_on_six_by_six_boards_names_outside_discs_and_places_leds
                 elif isinstance(seen[-2], OffBoard) and dev.board[0] == "X":
                     dev.board = "-" + dev.board[1:]
             if sum(isinstance(i, OffBoard) for i in seen) == 2:
-                link.set_leds({"c3": ((255, 255, 255), 1)})  # the game's c3: the board's d4
-                while m.MsgType.SET_LEDS not in [t for t, _ in dev.executed]:
-                    await asyncio.sleep(0.02)
-                await link.close()
+                # the game's c3: the board's d4
+                await set_leds_and_close(link, dev, {"c3": ((255, 255, 255), 1)})
         return seen
 
-    with FakeDevice() as dev:
-        seen = asyncio.run(asyncio.wait_for(scenario(dev), 30))
-        leds = [p for t, p in dev.executed if t == m.MsgType.SET_LEDS]
+    seen, leds = run_link_scenario(scenario)
     boards = [i.board for i in seen if isinstance(i, Observation)]
     assert boards and all(b == Position.start(6).board_string() for b in boards)
     offs = [i for i in seen if isinstance(i, OffBoard)]
