@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from served import Served
+
 from controller.hall_protocol.protocol import (
     ClockState,
     DownlinkCommand,
@@ -21,8 +23,11 @@ from controller.hall_protocol.protocol import (
 )
 from controller.hub.results import Confirmed, Pairing, Standing
 from controller.hub.store import HubStore
+from controller.hub.web import HubWebSettings, build_app
 from controller.position import Position
 from controller.squares import square_name
+from controller.web.embed import EmbeddedServer
+from controller.web.gate import Gate
 
 TOKEN = "s3cret-arbiter-token"
 START = Position.start().board_string()
@@ -157,3 +162,19 @@ class Hall:
         if not online:
             self.store.set_online(table, False, received)
         return s
+
+
+def serve_hub(hall: Hall, gate: Gate) -> tuple[EmbeddedServer, Served]:
+    """The hub's pages on the hall's store behind ``gate``, served on a free port of
+    127.0.0.1 from a thread of their own with the listeners running, as ``kaeshi hub``
+    serves them: for tests that talk to it over real sockets."""
+    app = build_app(hall.store, FakeBus(), None, HubWebSettings(TOKEN, delay=0.0))
+    app.state.use_gate(gate)
+    server = EmbeddedServer(app, "127.0.0.1", 0, gate=gate,
+                            before_stop=app.state.close_streams)
+
+    async def start() -> None:
+        await server.start()
+        app.state.listen()
+
+    return server, Served(start, server.stop)

@@ -7,11 +7,8 @@ import socket
 import time
 
 from devtools import DevTools
-from hub_web_support import TOKEN, FakeBus, Hall
-from served import Served
+from hub_web_support import Hall, serve_hub
 
-from controller.hub.web import HubWebSettings, build_app
-from controller.web.embed import EmbeddedServer
 from controller.web.gate import STREAMS_PER_CLIENT, Gate
 
 
@@ -19,17 +16,8 @@ def test_a_refused_stream_falls_back_to_the_snapshot(tmp_path) -> None:
     hall = Hall()
     for n in (1, 2):
         hall.state(n, 1_764_670_000.0, game=f"g{n}", black=f"Player {n}")
-    app = build_app(hall.store, FakeBus(), None, HubWebSettings(TOKEN, delay=0.0))
     gate = Gate(64)
-    app.state.use_gate(gate)
-    server = EmbeddedServer(app, "127.0.0.1", 0, gate=gate,
-                            before_stop=app.state.close_streams)
-
-    async def start() -> None:
-        await server.start()
-        app.state.listen()
-
-    served = Served(start, server.stop)
+    server, served = serve_hub(hall, gate)
     held: list[socket.socket] = []
     browser = DevTools(tmp_path / "profile")
     try:

@@ -18,15 +18,13 @@ import threading
 import time
 from collections.abc import Iterator
 
-from hub_web_support import TOKEN, FakeBus, Hall
+from hub_web_support import TOKEN, Hall, serve_hub
 from served import Served
 from web_support import SimulatedGame
 
-from controller.hub.web import HubWebSettings, build_app
 from controller.hub.web.arbiter_access import HUB_COOKIE
 from controller.web import WebServer
 from controller.web.auth import COOKIE
-from controller.web.embed import EmbeddedServer
 from controller.web.gate import Gate
 
 HOSTILE = 500
@@ -192,18 +190,9 @@ def test_the_hub_answers_spectators_and_the_arbiter_under_500_hostile_connection
     hall = Hall()
     for n in (1, 2, 3):
         hall.state(n, 1_764_670_000.0, game=f"g{n}")
-    app = build_app(hall.store, FakeBus(), None, HubWebSettings(TOKEN, delay=0.0))
     # a small hub: the cap is reached, so the reserve and the eviction are what serve
     gate = Gate(300, per_client=16, reserve=8)
-    app.state.use_gate(gate)
-    server = EmbeddedServer(app, "127.0.0.1", 0, gate=gate,
-                            before_stop=app.state.close_streams)
-
-    async def start() -> None:
-        await server.start()
-        app.state.listen()
-
-    served = Served(start, server.stop)
+    server, served = serve_hub(hall, gate)
     try:
         cookie = login(server.port, HUB_COOKIE)
         assert cookie.startswith(HUB_COOKIE + "=")
