@@ -71,7 +71,8 @@ class GameVideo(FrameSource):
         end = max(o.t for o in self.observations if o.board is not None)
         if self.tail:
             end = max(o.t for o in self.observations) + self.tail
-        state, under, before = start.board or "", "-" * 64, "-" * 64
+        state = start.board or ""
+        under = before = "-" * len(state)
         k = fresh = 0
         while (t := start.t + k / self.fps) <= end:
             while following is not None and following[0].t <= t:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from controller.boardsize import STANDARD
 from controller.measure.evaluation import start_fit
 from controller.observation import Observation
 from controller.vision.finding.finder import BoardNotFound
@@ -32,10 +33,10 @@ def default_scene() -> Scene:
     )
 
 
-def calibrate_synthetic(scene: Scene, seed: int = 0) -> CameraSetup:
-    """Calibrate on a rendered start position, as a user would before a game (a1
-    given where the scene put it, as ``--a1`` would)."""
-    fit = start_fit(scene, seed)
+def calibrate_synthetic(scene: Scene, seed: int = 0, size: int = STANDARD) -> CameraSetup:
+    """Calibrate on a rendered start position of a ``size`` x ``size`` board, as a user
+    would before a game (a1 given where the scene put it, as ``--a1`` would)."""
+    fit = start_fit(scene, seed, size)
     if fit is None:
         raise BoardNotFound("no board found in the rendered start position")
     return fit.setup

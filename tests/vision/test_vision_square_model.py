@@ -110,8 +110,8 @@ def test_squares_doubtful_since_calibration_read_no_phantom_disc_and_keep_real_o
     word there: the pool never reads as a disc, a real disc on such a square still does."""
     from dataclasses import replace
 
+    from controller.position import START_BOARD
     from controller.squares import parse_square
-    from controller.vision.calibrating.fit import START_BOARD
 
     r = render(START_BOARD, Scene(), seed=3)
     setup = auto_setup(r.image, corners=r.corners)

@@ -14,13 +14,16 @@ from controller.measure.evaluation import (
     grid_error,
     own_start_picture,
 )
+from controller.position import START_BOARD
 from controller.synth.picture import Rendered, Scene, render
-from controller.vision.calibrating.discs import DISCS, disc_clusters, disc_guesses
-from controller.vision.calibrating.fit import START_BOARD
-from controller.vision.calibrating.start_reading import START_DISCS, SURE, start_discs_right
+from controller.vision.calibrating.discs import disc_clusters, disc_guesses, start_disc_centres
+from controller.vision.calibrating.start_reading import SURE, start_discs_right, start_of
 from controller.vision.finding.felt import green_chroma
 from controller.vision.finding.finder import BoardNotFound
 from controller.vision.geometry import apply_homography, homography_from_corners
+
+START_DISCS = start_of().discs
+DISCS = start_disc_centres()
 
 #: An oblique view: an affine map from the discs alone leaves corners a square off.
 SCENE = Scene(tilt_deg=35, rotation_deg=12, light=0.6, view_from_deg=150, distance=10)

@@ -16,10 +16,12 @@ from controller.measure.evaluation import aligned_grid, corner_error, own_start_
 from controller.position import START_BOARD
 from controller.synth.picture import Rendered
 from controller.vision.calibrating.fit import StartFit
-from controller.vision.calibrating.start_reading import START_DISCS, start_discs_right
+from controller.vision.calibrating.start_reading import start_discs_right, start_of
 from controller.vision.finding.finder import BoardNotFound
 from controller.vision.finding.grid_check import CONFIRMED
 from controller.vision.geometry import homography_from_corners
+
+START_DISCS = start_of().discs
 
 SWAPPED = {"X": "O", "O": "X"}
 

@@ -20,8 +20,8 @@ from controller.measure.evaluation import (
     own_scenes,
     own_start_picture,
 )
+from controller.position import START_BOARD
 from controller.synth.picture import Rendered, Scene, render
-from controller.vision.calibrating.fit import START_BOARD
 from controller.vision.calibrating.refine import start_likelihood
 from controller.vision.finding.finder import BoardNotFound, lattice_outlines
 from controller.vision.geometry import (

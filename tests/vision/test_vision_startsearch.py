@@ -21,14 +21,16 @@ from controller.measure.evaluation import (
     own_scenes,
     own_start_picture,
 )
+from controller.position import START_BOARD
 from controller.synth.picture import Rendered, Scene, render
-from controller.vision.calibrating.fit import START_BOARD
-from controller.vision.calibrating.start_reading import START_DISCS, start_discs_right
+from controller.vision.calibrating.start_reading import start_discs_right, start_of
 from controller.vision.finding.felt import outline_guesses
 from controller.vision.finding.finder import BoardNotFound, board_grids, lattice_outlines
 from controller.vision.finding.grid_check import CONFIRMED
 from controller.vision.geometry import corners_of, homography_from_corners, moved_by_squares
 from controller.vision.pipeline import found_grid, setup_on_grid
+
+START_DISCS = start_of().discs
 
 SCENE = Scene(tilt_deg=20, rotation_deg=-8, light=0.9, view_from_deg=200)
 
