@@ -71,3 +71,36 @@ def observations_via_camera(
         _, rendered = next(frames)
         out.append(Observation(obs.t, board=reader.read(rendered.image).board))
     return out
+
+
+def random_game(size: int, seed: int, moves: int | None = None,
+                step: float = 0.6) -> list[Observation]:
+    """A game of random legal moves on a ``size`` x ``size`` board, as a clock game's
+    log: each move's board, then its press ``step`` seconds later, and the next move
+    ``step`` after that (a pass is pressed as it comes). ``moves`` stops it early;
+    None plays it to its end. For filming games of any size, where no recorded
+    games of that size are to hand."""
+    import numpy as np
+
+    from controller.position import Position
+
+    rng = np.random.default_rng(seed)
+    pos = Position.start(size)
+    t = 0.0
+    out = [Observation(t, board=pos.board_string())]
+    played = 0
+    while not pos.is_game_over() and (moves is None or played < moves):
+        legal = pos.legal_squares()
+        if not legal:
+            t += step
+            out.append(Observation(t, press=pos.to_move))
+            pos = pos.pass_turn()
+            continue
+        mover = pos.to_move
+        pos = pos.play(legal[int(rng.integers(len(legal)))])
+        played += 1
+        t += step
+        out.append(Observation(t, board=pos.board_string()))
+        t += step
+        out.append(Observation(t, press=mover))
+    return out

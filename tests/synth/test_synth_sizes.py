@@ -15,17 +15,16 @@ from contextlib import redirect_stdout
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from controller.arbiter import ArbiterConfig, arbitrate
 from controller.boardsize import board_size
 from controller.cli import main as cli_main
-from controller.observation import LogHeader, Observation, read_log
+from controller.observation import LogHeader, read_log
 from controller.position import Position
 from controller.synth.gamevideo import GameVideo
 from controller.synth.picture import render
-from controller.synth.replay import calibrate_synthetic, default_scene
+from controller.synth.replay import calibrate_synthetic, default_scene, random_game
 from controller.vision.calibration_file import (
     CameraCalibration,
     load_calibration,
@@ -39,29 +38,6 @@ STEP = 0.6  # seconds from one move's board to its press, and from the press to 
 
 def _scene() -> object:
     return replace(default_scene(), width=320, height=240)  # small frames: a short test
-
-
-def _game(size: int, moves: int, seed: int) -> list[Observation]:
-    """A random legal game of ``moves`` moves (passes pressed as they come)."""
-    rng = np.random.default_rng(seed)
-    pos = Position.start(size)
-    t = 0.0
-    out = [Observation(t, board=pos.board_string())]
-    for _ in range(moves):
-        legal = pos.legal_squares()
-        if not legal:
-            break
-        mover = pos.to_move
-        pos = pos.play(legal[int(rng.integers(len(legal)))])
-        t += STEP
-        out.append(Observation(t, board=pos.board_string()))
-        t += STEP
-        out.append(Observation(t, press=mover))
-        if not pos.legal_squares() and not pos.is_game_over():
-            t += STEP
-            out.append(Observation(t, press=pos.to_move))
-            pos = pos.pass_turn()
-    return out
 
 
 def _content(lines: str) -> list[dict]:
@@ -79,7 +55,7 @@ def _cli(*args: str) -> str:
 @pytest.mark.parametrize("size,moves,seed", [(6, 14, 1), (10, 12, 2)])
 def test_a_rendered_game_watched_and_judged_gives_the_games_events(tmp_path: Path, size: int,
                                                                   moves: int, seed: int):
-    game = _game(size, moves, seed)
+    game = random_game(size, seed, moves, STEP)
     scene = _scene()
     setup = calibrate_synthetic(scene, seed=7, size=size)
     cal = tmp_path / "camera-calibration.json"
