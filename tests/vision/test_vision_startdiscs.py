@@ -55,11 +55,11 @@ def test_the_felt_edges_put_the_guess_nearer_the_board_than_the_discs_alone(star
 
 
 def test_calibration_takes_the_disc_guess_when_nothing_else_offers_a_board(start, monkeypatch):
-    def nothing(image: np.ndarray) -> tuple[np.ndarray, float]:
+    def nothing(image: np.ndarray, n: int = 8) -> tuple[np.ndarray, float]:
         raise BoardNotFound("no board in the image")
 
     monkeypatch.setattr(startsearch, "found_grid", nothing)
-    monkeypatch.setattr(startsearch, "board_grids", lambda image: [])
+    monkeypatch.setattr(startsearch, "board_grids", lambda image, n=8: [])
     monkeypatch.setattr(startsearch, "_settled", lambda *args: None)
     fit = startsearch.fit_on_start(start.image, lambda h: aligned_grid(h, start.corners))
     assert fit.mismatches == []
@@ -93,11 +93,11 @@ def lamp_over_the_board() -> Rendered:
 
 
 def _disc_path_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    def nothing(image: np.ndarray) -> tuple[np.ndarray, float]:
+    def nothing(image: np.ndarray, n: int = 8) -> tuple[np.ndarray, float]:
         raise BoardNotFound("no board in the image")
 
     monkeypatch.setattr(startsearch, "found_grid", nothing)
-    monkeypatch.setattr(startsearch, "board_grids", lambda image: [])
+    monkeypatch.setattr(startsearch, "board_grids", lambda image, n=8: [])
     monkeypatch.setattr(startsearch, "_settled", lambda *args: None)
 
 

@@ -94,13 +94,13 @@ def test_calibration_ends_on_the_discs_when_every_other_way_refuses(
     start = reflection_over_the_middle
     own = homography_from_corners(start.corners)
 
-    def nothing(image: np.ndarray) -> tuple[np.ndarray, float]:
+    def nothing(image: np.ndarray, n: int = 8) -> tuple[np.ndarray, float]:
         raise BoardNotFound("no board in the image")
 
     monkeypatch.setattr(startsearch, "found_grid", nothing)
-    monkeypatch.setattr(startsearch, "board_grids", lambda image: [own])
+    monkeypatch.setattr(startsearch, "board_grids", lambda image, n=8: [own])
     monkeypatch.setattr(startsearch, "_settled", lambda *args: None)
-    monkeypatch.setattr(startsearch, "disc_guesses", lambda image: [])
+    monkeypatch.setattr(startsearch, "disc_guesses", lambda image, n=8: [])
     orient = lambda h: aligned_grid(h, start.corners)  # noqa: E731
     fit = startsearch.fit_on_start(start.image, orient)
     assert fit.mismatches == [] and len(fit.unknown) > startjudge.MAX_UNREAD
