@@ -217,7 +217,7 @@ def _doubt_over_bound(image: np.ndarray, fit: StartFit) -> float | None:
 
 
 def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
-             model: SquareModel, made: list[StartFit], n: int) -> StartFit | None:
+             model: SquareModel, made: list[StartFit], n: int = STANDARD) -> StartFit | None:
     """A grid the tried ones, or the felt outline's, the picture edges' and the
     lattice's guesses (see :func:`controller.vision.finding.felt.outline_guesses`,
     :func:`controller.vision.finding.contours.contour_outlines` and
@@ -279,7 +279,7 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
 
 
 def _second_try(grids: list[tuple[np.ndarray, int]], ranked: list[int],
-                picked: list[int], n: int) -> list[int]:
+                picked: list[int], n: int = STANDARD) -> list[int]:
     """The likeliest place's second grid to move: the likeliest other grid within a
     square of the first pick but not alike it (a quarter square apart at some
     corner), if any.
@@ -301,7 +301,7 @@ def _second_try(grids: list[tuple[np.ndarray, int]], ranked: list[int],
 
 
 def _on_start_discs(image: np.ndarray, orient: Orient | None, model: SquareModel,
-                    made: list[StartFit], n: int) -> StartFit | None:
+                    made: list[StartFit], n: int = STANDARD) -> StartFit | None:
     """A grid guessed round the start discs (see
     :func:`controller.vision.calibrating.discs.disc_guesses`) that reads the start position
     on nearly every square: moved coarsely onto it (the guess follows the felt's

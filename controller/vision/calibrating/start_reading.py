@@ -15,7 +15,7 @@ from functools import cache
 
 import numpy as np
 
-from controller.boardsize import STANDARD, board_size
+from controller.boardsize import STANDARD, board_size, size_of_board_string
 from controller.position import Position
 from controller.vision.finding.grid_check import CONFIRMED
 from controller.vision.reading.board_reading import AMBIGUOUS, GLARE, Reading, unread
@@ -107,7 +107,7 @@ def paled_unknown(r: Reading, view: ModelView | None) -> Reading:
     if view is None:
         return r
     glare = next_to_glare(r)
-    s = start_of(r.n)
+    s = start_of(size_of_board_string(r.board))
     paled = [i for i in s.discs if r.board[i] == "-" and i in view.seen]
     if len(paled) != 1 or start_discs_right(r) != len(s.discs) - 1:
         return r
@@ -148,7 +148,7 @@ def model_read(r: Reading, view: ModelView | None, unread_discs: list[int]) -> R
     if view is None or view.doubt >= CONFIRMED:
         return r
     board, why, conf = list(r.board), list(r.reasons or ("",) * len(r.board)), r.confidence.copy()
-    start = start_of(r.n).board
+    start = start_of(size_of_board_string(r.board)).board
     named = []
     for i in unread_discs:
         p = view.probabilities.get(i)
@@ -195,7 +195,7 @@ def model_overruled(r: Reading, view: ModelView) -> list[int]:
     felt beside a start disc the model still sees whole, and the model's doubt of
     such a grid can fall just under its bound.
     """
-    start = start_of(r.n).board
+    start = start_of(size_of_board_string(r.board)).board
     return [i for i in against_start(r, []) if start[i] == "-" and view.seen.get(i) == "-"]
 
 
@@ -226,7 +226,8 @@ def contradictions(r: Reading, off_centre: list[int]) -> tuple[list[int], list[i
     wrong = against_start(r, off_centre)
     right = start_discs_right(r) + len(off_centre)
     glare = next_to_glare(r)
-    n, discs = r.n, start_of(r.n).discs
+    n = size_of_board_string(r.board)
+    discs = start_of(n).discs
     inner = [i for i in wrong if i not in discs
              and (0 < i % n < n - 1 and 0 < i // n < n - 1 or glare[i] or right == len(discs))]
     if right >= 2 and len(inner) == len(wrong) and len(inner) <= STRAY_MAX:
@@ -237,7 +238,7 @@ def contradictions(r: Reading, off_centre: list[int]) -> tuple[list[int], list[i
 def against_start(r: Reading, excused: list[int]) -> list[int]:
     """Squares read as something the start position does not hold, but for
     ``excused`` ones and those unread."""
-    start = start_of(r.n).board
+    start = start_of(size_of_board_string(r.board)).board
     return [i for i in range(len(r.board))
             if r.board[i] not in (start[i], "?") and i not in excused]
 
@@ -250,13 +251,13 @@ def off_centre(r: Reading) -> list[int]:
     can leave two centred, and the model doubts its squares."""
     if start_discs_right(r) < 2:
         return []
-    s = start_of(r.n)
+    s = start_of(size_of_board_string(r.board))
     return [i for i in s.discs if r.board[i] == s.board[i].lower()]
 
 
 def start_discs_right(r: Reading) -> int:
     """How many of the four start discs read as the start position has them."""
-    s = start_of(r.n)
+    s = start_of(size_of_board_string(r.board))
     return sum(r.board[i] == s.board[i] for i in s.discs)
 
 
