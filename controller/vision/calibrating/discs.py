@@ -180,7 +180,7 @@ def _edge(canvas: np.ndarray, at: float, span: float, sign: float,
     along = np.broadcast_to(points[None, :], pos.shape)
     sides = [(pos + s * ACROSS, along) if upright else (along, pos + s * ACROSS)
              for s in (sign, -sign)]
-    inner, outer = (_canvas_at(canvas, *xy, n) for xy in sides)
+    inner, outer = (_canvas_at(canvas, x, y, n) for x, y in sides)
     seen = (inner >= 0) & (outer >= 0)  # both sides inside the picture
     score = np.where(seen, np.clip(inner - outer, -1, 1), 0).mean(axis=1)
     k = int(np.argmax(score))
