@@ -115,3 +115,16 @@ def test_the_renderer_draws_the_boards_squares_where_its_truth_puts_them(size: i
         assert r.corners[:, 1].min() < y < r.corners[:, 1].max()
     with pytest.raises(ValueError, match="hands over an 8x8 board only"):
         render(board[:-1] + "?", _scene(), seed=3)
+
+
+@pytest.mark.parametrize("size", [6, 10])
+def test_kaeshi_calibrate_camera_records_the_boards_size(tmp_path: Path, size: int):
+    start = render(Position.start(size).board_string(), _scene(), seed=3)
+    image = tmp_path / "start.png"
+    write_image(image, start.image)
+    cal = tmp_path / "camera-calibration.json"
+    printed = _cli("calibrate", "camera", "--image", str(image), "--size", str(size),
+                   "--a1", "top-left", "--out", str(cal))
+    assert json.loads(cal.read_text(encoding="utf-8"))["board_size"] == size
+    rows = printed.splitlines()[:size]
+    assert "".join(rows) == Position.start(size).board_string()  # read from a1, row by row
