@@ -12,12 +12,13 @@ import numpy as np
 
 from controller.squares import square_name
 from controller.vision.calibrating.fit import StartFit
-from controller.vision.calibrating.start_reading import START_DISCS, next_to_glare
+from controller.vision.calibrating.start_reading import next_to_glare, start_of
 from controller.vision.cv import components, cv2
 from controller.vision.finding.finder import green_mask_hsv
 from controller.vision.geometry import corners_of, upright_order
 
 UNREAD_ADVICE = 8  # unread squares at calibration from which the user is told what to change
+NAMED = 8  # squares named in one piece of advice, the rest as "..."
 DARK = 30  # grey level (of 255) below which a picture is too dark to read discs well
 DARK_FELT = 20  # ... and of the felt itself, where the discs are judged against it
 BRIGHT_FELT = 215  # the felt this bright is washed out: too much light or exposure
@@ -211,7 +212,8 @@ def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
     elif felt > BRIGHT_FELT:
         out.append(f"too bright: the felt shows {felt:.0f} of 255 grey levels; lower the "
                    "camera's exposure or dim the lamp")
-    reasons = fit.reading.reasons or ("",) * 64
+    n = fit.setup.size
+    reasons = fit.reading.reasons or ("",) * len(fit.reading.board)
     # a reflection's halo, neither felt nor glare to the reader, reads as something
     # over the squares round it: the lamp's doing, not a hand's
     halo = next_to_glare(fit.reading)
@@ -220,13 +222,13 @@ def what_to_change(image: np.ndarray, fit: StartFit) -> list[str]:
                          "the camera so that the reflection leaves the board"),
                         ("occluded", "something covers {}: clear the board and keep hands "
                          "out of the picture")):
-        squares = [square_name(i) for i, r in enumerate(reasons)
+        squares = [square_name(i, n) for i, r in enumerate(reasons)
                    if r == why and (white[i] if why == "glare" else not halo[i])]
         if why == "occluded" and (felt < DARK_FELT or hint):
             continue  # in the dark, felt that cannot be told is no hand
         if len(squares) >= 2 or (squares and any(
-                square_name(i) in squares for i in START_DISCS)):
-            names = ", ".join(squares[:8]) + (" ..." if len(squares) > 8 else "")
+                square_name(i, n) in squares for i in start_of(n).discs)):
+            names = ", ".join(squares[:NAMED]) + (" ..." if len(squares) > NAMED else "")
             out.append(advice.format(names))
     if not any("reflection" in line for line in out):
         # a grid that a reflection threw off reads no glare where the reflection is

@@ -11,10 +11,11 @@ from functools import partial
 import numpy as np
 
 from calibration.advice import UNREAD_ADVICE, no_board_advice, too_dim, what_to_change
+from controller.boardsize import STANDARD
 from controller.squares import square_name
-from controller.vision.calibrating.fit import START_BOARD, StartFit, fit_start_position
+from controller.vision.calibrating.fit import StartFit, fit_start_position
 from controller.vision.calibrating.search import DOUBTED, fit_on_start
-from controller.vision.calibrating.start_reading import START_DISCS, next_to_glare
+from controller.vision.calibrating.start_reading import next_to_glare, start_of
 from controller.vision.calibrating.turn import BY_MODEL, UNSETTLED, settle_turn
 from controller.vision.calibration_file import CameraCalibration
 from controller.vision.finding.finder import BoardNotFound
@@ -27,28 +28,30 @@ def _mismatch_advice(fit: StartFit) -> list[str]:
     explains: discs where the start has none, start discs read empty beside a
     reflection, or start discs read in the other colour."""
     board, wrong = fit.reading.board, fit.mismatches
+    n = fit.setup.size
+    s = start_of(n)
     lit = next_to_glare(fit.reading)
-    extra = [i for i in wrong if START_BOARD[i] == "-" and board[i] in "XOxo"]
+    extra = [i for i in wrong if s.board[i] == "-" and board[i] in "XOxo"]
     if extra and len(extra) == len(wrong):  # only discs too many: no grid fault
-        return [f"{_names(extra)} read as a disc where the start position has none: take "
+        return [f"{_names(extra, n)} read as a disc where the start position has none: take "
                 "any disc off, or move the lamp if its light falls there"]
-    missing = [i for i in wrong if i in START_DISCS and board[i] == "-"]
+    missing = [i for i in wrong if i in s.discs and board[i] == "-"]
     if missing and len(missing) == len(wrong) and lit[missing].all():
         # a reflection's halo can pale a black disc to the felt's shade
-        return [f"{_names(missing)} read empty next to a lamp's reflection, though the start "
+        return [f"{_names(missing, n)} read empty next to a lamp's reflection, though the start "
                 "position has a disc there: if the disc is there, move the lamp off it and "
                 "calibrate again"]
     # a start disc off its centre in its own colour can contradict too: not swapped
-    swapped = [i for i in wrong if START_BOARD[i] in "XO" and board[i].upper() in "XO"
-               and board[i].upper() != START_BOARD[i]]
+    swapped = [i for i in wrong if s.board[i] in "XO" and board[i].upper() in "XO"
+               and board[i].upper() != s.board[i]]
     if swapped and len(swapped) == len(wrong):
-        said = ", ".join(f"{square_name(i)} {'black' if board[i] in 'Xx' else 'white'}"
+        said = ", ".join(f"{square_name(i, n)} {'black' if board[i] in 'Xx' else 'white'}"
                          for i in swapped)
         why = (_lamp_swaps(board, swapped) if lit[swapped].all() else
                "if the discs lie that way, turn them over; else light the board evenly "
                "and calibrate again")
-        return [f"read {said}, the other colour than the start position has there (white "
-                f"d4, e5; black e4, d5): {why}"]
+        return [f"read {said}, the other colour than the start position has there "
+                f"({start_discs_said(n)}): {why}"]
     return []
 
 
@@ -78,16 +81,19 @@ def calibrate_image(
     a1: str | None = None,
     source: str = "",
     searching: Callable[[str], None] | None = None,
+    size: int = STANDARD,
 ) -> CalibrationResult:
-    """Calibrate from one image of the board set up at the start position;
-    ``searching`` hears when a hard picture makes the board search slow."""
+    """Calibrate from one image of a ``size`` x ``size`` board set up at the start
+    position; ``searching`` hears when a hard picture makes the board search slow."""
     fixed = corners is not None or a1 is not None
+    n = size
     try:
         if corners is not None:  # the user's grid is theirs: nothing else is tried
-            fit = fit_start_position(auto_setup(image, corners=corners), image, a1_fixed=True)
+            fit = fit_start_position(auto_setup(image, corners=corners, n=n), image,
+                                     a1_fixed=True)
         else:
-            fit = fit_on_start(image, None if a1 is None else partial(grid_with_a1, a1=a1),
-                               searching)
+            fit = fit_on_start(image, None if a1 is None else partial(grid_with_a1, a1=a1, n=n),
+                               searching, n)
     except BoardNotFound as exc:
         raise BoardNotFound(f"{exc}; {no_board_advice(image, exc.felt_seen)}",
                             exc.felt_seen) from None
@@ -100,8 +106,8 @@ def calibrate_image(
         warnings.append(
             f"calibration refused: {len(fit.mismatches)} "
             f"{'square does' if len(fit.mismatches) == 1 else 'squares do'} not read as the "
-            f"start position ({_names(fit.mismatches)}). Set up the start position (white d4, e5; "
-            "black e4, d5), check the picture, and calibrate again."
+            f"start position ({_names(fit.mismatches, n)}). Set up the start position "
+            f"({start_discs_said(n)}), check the picture, and calibrate again."
         )
         warnings += _mismatch_advice(fit)
     if fit.short_edges:
@@ -112,7 +118,7 @@ def calibrate_image(
             "or give its corners with --corners, and calibrate again."
         )
     elif not fit.mismatches and fit.unmeasured:
-        covered = _names(fit.unmeasured)
+        covered = _names(fit.unmeasured, n)
         kept = ("the levels were fitted on the other start discs" if fit.setup.model.fitted
                 else "the colour levels could not be fitted on the start discs")
         warnings.append(
@@ -125,29 +131,29 @@ def calibrate_image(
         )
     if fit.stray:
         warnings.append(
-            f"{_names(fit.stray)} read as a disc although the start position has it empty "
+            f"{_names(fit.stray, n)} read as a disc although the start position has it empty "
             "(a disc left there, or a lamp's light or reflection): the grid and colours "
             "fit, but clear the square or move the lamp, or it may misread in play"
         )
     if fit.off_centre:
         warnings.append(
-            f"{_names(fit.off_centre)} "
+            f"{_names(fit.off_centre, n)} "
             + ("stands off its square's centre" if len(fit.off_centre) == 1
                else "stand off their squares' centres")
             + ": taken as the start position, but centre the discs as you would in play"
         )
     if fit.overruled:
         warnings.append(
-            f"{_names(fit.overruled)} read as a disc by brightness, though the square "
+            f"{_names(fit.overruled, n)} read as a disc by brightness, though the square "
             "looks empty to the learned model (a shadow's edge or a lamp's pool there): "
             "left unread, and the grid and colours kept; in play the learned model has the "
             "last word there and the square reads ? when it is unsure, so even out the light "
             "there for a board that reads in full"
         )
     if fit.faint:
-        colour = "black" if START_BOARD[fit.faint[0]] == "X" else "white"
+        colour = "black" if start_of(n).board[fit.faint[0]] == "X" else "white"
         warnings.append(
-            f"{_names(fit.faint)} read empty by brightness, though the learned model sees "
+            f"{_names(fit.faint, n)} read empty by brightness, though the learned model sees "
             f"the start position's {colour} disc there: in this light a {colour} disc barely "
             "stands out from the felt. Left unread, and the grid and colours kept, but light "
             f"the board better or {colour} discs may read empty in play"
@@ -162,7 +168,7 @@ def calibrate_image(
         )
     if fit.felt_unseen:
         warnings.append(
-            f"{_names(fit.felt_unseen)} along the board's edge show no felt in their corners, "
+            f"{_names(fit.felt_unseen, n)} along the board's edge show no felt in their corners, "
             "but the learned model sees the board's squares there (a dark felt's edge in shade "
             "or blur): the grid kept. Check on the calibration picture that it ends at the "
             "board's last printed line on that side"
@@ -180,7 +186,7 @@ def calibrate_image(
     if unread:
         warnings.append(
             f"{len(unread)} square{'s' if len(unread) > 1 else ''} could not be "
-            f"read ({_names(unread)}): glare, a shadow or something over the board; "
+            f"read ({_names(unread, n)}): glare, a shadow or something over the board; "
             "they will read as ? while that lasts"
         )
     if (fit.mismatches or not fit.setup.model.fitted or len(fit.unknown) >= UNREAD_ADVICE
@@ -189,7 +195,7 @@ def calibrate_image(
     if settled is not None and settled.by == BY_MODEL:
         warnings.append(
             "none of the four start discs could be read by brightness; the learned model "
-            f"sees the start position's disc on {_names(list(settled.seen))}, so a1 was put "
+            f"sees the start position's disc on {_names(list(settled.seen), n)}, so a1 was put "
             f"at the {a1_place(fit.setup.homography)} corner of the image. Check it on the "
             "calibration picture (a quarter turn off would put every move on the wrong "
             "square), or pass --a1 with the corner where a1 is"
@@ -215,7 +221,14 @@ def calibrate_image(
     return CalibrationResult(cal, fit, warnings)
 
 
-def _names(squares: list[int], most: int = 12) -> str:
+def _names(squares: list[int], n: int, most: int = 12) -> str:
     """Square names, the first ``most`` of them and how many more."""
     more = "" if len(squares) <= most else f" and {len(squares) - most} more"
-    return ", ".join(square_name(i) for i in squares[:most]) + more
+    return ", ".join(square_name(i, n) for i in squares[:most]) + more
+
+
+def start_discs_said(n: int) -> str:
+    """Where the start discs stand, for a message: "white d4, e5; black e4, d5" on 8x8."""
+    s = start_of(n)
+    return (f"white {', '.join(square_name(i, n) for i in s.white)}; "
+            f"black {', '.join(square_name(i, n) for i in s.black)}")

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from calibration.advice import DARK
+from controller.boardsize import STANDARD
 from controller.measure.evaluation import grid_error, own_scenes, start_picture
-from controller.position import START_BOARD
 from controller.vision.calibrating.fit import StartFit
 from controller.vision.calibrating.search import fit_on_start
-from controller.vision.calibrating.start_reading import START_DISCS
+from controller.vision.calibrating.start_reading import start_of
 from controller.vision.calibrating.turn import UNSETTLED, settle_turn
 from controller.vision.cv import cv2
 from controller.vision.finding.finder import BoardNotFound
@@ -175,13 +175,14 @@ class WrongStartTally:
         ]
 
 
-def wrong_start(i: int) -> tuple[str, str]:
-    """The start position as scene ``i`` of a set sets it up wrong, and how: each
-    start disc in turn, the other colour and then missing."""
-    disc = START_DISCS[i % len(START_DISCS)]
-    kind = WRONG_SET_UPS[(i // len(START_DISCS)) % len(WRONG_SET_UPS)]
-    put = "-" if kind == "missing" else "X" if START_BOARD[disc] == "O" else "O"
-    return START_BOARD[:disc] + put + START_BOARD[disc + 1:], kind
+def wrong_start(i: int, size: int = STANDARD) -> tuple[str, str]:
+    """The start position of a ``size`` x ``size`` board as scene ``i`` of a set sets
+    it up wrong, and how: each start disc in turn, the other colour and then missing."""
+    s = start_of(size)
+    disc = s.discs[i % len(s.discs)]
+    kind = WRONG_SET_UPS[(i // len(s.discs)) % len(WRONG_SET_UPS)]
+    put = "-" if kind == "missing" else "X" if s.board[disc] == "O" else "O"
+    return s.board[:disc] + put + s.board[disc + 1:], kind
 
 
 def evaluate_wrong_starts(n: int, seed: int, hard: bool) -> WrongStartTally:

@@ -239,11 +239,11 @@ LITERALS = (8, 64)
 
 #: Not scanned yet, and why.
 EXEMPT = {
-    "controller/vision": "the camera reader still reads 8x8 boards only (board size "
-                         "for the camera comes next)",
-    "controller/synth": "the synthetic renderer draws the camera's 8x8 boards (with it)",
-    "controller/measure": "the camera's measuring harness (with it)",
-    "calibration": "the camera's calibration (with it)",
+    "controller/synth/hand.py": "the renderer's hands are drawn over 8x8 boards only (it "
+                                "refuses a hand, a resting hand or clutter on another size)",
+    "controller/synth/resting.py": "the waiting player's resting hand (with the hands)",
+    "calibration/hall": "the Hall-sensor board's calibration: its sensor grid is the 8x8 "
+                        "hardware's (the scans' 64 readings, the panel picture's 8 columns)",
     "controller/engine/patterns.py": "the evaluation learned from WTHOR's games, which are "
                                      "all 8x8; other sizes use square weights",
 }
@@ -281,6 +281,26 @@ NOT_THE_BOARD: dict[str, tuple[int, str]] = {
     "controller/tournament_store/simulate.py": (1, "dan ranks"),
     "controller/web/gate.py": (3, "connections kept in reserve, file descriptors kept "
                                   "free, and the least cap"),
+    "controller/vision/annotate.py": (1, "pixels from the a1 dot to its label"),
+    "controller/vision/calibrating/discs.py": (2, "the light start discs' least distance "
+                                               "apart in pixels; canvas pixels per square"),
+    "controller/vision/calibrating/judge.py": (1, "squares a grid taken at once may leave "
+                                               "unread"),
+    "controller/vision/capture.py": (1, "frames stacked for a settled picture"),
+    "controller/vision/cv.py": (2, "8-connected components"),
+    "controller/vision/finding/felt.py": (1, "grey levels added to green chroma's divisor"),
+    "controller/vision/finding/grid.py": (1, "refinement rounds at the most"),
+    "controller/vision/reading/uncentred.py": (1, "placed discs located per frame for the "
+                                               "locating noise"),
+    "controller/synth/board.py": (2, "texture pixels per square; a frame's colour taken an "
+                                  "eighth of a square in"),
+    "controller/synth/light.py": (2, "the light map at an eighth of the picture's size"),
+    "controller/synth/scene.py": (3, "an easy scene's rotation of up to 8 degrees; a camera "
+                                  "8 to 20 squares away"),
+    "controller/synth/textures.py": (5, "noise scales in pixels; a felt's colour spread in "
+                                     "grey levels"),
+    "calibration/advice.py": (2, "unread squares from which advice is given; squares "
+                              "named in one piece of advice"),
     "controller/web/guard.py": (2, "a request body's 64 KiB; an IPv6 /64 network"),
     "controller/web/server.py": (1, "fields of a login form"),
     "controller/web/tls.py": (1, "the longest common name a certificate may carry"),

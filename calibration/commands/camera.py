@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from controller.boardsize import SIZES, STANDARD
 from controller.vision.places import A1_PLACES
 
 if TYPE_CHECKING:
@@ -20,13 +21,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Calibrate the camera path: set the board up at the start position, "
         "point the camera at it, and run this. The board is found (or taken from "
         "--corners), its grid refined, the colours of discs and felt measured on the "
-        "four start discs and sixty empty squares; the result is saved as JSON and an "
+        "four start discs and the empty squares; the result is saved as JSON and an "
         "annotated picture shows every square's reading and confidence.",
     )
     src = p.add_mutually_exclusive_group()
     src.add_argument("--camera", type=int, metavar="N", help="camera index (default 0)")
     src.add_argument("--image", type=Path, metavar="FILE", help="use a photo instead")
     p.add_argument("--picamera", action="store_true", help="use the Raspberry Pi camera")
+    p.add_argument("--size", type=int, choices=SIZES, default=STANDARD,
+                   help="the board's columns and rows (default 8); the calibration records it")
     p.add_argument(
         "--corners", nargs="+", metavar="X,Y",
         help="the playing area's corners a1 h1 h8 a8 in pixels, e.g. "
@@ -59,7 +62,7 @@ def parse_corners(values: list[str]) -> np.ndarray:
                 numbers.append(float(part))
             except ValueError:
                 raise ValueError(f"--corners: {part!r} is not a number") from None
-    if len(numbers) != 8:
+    if len(numbers) != 4 * 2:  # x and y of each corner
         raise ValueError(
             f"--corners needs four x,y pairs (a1 h1 h8 a8), got {len(numbers)} numbers"
         )
@@ -99,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
         image = grab_frame(args.camera, args.picamera)
         source = "Pi camera" if args.picamera else f"camera {args.camera or 0}"
     result = calibrate_image(image, corners=corners, a1=args.a1, source=source,
-                             searching=lambda note: print(f"note: {note}", file=sys.stderr))
+                             searching=lambda note: print(f"note: {note}", file=sys.stderr),
+                             size=args.size)
     fit = result.fit
     # a refused calibration must not replace a good one, nor pass for one unnoticed
     kept = not fit.mismatches or args.keep_refused
@@ -121,8 +125,8 @@ def run(args: argparse.Namespace) -> int:
                                   marks))
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    for r in range(8):
-        print(reading.board[r * 8 : r * 8 + 8])
+    for row in reading.rows:
+        print(row)
     if kept:
         print(f"calibration written to {args.out}; picture in {picture}")
         return 0

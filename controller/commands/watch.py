@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from controller.boardsize import SIZES, STANDARD, a_label
 from controller.vision.places import A1_PLACES
 
 if TYPE_CHECKING:
@@ -33,6 +34,9 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="camera calibration (default: find the board in the first frames)")
     p.add_argument("--a1", choices=A1_PLACES,
                    help="without a calibration: image corner where a1 is (default top-left)")
+    p.add_argument("--size", type=int, choices=SIZES, metavar="N",
+                   help="the board's columns and rows: 6, 8 or 10 (default: the "
+                   "calibration's, else 8); a calibration of another size is refused")
     p.add_argument("--out", metavar="FILE", help="write the log here instead of stdout")
     p.add_argument("--stable", type=int, default=2, metavar="N",
                    help="frames a square must read the same before it is reported (default 2)")
@@ -122,6 +126,10 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--stable must be at least 1")
     cal = load_calibration(args.calibration) if args.calibration else None
     setup = cal.setup if cal is not None else None
+    size = args.size or (setup.size if setup is not None else STANDARD)
+    if setup is not None and setup.size != size:
+        raise ValueError(f"--size {size}: {args.calibration} was made on {a_label(setup.size)} "
+                         f"board, not {a_label(size)} one (calibrate again with --size {size})")
 
     def log(msg: str) -> None:
         print(f"kaeshi watch: {msg}", file=sys.stderr, flush=True)
@@ -148,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
 
     options = WatchOptions(stable=args.stable, keepalive=args.keepalive,
                            max_frames=args.max_frames, give_up_after=args.give_up_after,
-                           a1=args.a1)
+                           a1=args.a1, size=size)
     out = Path(args.out).open("w", encoding="utf-8") if args.out else sys.stdout
     try:
         written = watch(source, setup, out, options, log,  # type: ignore[arg-type]

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
+from controller.boardsize import size_of_board_string
 from controller.measure.evaluation import reading_reasons
-from controller.symmetry import square_table
+from controller.symmetry import TRANSFORMS, square_table
 from controller.vision.reading.scoring import EndToEnd
 
 SIDES = ("left", "right", "top", "bottom")
@@ -45,15 +46,17 @@ def crop_board(image: np.ndarray, corners: np.ndarray, side: str, share: float) 
 def best_symmetry(board: str, truth: str) -> int:
     """The symmetry (0-7) under which ``board`` agrees best with ``truth``: fewest
     wrong squares, then fewest ``?``."""
+    n = size_of_board_string(board)
+
     def cost(t: int) -> tuple[int, int]:
-        table = square_table(t)
-        moved = [""] * 64
+        table = square_table(t, n)
+        moved = [""] * len(board)
         for i, ch in enumerate(board):
             moved[table[i]] = ch
         wrong = sum(r not in "?" and r.upper() != s for r, s in zip(moved, truth, strict=True))
         return wrong, moved.count("?")
 
-    return min(range(8), key=cost)
+    return min(TRANSFORMS, key=cost)
 
 
 def count_crop(tally: EndToEnd, name: str, image: np.ndarray, truth: str) -> None:
@@ -67,10 +70,11 @@ def count_crop(tally: EndToEnd, name: str, image: np.ndarray, truth: str) -> Non
         tally.add_not_found(name, truth)
         return
     reading = setup.reader().read(image)
-    table = square_table(best_symmetry(reading.board, truth))
-    board, reasons = [""] * 64, [""] * 64
-    why = reading_reasons(reading) or [""] * 64
-    for i in range(64):
+    squares = len(reading.board)
+    table = square_table(best_symmetry(reading.board, truth), reading.n)
+    board, reasons = [""] * squares, [""] * squares
+    why = reading_reasons(reading) or [""] * squares
+    for i in range(squares):
         board[table[i]] = reading.board[i]
         reasons[table[i]] = why[i]
     tally.add(name, truth, "".join(board), reasons)

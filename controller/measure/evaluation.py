@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from controller.boardsize import STANDARD, size_of_board_string
 from controller.position import Position
-from controller.vision.calibrating.fit import START_BOARD, StartFit
+from controller.vision.calibrating.fit import StartFit
 from controller.vision.calibrating.search import fit_on_start
 from controller.vision.geometry import aligned_grid, corners_of
 from controller.vision.pipeline import auto_setup
@@ -35,10 +36,12 @@ if TYPE_CHECKING:
 SHIFT_RANGE = (0.38, 0.43)
 
 
-def random_position(rng: np.random.Generator, shifted: float = 0.0) -> str:
-    """A position from a random legal game, some discs marked shifted (``x``/``o``)."""
-    p = Position.start()
-    for _ in range(int(rng.integers(0, 60))):
+def random_position(rng: np.random.Generator, shifted: float = 0.0,
+                    size: int = STANDARD) -> str:
+    """A position from a random legal game on a ``size`` x ``size`` board, some discs
+    marked shifted (``x``/``o``)."""
+    p = Position.start(size)
+    for _ in range(int(rng.integers(0, size * size - 4))):
         moves = p.legal_squares()
         if not moves:
             if p.is_game_over():
@@ -56,20 +59,21 @@ def random_position(rng: np.random.Generator, shifted: float = 0.0) -> str:
 def shifts_with_room(board: str, rng: np.random.Generator) -> dict[int, tuple[float, float]]:
     """Offsets for the board's shifted discs, each towards the most free space."""
     out: dict[int, tuple[float, float]] = {}
+    n = size_of_board_string(board)
     for i, ch in enumerate(board):
         if ch not in "xo":
             continue
-        r, c = divmod(i, 8)
+        r, c = divmod(i, n)
         best, best_room = np.zeros(2), -1.0
         for k in range(16):
-            a = k * np.pi / 8
+            a = k * 2 * np.pi / 16
             v = np.array([np.cos(a), np.sin(a)])
             room = 9.0
             for dr in (-1, 0, 1):
                 for dc in (-1, 0, 1):
                     rr, cc = r + dr, c + dc
-                    off_board = not (0 <= rr < 8 and 0 <= cc < 8)  # no pushing discs off
-                    if (dr or dc) and (off_board or board[rr * 8 + cc] != "-"):
+                    off_board = not (0 <= rr < n and 0 <= cc < n)  # no pushing discs off
+                    if (dr or dc) and (off_board or board[rr * n + cc] != "-"):
                         room = min(room, float(np.linalg.norm(np.array([dc, dr]) - 0.4 * v)))
             if room > best_room:
                 best, best_room = v, room
@@ -80,7 +84,7 @@ def shifts_with_room(board: str, rng: np.random.Generator) -> dict[int, tuple[fl
 
 def align_to_truth(setup: CameraSetup, truth_corners: np.ndarray) -> CameraSetup:
     """Relabel a found board's corners to the renderer's a1 (what ``--a1`` tells)."""
-    return replace(setup, homography=aligned_grid(setup.homography, truth_corners))
+    return replace(setup, homography=aligned_grid(setup.homography, truth_corners, setup.size))
 
 
 def corner_error(setup: CameraSetup, truth_corners: np.ndarray) -> float:
@@ -88,11 +92,11 @@ def corner_error(setup: CameraSetup, truth_corners: np.ndarray) -> float:
     return grid_error(setup.homography, truth_corners)
 
 
-def grid_error(h: np.ndarray, truth_corners: np.ndarray) -> float:
+def grid_error(h: np.ndarray, truth_corners: np.ndarray, n: int = STANDARD) -> float:
     """:func:`corner_error` of a bare grid: for outlines no set-up was made on."""
     t = np.asarray(truth_corners, dtype=np.float64)
-    cell = float(np.linalg.norm(t[1] - t[0])) / 8
-    return float(np.abs(corners_of(aligned_grid(h, t)) - t).max()) / cell
+    cell = float(np.linalg.norm(t[1] - t[0])) / n
+    return float(np.abs(corners_of(aligned_grid(h, t, n), n) - t).max()) / cell
 
 
 def calibrate_on_start(scene: Scene, seed: int) -> tuple[CameraSetup, bool]:
@@ -113,18 +117,19 @@ def calibrate_on_start(scene: Scene, seed: int) -> tuple[CameraSetup, bool]:
     return fit.setup, ok
 
 
-def start_fit(scene: Scene, seed: int) -> StartFit | None:
-    """The calibration on the start position in ``scene`` (None: no board found)."""
-    return fit_on_picture(start_picture(scene, seed))
+def start_fit(scene: Scene, seed: int, size: int = STANDARD) -> StartFit | None:
+    """The calibration on the start position of a ``size`` x ``size`` board in
+    ``scene`` (None: no board found)."""
+    return fit_on_picture(start_picture(scene, seed, size))
 
 
-def start_picture(scene: Scene, seed: int) -> Rendered:
+def start_picture(scene: Scene, seed: int, size: int = STANDARD) -> Rendered:
     """The start position photographed in ``scene``, as a user sets it up to
     calibrate: no hand over the board or resting at its edge."""
     from controller.synth.picture import render
 
     calm = replace(scene, hand=False, resting_hand=False)
-    return render(START_BOARD, calm, seed=seed)
+    return render(Position.start(size).board_string(), calm, seed=seed)
 
 
 def own_start_picture(seed: int, number: int, hard: bool = True) -> Rendered:
@@ -140,7 +145,8 @@ def fit_on_picture(start: Rendered) -> StartFit | None:
     from controller.vision.finding.finder import BoardNotFound
 
     try:
-        return fit_on_start(start.image, lambda h: aligned_grid(h, start.corners))
+        n = size_of_board_string(start.board)
+        return fit_on_start(start.image, lambda h: aligned_grid(h, start.corners, n), n=n)
     except BoardNotFound:
         return None
 
@@ -160,8 +166,10 @@ def load_labelled(folder: str | Path) -> list[tuple[Path, str, np.ndarray | None
     for name in sorted(labels):
         rows = labels[name]["board"] if isinstance(labels[name], dict) else labels[name]
         truth = "".join(rows)
-        if len(truth) != 64:
-            raise ValueError(f"{root / 'labels.json'}: {name}: board is not 8 rows of 8")
+        try:
+            size_of_board_string(truth)
+        except ValueError as exc:
+            raise ValueError(f"{root / 'labels.json'}: {name}: {exc}") from None
         style = labels[name].get("style", {}) if isinstance(labels[name], dict) else {}
         corners = np.array(style["corners"], float) if "corners" in style else None
         out.append((root / name, truth, corners))
@@ -214,7 +222,7 @@ class OwnScene(NamedTuple):
     shifts: dict[int, tuple[float, float]]
 
 
-def own_scenes(seed: int, hard: bool, hand: bool = False,
+def own_scenes(seed: int, hard: bool, hand: bool = False, size: int = STANDARD,
                **scene: object) -> Iterator[OwnScene]:
     """The scenes of the project's own set ``seed``, in order, drawn the one way the
     benchmark and the tests that name a scene of it both rely on."""
@@ -223,13 +231,13 @@ def own_scenes(seed: int, hard: bool, hand: bool = False,
     rng = np.random.default_rng(seed)
     for i in itertools.count():
         sc = random_scene(rng, hard=hard, hand=hand, **scene)
-        board = random_position(rng, shifted=0.05)
+        board = random_position(rng, shifted=0.05, size=size)
         yield OwnScene(seed * 10_000 + i, sc, board, shifts_with_room(board, rng))
 
 
 def evaluate_rendered(
     n: int, seed: int, hard: bool, hand: bool = False, calibrated: bool = False,
-    **scene: object,
+    size: int = STANDARD, **scene: object,
 ) -> EndToEnd:
     """End-to-end figures on ``n`` scenes of the project's own renderer.
 
@@ -242,7 +250,7 @@ def evaluate_rendered(
     from controller.vision.finding.finder import BoardNotFound
 
     tally = EndToEnd()
-    for i, own in zip(range(n), own_scenes(seed, hard, hand, **scene), strict=False):
+    for i, own in zip(range(n), own_scenes(seed, hard, hand, size, **scene), strict=False):
         sc = own.scene
         r = render(own.board, sc, seed=own.render_seed, shifts=own.shifts)
         name = f"{seed}/{i}"
@@ -250,7 +258,7 @@ def evaluate_rendered(
         try:
             if calibrated:
                 tally.calibrated += 1
-                fit = start_fit(sc, own.render_seed)
+                fit = start_fit(sc, own.render_seed, size)
                 if fit is None:
                     tally.refused += 1
                     raise BoardNotFound("calibration found no board")
@@ -258,7 +266,7 @@ def evaluate_rendered(
                 tally.unfitted += not fit.mismatches and not fit.setup.model.fitted
                 setup = fit.setup
             else:
-                setup = align_to_truth(auto_setup(r.image), r.corners)
+                setup = align_to_truth(auto_setup(r.image, n=size), r.corners)
         except BoardNotFound:
             if not calibrated:  # a calibration's time would count the rendering too
                 tally.find_ms.append(1000 * (time.process_time() - t0))
@@ -266,7 +274,7 @@ def evaluate_rendered(
             continue
         if not calibrated:
             tally.find_ms.append(1000 * (time.process_time() - t0))
-        tally.check_corners(corners_of(setup.homography), r.corners)
+        tally.check_corners(corners_of(setup.homography, size), r.corners, size)
         reading = setup.reader().read(r.image)
         tally.add(name, r.board, reading.board, reading_reasons(reading), reading.learned)
     return tally

@@ -7,6 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.synth.camera import Camera
 from controller.synth.textures import board_texture, darken, table_texture
 from controller.vision.cv import cv2
@@ -18,25 +19,27 @@ BOARD_THICKNESS = 0.3
 #: Textures are drawn in a few variants per style, then flipped and recoloured per
 #: seed: drawing a fresh one for every picture would be most of the rendering time.
 TEXTURE_VARIANTS = 4
+FINE_PX = 64  # texture pixels per square for a board seen small (twice that when near)
 
 
 @lru_cache(maxsize=80)
 def _board_face_variant(variant: int, style: str, frame: str, px: int,
-                        look: tuple[float, float, float, float] = (1.0, 0.0, 1.0, 0.0)
-                        ) -> tuple[np.ndarray, float]:
-    tex, margin = board_texture(np.random.default_rng([variant, 12]), style, frame, px, look)
+                        look: tuple[float, float, float, float] = (1.0, 0.0, 1.0, 0.0),
+                        n: int = STANDARD) -> tuple[np.ndarray, float]:
+    tex, margin = board_texture(np.random.default_rng([variant, 12]), style, frame, px, look,
+                                n)
     tex.setflags(write=False)
     return tex, margin
 
 
 def board_face(seed: int, style: str, frame: str, px_img: float,
-               look: tuple[float, float, float, float] = (1.0, 0.0, 1.0, 0.0)
-               ) -> tuple[np.ndarray, np.ndarray, float, int]:
+               look: tuple[float, float, float, float] = (1.0, 0.0, 1.0, 0.0),
+               n: int = STANDARD) -> tuple[np.ndarray, np.ndarray, float, int]:
     """The board's face (uint8), a colour gain for it, its frame width and its pixels
     per square."""
-    px = 64 if px_img <= 64 else 128
+    px = FINE_PX if px_img <= FINE_PX else 2 * FINE_PX
     look = tuple(round(float(v), 1) for v in look)  # type: ignore[assignment]
-    tex, margin = _board_face_variant(seed % TEXTURE_VARIANTS, style, frame, px, look)
+    tex, margin = _board_face_variant(seed % TEXTURE_VARIANTS, style, frame, px, look, n)
     rng = np.random.default_rng([seed, 13])
     turn = int(rng.integers(4))
     if turn:
@@ -64,10 +67,11 @@ def table_top(seed: int, height: int, width: int, style: str) -> np.ndarray:
 
 def draw_board(canvas: np.ndarray, cam: Camera, style: str, frame: str, seed: int,
                light_dir: np.ndarray, px_img: float,
-               look: tuple[float, float, float, float] = (1.0, 0.0, 1.0, 0.0)) -> None:
+               look: tuple[float, float, float, float] = (1.0, 0.0, 1.0, 0.0),
+               n: int = STANDARD) -> None:
     """Cast shadow on the table, the board's sides, then its textured top face."""
-    tex, gain, margin, px = board_face(seed, style, frame, px_img, look)
-    lo, hi = -margin, 8 + margin
+    tex, gain, margin, px = board_face(seed, style, frame, px_img, look, n)
+    lo, hi = -margin, n + margin
     top = np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]])
     h, w = canvas.shape[:2]
 
@@ -79,7 +83,8 @@ def draw_board(canvas: np.ndarray, cam: Camera, style: str, frame: str, seed: in
     darken(canvas, sh, 0.5, max(1.0, 0.4 * px_img))
 
     # Sides: the hull of top and bottom outlines, darker than the frame.
-    side_col = tex[px // 8, px // 8].astype(np.float32) * gain * 0.55 + 4
+    rim = px // 8  # pixels into the frame where its colour is taken
+    side_col = tex[rim, rim].astype(np.float32) * gain * 0.55 + 4
     bottom = np.column_stack([top, np.full(4, -BOARD_THICKNESS)])
     upper = np.column_stack([top, np.zeros(4)])
     hull = cv2.convexHull(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-BOARD_CENTRE = np.array([4.0, 4.0, 0.0])
+from controller.boardsize import STANDARD
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,13 @@ def _rotation(tilt_deg: float, view_from_deg: float, roll_deg: float) -> np.ndar
     return np.vstack([right2, down2, fwd])
 
 
+def board_outline(n: int = STANDARD, grown: float = 0.0) -> np.ndarray:
+    """The playing area's corners a1, h1, h8, a8 (on 8x8) on the table's plane, grown
+    by ``grown`` squares each way."""
+    lo, hi = -grown, n + grown
+    return np.array([[lo, lo, 0], [hi, lo, 0], [hi, hi, 0], [lo, hi, 0]], dtype=np.float64)
+
+
 def make_camera(
     width: int,
     height: int,
@@ -80,6 +87,7 @@ def make_camera(
     board_fraction: float,
     offset: tuple[float, float] = (0.0, 0.0),
     overhang: float = 0.0,
+    n: int = STANDARD,
 ) -> Camera:
     """Aim a camera at the board centre and zoom so the playing area fills
     ``board_fraction`` of the image along its tighter dimension.
@@ -96,10 +104,10 @@ def make_camera(
     if not 0.05 <= board_fraction <= 1.5:
         raise ValueError(f"board_fraction must be in [0.05, 1.5], not {board_fraction}")
     R = _rotation(tilt_deg, view_from_deg, roll_deg)
-    C = BOARD_CENTRE - R[2] * distance
+    C = np.array([n / 2, n / 2, 0.0]) - R[2] * distance  # aimed at the board's centre
     unit = Camera(np.eye(3), R, C)
-    corners = np.array([[0, 0, 0], [8, 0, 0], [8, 8, 0], [0, 8, 0]], dtype=np.float64)
-    outer = np.array([[-1, -1, 0], [9, -1, 0], [9, 9, 0], [-1, 9, 0]], dtype=np.float64)
+    corners = board_outline(n)
+    outer = board_outline(n, 1.0)
     if unit.depth(outer).min() < 0.3 * distance:
         raise ValueError(f"camera too close ({distance} squares) for a {tilt_deg} degree tilt: "
                          "part of the board would be beside or behind it")

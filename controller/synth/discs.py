@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from controller.boardsize import size_of_board_string
 from controller.synth.camera import Camera
 from controller.synth.textures import darken
 from controller.vision.cv import cv2
@@ -32,7 +33,8 @@ def disc_offsets(board: str, seed: int, jitter: float,
     to its neighbours, so discs never overlap noticeably; the direction for a square
     depends only on the seed and the square, keeping a video's discs steady.
     """
-    out = np.zeros((64, 2))
+    out = np.zeros((len(board), 2))
+    size = size_of_board_string(board)
     occupied = [ch not in "-" for ch in board]
     for i, ch in enumerate(board):
         if ch in "XO" and jitter > 0:
@@ -44,17 +46,17 @@ def disc_offsets(board: str, seed: int, jitter: float,
             continue
         rng = np.random.default_rng([seed, 11, i])
         want = rng.uniform(*SHIFT_RANGE)
-        r, c = divmod(i, 8)
+        r, c = divmod(i, size)
         neigh = []
         for dr in (-1, 0, 1):
             for dc in (-1, 0, 1):
-                n = (r + dr) * 8 + c + dc
-                if (dr or dc) and 0 <= r + dr < 8 and 0 <= c + dc < 8 and occupied[n]:
+                n = (r + dr) * size + c + dc
+                if (dr or dc) and 0 <= r + dr < size and 0 <= c + dc < size and occupied[n]:
                     neigh.append(np.array([dc, dr]) + out[n])
         out[i] = roomiest_shift(neigh, want, rng.uniform(0, 2 * np.pi))
     if shifts:
         for i, (dx, dy) in shifts.items():
-            if not 0 <= i < 64:
+            if not 0 <= i < len(board):
                 raise ValueError(f"shifts: square index {i} is off the board")
             out[i] = (dx, dy)
     return out
@@ -96,7 +98,8 @@ def draw_discs(canvas: np.ndarray, cam: Camera, board: str, offsets: np.ndarray,
     k = 36
     t = np.linspace(0, 2 * np.pi, k, endpoint=False)
     ring = np.column_stack([np.cos(t), np.sin(t)])
-    centres = np.array([[i % 8 + 0.5, i // 8 + 0.5] for i in idx]) + offsets[idx]
+    size = size_of_board_string(board)
+    centres = np.array([[i % size + 0.5, i // size + 0.5] for i in idx]) + offsets[idx]
     n = len(idx)
     pts = np.zeros((n, 6, k, 3))
     hl = -light_dir * 0.3 * DISC_RADIUS  # highlight sits towards the light
@@ -140,7 +143,8 @@ def disc_shadows(canvas: np.ndarray, cam: Camera, board: str, offsets: np.ndarra
     mask = np.zeros((h, w), dtype=np.uint8)
     t = np.linspace(0, 2 * np.pi, 28, endpoint=False)
     ring = np.column_stack([np.cos(t), np.sin(t), np.zeros_like(t)]) * (DISC_RADIUS * 1.05)
-    centres = np.array([[i % 8 + 0.5, i // 8 + 0.5, 0.0] for i in idx])
+    size = size_of_board_string(board)
+    centres = np.array([[i % size + 0.5, i // size + 0.5, 0.0] for i in idx])
     centres[:, :2] += offsets[idx] + light_dir * 0.07
     rings = np.round(cam.project(centres[:, None, :] + ring[None]) * 16).astype(np.int32)
     for p in rings:

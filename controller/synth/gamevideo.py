@@ -71,7 +71,8 @@ class GameVideo(FrameSource):
         end = max(o.t for o in self.observations if o.board is not None)
         if self.tail:
             end = max(o.t for o in self.observations) + self.tail
-        state, under, before = start.board or "", "-" * 64, "-" * 64
+        state = start.board or ""
+        under = before = "-" * len(state)
         k = fresh = 0
         while (t := start.t + k / self.fps) <= end:
             while following is not None and following[0].t <= t:
@@ -118,7 +119,7 @@ def watch_game_video(
     out = io.StringIO()
     watch(lambda: GameVideo(observations, scene, fps, seed, tail, moving_hands), setup, out,
           WatchOptions(stable=stable, keepalive=keepalive), log or (lambda _msg: None))
-    camera = list(read_observations(out.getvalue().splitlines()))
+    camera = list(read_observations(out.getvalue().splitlines(), setup.size))
     presses = [o for o in observations if o.board is None]
     # stable sort: a camera line and a press at the same moment keep the frame first,
     # since the frame was taken before the press that follows it was seen

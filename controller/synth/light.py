@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.synth.camera import Camera
 from controller.synth.textures import soft_blur, unit_noise
 from controller.vision.cv import cv2
@@ -17,7 +18,8 @@ if TYPE_CHECKING:
 
 
 def apply_lighting(canvas: np.ndarray, scene: Scene, rng: np.random.Generator,
-                   cam: Camera, px: float, pool_rng: np.random.Generator) -> None:
+                   cam: Camera, px: float, pool_rng: np.random.Generator,
+                   n: int = STANDARD) -> None:
     """Overall level, uneven light (a slope or a lamp's pool, the latter drawn from
     ``pool_rng``), vignetting, a cast shadow, colour cast and glare."""
     h, w = canvas.shape[:2]
@@ -47,7 +49,7 @@ def apply_lighting(canvas: np.ndarray, scene: Scene, rng: np.random.Generator,
     cast *= np.asarray(scene.cast, dtype=np.float32)
     canvas *= gain[..., None] * cast
     if scene.glare:
-        bx, by = rng.uniform(1.0, 7.0, 2)
+        bx, by = rng.uniform(1.0, n - 1.0, 2)  # over the board, a square in from its edge
         c = cam.project(np.array([[bx, by, 0.0]]))[0]
         s = rng.uniform(0.8, 2.2) * px
         sy = s * rng.uniform(0.5, 1.2)

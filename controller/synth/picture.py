@@ -26,11 +26,13 @@ from pathlib import Path
 
 import numpy as np
 
+from controller.boardsize import STANDARD, a_label, size_of_board_string
 from controller.errors import KaeshiError
 from controller.observation import Observation
 from controller.position import START_BOARD
 from controller.squares import OBSERVATION_ALPHABET, validate_board_string
 from controller.synth.board import BOARD_THICKNESS, draw_board, table_top
+from controller.synth.camera import board_outline
 from controller.synth.clutter import draw_clutter
 from controller.synth.discs import (
     DISC_HEIGHT,
@@ -83,7 +85,7 @@ class Rendered:
 
     def square_centre(self, index: int) -> np.ndarray:
         """Pixel position of a square's centre on the board plane."""
-        r, c = divmod(index, 8)
+        r, c = divmod(index, size_of_board_string(self.board))
         p = self.homography @ np.array([c + 0.5, r + 0.5, 1.0])
         return p[:2] / p[2]
 
@@ -106,16 +108,20 @@ def render(board: str, scene: Scene, seed: int = 0,
 def _render(board: str, scene: Scene, static_seed: int, frame_seed: int,
             shifts: dict[int, tuple[float, float]] | None,
             under: str | None) -> Rendered:
-    board = validate_board_string(board, 8, OBSERVATION_ALPHABET)
+    n = size_of_board_string(board)
+    board = validate_board_string(board, n, OBSERVATION_ALPHABET)
     if static_seed < 0:
         raise ValueError(f"seed must be a non-negative integer, not {static_seed}")
+    if n != STANDARD and (scene.clutter or scene.resting_hand or scene.hand or "?" in board):
+        raise ValueError(f"the renderer draws clutter and hands over {a_label(STANDARD)} "
+                         f"board only, not over {a_label(n)} one")
     srng = np.random.default_rng([static_seed, 1])  # the scene: same for every frame
     frng = np.random.default_rng([static_seed, frame_seed, 2])  # this frame only
-    cam = _camera(scene)
+    cam = _camera(scene, n)
     h0 = cam.plane_homography(0.0)
-    corners = cam.project(np.array([[0, 0, 0], [8, 0, 0], [8, 8, 0], [0, 8, 0]], float))
+    corners = cam.project(board_outline(n))
     edges = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
-    px = float(edges.max() / 8)  # pixels per square on the nearest edge
+    px = float(edges.max() / n)  # pixels per square on the nearest edge
 
     la = srng.uniform(0, 2 * np.pi)
     light_dir = np.array([math.cos(la), math.sin(la)])  # direction shadows fall
@@ -130,7 +136,7 @@ def _render(board: str, scene: Scene, static_seed: int, frame_seed: int,
                      BOARD_THICKNESS, scene.frame_style)
     look = (scene.line_weight, scene.line_light, scene.felt_tone, scene.felt_grey)
     draw_board(canvas, cam, scene.board_style, scene.frame_style, static_seed, light_dir, px,
-               look)
+               look, n)
 
     hidden = np.array([ch == "?" for ch in board])
     # What stands on hidden squares: the caller's guess (a video's last known state)
@@ -147,11 +153,12 @@ def _render(board: str, scene: Scene, static_seed: int, frame_seed: int,
 
     disc_shadows(canvas, cam, content_s, offsets, light_dir, px)
     sheen_rng = np.random.default_rng([static_seed, 12])
-    sheen = (scene.sheen, sheen_rng.uniform(0, 8, 2), float(sheen_rng.uniform(1.5, 4.0)))
+    sheen = (scene.sheen, sheen_rng.uniform(0, n, 2), float(sheen_rng.uniform(1.5, 4.0)))
     draw_discs(canvas, cam, content_s, offsets, light_dir, scene.glare, sheen)
 
     coverage = hand_pixels = None
-    ends = np.array([[4.0, 4.0, 0.0], [4 + light_dir[0], 4 + light_dir[1], 0.0]])
+    mid = n / 2
+    ends = np.array([[mid, mid, 0.0], [mid + light_dir[0], mid + light_dir[1], 0.0]])
     shadow_px = cam.project(ends)
     if scene.resting_hand:  # lies on the frame or table, under a hand that reaches in
         rest, rest_hidden, rest_skin, rest_sleeve = resting_hand(cam, scene.width, scene.height,
@@ -173,14 +180,14 @@ def _render(board: str, scene: Scene, static_seed: int, frame_seed: int,
         hidden = hidden | rest_hidden
 
     apply_lighting(canvas, scene, np.random.default_rng([static_seed, 3]), cam, px,
-                   np.random.default_rng([static_seed, 4]))
+                   np.random.default_rng([static_seed, 4]), n)
     if scene.bands:
         apply_bands(canvas, scene.bands, np.random.default_rng([static_seed, 13]))
     image = degrade(canvas, scene, frame_seed * 7919 + static_seed)
 
     if scene.lens:
         corners = barrel_points(corners, scene.lens, scene.width, scene.height)
-    truth = "".join("?" if hidden[i] else board[i] for i in range(64))
+    truth = "".join("?" if hidden[i] else board[i] for i in range(n * n))
     shift = np.where(np.array([ch in "-?" for ch in truth])[:, None], 0.0, offsets)
     return Rendered(image=image, board=truth, corners=corners.astype(np.float32),
                     homography=h0, occluded=hidden.copy(), shift=shift, coverage=coverage,
@@ -201,13 +208,15 @@ def render_observations(observations: Iterable[Observation], scene: Scene,
     observations = list(observations)
     rests = resting_schedule(observations, *resting_reach(scene, seed)) \
         if scene.resting_hand else None
-    known = ["-"] * 64
+    known: list[str] | None = None
     video_scene = replace(scene, hand=False)
     frame = 0
     for obs in observations:
         if obs.board is None:
             continue
-        board = validate_board_string(obs.board, 8, OBSERVATION_ALPHABET)
+        n = size_of_board_string(obs.board)
+        board = validate_board_string(obs.board, n, OBSERVATION_ALPHABET)
+        known = known or ["-"] * (n * n)
         under = "".join(known)
         shot = video_scene if rests is None else replace(video_scene,
                                                          resting_hand=rests[frame])
@@ -274,7 +283,7 @@ def write_dataset(directory: str | Path, count: int, seed: int = 0, hard: bool =
         scene = random_scene(rng, hard=hard, **(overrides or {}))
         fill = rng.uniform(0.1, 1.0)
         p = [1 - fill, fill * 0.47, fill * 0.47, fill * 0.03, fill * 0.03]
-        board = "".join(rng.choice(list("-XOxo"), 64, p=p))
+        board = "".join(rng.choice(list("-XOxo"), STANDARD * STANDARD, p=p))
         r = render(board, scene, seed=seed * 100_000 + k)
         name = f"{k:05d}.png"
         ok, buf = cv2.imencode(".png", r.image)
@@ -297,8 +306,8 @@ def _parse_board(text: str) -> str:
     string starting with ``-`` would read as an option."""
     if text == "start":
         return START_BOARD
-    return validate_board_string("".join(text.split()).replace(".", "-"), 8,
-                                 OBSERVATION_ALPHABET)
+    board = "".join(text.split()).replace(".", "-")
+    return validate_board_string(board, size_of_board_string(board), OBSERVATION_ALPHABET)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from controller.boardsize import STANDARD
 from controller.measure.evaluation import start_fit
 from controller.observation import Observation
 from controller.vision.finding.finder import BoardNotFound
@@ -32,10 +33,10 @@ def default_scene() -> Scene:
     )
 
 
-def calibrate_synthetic(scene: Scene, seed: int = 0) -> CameraSetup:
-    """Calibrate on a rendered start position, as a user would before a game (a1
-    given where the scene put it, as ``--a1`` would)."""
-    fit = start_fit(scene, seed)
+def calibrate_synthetic(scene: Scene, seed: int = 0, size: int = STANDARD) -> CameraSetup:
+    """Calibrate on a rendered start position of a ``size`` x ``size`` board, as a user
+    would before a game (a1 given where the scene put it, as ``--a1`` would)."""
+    fit = start_fit(scene, seed, size)
     if fit is None:
         raise BoardNotFound("no board found in the rendered start position")
     return fit.setup
@@ -69,4 +70,37 @@ def observations_via_camera(
             continue
         _, rendered = next(frames)
         out.append(Observation(obs.t, board=reader.read(rendered.image).board))
+    return out
+
+
+def random_game(size: int, seed: int, moves: int | None = None,
+                step: float = 0.6) -> list[Observation]:
+    """A game of random legal moves on a ``size`` x ``size`` board, as a clock game's
+    log: each move's board, then its press ``step`` seconds later, and the next move
+    ``step`` after that (a pass is pressed as it comes). ``moves`` stops it early;
+    None plays it to its end. For filming games of any size, where no recorded
+    games of that size are to hand."""
+    import numpy as np
+
+    from controller.position import Position
+
+    rng = np.random.default_rng(seed)
+    pos = Position.start(size)
+    t = 0.0
+    out = [Observation(t, board=pos.board_string())]
+    played = 0
+    while not pos.is_game_over() and (moves is None or played < moves):
+        legal = pos.legal_squares()
+        if not legal:
+            t += step
+            out.append(Observation(t, press=pos.to_move))
+            pos = pos.pass_turn()
+            continue
+        mover = pos.to_move
+        pos = pos.play(legal[int(rng.integers(len(legal)))])
+        played += 1
+        t += step
+        out.append(Observation(t, board=pos.board_string()))
+        t += step
+        out.append(Observation(t, press=mover))
     return out

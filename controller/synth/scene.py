@@ -8,7 +8,8 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from controller.synth.camera import Camera, make_camera
+from controller.boardsize import STANDARD
+from controller.synth.camera import Camera, board_outline, make_camera
 from controller.synth.textures import BOARD_STYLES, FRAME_STYLES, TABLE_STYLES
 
 HAND_MODES = ("exact", "full")
@@ -170,13 +171,14 @@ def _wide_look(rng: np.random.Generator) -> dict[str, object]:
 def _a1_turn(scene: Scene) -> float:
     """Degrees between the direction of a1's corner from the board centre and the
     image's top-left diagonal."""
-    c = _camera(scene).project(np.array([[0, 0, 0], [8, 0, 0], [8, 8, 0], [0, 8, 0]], float))
+    c = _camera(scene).project(board_outline())
     d = c[0] - c.mean(axis=0)
     ang = math.degrees(math.atan2(d[1], d[0]))
     return abs((ang + 135 + 180) % 360 - 180)
 
 
-def _camera(scene: Scene) -> Camera:
+def _camera(scene: Scene, n: int = STANDARD) -> Camera:
+    """The scene's camera over an ``n`` x ``n`` board."""
     return make_camera(scene.width, scene.height, scene.tilt_deg, scene.view_from_deg,
                        scene.rotation_deg, scene.distance, scene.board_fraction, scene.offset,
-                       scene.overhang)
+                       scene.overhang, n)

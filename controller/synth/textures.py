@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.vision.cv import cv2
 
 BOARD_STYLES = ("felt", "glossy", "recessed")
@@ -16,7 +17,7 @@ TABLE_STYLES = ("wood", "dark", "cloth", "light")
 
 #: Frame width outside the playing area, in squares, per frame style.
 FRAME_WIDTH = {"black": 0.45, "wood": 0.6, "none": 0.12}
-STAR_POINTS = ((2, 2), (6, 2), (2, 6), (6, 6))
+STAR_INSET = 2  # squares between the board's edge and each of its four star points
 
 
 def smooth_noise(rng: np.random.Generator, h: int, w: int, cell: int) -> np.ndarray:
@@ -126,6 +127,7 @@ def table_texture(rng: np.random.Generator, h: int, w: int, style: str) -> np.nd
 def board_texture(
     rng: np.random.Generator, style: str, frame: str, px: int,
     look: tuple[float, float, float, float] = (1.0, 0.0, 1.0, 0.0),
+    n: int = STANDARD,
 ) -> tuple[np.ndarray, float]:
     """Top face of the board, frame included, as uint8 BGR and the frame width.
 
@@ -138,8 +140,8 @@ def board_texture(
     if frame not in FRAME_STYLES:
         raise ValueError(f"unknown frame style {frame!r} (expected one of {FRAME_STYLES})")
     margin = FRAME_WIDTH[frame]
-    size = int(round((8 + 2 * margin) * px))
-    lo, hi = int(round(margin * px)), int(round((8 + margin) * px))
+    size = int(round((n + 2 * margin) * px))
+    lo, hi = int(round(margin * px)), int(round((n + margin) * px))
 
     weight, line_light, felt_tone, felt_grey = look
     base = np.array([45, 108, 32], dtype=np.float32) * rng.uniform(0.75, 1.2)
@@ -182,41 +184,43 @@ def board_texture(
         img[a - rim:a, a - rim:b + rim] *= 1.6
 
     if style == "recessed":
-        _recess_cells(img, lo, px)
+        _recess_cells(img, lo, px, n)
     line_colour = np.array([18, 24, 18], dtype=np.float32) * rng.uniform(0.6, 1.4)
     line_colour = (1 - line_light) * line_colour + line_light * green
     lw = rng.uniform(0.03, 0.05) * (1.6 if style == "recessed" else 1.0) * weight
-    _grid(img, lo, px, lw, line_colour)
+    _grid(img, lo, px, lw, line_colour, n)
     if heavy > 1.0:
         k = max(1, int(round(lw * heavy * px / 2)))
-        for e in (lo, lo + 8 * px):
-            img[lo - k:lo + 8 * px + k + 1, e - k:e + k + 1] = line_colour
-            img[e - k:e + k + 1, lo - k:lo + 8 * px + k + 1] = line_colour
+        for e in (lo, lo + n * px):
+            img[lo - k:lo + n * px + k + 1, e - k:e + k + 1] = line_colour
+            img[e - k:e + k + 1, lo - k:lo + n * px + k + 1] = line_colour
     if style == "glossy":
         _specular(rng, img, lo, hi)
     return np.clip(img, 0, 255).astype(np.uint8), margin
 
 
-def _grid(img: np.ndarray, lo: int, px: int, width: float, colour: np.ndarray) -> None:
+def _grid(img: np.ndarray, lo: int, px: int, width: float, colour: np.ndarray,
+          n: int) -> None:
     # An odd number of pixels centred on the line, so lines sit exactly on k * px.
     k_half = max(1, int(round(width * px / 2 - 0.5)))
-    for k in range(9):
+    for k in range(n + 1):
         c = lo + k * px
         a, b = c - k_half, c + k_half + 1
-        img[lo - k_half: lo + 8 * px + k_half + 1, a:b] = colour
-        img[a:b, lo - k_half: lo + 8 * px + k_half + 1] = colour
+        img[lo - k_half: lo + n * px + k_half + 1, a:b] = colour
+        img[a:b, lo - k_half: lo + n * px + k_half + 1] = colour
     radius = 0.08 * px
-    for gx, gy in STAR_POINTS:
+    near, far = STAR_INSET, n - STAR_INSET
+    for gx, gy in ((near, near), (far, near), (near, far), (far, far)):
         cv2.circle(img, (int(round((lo + gx * px) * 16)), int(round((lo + gy * px) * 16))),
                    int(round(radius * 16)), colour.tolist(), -1, cv2.LINE_AA, 4)
 
 
-def _recess_cells(img: np.ndarray, lo: int, px: int) -> None:
+def _recess_cells(img: np.ndarray, lo: int, px: int, n: int) -> None:
     """Each cell sits a little below the raised grid: a dark inner edge on one side,
     a lit one on the other, and a slightly darker floor."""
     bev = max(1, int(round(px * 0.07)))
-    for r in range(8):
-        for c in range(8):
+    for r in range(n):
+        for c in range(n):
             y0, x0 = lo + r * px, lo + c * px
             cell = img[y0:y0 + px, x0:x0 + px]
             cell *= 0.93

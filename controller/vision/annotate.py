@@ -45,22 +45,23 @@ def annotate(
     h, w = out.shape[:2]
     scale = max(1.0, max(h, w) / 1000.0)
     thick = max(1, int(round(scale * 1.5)))
-    for i in range(9):
-        for a, b in (((i, 0), (i, 8)), ((0, i), (8, i))):
+    n = reading.n
+    for i in range(n + 1):
+        for a, b in (((i, 0), (i, n)), ((0, i), (n, i))):
             p = apply_homography(homography, np.array([a, b], dtype=float))
             cv2.line(out, tuple(np.round(p[0]).astype(int)), tuple(np.round(p[1]).astype(int)),
                      (0, 255, 255), thick, cv2.LINE_AA)
     for sq, colour in (marks or {}).items():
-        c, r = sq % 8, sq // 8
+        c, r = sq % n, sq // n
         inset = np.array([[c + 0.08, r + 0.08], [c + 0.92, r + 0.08], [c + 0.92, r + 0.92],
                           [c + 0.08, r + 0.92]])
         poly = np.round(apply_homography(homography, inset)).astype(np.int32)
         cv2.polylines(out, [poly], True, colour, thick + 1, cv2.LINE_AA)
     centres = apply_homography(
-        homography, np.array([[c + 0.5, r + 0.5] for r in range(8) for c in range(8)])
+        homography, np.array([[c + 0.5, r + 0.5] for r in range(n) for c in range(n)])
     )
     font = cv2.FONT_HERSHEY_SIMPLEX
-    for sq in range(64):
+    for sq in range(n * n):
         ch = reading.board[sq]
         x, y = np.round(centres[sq]).astype(int)
         colour = _COLOURS.get(ch, (0, 0, 255))
@@ -76,7 +77,8 @@ def annotate(
         cv2.putText(out, label, org, font, fs, colour, thick, cv2.LINE_AA)
     a1 = apply_homography(homography, np.array([[0.0, 0.0]]))[0]
     cv2.circle(out, tuple(np.round(a1).astype(int)), int(6 * scale), (255, 0, 255), -1)
-    cv2.putText(out, square_name(0), tuple(np.round(a1 + 8 * scale).astype(int)), font,
+    label_off = 8 * scale  # pixels from the a1 dot to its label
+    cv2.putText(out, square_name(0), tuple(np.round(a1 + label_off).astype(int)), font,
                 0.6 * scale, (255, 0, 255), thick, cv2.LINE_AA)
     if title:
         cv2.putText(out, title, (int(10 * scale), int(30 * scale)), font, 0.7 * scale,

@@ -1,7 +1,8 @@
 """Board-plane geometry: corner order, homographies, and where disc tops appear.
 
 Board-plane coordinates are in square units: (0, 0) is the a1 corner of the playing
-area, (8, 8) the h8 corner, x along the row (a..h), y along the column (1..8).
+area, (n, n) the far corner of an n x n board (h8 on 8x8), x along the row (a..h),
+y along the column (1..8).
 Corners are always listed a1, h1, h8, a8.
 """
 
@@ -11,16 +12,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.vision.cv import cv2
 from controller.vision.places import A1_PLACES
 
-BOARD_CORNERS = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=np.float64)
+
+def board_corners(n: int = STANDARD) -> np.ndarray:
+    """The playing area's corners a1, h1, h8, a8 (on 8x8) in square units."""
+    return np.array([[0, 0], [n, 0], [n, n], [0, n]], dtype=np.float64)
+
 DISC_HEIGHT = 0.13  # squares: a 5-6 mm disc on a 42 mm square
 
 
-def homography_from_corners(corners: np.ndarray) -> np.ndarray:
-    """Board plane (squares) -> image pixels, from the four corners a1, h1, h8, a8."""
-    src = BOARD_CORNERS.astype(np.float32)
+def homography_from_corners(corners: np.ndarray, n: int = STANDARD) -> np.ndarray:
+    """Board plane (squares) -> image pixels, from the four corners a1, h1, h8, a8
+    of an ``n`` x ``n`` board."""
+    src = board_corners(n).astype(np.float32)
     dst = np.asarray(corners, dtype=np.float32).reshape(4, 2)
     return cv2.getPerspectiveTransform(src, dst).astype(np.float64)
 
@@ -31,8 +38,8 @@ def apply_homography(h: np.ndarray, points: np.ndarray) -> np.ndarray:
     return ph[:, :2] / ph[:, 2:3]
 
 
-def corners_of(h: np.ndarray) -> np.ndarray:
-    return apply_homography(h, BOARD_CORNERS)
+def corners_of(h: np.ndarray, n: int = STANDARD) -> np.ndarray:
+    return apply_homography(h, board_corners(n))
 
 
 def upright_order(quad: np.ndarray) -> np.ndarray:
@@ -74,14 +81,14 @@ def moved_by_squares(h: np.ndarray, dx: float, dy: float) -> np.ndarray:
     return h @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
 
 
-def grid_with_a1(h: np.ndarray, a1: str) -> np.ndarray:
+def grid_with_a1(h: np.ndarray, a1: str, n: int = STANDARD) -> np.ndarray:
     """Board homography ``h`` relabelled so that a1 is the named image corner."""
-    return homography_from_corners(place_a1(upright_order(corners_of(h)), a1))
+    return homography_from_corners(place_a1(upright_order(corners_of(h, n)), a1), n)
 
 
-def a1_place(h: np.ndarray) -> str:
+def a1_place(h: np.ndarray, n: int = STANDARD) -> str:
     """Which image corner (as ``--a1`` names them) the homography puts a1 at."""
-    corners = corners_of(h)
+    corners = corners_of(h, n)
     upright = upright_order(corners)
     k = int(np.argmin(np.linalg.norm(upright - corners[0], axis=1)))
     return A1_PLACES[k]
@@ -96,7 +103,7 @@ class CameraPose:
     tilt_deg: float
 
 
-def estimate_pose(h: np.ndarray, width: int, height: int) -> CameraPose:
+def estimate_pose(h: np.ndarray, width: int, height: int, n: int = STANDARD) -> CameraPose:
     """Recover focal length and camera position from the plane homography.
 
     Assumes square pixels and the principal point at the image centre, which holds
@@ -137,29 +144,29 @@ def estimate_pose(h: np.ndarray, width: int, height: int) -> CameraPose:
     c = -rot.T @ tr
     if c[2] < 0:
         c = np.array([c[0], c[1], -c[2]])
-    horiz = np.hypot(c[0] - 4, c[1] - 4)
+    horiz = np.hypot(c[0] - n / 2, c[1] - n / 2)
     tilt = float(np.degrees(np.arctan2(horiz, c[2])))
     return CameraPose(focal=f, centre=c, tilt_deg=tilt)
 
 
-def top_offsets(pose: CameraPose, disc_height: float) -> np.ndarray:
-    """(64, 2) board-plane offsets from each square's centre to where its disc's top
+def top_offsets(pose: CameraPose, disc_height: float, n: int = STANDARD) -> np.ndarray:
+    """(squares, 2) board-plane offsets from each square's centre to where its disc's top
     appears: a point at height ``disc_height`` seen along the camera ray lands
     farther from the camera's foot point than the point below it.
     """
     cx, cy, cz = pose.centre
-    ys, xs = np.mgrid[0:8, 0:8]
+    ys, xs = np.mgrid[0:n, 0:n]
     p = np.stack([xs.ravel() + 0.5, ys.ravel() + 0.5], axis=1).astype(np.float64)
     hz = min(disc_height, 0.9 * cz)
     s = hz / (cz - hz)
     return s * (p - np.array([cx, cy]))
 
 
-def aligned_grid(h: np.ndarray, corners: np.ndarray) -> np.ndarray:
+def aligned_grid(h: np.ndarray, corners: np.ndarray, n: int = STANDARD) -> np.ndarray:
     """Grid ``h`` relabelled so that its corners are nearest ``corners``, in order:
     the same board found again keeps its a1 where it was."""
-    found = corners_of(h)
+    found = corners_of(h, n)
     t = np.asarray(corners, dtype=np.float64)
     candidates = [np.roll(found, -k, axis=0) for k in range(4)]
     candidates += [np.roll(found[::-1], -k, axis=0) for k in range(4)]
-    return homography_from_corners(min(candidates, key=lambda c: float(np.abs(c - t).max())))
+    return homography_from_corners(min(candidates, key=lambda c: float(np.abs(c - t).max())), n)

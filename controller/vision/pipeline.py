@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.vision.colour import ColourModel, balanced_on
 from controller.vision.cv import cv2
 from controller.vision.finding.finder import BoardFit, find_board
@@ -39,18 +40,20 @@ FELT_SAT_SHARE = 0.45  # share of the felt's median saturation taken for felt
 BALANCE_DISCS = 2  # white discs needed to measure the camera's colour cast
 
 
-def locate(image: np.ndarray, corners: np.ndarray | None = None) -> BoardFit:
-    """The board in ``image``; with ``corners`` (a1, h1, h8, a8) given, only refined."""
+def locate(image: np.ndarray, corners: np.ndarray | None = None,
+           n: int = STANDARD) -> BoardFit:
+    """The ``n`` x ``n`` board in ``image``; with ``corners`` (a1, h1, h8, a8 on 8x8)
+    given, only refined."""
     if corners is None:
-        return find_board(image)
+        return find_board(image, n=n)
     c = np.asarray(corners, dtype=np.float64).reshape(4, 2)
-    h = homography_from_corners(c)
-    refined, score = refine_on_grid(image, h)
-    moved = np.abs(corners_of(refined) - c).max()
-    side = np.linalg.norm(c[1] - c[0]) / 8
+    h = homography_from_corners(c, n)
+    refined, score = refine_on_grid(image, h, n=n)
+    moved = np.abs(corners_of(refined, n) - c).max()
+    side = np.linalg.norm(c[1] - c[0]) / n
     if moved > 0.5 * side:  # the user knows better than a confused grid fit
         refined, score = h, 0.0
-    return BoardFit(corners=corners_of(refined), homography=refined, score=score)
+    return BoardFit(corners=corners_of(refined, n), homography=refined, score=score)
 
 
 @dataclass(frozen=True)
@@ -171,34 +174,37 @@ def auto_setup(
     corners: np.ndarray | None = None,
     a1: str | None = None,
     model: ColourModel | None = None,
+    n: int = STANDARD,
 ) -> CameraSetup:
-    """A set-up estimated from one image (corners optional, a1 as named or upright)."""
+    """A set-up of an ``n`` x ``n`` board estimated from one image (corners optional,
+    a1 as named or upright)."""
     if corners is not None:  # a grid the user placed is theirs
-        fit = locate(image, corners)
-        return setup_on_grid(image, fit.homography, model, fit.score)
-    h, score = found_grid(image)
+        fit = locate(image, corners, n)
+        return setup_on_grid(image, fit.homography, model, fit.score, n)
+    h, score = found_grid(image, n)
     if a1 is not None:
-        h = grid_with_a1(h, a1)  # the checked grid
-    return setup_on_grid(image, h, model, score)
+        h = grid_with_a1(h, a1, n)  # the checked grid
+    return setup_on_grid(image, h, model, score, n)
 
 
-def found_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
+def found_grid(image: np.ndarray, n: int = STANDARD) -> tuple[np.ndarray, float]:
     """The finder's grid, checked a whole square either way, and its lattice score."""
-    fit = locate(image)
-    return settle_whole_squares(image, fit.homography, DISC_HEIGHT, default_model()), fit.score
+    fit = locate(image, n=n)
+    return (settle_whole_squares(image, fit.homography, DISC_HEIGHT, default_model(), n),
+            fit.score)
 
 
 def setup_on_grid(image: np.ndarray, h: np.ndarray, model: ColourModel | None = None,
-                  score: float = 0.0) -> CameraSetup:
+                  score: float = 0.0, n: int = STANDARD) -> CameraSetup:
     """The set-up for grid ``h``, its colours estimated from the image: what a
     grid chosen on other evidence than the finder's needs to be read with."""
     size = (image.shape[1], image.shape[0])
     # the estimates need only what the rules measure
-    rules = SquareReader(h, size, model or ColourModel(), DISC_HEIGHT, learned=False)
+    rules = SquareReader(h, size, model or ColourModel(), DISC_HEIGHT, learned=False, n=n)
     model = fit_felt(rules, image)
     model = estimate_balance(rules.with_model(model), image)
     model = tune_colours(rules.with_model(model), image)
-    setup = CameraSetup(size, h, DISC_HEIGHT, model, score)
+    setup = CameraSetup(size, h, DISC_HEIGHT, model, score, size=n)
     setup.disc_bias = estimate_disc_bias(rules.with_model(model), image)
     return setup
 
@@ -234,8 +240,9 @@ class Recognition:
         return float(self.reading.confidence.min())
 
 
-def recognize(image: np.ndarray, setup: CameraSetup | None = None) -> Recognition:
-    """Read one image, with a calibration or finding the board itself."""
+def recognize(image: np.ndarray, setup: CameraSetup | None = None,
+              n: int = STANDARD) -> Recognition:
+    """Read one image, with a calibration or finding the ``n`` x ``n`` board itself."""
     if setup is None:
-        setup = auto_setup(image)
+        setup = auto_setup(image, n=n)
     return Recognition(setup, setup.reader().read(image))

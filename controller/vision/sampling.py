@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.vision.cv import cv2
 from controller.vision.geometry import CameraPose, estimate_pose, top_offsets
 
@@ -62,26 +63,32 @@ def _ring_offsets(inner: float, outer: float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Layout:
-    """Pixel patterns of the 64 squares in a canvas of ``side`` x ``side`` pixels."""
+    """Pixel patterns of the ``n`` x ``n`` squares in a canvas of ``side`` x ``side``
+    pixels (each per-square array below has one row per square)."""
 
     to_canvas: np.ndarray  # image pixels -> canvas pixels
     side: int
     pose: CameraPose
     disc_height: float
-    offsets: np.ndarray  # (64, 2) board-plane offset of each disc top
-    centres: np.ndarray  # (64, 2) canvas (x, y) of square centres
-    top: np.ndarray  # (64, Kt) flat canvas indices
-    base: np.ndarray  # (64, Kb)
-    square: np.ndarray  # (64, Ks)
-    corners: np.ndarray  # (64, Kc) the felt in each square's corners, outside any disc
-    ring: np.ndarray  # (64, Kr) just outside each disc's top: felt or shade, never glare
-    outside: np.ndarray  # (64,) bools: part of the square lies outside the image
+    offsets: np.ndarray  # (squares, 2) board-plane offset of each disc top
+    centres: np.ndarray  # (squares, 2) canvas (x, y) of square centres
+    top: np.ndarray  # (squares, Kt) flat canvas indices
+    base: np.ndarray  # (squares, Kb)
+    square: np.ndarray  # (squares, Ks)
+    corners: np.ndarray  # (squares, Kc) the felt in each square's corners, outside any disc
+    ring: np.ndarray  # (squares, Kr) just outside each disc's top: felt or shade, never glare
+    outside: np.ndarray  # (squares,) bools: part of the square lies outside the image
     on_board: np.ndarray  # (side * side,) bools: canvas pixels on the playing area
+    n: int = STANDARD  # the board's columns and rows
+
+    @property
+    def squares(self) -> int:
+        return self.n * self.n
 
 
-def canvas_transform() -> tuple[np.ndarray, int]:
+def canvas_transform(n: int = STANDARD) -> tuple[np.ndarray, int]:
     t = np.array([[CELL, 0, MARGIN * CELL], [0, CELL, MARGIN * CELL], [0, 0, 1]], float)
-    return t, int(round((8 + 2 * MARGIN) * CELL))
+    return t, int(round((n + 2 * MARGIN) * CELL))
 
 
 def _gather(centres_px: np.ndarray, pattern: np.ndarray, side: int) -> np.ndarray:
@@ -97,16 +104,18 @@ def make_layout(
     image_size: tuple[int, int],
     disc_height: float,
     pose: CameraPose | None = None,
+    n: int = STANDARD,
 ) -> Layout:
-    """Patterns for board homography ``h`` (squares -> pixels) in an image (w, h)."""
+    """Patterns for the homography ``h`` (squares -> pixels) of an ``n`` x ``n`` board
+    in an image (w, h)."""
     w, hh = image_size
     if pose is None:
-        pose = estimate_pose(h, w, hh)
-    t, side = canvas_transform()
+        pose = estimate_pose(h, w, hh, n)
+    t, side = canvas_transform(n)
     to_canvas = t @ np.linalg.inv(h)
-    ys, xs = np.mgrid[0:8, 0:8]
+    ys, xs = np.mgrid[0:n, 0:n]
     centres_sq = np.stack([xs.ravel() + 0.5, ys.ravel() + 0.5], axis=1).astype(float)
-    offsets = top_offsets(pose, disc_height)
+    offsets = top_offsets(pose, disc_height, n)
     centres = (centres_sq + MARGIN) * CELL
     tops = (centres_sq + offsets + MARGIN) * CELL
     # the visible body of a disc spans from its base to its top; sample the base
@@ -125,8 +134,9 @@ def make_layout(
         square=_gather(centres, _box_offsets(SQUARE_HALF, 2), side),
         corners=_gather(centres, corners, side),
         ring=_gather(tops, _annulus(RING_INNER, RING_OUTER), side),
-        outside=_outside_image(h, image_size),
-        on_board=_on_board(side),
+        outside=_outside_image(h, image_size, n),
+        on_board=_on_board(side, n),
+        n=n,
     )
 
 
@@ -135,23 +145,24 @@ def seen_through(layout: Layout, h: np.ndarray, image_size: tuple[int, int]) -> 
     board): the canvas and every pattern in it stay, only where the canvas comes
     from in the image and which squares the image's edge cuts change. The same as
     :func:`make_layout` with ``layout.pose``, for a fraction of its cost."""
-    t, _ = canvas_transform()
-    return replace(layout, to_canvas=t @ np.linalg.inv(h), outside=_outside_image(h, image_size))
+    t, _ = canvas_transform(layout.n)
+    return replace(layout, to_canvas=t @ np.linalg.inv(h),
+                   outside=_outside_image(h, image_size, layout.n))
 
 
-def _on_board(side: int) -> np.ndarray:
+def _on_board(side: int, n: int) -> np.ndarray:
     """Canvas pixels over the playing area: a far-row disc's top seen past the
     board's edge overlaps the frame, whose colour is no hand."""
-    lo, hi = MARGIN * CELL, (MARGIN + 8) * CELL
+    lo, hi = MARGIN * CELL, (MARGIN + n) * CELL
     ax = (np.arange(side) >= lo) & (np.arange(side) < hi)
     return (ax[:, None] & ax[None, :]).ravel()
 
 
-def _outside_image(h: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
+def _outside_image(h: np.ndarray, image_size: tuple[int, int], n: int) -> np.ndarray:
     """Squares whose inner part (where a disc and the felt around it are read)
     reaches past the image border: what is there cannot be seen, only guessed."""
     w, hh = image_size
-    ys, xs = np.mgrid[0:8, 0:8]
+    ys, xs = np.mgrid[0:n, 0:n]
     u = np.array([0.1, 0.5, 0.9])
     px = (xs.ravel()[:, None, None] + u[None, :, None]) * np.ones((1, 1, 3))
     py = (ys.ravel()[:, None, None] + u[None, None, :]) * np.ones((1, 3, 1))
@@ -160,7 +171,7 @@ def _outside_image(h: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
         x = pts[:, 0] / pts[:, 2]
         y = pts[:, 1] / pts[:, 2]
     bad = ~((x >= 0) & (x <= w - 1) & (y >= 0) & (y <= hh - 1) & (pts[:, 2] > 0))
-    return bad.reshape(64, 9).any(axis=1)
+    return bad.reshape(n * n, 9).any(axis=1)
 
 
 def warp_to_canvas(image: np.ndarray, layout: Layout) -> np.ndarray:

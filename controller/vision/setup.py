@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from controller.boardsize import STANDARD, BoardSizeError, check_size
 from controller.squares import BoardStringError, parse_square, square_name
 from controller.vision.colour import ColourModel
 from controller.vision.reading.reader import SquareReader
@@ -31,11 +32,13 @@ class CameraSetup:
     #: edge, a lamp's pool) where the learned model saw felt: in play the model has
     #: the last word on them (see ``SquareReader.doubtful``)
     doubtful: tuple[int, ...] = ()
+    #: the board's columns and rows: the homography's square units run 0..size
+    size: int = STANDARD
 
     def reader(self) -> SquareReader:
         return SquareReader(
             self.homography, self.image_size, self.model, self.disc_height,
-            disc_bias=self.disc_bias, doubtful=self.doubtful,
+            disc_bias=self.disc_bias, doubtful=self.doubtful, n=self.size,
         )
 
     def to_dict(self) -> dict[str, object]:
@@ -47,7 +50,8 @@ class CameraSetup:
             "grid_score": float(self.grid_score),
             "disc_bias": [float(v) for v in self.disc_bias],
             "turn_unsettled": self.turn_unsettled,
-            "doubtful_squares": [square_name(i) for i in self.doubtful],
+            "doubtful_squares": [square_name(i, self.size) for i in self.doubtful],
+            "board_size": self.size,
         }
 
     @classmethod
@@ -62,18 +66,21 @@ class CameraSetup:
             model = ColourModel.from_dict(d.get("colour_model", {}))
             bias = d.get("disc_bias", [0.0, 0.0])
             disc_bias = (float(bias[0]), float(bias[1]))
-            doubtful = tuple(parse_square(str(n)) for n in d.get("doubtful_squares", []))
+            n = check_size(d.get("board_size", STANDARD))
+            doubtful = tuple(parse_square(str(sq), n) for sq in d.get("doubtful_squares", []))
             unsettled = d.get("turn_unsettled", False)
             if not isinstance(unsettled, bool):
                 raise ValueError("camera set-up: turn_unsettled must be true or false, "
                                  f"not {unsettled!r}")
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"camera set-up: missing or bad field ({exc})") from None
+        except BoardSizeError as exc:
+            raise ValueError(f"camera set-up: board_size: {exc}") from None
         except BoardStringError as exc:
             raise ValueError(f"camera set-up: doubtful_squares: {exc}") from None
         if w <= 0 or h <= 0:
             raise ValueError("camera set-up: image_size must be positive")
         return cls(
             (w, h), hom, height, model, float(d.get("grid_score", 0.0)), disc_bias, unsettled,
-            doubtful,
+            doubtful, n,
         )

@@ -19,9 +19,9 @@ from calibration.advice import (
 )
 from calibration.camera import calibrate_image
 from controller.measure.evaluation import own_start_picture
+from controller.position import START_BOARD
 from controller.squares import parse_square
 from controller.synth.picture import Scene, render
-from controller.vision.calibrating.fit import START_BOARD
 from controller.vision.cv import cv2
 from controller.vision.finding.finder import BoardNotFound
 

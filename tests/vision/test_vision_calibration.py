@@ -12,12 +12,12 @@ from calibration import camera
 from calibration.advice import picture_hint
 from calibration.camera import calibrate_image
 from controller.measure.evaluation import align_to_truth, corner_error, own_start_picture
+from controller.position import START_BOARD
 from controller.squares import square_name
 from controller.synth.picture import Rendered, Scene, render
-from controller.vision.calibrating.edges import EDGES, closed_by_model
-from controller.vision.calibrating.fit import START_BOARD, closable_edges, fit_start_position
+from controller.vision.calibrating.edges import closed_by_model, edges_of
+from controller.vision.calibrating.fit import closable_edges, fit_start_position
 from controller.vision.calibrating.start_reading import (
-    START_DISCS,
     STRAY_MAX,
     SURE,
     SURELY,
@@ -25,6 +25,7 @@ from controller.vision.calibrating.start_reading import (
     model_view,
     off_centre,
     paled_unknown,
+    start_of,
     unread,
 )
 from controller.vision.calibrating.turn import UNSETTLED, Settled
@@ -32,14 +33,17 @@ from controller.vision.cv import cv2
 from controller.vision.finding.finder import BoardNotFound
 from controller.vision.finding.grid_check import CONFIRMED
 from controller.vision.geometry import (
-    BOARD_CORNERS,
     apply_homography,
+    board_corners,
     homography_from_corners,
     moved_by_squares,
 )
 from controller.vision.pipeline import auto_setup, setup_on_grid
 from controller.vision.reading.board_reading import AMBIGUOUS, GLARE
 from controller.vision.reading.square_model import CLASSES, default_model
+
+EDGES = edges_of()
+START_DISCS = start_of().discs
 
 SCENE = Scene(tilt_deg=22, rotation_deg=6, light=0.8, view_from_deg=30)
 
@@ -353,7 +357,7 @@ def test_a_start_disc_off_centre_on_a_grid_a_square_off_at_a_corner_still_refuse
     # three start discs read centred on it, but the model doubts its squares
     board = "".join(c.lower() if i == 35 else c for i, c in enumerate(START_BOARD))
     r = render(board, SCENE, seed=5, shifts={35: (0.4, 0.0)})
-    leaning = BOARD_CORNERS.astype(float) - [[1.0, 1.0], [0, 0], [0, 0], [0, 0]]  # a1 out
+    leaning = board_corners().astype(float) - [[1.0, 1.0], [0, 0], [0, 0], [0, 0]]  # a1 out
     h = homography_from_corners(apply_homography(r.homography, leaning))
     fit = fit_start_position(setup_on_grid(r.image, h), r.image, a1_fixed=True)
     assert fit.reading.board[35] == "x" and 35 in fit.mismatches and fit.off_centre == []

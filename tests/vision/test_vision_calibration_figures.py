@@ -15,8 +15,10 @@ from calibration.evaluation import (
 )
 from controller.position import START_BOARD
 from controller.vision.calibrating.fit import turn
-from controller.vision.calibrating.start_reading import START_DISCS
+from controller.vision.calibrating.start_reading import start_of
 from controller.vision.geometry import homography_from_corners
+
+START_DISCS = start_of().discs
 
 
 def test_the_end_to_end_refusals_come_first_and_the_split_adds_up() -> None:

@@ -15,8 +15,9 @@ from controller.measure.evaluation import (
     evaluate_folder,
     load_labelled,
 )
+from controller.position import START_BOARD
 from controller.synth.picture import Scene, render
-from controller.vision.calibrating.fit import START_BOARD, fit_start_position
+from controller.vision.calibrating.fit import fit_start_position
 from controller.vision.cv import write_image
 from controller.vision.finding.finder import BoardNotFound, find_board
 from controller.vision.geometry import moved_by_squares

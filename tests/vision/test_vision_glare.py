@@ -115,7 +115,7 @@ def test_a_band_of_light_over_a_corner_square_between_shadows_reads_felt(offset)
     # blinds: the corner square's felt lit, its neighbours in shade; its own felt
     # corners, not only the darker ones round it, say how bright felt is there
     from controller.measure.evaluation import aligned_grid
-    from controller.vision.calibrating.fit import START_BOARD
+    from controller.position import START_BOARD
     from controller.vision.calibrating.search import fit_on_start
 
     r = render(START_BOARD, SCENE, seed=5)

@@ -8,8 +8,9 @@ from dataclasses import replace
 import numpy as np
 
 from controller.measure.evaluation import align_to_truth, random_position
+from controller.position import START_BOARD
 from controller.synth.picture import Scene, render
-from controller.vision.calibrating.fit import START_BOARD, fit_start_position
+from controller.vision.calibrating.fit import fit_start_position
 from controller.vision.colour import ColourModel
 from controller.vision.geometry import homography_from_corners
 from controller.vision.pipeline import auto_setup

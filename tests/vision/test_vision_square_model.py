@@ -110,8 +110,8 @@ def test_squares_doubtful_since_calibration_read_no_phantom_disc_and_keep_real_o
     word there: the pool never reads as a disc, a real disc on such a square still does."""
     from dataclasses import replace
 
+    from controller.position import START_BOARD
     from controller.squares import parse_square
-    from controller.vision.calibrating.fit import START_BOARD
 
     r = render(START_BOARD, Scene(), seed=3)
     setup = auto_setup(r.image, corners=r.corners)
@@ -236,7 +236,7 @@ def test_a_grid_found_a_square_off_is_moved_back_when_the_user_names_a1(monkeypa
     r = render(random_position(np.random.default_rng(4)),
                Scene(tilt_deg=10, frame_style="black", board_fraction=0.7), seed=4)
     off = r.homography @ np.array([[1, 0, 1], [0, 1, 0], [0, 0, 1]], float)  # a column off
-    monkeypatch.setattr(pipeline, "locate", lambda image, corners=None: BoardFit(
+    monkeypatch.setattr(pipeline, "locate", lambda image, corners=None, n=8: BoardFit(
         corners_of(off), off, 0.5))
     cell = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 8
     for a1 in ("top-left", "bottom-right"):

@@ -14,13 +14,16 @@ from controller.measure.evaluation import (
     grid_error,
     own_start_picture,
 )
+from controller.position import START_BOARD
 from controller.synth.picture import Rendered, Scene, render
-from controller.vision.calibrating.discs import DISCS, disc_clusters, disc_guesses
-from controller.vision.calibrating.fit import START_BOARD
-from controller.vision.calibrating.start_reading import START_DISCS, SURE, start_discs_right
+from controller.vision.calibrating.discs import disc_clusters, disc_guesses, start_disc_centres
+from controller.vision.calibrating.start_reading import SURE, start_discs_right, start_of
 from controller.vision.finding.felt import green_chroma
 from controller.vision.finding.finder import BoardNotFound
 from controller.vision.geometry import apply_homography, homography_from_corners
+
+START_DISCS = start_of().discs
+DISCS = start_disc_centres()
 
 #: An oblique view: an affine map from the discs alone leaves corners a square off.
 SCENE = Scene(tilt_deg=35, rotation_deg=12, light=0.6, view_from_deg=150, distance=10)
@@ -52,11 +55,11 @@ def test_the_felt_edges_put_the_guess_nearer_the_board_than_the_discs_alone(star
 
 
 def test_calibration_takes_the_disc_guess_when_nothing_else_offers_a_board(start, monkeypatch):
-    def nothing(image: np.ndarray) -> tuple[np.ndarray, float]:
+    def nothing(image: np.ndarray, n: int = 8) -> tuple[np.ndarray, float]:
         raise BoardNotFound("no board in the image")
 
     monkeypatch.setattr(startsearch, "found_grid", nothing)
-    monkeypatch.setattr(startsearch, "board_grids", lambda image: [])
+    monkeypatch.setattr(startsearch, "board_grids", lambda image, n=8: [])
     monkeypatch.setattr(startsearch, "_settled", lambda *args: None)
     fit = startsearch.fit_on_start(start.image, lambda h: aligned_grid(h, start.corners))
     assert fit.mismatches == []
@@ -90,11 +93,11 @@ def lamp_over_the_board() -> Rendered:
 
 
 def _disc_path_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    def nothing(image: np.ndarray) -> tuple[np.ndarray, float]:
+    def nothing(image: np.ndarray, n: int = 8) -> tuple[np.ndarray, float]:
         raise BoardNotFound("no board in the image")
 
     monkeypatch.setattr(startsearch, "found_grid", nothing)
-    monkeypatch.setattr(startsearch, "board_grids", lambda image: [])
+    monkeypatch.setattr(startsearch, "board_grids", lambda image, n=8: [])
     monkeypatch.setattr(startsearch, "_settled", lambda *args: None)
 
 

@@ -16,10 +16,12 @@ from controller.measure.evaluation import aligned_grid, corner_error, own_start_
 from controller.position import START_BOARD
 from controller.synth.picture import Rendered
 from controller.vision.calibrating.fit import StartFit
-from controller.vision.calibrating.start_reading import START_DISCS, start_discs_right
+from controller.vision.calibrating.start_reading import start_discs_right, start_of
 from controller.vision.finding.finder import BoardNotFound
 from controller.vision.finding.grid_check import CONFIRMED
 from controller.vision.geometry import homography_from_corners
+
+START_DISCS = start_of().discs
 
 SWAPPED = {"X": "O", "O": "X"}
 
@@ -92,13 +94,13 @@ def test_calibration_ends_on_the_discs_when_every_other_way_refuses(
     start = reflection_over_the_middle
     own = homography_from_corners(start.corners)
 
-    def nothing(image: np.ndarray) -> tuple[np.ndarray, float]:
+    def nothing(image: np.ndarray, n: int = 8) -> tuple[np.ndarray, float]:
         raise BoardNotFound("no board in the image")
 
     monkeypatch.setattr(startsearch, "found_grid", nothing)
-    monkeypatch.setattr(startsearch, "board_grids", lambda image: [own])
+    monkeypatch.setattr(startsearch, "board_grids", lambda image, n=8: [own])
     monkeypatch.setattr(startsearch, "_settled", lambda *args: None)
-    monkeypatch.setattr(startsearch, "disc_guesses", lambda image: [])
+    monkeypatch.setattr(startsearch, "disc_guesses", lambda image, n=8: [])
     orient = lambda h: aligned_grid(h, start.corners)  # noqa: E731
     fit = startsearch.fit_on_start(start.image, orient)
     assert fit.mismatches == [] and len(fit.unknown) > startjudge.MAX_UNREAD

@@ -20,8 +20,8 @@ from controller.measure.evaluation import (
     own_scenes,
     own_start_picture,
 )
+from controller.position import START_BOARD
 from controller.synth.picture import Rendered, Scene, render
-from controller.vision.calibrating.fit import START_BOARD
 from controller.vision.calibrating.refine import start_likelihood
 from controller.vision.finding.finder import BoardNotFound, lattice_outlines
 from controller.vision.geometry import (
@@ -61,13 +61,13 @@ def test_a_grid_taking_in_the_frame_is_moved_onto_the_board(start, monkeypatch):
     image = reflection_over(start, 9, sigma=1.6, peak=2.5)
     big = _scaled(start, 1.15)
     monkeypatch.setattr(startsearch, "found_grid", _not_found)
-    monkeypatch.setattr(startsearch, "board_grids", lambda image: [big])
+    monkeypatch.setattr(startsearch, "board_grids", lambda image, n=8: [big])
     fit = startsearch.fit_on_start(image, lambda h: aligned_grid(h, start.corners))
     assert corner_error(fit.setup, start.corners) < 0.3
     assert fit.mismatches == []
 
 
-def _not_found(image: np.ndarray) -> tuple[np.ndarray, float]:
+def _not_found(image: np.ndarray, n: int = 8) -> tuple[np.ndarray, float]:
     raise BoardNotFound("no board in the image")
 
 
@@ -77,7 +77,7 @@ def test_a_wrong_start_disc_on_a_plainly_found_board_is_refused_without_moving_g
     r = render(board, SCENE, seed=11)
     moved: list[np.ndarray] = []
     monkeypatch.setattr(startsearch, "settle_on_start",
-                        lambda image, h, *args: moved.append(h) or h)
+                        lambda image, h, *args, **kw: moved.append(h) or h)
     fit = startsearch.fit_on_start(r.image, lambda h: aligned_grid(h, r.corners))
     assert fit.mismatches == [27]
     assert moved == []
@@ -116,11 +116,11 @@ def test_a_lattice_read_at_half_its_spacing_is_found_from_the_doubled_guesses(
            for q in lattice_outlines(image)]
     assert min(off) > 1.0  # the premise: the lattice's own outlines miss the board
     monkeypatch.setattr(startsearch, "found_grid", _not_found)
-    monkeypatch.setattr(startsearch, "board_grids", lambda image: [])
+    monkeypatch.setattr(startsearch, "board_grids", lambda image, n=8: [])
     monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
     orient = lambda h: aligned_grid(h, dim_start.corners)  # noqa: E731
     if not doubling:
-        monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
+        monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled, n=8: [])
         with pytest.raises(BoardNotFound):
             startsearch.fit_on_start(image, orient)
         return
@@ -137,10 +137,10 @@ def test_a_grid_moved_short_of_an_edge_is_put_on_the_printed_lines(start, monkey
     orient = lambda h: aligned_grid(h, start.corners)  # noqa: E731
     assert startjudge.fit_grid(start.image, short, orient, []).short_edges == ["a1-h1"]  # premise
     monkeypatch.setattr(startsearch, "found_grid", _not_found)
-    monkeypatch.setattr(startsearch, "board_grids", lambda image: [_scaled(start, 1.15)])
+    monkeypatch.setattr(startsearch, "board_grids", lambda image, n=8: [_scaled(start, 1.15)])
     monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
-    monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
-    monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args: short)
+    monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled, n=8: [])
+    monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args, **kw: short)
     fit = startsearch.fit_on_start(start.image, orient)
     assert corner_error(fit.setup, start.corners) < 0.1
     assert fit.mismatches == []
@@ -181,8 +181,8 @@ def _placings(monkeypatch) -> list[bool]:
     placed = startsearch.placed
     taken: list[bool] = []
 
-    def recorded(image, h, orient, made):
-        fit = placed(image, h, orient, made)
+    def recorded(image, h, orient, made, whole=False, n=8):
+        fit = placed(image, h, orient, made, whole, n)
         taken.append(fit is not None)
         return fit
 

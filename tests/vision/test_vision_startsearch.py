@@ -21,14 +21,16 @@ from controller.measure.evaluation import (
     own_scenes,
     own_start_picture,
 )
+from controller.position import START_BOARD
 from controller.synth.picture import Rendered, Scene, render
-from controller.vision.calibrating.fit import START_BOARD
-from controller.vision.calibrating.start_reading import START_DISCS, start_discs_right
+from controller.vision.calibrating.start_reading import start_discs_right, start_of
 from controller.vision.finding.felt import outline_guesses
 from controller.vision.finding.finder import BoardNotFound, board_grids, lattice_outlines
 from controller.vision.finding.grid_check import CONFIRMED
 from controller.vision.geometry import corners_of, homography_from_corners, moved_by_squares
 from controller.vision.pipeline import found_grid, setup_on_grid
+
+START_DISCS = start_of().discs
 
 SCENE = Scene(tilt_deg=20, rotation_deg=-8, light=0.9, view_from_deg=200)
 
@@ -45,7 +47,7 @@ def _half_board(r: Rendered) -> np.ndarray:
 
 
 def _finder_says(monkeypatch: pytest.MonkeyPatch, h: np.ndarray | None) -> None:
-    def found(image: np.ndarray) -> tuple[np.ndarray, float]:
+    def found(image: np.ndarray, n: int = 8) -> tuple[np.ndarray, float]:
         if h is None:
             raise BoardNotFound("no board in the image")
         return h, 0.0
@@ -119,14 +121,14 @@ def test_a_finder_grid_that_reads_nothing_gives_way_to_one_that_reads_the_start(
 
 
 def _grids_offered(monkeypatch: pytest.MonkeyPatch, grids: list[np.ndarray]) -> None:
-    monkeypatch.setattr(startsearch, "board_grids", lambda image: grids)
+    monkeypatch.setattr(startsearch, "board_grids", lambda image, n=8: grids)
 
 
 def _no_guesses_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
     """The picture offers no outline guesses: the felt's, its edges' and the lattice's."""
     monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [])
     monkeypatch.setattr(startsearch, "contour_outlines", lambda image: [])
-    monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled: [])
+    monkeypatch.setattr(startsearch, "lattice_outlines", lambda image, doubled, n=8: [])
 
 
 def test_a_grid_with_a_reflection_over_many_squares_is_taken_when_its_squares_are_recognised(
@@ -146,10 +148,10 @@ def test_grids_that_contradict_the_start_or_are_doubted_are_never_taken(start, m
     image = reflection_over(start, 9, sigma=1.6, peak=2.5)
     _finder_says(monkeypatch, None)
     # not moved onto the board either, and no guess of the picture's own offered
-    monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args: h)
+    monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args, **kw: h)
     _no_guesses_of_its_own(monkeypatch)
     # (the start discs, plain beside the reflection, would place the board itself)
-    monkeypatch.setattr(startsearch, "disc_guesses", lambda image: [])
+    monkeypatch.setattr(startsearch, "disc_guesses", lambda image, n=8: [])
     _grids_offered(monkeypatch, [moved_by_squares(start.homography, 1, 0),
                                  moved_by_squares(start.homography, 0.5, 0)])
     with pytest.raises(BoardNotFound):
@@ -160,7 +162,7 @@ def test_the_start_discs_beside_a_reflection_place_the_board_when_the_grids_offe
         start, monkeypatch):
     image = reflection_over(start, 9, sigma=1.6, peak=2.5)
     _finder_says(monkeypatch, None)
-    monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args: h)
+    monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args, **kw: h)
     _no_guesses_of_its_own(monkeypatch)
     _grids_offered(monkeypatch, [moved_by_squares(start.homography, 1, 0),
                                  moved_by_squares(start.homography, 0.5, 0)])
@@ -185,10 +187,10 @@ def test_of_grids_alike_the_one_likest_the_start_position_is_moved(start, monkey
     _no_guesses_of_its_own(monkeypatch)
     monkeypatch.setattr(startsearch, "outline_guesses", lambda image: [corners_of(
         aligned_grid(start.homography, corners_of(tried_grid)))])
-    monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args: h)
-    monkeypatch.setattr(startjudge, "refine_on_grid", lambda image, h: (h, 0.0))
+    monkeypatch.setattr(startsearch, "settle_on_start", lambda image, h, *args, **kw: h)
+    monkeypatch.setattr(startjudge, "refine_on_grid", lambda image, h, n=8: (h, 0.0))
     monkeypatch.setattr(startsearch, "start_likelihood",
-                        lambda image, h, *args: -grid_error(h, start.corners))
+                        lambda image, h, *args, **kw: -grid_error(h, start.corners))
     fit = startsearch._settled(start.image, tried, _to_truth(start), default_model(), made)
     assert fit is not None and fit.mismatches == []
     assert corner_error(fit.setup, start.corners) < 0.05
@@ -305,7 +307,7 @@ def test_a_finder_grid_reading_a_start_disc_and_contradicting_nothing_is_kept(
     def no_search(*args: object) -> None:
         raise AssertionError("searched past a grid that reads a start disc")
 
-    monkeypatch.setattr(startsearch, "board_grids", lambda image: [])
+    monkeypatch.setattr(startsearch, "board_grids", lambda image, n=8: [])
     monkeypatch.setattr(startsearch, "recognised_start", no_search)
     fit = startsearch.fit_on_start(start.image, _to_truth(start))
     assert corner_error(fit.setup, start.corners) < 0.25

@@ -9,15 +9,18 @@ import numpy as np
 import pytest
 
 from controller.measure.evaluation import own_start_picture
+from controller.position import START_BOARD
 from controller.squares import parse_square
 from controller.synth.picture import Rendered, Scene, render
-from controller.vision.calibrating.fit import START_BOARD, StartFit, fit_start_position, turn
-from controller.vision.calibrating.start_reading import START_DISCS, unread
+from controller.vision.calibrating.fit import StartFit, fit_start_position, turn
+from controller.vision.calibrating.start_reading import start_of, unread
 from controller.vision.calibrating.turn import BY_DISCS, BY_MODEL, UNSETTLED, settle_turn
 from controller.vision.geometry import corners_of, homography_from_corners
 from controller.vision.pipeline import setup_on_grid
 from controller.vision.reading.board_reading import GLARE
 from controller.vision.reading.square_model import CLASSES
+
+START_DISCS = start_of().discs
 
 SCENE = Scene(tilt_deg=22, rotation_deg=6, light=0.8, view_from_deg=30)
 

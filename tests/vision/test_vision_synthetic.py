@@ -16,9 +16,10 @@ from controller.measure.evaluation import (
     random_position,
     shifts_with_room,
 )
+from controller.position import START_BOARD
 from controller.symmetry import transform_board_string
 from controller.synth.picture import Scene, random_scene, render
-from controller.vision.calibrating.fit import START_BOARD, fit_start_position
+from controller.vision.calibrating.fit import fit_start_position
 from controller.vision.cv import ImageError, decode_image, write_image
 from controller.vision.finding.finder import BoardNotFound, find_board
 from controller.vision.pipeline import auto_setup, recognize

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.position import Position
+from controller.position import START_BOARD, Position
 from controller.squares import parse_square
-from controller.vision.calibrating.fit import START_BOARD, turn
+from controller.vision.calibrating.fit import turn
 from controller.vision.colour import ColourModel
 from controller.vision.geometry import apply_homography, homography_from_corners
 from controller.vision.reading.board_reading import Reading

@@ -12,11 +12,11 @@ import pytest
 
 from controller import cli
 from controller.observation import Observation, read_observations, write_observations
+from controller.position import START_BOARD
 from controller.records import load_games
 from controller.simulator import SimOptions, simulate_game
 from controller.synth.picture import render, render_observations
 from controller.synth.replay import calibrate_synthetic, default_scene, observations_via_camera
-from controller.vision.calibrating.fit import START_BOARD
 from controller.vision.capture import CaptureError, Frame, FrameSource
 from controller.vision.cv import write_image
 from controller.vision.reading.board_reading import Reading
@@ -31,6 +31,7 @@ def _reading(board: str) -> Reading:
 
 class _NoReader:
     layout = None
+    n = 8
 
 
 def test_watcher_reports_a_state_only_once_it_has_settled():
@@ -364,8 +365,8 @@ def test_a_grid_fitted_again_a_square_off_is_refused_and_the_old_one_kept(monkey
     w, image, before = _watching_a_midgame()
     assert w.anchor == before
     kept = w.reader.homography.copy()
-    monkeypatch.setattr(grid, "refine_on_grid", lambda img, h: (_shifted_by_a_square(h), 1.0))
-    monkeypatch.setattr(grid, "grid_coverage", lambda img, h, offset=0.0: 1.0 - offset)
+    monkeypatch.setattr(grid, "refine_on_grid", lambda img, h, n=8: (_shifted_by_a_square(h), 1.0))
+    monkeypatch.setattr(grid, "grid_coverage", lambda img, h, offset=0.0, n=8: 1.0 - offset)
     assert w._refit(0.3, image) is None
     assert np.allclose(w.reader.homography, kept)
     assert any("grid was kept" in m for m in w.stats.messages), w.stats.messages

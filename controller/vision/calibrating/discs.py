@@ -15,9 +15,11 @@ only proposals: calibration takes one only when it reads the start position.
 from __future__ import annotations
 
 import itertools
+from functools import cache
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.vision.cv import cv2
 from controller.vision.finding.felt import green_chroma
 from controller.vision.geometry import (
@@ -27,11 +29,21 @@ from controller.vision.geometry import (
     upright_order,
 )
 
-#: Disc centres in board squares: the two light discs first, then the two dark.
-DISCS = np.array([[3.5, 3.5], [4.5, 4.5], [4.5, 3.5], [3.5, 4.5]])
-#: The twelve squares round the four discs, empty felt at the start.
-RING = np.array([(x + 0.5, y + 0.5) for x in range(2, 6) for y in range(2, 6)
-                 if not (3 <= x <= 4 and 3 <= y <= 4)])
+
+@cache
+def start_disc_centres(n: int = STANDARD) -> np.ndarray:
+    """Disc centres in board squares: the two light discs first, then the two dark."""
+    lo, hi = n / 2 - 0.5, n / 2 + 0.5
+    return np.array([[lo, lo], [hi, hi], [hi, lo], [lo, hi]])
+
+
+@cache
+def _ring(n: int) -> np.ndarray:
+    """The twelve squares round the four discs, empty felt at the start."""
+    lo, hi = n // 2 - 1, n // 2  # the start discs' columns and rows
+    return np.array([(x + 0.5, y + 0.5) for x in range(lo - 1, hi + 2)
+                     for y in range(lo - 1, hi + 2) if not (lo <= x <= hi and lo <= y <= hi)])
+
 #: Blob sizes (pixels) a light disc's top is sought at, and peaks kept at each: a
 #: disc spans roughly 10 to 40 pixels in a picture the finder works on.
 SCALES = (12.0, 20.0, 32.0)
@@ -60,28 +72,39 @@ APART = 0.5
 #: far across an edge the felt is compared (squares) and the line positions tried
 #: (squares from where the discs put the edge, first coarse, then round the first).
 CELL = 8
-EXTENT = (-4.0, 12.0)
+PAST = 4.0  # squares of canvas beyond each edge of the board
 ACROSS = 0.35
 FIRST_SPAN, SECOND_SPAN, STEP = 3.0, 0.8, 0.1
-#: Points along an edge its lines are sampled at (squares from its ends).
-ALONG = np.linspace(0.5, 7.5, 28)
+#: Points along an edge its lines are sampled at, per square of the edge.
+ALONG_PER_SQUARE = 3.5
 
 
-def disc_guesses(image: np.ndarray) -> list[np.ndarray]:
+def _extent(n: int) -> tuple[float, float]:
+    """The canvas's extent in squares."""
+    return -PAST, n + PAST
+
+
+def _along(n: int) -> np.ndarray:
+    """Points along an edge its lines are sampled at (squares from its ends)."""
+    return np.linspace(0.5, n - 0.5, int(ALONG_PER_SQUARE * n))
+
+
+def disc_guesses(image: np.ndarray, n: int = STANDARD) -> list[np.ndarray]:
     """Board grids (squares -> pixels) guessed from the likeliest clusters of start
     discs in ``image``, each put on the felt's edges; likeliest first."""
     chroma = green_chroma(image)
     out = []
-    for affine in disc_clusters(image, chroma):
-        h = on_felt_edges(chroma, affine)
-        quad = corners_of(h)
+    for affine in disc_clusters(image, chroma, n):
+        h = on_felt_edges(chroma, affine, n)
+        quad = corners_of(h, n)
         if np.isfinite(quad).all() and cv2.isContourConvex(quad.astype(np.float32)):
-            out.append(homography_from_corners(upright_order(quad)))
+            out.append(homography_from_corners(upright_order(quad), n))
     return out
 
 
-def disc_clusters(image: np.ndarray, chroma: np.ndarray) -> list[np.ndarray]:
-    """Affine maps (squares -> pixels) putting :data:`DISCS` on the likeliest 2x2
+def disc_clusters(image: np.ndarray, chroma: np.ndarray,
+                  n: int = STANDARD) -> list[np.ndarray]:
+    """Affine maps (squares -> pixels) putting the start discs on the likeliest 2x2
     clusters of start discs: two light blobs a diagonal apart, lighter than the felt
     on ``FELT_SHARE`` of the ring round them; the darker the other diagonal, the
     likelier (in a dark room the dark discs can vanish into the felt)."""
@@ -96,9 +119,9 @@ def disc_clusters(image: np.ndarray, chroma: np.ndarray) -> list[np.ndarray]:
         across = np.array([-half[1], half[0]])  # the two mirror images give one board
         mid = (pts[i] + pts[j]) / 2
         at = np.array([pts[i], pts[j], mid + across, mid - across])
-        a = np.vstack([cv2.getAffineTransform(DISCS[:3].astype(np.float32),
+        a = np.vstack([cv2.getAffineTransform(start_disc_centres(n)[:3].astype(np.float32),
                                               at[:3].astype(np.float32)), [0, 0, 1]])
-        ring = apply_homography(a, RING)
+        ring = apply_homography(a, _ring(n))
         felt, inside = _sample(chroma, ring)
         share = float(((felt > FELT_CHROMA) & inside).mean())
         if inside.mean() < RING_SEEN or share < FELT_SHARE:
@@ -115,63 +138,68 @@ def disc_clusters(image: np.ndarray, chroma: np.ndarray) -> list[np.ndarray]:
         found.append((float(score), d, a))
     kept: list[tuple[float, np.ndarray]] = []
     for _, d, a in sorted(found, key=lambda f: -f[0]):
-        centre = apply_homography(a, np.array([[4.0, 4.0]]))[0]
+        centre = apply_homography(a, np.array([[n / 2, n / 2]]))[0]
         if all(np.linalg.norm(centre - c) > APART * d for c, _ in kept):
             kept.append((centre, a))
     return [a for _, a in kept[:CLUSTERS]]
 
 
-def on_felt_edges(chroma: np.ndarray, h: np.ndarray) -> np.ndarray:
+def on_felt_edges(chroma: np.ndarray, h: np.ndarray, n: int = STANDARD) -> np.ndarray:
     """Grid ``h`` with its outline moved onto the felt's four edges: in a canvas
     drawn through ``h`` each edge is the straight line near where ``h`` puts it
     along which the felt's chroma (next to the ring's) falls most from inside to
     outside; twice, the second time round the first's edges. Where a reflection
     hides part of an edge both sides read not green, which only weakens it."""
-    to_squares = np.array([[1 / CELL, 0, EXTENT[0]], [0, 1 / CELL, EXTENT[0]], [0, 0, 1.0]])
-    side = int((EXTENT[1] - EXTENT[0]) * CELL)
+    extent = _extent(n)
+    ring = _ring(n)
+    to_squares = np.array([[1 / CELL, 0, extent[0]], [0, 1 / CELL, extent[0]], [0, 0, 1.0]])
+    side = int((extent[1] - extent[0]) * CELL)
     for span in (FIRST_SPAN, SECOND_SPAN):
         canvas = cv2.warpPerspective(chroma, h @ to_squares, (side, side),
                                      flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR,
                                      borderValue=-1.0)
-        felt = max(float(np.median(_canvas_at(canvas, RING[:, 0], RING[:, 1]))), 0.02)
+        felt = max(float(np.median(_canvas_at(canvas, ring[:, 0], ring[:, 1], n))), 0.02)
         canvas = np.where(canvas < 0, -1.0, np.clip(canvas / felt, 0, 1.5)).astype(np.float32)
-        lines = [_edge(canvas, at, span, sign, upright)
-                 for upright in (True, False) for at, sign in ((0.0, 1.0), (8.0, -1.0))]
-        quad = np.array([_crossing(lines[v], lines[w])  # left, right, top, bottom
+        lines = [_edge(canvas, at, span, sign, upright, n)
+                 for upright in (True, False) for at, sign in ((0.0, 1.0), (float(n), -1.0))]
+        quad = np.array([_crossing(lines[v], lines[w], n)  # left, right, top, bottom
                          for v, w in ((0, 2), (1, 2), (1, 3), (0, 3))])
-        h = h @ homography_from_corners(quad)
+        h = h @ homography_from_corners(quad, n)
         h /= h[2, 2]
     return h
 
 
 def _edge(canvas: np.ndarray, at: float, span: float, sign: float,
-          upright: bool) -> tuple[float, float]:
+          upright: bool, n: int) -> tuple[float, float]:
     """The line (its position at both ends of the edge, squares) within ``span``
     of ``at`` with the most felt on its ``sign`` side and the least on the other."""
     offsets = np.arange(at - span, at + span + 1e-9, STEP)
     a, b = (x.reshape(-1, 1) for x in np.meshgrid(offsets, offsets, indexing="ij"))
-    pos = a + (b - a) * ALONG[None, :] / 8
-    along = np.broadcast_to(ALONG[None, :], pos.shape)
+    points = _along(n)
+    pos = a + (b - a) * points[None, :] / n
+    along = np.broadcast_to(points[None, :], pos.shape)
     sides = [(pos + s * ACROSS, along) if upright else (along, pos + s * ACROSS)
              for s in (sign, -sign)]
-    inner, outer = (_canvas_at(canvas, *xy) for xy in sides)
+    inner, outer = (_canvas_at(canvas, x, y, n) for x, y in sides)
     seen = (inner >= 0) & (outer >= 0)  # both sides inside the picture
     score = np.where(seen, np.clip(inner - outer, -1, 1), 0).mean(axis=1)
     k = int(np.argmax(score))
     return float(a[k, 0]), float(b[k, 0])
 
 
-def _crossing(upright: tuple[float, float], level: tuple[float, float]) -> np.ndarray:
-    """Where the line x = a + (b - a) y / 8 crosses y = c + (d - c) x / 8."""
+def _crossing(upright: tuple[float, float], level: tuple[float, float],
+              n: int) -> np.ndarray:
+    """Where the line x = a + (b - a) y / n crosses y = c + (d - c) x / n."""
     (a, b), (c, d) = upright, level
-    m = np.array([[1, -(b - a) / 8], [-(d - c) / 8, 1]])
+    m = np.array([[1, -(b - a) / n], [-(d - c) / n, 1]])
     return np.linalg.solve(m, np.array([a, c]))
 
 
-def _canvas_at(canvas: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _canvas_at(canvas: np.ndarray, x: np.ndarray, y: np.ndarray, n: int) -> np.ndarray:
     """Canvas values at board points (squares), -1 outside the canvas."""
-    px = ((np.asarray(x, np.float32) - EXTENT[0]) * CELL).astype(np.float32)
-    py = ((np.asarray(y, np.float32) - EXTENT[0]) * CELL).astype(np.float32)
+    low = _extent(n)[0]
+    px = ((np.asarray(x, np.float32) - low) * CELL).astype(np.float32)
+    py = ((np.asarray(y, np.float32) - low) * CELL).astype(np.float32)
     return cv2.remap(canvas, px.reshape(px.shape[0], -1), py.reshape(py.shape[0], -1),
                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                      borderValue=-1.0).reshape(px.shape)

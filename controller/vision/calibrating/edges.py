@@ -8,8 +8,12 @@ something else than the felt and its printed lines.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
+from controller.boardsize import STANDARD
+from controller.squares import square_name
 from controller.vision.cv import cv2
 from controller.vision.finding.grid_check import OTHER, square_inputs
 from controller.vision.geometry import moved_by_squares
@@ -18,12 +22,25 @@ from controller.vision.reading.reader import CORNER_FELT, SquareReader
 from controller.vision.reading.square_model import SquareModel
 from controller.vision.sampling import CELL, MARGIN, Layout, seen_through
 
-EDGES = {"a1-h1": range(0, 8), "h1-h8": range(7, 64, 8), "a8-h8": range(56, 64),
-         "a1-a8": range(0, 64, 8)}
-#: The squares just past each edge: the grid moved a square out that way, and the
-#: squares of its edge row there.
-PAST_EDGES = {name: (move, np.array(EDGES[name])) for name, move in
-              (("a1-h1", (0, -1)), ("h1-h8", (1, 0)), ("a8-h8", (0, 1)), ("a1-a8", (-1, 0)))}
+
+@cache
+def edges_of(n: int = STANDARD) -> dict[str, range]:
+    """The squares of each edge of an ``n`` x ``n`` board, named by its corners (a1-h1,
+    h1-h8, a8-h8, a1-a8 on 8x8), in the order top, right, bottom, left."""
+    last = n * n
+    a1, right, far, left = (square_name(i, n) for i in (0, n - 1, last - 1, last - n))
+    return {f"{a1}-{right}": range(0, n), f"{right}-{far}": range(n - 1, last, n),
+            f"{left}-{far}": range(last - n, last), f"{a1}-{left}": range(0, last, n)}
+
+
+@cache
+def past_edges(n: int = STANDARD) -> dict[str, tuple[tuple[int, int], np.ndarray]]:
+    """The squares just past each edge: the grid moved a square out that way, and the
+    squares of its edge row there."""
+    moves = ((0, -1), (1, 0), (0, 1), (-1, 0))
+    return {name: (move, np.array(squares))
+            for (name, squares), move in zip(edges_of(n).items(), moves, strict=True)}
+
 EDGE_OFF_BOARD = 6  # squares of one edge without felt in their corners: not the board
 WASHED_TINT = 6.0  # green excess (grey levels) of corners that are felt under glare
 GLARE_OVER_FELT = 3.0  # ... or brightness, to the felt's, of corners under a reflection
@@ -57,7 +74,7 @@ def edges_off_board(r: Reading, reader: SquareReader, canvas: np.ndarray) -> lis
     if glare.any():  # a reflection: brighter than anything in the felt's light but white
         washed |= glare & (px.mean(axis=1) >= GLARE_OVER_FELT * float(np.nanmedian(r.felt_grey)))
     out: list[int] = []
-    for edge in EDGES.values():
+    for edge in edges_of(reader.n).values():
         bare = [i for i in edge if r.felt_corners[i] < CORNER_FELT
                 and not reader.layout.outside[i] and not washed[i]]
         if len(bare) >= EDGE_OFF_BOARD:
@@ -83,16 +100,16 @@ def felt_past_edges(reader: SquareReader, canvas: np.ndarray) -> list[str]:
     """
     felt, grey, _ = reader.model.masks(canvas)
     lay = reader.layout
-    side = lay.side
+    side, n = lay.side, lay.n
     felt2d, grey2d = felt.reshape(side, side), grey.reshape(side, side)
     w, h = reader.image_size
     seen = cv2.warpPerspective(np.ones((h, w), np.uint8), lay.to_canvas, (side, side)) > 0
-    along = np.rint((MARGIN + np.linspace(0.2, 7.8, 40)) * CELL).astype(int)
+    along = np.rint((MARGIN + np.linspace(0.2, n - 0.2, 5 * n)) * CELL).astype(int)
     depth = np.array(PAST_EDGE_DEPTH)
     past = np.rint((MARGIN - depth) * CELL).astype(int)
-    beyond = np.rint((MARGIN + 8 + depth) * CELL).astype(int)
+    beyond = np.rint((MARGIN + n + depth) * CELL).astype(int)
     first = np.rint((MARGIN + 1 - depth) * CELL).astype(int)  # the edge squares, inside
-    last = np.rint((MARGIN + 7 + depth) * CELL).astype(int)
+    last = np.rint((MARGIN + n - 1 + depth) * CELL).astype(int)
     strips = [  # (outside the edge, inside it) as (rows, columns) of the canvas
         ((past[:, None], along[None, :]), (first[:, None], along[None, :])),  # a1-h1
         ((along[:, None], beyond[None, :]), (along[:, None], last[None, :])),  # h1-h8
@@ -113,11 +130,11 @@ def felt_past_edges(reader: SquareReader, canvas: np.ndarray) -> list[str]:
     if not known or min(known) > PAST_EDGE_CLEAR:
         return []
     short = [k for k, v in enumerate(share) if v is not None and v > PAST_EDGE_FELT]
-    return [list(EDGES)[k] for k in short if not _lines_stop_at_edge(grey2d, k)]
+    return [list(edges_of(n))[k] for k in short if not _lines_stop_at_edge(grey2d, k, n)]
 
 
-def _lines_stop_at_edge(grey2d: np.ndarray, edge: int) -> bool:
-    """Whether the printed lines that cross edge ``edge`` (0..3, as ``EDGES``) stop
+def _lines_stop_at_edge(grey2d: np.ndarray, edge: int, n: int) -> bool:
+    """Whether the printed lines that cross edge ``edge`` (0..3, as ``edges_of``) stop
     there while they show plainly inside it.
 
     Past a grid that stops short the lattice goes on, and so do its lines; past the
@@ -132,8 +149,8 @@ def _lines_stop_at_edge(grey2d: np.ndarray, edge: int) -> bool:
     if edge in (1, 3):
         dark = dark.T  # make the crossing lines vertical, the edge horizontal
     flip = edge in (1, 2)  # the strip past the edge lies below it
-    at = (MARGIN + np.arange(1, 8)) * CELL
-    mids = (MARGIN + np.arange(1, 8) - 0.5) * CELL
+    at = (MARGIN + np.arange(1, n)) * CELL
+    mids = (MARGIN + np.arange(1, n) - 0.5) * CELL
 
     def contrast(rows: np.ndarray) -> float:
         prof = dark[np.clip(rows, 0, dark.shape[0] - 1)].mean(axis=0)
@@ -141,7 +158,7 @@ def _lines_stop_at_edge(grey2d: np.ndarray, edge: int) -> bool:
         gap = np.mean([prof[int(m) - 1: int(m) + 2].mean() for m in mids])
         return float((line + 1.0) / (gap + 1.0))
 
-    edge_px = (MARGIN + 8) * CELL if flip else MARGIN * CELL
+    edge_px = (MARGIN + n) * CELL if flip else MARGIN * CELL
     sign = 1 if flip else -1
     outside = np.rint(edge_px + sign * np.array([0.2, 0.3, 0.4, 0.5]) * CELL).astype(int)
     inside = np.rint(edge_px - sign * np.array([0.2, 0.3, 0.4, 0.5]) * CELL).astype(int)
@@ -154,7 +171,7 @@ def past_edge_inputs(image: np.ndarray, h: np.ndarray, layout: Layout,
     """The learned model's inputs for the row of squares just past ``edge`` of grid
     ``h`` (``layout`` its layout), and which of them the picture shows (see
     :func:`controller.vision.finding.grid_check.square_inputs`)."""
-    move, row = PAST_EDGES[edge]
+    move, row = past_edges(layout.n)[edge]
     size = (image.shape[1], image.shape[0])
     return square_inputs(image, seen_through(layout, moved_by_squares(h, *move), size), row)
 

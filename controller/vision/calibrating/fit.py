@@ -17,19 +17,15 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from controller.position import START_BOARD
+from controller.boardsize import STANDARD
 from controller.vision.calibrating.edges import (
-    EDGES,
     closed_by_model,
+    edges_of,
     edges_off_board,
     felt_past_edges,
 )
 from controller.vision.calibrating.start_reading import (
-    BLACK_START,
-    START_DISCS,
     SURE,
-    TURNED_START,
-    WHITE_START,
     against_start,
     contradictions,
     lit_black_unknown,
@@ -38,6 +34,7 @@ from controller.vision.calibrating.start_reading import (
     model_view,
     off_centre,
     paled_unknown,
+    start_of,
     unread,
 )
 from controller.vision.colour import ColourModel, balanced_on
@@ -103,20 +100,21 @@ class StartFit:
         (see :func:`closable_edges`): for a search that found no grid without them."""
         short = [e for e in self.short_edges if e not in edges]
         contradicting = sorted(set(self.contradicting) - set(bare or []))
-        mismatches = sorted(set(contradicting) | {i for e in short for i in EDGES[e]})
+        squares = edges_of(self.setup.size)
+        mismatches = sorted(set(contradicting) | {i for e in short for i in squares[e]})
         return replace(self, short_edges=short, mismatches=mismatches,
                        contradicting=contradicting, bare=sorted(set(self.bare) - set(bare or [])),
                        closed_edges=[*self.closed_edges, *edges],
                        felt_unseen=sorted({*self.felt_unseen, *(bare or [])}))
 
 
-def turn(h: np.ndarray, quarter_turns: int) -> np.ndarray:
+def turn(h: np.ndarray, quarter_turns: int, n: int = STANDARD) -> np.ndarray:
     """The same board homography with a1 moved ``quarter_turns`` corners clockwise."""
-    return homography_from_corners(np.roll(corners_of(h), -quarter_turns, axis=0))
+    return homography_from_corners(np.roll(corners_of(h, n), -quarter_turns, axis=0), n)
 
 
 def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) -> StartFit:
-    """Fit the colour model on the start position (4 known discs, 60 known empties).
+    """Fit the colour model on the start position (4 known discs, the rest empty).
 
     The start position looks the same turned by half a turn but not by a quarter,
     so unless the user fixed a1 it also settles which way round the board is: the
@@ -130,12 +128,14 @@ def fit_start_position(setup: CameraSetup, image: np.ndarray, a1_fixed: bool) ->
     first = _first_look(setup, image)
     if a1_fixed:
         return _fit_turned(setup, image, first)
+    s = start_of(setup.size)
     lr = _disc_levels(*first, WHITE_QUANTILE, clipped_out=False)
-    ways = [(setup, first), (replace(setup, homography=turn(setup.homography, 1)), None)]
-    if np.nansum(lr[list(BLACK_START)]) > np.nansum(lr[list(WHITE_START)]):
+    ways = [(setup, first),
+            (replace(setup, homography=turn(setup.homography, 1, setup.size)), None)]
+    if np.nansum(lr[list(s.black)]) > np.nansum(lr[list(s.white)]):
         ways.reverse()
     fit = _fit_turned(ways[0][0], image, ways[0][1])
-    if not any(fit.reading.board[i].upper() == TURNED_START[i] for i in START_DISCS):
+    if not any(fit.reading.board[i].upper() == s.turned[i] for i in s.discs):
         return fit
     second = _fit_turned(ways[1][0], image, ways[1][1])
     return second if len(second.mismatches) < len(fit.mismatches) else fit
@@ -160,18 +160,19 @@ def _fit_turned(setup: CameraSetup, image: np.ndarray,
         reader = reader.with_model(model)
         r = reader.read_canvas(canvas)
     levels = _start_levels(reader, canvas, r)
-    unmeasured = [i for i in START_DISCS if i not in levels.used]
+    discs = start_of(setup.size).discs
+    unmeasured = [i for i in discs if i not in levels.used]
     setup = replace(setup, model=levels.apply(setup.model))
     reader = reader.with_model(setup.model)
     r = reader.read_canvas(canvas)
-    unread_discs = [i for i in START_DISCS if r.board[i] == "?"]
+    unread_discs = [i for i in discs if r.board[i] == "?"]
     view = model_view(reader, canvas) if against_start(r, []) or unread_discs else None
     washed = _washed_out(reader, canvas) if levels.lit else ()
     r = lit_black_unknown(r, levels.lit, washed, view)
     r = model_read(r, view, unread_discs)
     before = r.board
     r = paled_unknown(r, view)
-    faint = [i for i in START_DISCS if before[i] == "-" and r.board[i] == "?"
+    faint = [i for i in discs if before[i] == "-" and r.board[i] == "?"
              and r.reasons[i] == AMBIGUOUS]
     confirmed = view is not None and view.doubt < CONFIRMED
     shifted = off_centre(r) if confirmed else []
@@ -181,8 +182,9 @@ def _fit_turned(setup: CameraSetup, image: np.ndarray,
     short = felt_past_edges(reader, canvas)
     bare = edges_off_board(r, reader, canvas)
     contradicting = sorted(set(mismatches) | set(bare))
-    mismatches = sorted(set(contradicting) | {i for name in short for i in EDGES[name]})
-    unknown = [i for i in range(64) if r.board[i] == "?"]
+    edges = edges_of(setup.size)
+    mismatches = sorted(set(contradicting) | {i for name in short for i in edges[name]})
+    unknown = [i for i in range(len(r.board)) if r.board[i] == "?"]
     setup = replace(setup, doubtful=tuple(overruled))  # kept: play reads them alike
     return StartFit(setup, r, mismatches, unknown, short, stray, unmeasured, overruled,
                     shifted, faint, contradicting=contradicting, bare=sorted(set(bare)))
@@ -223,7 +225,7 @@ def closable_edges(fit: StartFit, image: np.ndarray) -> tuple[list[str], list[in
 def _disc_levels(
     reader: SquareReader, canvas: np.ndarray, r: Reading, q: float, clipped_out: bool
 ) -> np.ndarray:
-    """(64,) the start discs' log brightness to the felt next to them, measured on
+    """Per square, the start discs' log brightness to the felt next to them, measured on
     all of each disc top's pixels (nan elsewhere, and where too few are left).
 
     The reader measures only the top's pixels that are not felt, and not at all
@@ -235,8 +237,8 @@ def _disc_levels(
     """
     felt, grey, _ = reader.model.masks(canvas)
     low = canvas.reshape(-1, 3).min(axis=1)
-    out = np.full(64, np.nan)
-    for i in START_DISCS:
+    out = np.full(reader.layout.squares, np.nan)
+    for i in start_of(reader.n).discs:
         idx = reader.layout.top[i]
         keep = low[idx] < CLIPPED if clipped_out else np.ones(len(idx), bool)
         if keep.mean() < MIN_CLEAR:
@@ -254,8 +256,9 @@ def _washed_out(reader: SquareReader, canvas: np.ndarray) -> tuple[int, ...]:
     disc. A white disc set on a black start square is clipped no more than the
     white discs beside it, however bright the room."""
     share = clipped_tops(canvas, reader.layout)
-    whites = max(share[i] for i in WHITE_START)
-    return tuple(i for i in BLACK_START if share[i] > whites + WASHED)
+    s = start_of(reader.n)
+    whites = max(share[i] for i in s.white)
+    return tuple(i for i in s.black if share[i] > whites + WASHED)
 
 
 def _discs_apart_from_felt(reader: SquareReader, canvas: np.ndarray) -> ColourModel:
@@ -272,11 +275,12 @@ def _discs_apart_from_felt(reader: SquareReader, canvas: np.ndarray) -> ColourMo
     canvas = smoothed(canvas)  # as the reader sees it: noise alone spreads the tails
     felt, _, _ = model.masks(canvas)
     lay = reader.layout
-    if max(float(felt[lay.top[i]].mean()) for i in START_DISCS) < DISC_AS_FELT:
+    s = start_of(lay.n)
+    if max(float(felt[lay.top[i]].mean()) for i in s.discs) < DISC_AS_FELT:
         return model
     sat = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)[..., 1].ravel()
-    discs = max(float(np.quantile(sat[lay.top[i]], 0.9)) for i in START_DISCS)
-    empties = [i for i in range(64) if START_BOARD[i] == "-" and not lay.outside[i]]
+    discs = max(float(np.quantile(sat[lay.top[i]], 0.9)) for i in s.discs)
+    empties = [i for i in range(lay.squares) if s.board[i] == "-" and not lay.outside[i]]
     corner_px = lay.corners[empties].ravel()
     on_felt = corner_px[felt[corner_px]]
     if not len(on_felt) or len(on_felt) < 0.5 * len(corner_px):  # none: all outside
@@ -298,7 +302,7 @@ def _start_balance(reader: SquareReader, canvas: np.ndarray) -> ColourModel:
     """
     model = reader.model
     felt, _, _ = model.masks(canvas)
-    idx = np.concatenate([reader.layout.top[i] for i in WHITE_START])
+    idx = np.concatenate([reader.layout.top[i] for i in start_of(reader.n).white])
     return balanced_on(model, canvas, felt, idx)
 
 
@@ -347,10 +351,11 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
 
     black_own = _disc_levels(reader, canvas, r, WHITE_QUANTILE, clipped_out=True)
     white_own = _disc_levels(reader, canvas, r, WHITE_QUANTILE, clipped_out=False)
-    glare = r.glare if r.glare is not None else np.zeros(64, bool)
-    seen = {i: r.foreign[i] <= FOREIGN_SQUARE for i in START_DISCS}
+    glare = r.glare if r.glare is not None else np.zeros(len(r.board), bool)
+    s = start_of(r.n)
+    seen = {i: r.foreign[i] <= FOREIGN_SQUARE for i in s.discs}
     white_seen = {}  # the white discs' levels, before the black ones set their floor
-    for i in WHITE_START:
+    for i in s.white:
         v = r.log_ratio[i] if np.isfinite(r.log_ratio[i]) else white_own[i]
         if seen[i] and np.isfinite(v) and v > MIN_WHITE:
             white_seen[i] = float(v)
@@ -359,7 +364,7 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
     # black enough
     ceiling = max(MAX_BLACK, min(white_seen.values(), default=MAX_BLACK) - MIN_LEVEL_GAP)
     blacks, lit = {}, []
-    for i in BLACK_START:
+    for i in s.black:
         v = r.log_ratio[i] if np.isfinite(r.log_ratio[i]) and not glare[i] else black_own[i]
         if seen[i] and np.isfinite(v) and v < ceiling:
             blacks[i] = float(v)
@@ -368,7 +373,7 @@ def _start_levels(reader: SquareReader, canvas: np.ndarray, r: Reading) -> _Leve
             # mirrored in a black top can tint part of it a colour the reader takes
             # for something over the square, and bright, it is lit all the same
             lit.append(i)
-    if len(blacks) == 2 and abs(blacks[28] - blacks[35]) > BLACK_AGREE:
+    if len(blacks) == 2 and abs(blacks[s.black[0]] - blacks[s.black[1]]) > BLACK_AGREE:
         brighter = max(blacks, key=blacks.__getitem__)
         del blacks[brighter]
         lit.append(brighter)

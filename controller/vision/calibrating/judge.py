@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.vision.calibrating.fit import StartFit, fit_start_position
 from controller.vision.finding.finder import squares_doubt
 from controller.vision.finding.grid import refine_on_grid
@@ -29,10 +30,11 @@ Orient = Callable[[np.ndarray], np.ndarray]
 
 
 def fit_grid(image: np.ndarray, h: np.ndarray, orient: Orient | None,
-             made: list[StartFit]) -> StartFit:
-    """The start position fitted on grid ``h`` (turned to the user's a1 by
-    ``orient``), kept in ``made``: the last resorts look again at every grid fitted."""
-    setup = setup_on_grid(image, orient(h) if orient is not None else h)
+             made: list[StartFit], n: int = STANDARD) -> StartFit:
+    """The start position fitted on grid ``h`` of an ``n`` x ``n`` board (turned to
+    the user's a1 by ``orient``), kept in ``made``: the last resorts look again at
+    every grid fitted."""
+    setup = setup_on_grid(image, orient(h) if orient is not None else h, n=n)
     fit = fit_start_position(setup, image, a1_fixed=orient is not None)
     made.append(fit)
     return fit
@@ -52,7 +54,7 @@ def taken(image: np.ndarray, fit: StartFit) -> bool:
 
 
 def placed(image: np.ndarray, h: np.ndarray, orient: Orient | None,
-           made: list[StartFit], whole: bool = False) -> StartFit | None:
+           made: list[StartFit], whole: bool = False, n: int = STANDARD) -> StartFit | None:
     """Grid ``h``, or the same put on the printed lines where they show, when either
     is taken (see :func:`taken`; ``whole``: only when it reads the start position on
     nearly every square).
@@ -60,9 +62,9 @@ def placed(image: np.ndarray, h: np.ndarray, orient: Orient | None,
     The model's look puts a grid within reach of the printed lines, which place it
     more exactly where they show: a grid a third of a square off sees the felt go on
     past an edge, which the one on the lines does not."""
-    refit = refine_on_grid(image, h)[0]  # h itself where no lines show
+    refit = refine_on_grid(image, h, n=n)[0]  # h itself where no lines show
     for grid in (refit, h) if refit is not h else (h,):
-        fit = fit_grid(image, grid, orient, made)
+        fit = fit_grid(image, grid, orient, made, n)
         if shows_start(fit) if whole else taken(image, fit):
             return fit
     return None
@@ -82,7 +84,7 @@ def least_doubted(image: np.ndarray, fits: list[StartFit],
                   kept_if: Callable[[StartFit, float], bool]) -> StartFit | None:
     """Of ``fits`` that contradict the start position nowhere, the one whose squares
     the learned model doubts least among those ``kept_if`` keeps (asked with that
-    doubt; the first of equals): each fit's doubt, a look at its 64 squares,
+    doubt; the first of equals): each fit's doubt, a look at its squares,
     measured once."""
     doubted = [(grid_doubt(image, fit), fit) for fit in fits if not fit.mismatches]
     kept = [(doubt, fit) for doubt, fit in doubted if kept_if(fit, doubt)]
@@ -92,5 +94,5 @@ def least_doubted(image: np.ndarray, fits: list[StartFit],
 def grid_doubt(image: np.ndarray, fit: StartFit) -> float:
     """How much the model doubts that the fit's grid's squares are the board's
     (squares outside the picture wholly)."""
-    doubt = squares_doubt(image, fit.setup.homography, cut_off=True)
+    doubt = squares_doubt(image, fit.setup.homography, cut_off=True, n=fit.setup.size)
     return 1.0 if doubt is None else doubt

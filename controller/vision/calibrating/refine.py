@@ -6,7 +6,7 @@ on the board: the best lies a fraction of a square to a square off, and where fe
 printed lines show, refining on them cannot pull it in. Calibration knows what
 the board shows. The learned square model tells, square by square, how much a
 patch looks like felt, a black disc, a white disc or anything else; under the
-right grid the 64 squares look like the start position and the squares just past
+right grid the board's squares look like the start position and the squares just past
 its edges (frame, table) look like no square at all. A pattern search moves the
 grid's corners to where that is most so, starting from the candidate.
 
@@ -17,12 +17,14 @@ picture it would otherwise refuse.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
-from controller.position import START_BOARD
-from controller.vision.calibrating.edges import PAST_EDGES, past_edge_inputs
-from controller.vision.calibrating.start_reading import TURNED_START
-from controller.vision.finding.grid_check import ALL_SQUARES, square_inputs
+from controller.boardsize import STANDARD
+from controller.vision.calibrating.edges import past_edge_inputs, past_edges
+from controller.vision.calibrating.start_reading import start_of
+from controller.vision.finding.grid_check import all_squares, square_inputs
 from controller.vision.geometry import corners_of, homography_from_corners
 from controller.vision.reading.square_model import CLASSES, SquareModel
 from controller.vision.sampling import make_layout
@@ -37,56 +39,63 @@ OUTSIDE_WEIGHT = 0.5
 #: Least log-probability a square adds: a square a reflection or a hand hides
 #: costs every grid alike instead of deciding between them.
 FLOOR = float(np.log(0.05))
-#: The start position's classes, and the same turned a quarter (the start position
-#: fixes which way round the board is only up to that, so either is the board).
-_START = np.array([CLASSES.index(c) for c in START_BOARD])
-_TURNED = np.array([CLASSES.index(c) for c in TURNED_START])
 _OTHER = CLASSES.index("other")
 
 
+@cache
+def _start_classes(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The start position's classes, and the same turned a quarter (the start position
+    fixes which way round the board is only up to that, so either is the board)."""
+    s = start_of(n)
+    return (np.array([CLASSES.index(c) for c in s.board]),
+            np.array([CLASSES.index(c) for c in s.turned]))
+
+
 def start_likelihood(image: np.ndarray, h: np.ndarray, model: SquareModel,
-                     disc_height: float) -> float:
+                     disc_height: float, n: int = STANDARD) -> float:
     """How much grid ``h``'s squares look like the start position and the squares
     past its edges like none (mean log-probabilities, each at least ``FLOOR``)."""
     size = (image.shape[1], image.shape[0])
-    layout = make_layout(h, size, disc_height)
-    parts = [square_inputs(image, layout, ALL_SQUARES)]
-    parts += [past_edge_inputs(image, h, layout, edge) for edge in PAST_EDGES]
+    layout = make_layout(h, size, disc_height, n=n)
+    parts = [square_inputs(image, layout, all_squares(n))]
+    parts += [past_edge_inputs(image, h, layout, edge) for edge in past_edges(n)]
     seen = model.probabilities(np.concatenate([x for x, _ in parts]))
-    p = np.full((64 + 4 * 8, len(CLASSES)), np.nan)
+    squares, past = n * n, 4 * n
+    p = np.full((squares + past, len(CLASSES)), np.nan)
     p[np.concatenate([inside for _, inside in parts])] = seen
-    inside = max(float(_logs(p[:64], cls).mean()) for cls in (_START, _TURNED))
-    return inside + OUTSIDE_WEIGHT * float(_logs(p[64:], np.full(32, _OTHER)).mean())
+    inside = max(float(_logs(p[:squares], cls).mean()) for cls in _start_classes(n))
+    return inside + OUTSIDE_WEIGHT * float(_logs(p[squares:], np.full(past, _OTHER)).mean())
 
 
 def settle_on_start(image: np.ndarray, h: np.ndarray, model: SquareModel,
                     disc_height: float, max_looks: int = MAX_LOOKS,
-                    steps: tuple[float, ...] = STEPS) -> np.ndarray:
+                    steps: tuple[float, ...] = STEPS, n: int = STANDARD) -> np.ndarray:
     """Grid ``h`` with its corners moved to where :func:`start_likelihood` is
     highest nearby: a pattern search over moving the whole grid, scaling it about
     its middle and moving one corner, taking the best of all those moves each time
     (the first better one leads off along a ridge the model sees in the frame or a
     reflection), with ever smaller ``steps`` (squares)."""
-    corners = corners_of(h)
-    best = start_likelihood(image, h, model, disc_height)
+    corners = corners_of(h, n)
+    best = start_likelihood(image, h, model, disc_height, n)
     looks = 1
     for step in steps:
         while looks < max_looks:
-            moves = _moves(corners, step)[: max_looks - looks]
-            values = [start_likelihood(image, homography_from_corners(m), model, disc_height)
+            moves = _moves(corners, step, n)[: max_looks - looks]
+            values = [start_likelihood(image, homography_from_corners(m, n), model,
+                                       disc_height, n)
                       for m in moves]
             looks += len(moves)
             k = int(np.argmax(values))
             if values[k] <= best + 1e-4:
                 break
             best, corners = values[k], moves[k]
-    return homography_from_corners(corners)
+    return homography_from_corners(corners, n)
 
 
-def _moves(corners: np.ndarray, step: float) -> list[np.ndarray]:
+def _moves(corners: np.ndarray, step: float, n: int) -> list[np.ndarray]:
     """The grid (as its four corners) moved by ``step`` squares each way, scaled by
     a quarter of that about its middle, and each corner moved alone."""
-    d = step * float(np.linalg.norm(corners[1] - corners[0])) / 8
+    d = step * float(np.linalg.norm(corners[1] - corners[0])) / n
     shifts = [np.array(v, float) for v in ((d, 0), (-d, 0), (0, d), (0, -d))]
     middle = corners.mean(axis=0)
     moves = [corners + v for v in shifts]

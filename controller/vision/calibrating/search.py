@@ -26,6 +26,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.vision.calibrating.discs import disc_guesses
 from controller.vision.calibrating.fit import StartFit, closable_edges
 from controller.vision.calibrating.judge import (
@@ -38,7 +39,7 @@ from controller.vision.calibrating.judge import (
     shows_start,
 )
 from controller.vision.calibrating.refine import settle_on_start, start_likelihood
-from controller.vision.calibrating.start_reading import START_DISCS, SURE, start_discs_right
+from controller.vision.calibrating.start_reading import SURE, start_discs_right, start_of
 from controller.vision.finding.contours import contour_outlines
 from controller.vision.finding.felt import outline_guesses
 from controller.vision.finding.finder import (
@@ -88,7 +89,8 @@ SEARCHING = ("no grid the picture offers reads the start position at once on squ
 
 
 def fit_on_start(image: np.ndarray, orient: Orient | None = None,
-                 searching: Callable[[str], None] | None = None) -> StartFit:
+                 searching: Callable[[str], None] | None = None,
+                 n: int = STANDARD) -> StartFit:
     """The calibration fit on the start position shown in ``image``.
 
     ``orient`` None: the start position decides which way round the board is (up
@@ -118,19 +120,19 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
     # reads the start position, on squares the learned model doubts are the board's
     doubted: StartFit | None = None
     try:
-        h, _ = found_grid(image)
+        h, _ = found_grid(image, n)
     except BoardNotFound as exc:
         missing = exc
     else:
-        first = fit_grid(image, h, orient, made)
+        first = fit_grid(image, h, orient, made, n)
         if shows_start(first):
             doubt = _doubt_over_bound(image, first)
             if doubt is None:
                 return first
             doubted = replace(first, doubt=doubt)
         tried.append(first)
-    for h in board_grids(image)[:MAX_TRIES]:
-        fit = fit_grid(image, h, orient, made)
+    for h in board_grids(image, n)[:MAX_TRIES]:
+        fit = fit_grid(image, h, orient, made, n)
         if shows_start(fit):
             doubt = _doubt_over_bound(image, fit)
             if doubt is None:
@@ -150,11 +152,11 @@ def fit_on_start(image: np.ndarray, orient: Orient | None = None,
         if confirmed is None and not on_board:
             if searching is not None:
                 searching(SEARCHING)
-            confirmed = _settled(image, tried, orient, model, made)
+            confirmed = _settled(image, tried, orient, model, made, n)
         if confirmed is None:
             confirmed = _closed(image, made)
         if confirmed is None and doubted is None and not on_board:  # else refused
-            confirmed = (_on_start_discs(image, orient, model, made)
+            confirmed = (_on_start_discs(image, orient, model, made, n)
                          or _discs_placed(image, made))
         if confirmed is not None:
             return confirmed
@@ -198,7 +200,8 @@ def _on_board(image: np.ndarray, fit: StartFit) -> bool:
     or left half, its own middle on empty felt (the discs read empty there), the
     felt past its edge hidden by the reflection, and the model confirms its squares
     all the same."""
-    return (set(fit.mismatches) <= set(START_DISCS) and start_discs_right(fit.reading) > 0
+    discs = start_of(fit.setup.size).discs
+    return (set(fit.mismatches) <= set(discs) and start_discs_right(fit.reading) > 0
             and grid_doubt(image, fit) < CONFIRMED)
 
 
@@ -214,7 +217,7 @@ def _doubt_over_bound(image: np.ndarray, fit: StartFit) -> float | None:
 
 
 def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
-             model: SquareModel, made: list[StartFit]) -> StartFit | None:
+             model: SquareModel, made: list[StartFit], n: int = STANDARD) -> StartFit | None:
     """A grid the tried ones, or the felt outline's, the picture edges' and the
     lattice's guesses (see :func:`controller.vision.finding.felt.outline_guesses`,
     :func:`controller.vision.finding.contours.contour_outlines` and
@@ -236,45 +239,47 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     the same; they only take one where the search used to find none."""
     grids = [(fit.setup.homography, len(fit.mismatches)) for fit in tried]
     guesses = (outline_guesses(image) + contour_outlines(image)
-               + lattice_outlines(image, doubled=True))
+               + lattice_outlines(image, doubled=True, n=n))
     fitted = len(grids)
-    grids += [(homography_from_corners(q), 0) for q in guesses]
-    likeness = [start_likelihood(image, h, model, DISC_HEIGHT) - MISMATCH_COST * wrong
+    grids += [(homography_from_corners(q, n), 0) for q in guesses]
+    likeness = [start_likelihood(image, h, model, DISC_HEIGHT, n) - MISMATCH_COST * wrong
                 for h, wrong in grids]
     ranked = [int(k) for k in np.argsort(likeness)[::-1]]
     apart: list[np.ndarray] = []
     picked = [k for k in ranked
-              if not seen_before(corners_of(grids[k][0]), apart, APART)][:SHORT_TRIES]
-    picked[1:1] = _second_try(grids, ranked, picked)
-    moved = [settle_on_start(image, grids[k][0], model, DISC_HEIGHT, SHORT_LOOKS, COARSE)
+              if not seen_before(corners_of(grids[k][0], n), apart, APART, n)][:SHORT_TRIES]
+    picked[1:1] = _second_try(grids, ranked, picked, n)
+    moved = [settle_on_start(image, grids[k][0], model, DISC_HEIGHT, SHORT_LOOKS, COARSE, n)
              for k in picked]
-    likeness = [start_likelihood(image, h, model, DISC_HEIGHT) for h in moved]
+    likeness = [start_likelihood(image, h, model, DISC_HEIGHT, n) for h in moved]
     order = [int(k) for k in np.argsort(likeness)[::-1]]
     for k in order[:SETTLE_TRIES]:
-        fit = placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT), orient, made)
+        fit = placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT, n=n), orient,
+                     made, n=n)
         if fit is not None:
             return fit
     # the finer steps can follow a ridge the model sees in a reflection or the frame
     # away from where the coarse ones read the start position, and the likeliest
     # need not be the board
     for rank, k in enumerate(order):
-        coarse = placed(image, moved[k], orient, made)
+        coarse = placed(image, moved[k], orient, made, n=n)
         if coarse is None:
             continue
         if rank < SETTLE_TRIES:  # moved all the way above, and not taken
             return coarse
-        fine = placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT), orient,
-                       made)
+        fine = placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT, n=n), orient,
+                      made, n=n)
         return fine or coarse
     for k, h in zip(picked, moved, strict=True):  # a guess may be the board as it is
-        unmoved = np.allclose(corners_of(h), corners_of(grids[k][0]))  # placed above
-        if k >= fitted and not unmoved and (fit := placed(image, grids[k][0], orient, made)):
+        unmoved = np.allclose(corners_of(h, n), corners_of(grids[k][0], n))  # placed above
+        if k >= fitted and not unmoved and (
+                fit := placed(image, grids[k][0], orient, made, n=n)):
             return fit
     return None
 
 
 def _second_try(grids: list[tuple[np.ndarray, int]], ranked: list[int],
-                picked: list[int]) -> list[int]:
+                picked: list[int], n: int = STANDARD) -> list[int]:
     """The likeliest place's second grid to move: the likeliest other grid within a
     square of the first pick but not alike it (a quarter square apart at some
     corner), if any.
@@ -285,18 +290,18 @@ def _second_try(grids: list[tuple[np.ndarray, int]], ranked: list[int],
     on the board reads it and the other may not, so the likeliest place gets both."""
     if not picked:
         return []
-    first = corners_of(grids[picked[0]][0])
+    first = corners_of(grids[picked[0]][0], n)
     for k in ranked:
-        corners = corners_of(grids[k][0])
-        if k in picked or seen_before(corners, [first]):  # the same grid as the first
+        corners = corners_of(grids[k][0], n)
+        if k in picked or seen_before(corners, [first], n=n):  # the same grid as the first
             continue
-        if seen_before(corners, [first], APART):
+        if seen_before(corners, [first], APART, n):
             return [k]
     return []
 
 
 def _on_start_discs(image: np.ndarray, orient: Orient | None, model: SquareModel,
-                    made: list[StartFit]) -> StartFit | None:
+                    made: list[StartFit], n: int = STANDARD) -> StartFit | None:
     """A grid guessed round the start discs (see
     :func:`controller.vision.calibrating.discs.disc_guesses`) that reads the start position
     on nearly every square: moved coarsely onto it (the guess follows the felt's
@@ -310,17 +315,17 @@ def _on_start_discs(image: np.ndarray, orient: Orient | None, model: SquareModel
     ``MAX_UNREAD`` squares unread on many a board's own grid."""
     moved = []
     start = len(made)
-    for h in disc_guesses(image):
-        coarse = settle_on_start(image, h, model, DISC_HEIGHT, SHORT_LOOKS, COARSE)
+    for h in disc_guesses(image, n):
+        coarse = settle_on_start(image, h, model, DISC_HEIGHT, SHORT_LOOKS, COARSE, n)
         for g in (coarse, h):
-            if (fit := placed(image, g, orient, made, whole=True)) is not None:
+            if (fit := placed(image, g, orient, made, whole=True, n=n)) is not None:
                 return fit
         moved.append(coarse)
     if not moved:
         return None
-    likeliest = max(moved, key=lambda g: start_likelihood(image, g, model, DISC_HEIGHT))
-    fit = placed(image, settle_on_start(image, likeliest, model, DISC_HEIGHT), orient, made,
-                  whole=True)
+    likeliest = max(moved, key=lambda g: start_likelihood(image, g, model, DISC_HEIGHT, n))
+    fit = placed(image, settle_on_start(image, likeliest, model, DISC_HEIGHT, n=n), orient,
+                 made, whole=True, n=n)
     if fit is not None:
         return fit
     return least_doubted(image, made[start:], _discs_in_place)
@@ -340,7 +345,7 @@ def _discs_in_place(fit: StartFit, doubt: float) -> bool:
     the model sure rather than only confirming, kept every grid taken so on the
     project's own hard renders within half a square of the board: with the model
     only confirming, two of ten were 0.63 and 0.64 squares off."""
-    return start_discs_right(fit.reading) == len(START_DISCS) and doubt < SURE
+    return start_discs_right(fit.reading) == len(start_of(fit.setup.size).discs) and doubt < SURE
 
 
 def _discs_placed(image: np.ndarray, made: list[StartFit]) -> StartFit | None:

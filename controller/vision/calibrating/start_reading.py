@@ -11,10 +11,12 @@ as a second opinion where the rules' brightness test is known to be fooled.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cache
 
 import numpy as np
 
-from controller.position import START_BOARD
+from controller.boardsize import STANDARD, board_size, size_of_board_string
+from controller.position import Position
 from controller.vision.finding.grid_check import CONFIRMED
 from controller.vision.reading.board_reading import AMBIGUOUS, GLARE, Reading, unread
 from controller.vision.reading.reader import SquareReader
@@ -22,13 +24,33 @@ from controller.vision.reading.square_model import CLASSES, patch_index, patches
 from controller.vision.reading.squarestats import neighbourhood_mean
 from controller.vision.sampling import smoothed
 
-WHITE_START = (27, 36)  # d4, e5
-BLACK_START = (28, 35)  # e4, d5
-START_DISCS = (*WHITE_START, *BLACK_START)
-#: The start position labelled a quarter turn round: the same squares, the discs'
-#: colours swapped (the start position fixes which way round the board is only up
-#: to half a turn, so a grid's labelling can be either).
-TURNED_START = START_BOARD.translate(str.maketrans("XO", "OX"))
+
+@dataclass(frozen=True)
+class Start:
+    """The start position of one board size, as calibration looks for it."""
+
+    board: str
+    #: the start position labelled a quarter turn round: the same squares, the discs'
+    #: colours swapped (the start position fixes which way round the board is only up
+    #: to half a turn, so a grid's labelling can be either)
+    turned: str
+    white: tuple[int, ...]  # d4, e5 on 8x8
+    black: tuple[int, ...]  # e4, d5 on 8x8
+
+    @property
+    def discs(self) -> tuple[int, ...]:
+        return (*self.white, *self.black)
+
+
+@cache
+def start_of(n: int = STANDARD) -> Start:
+    """The centre-four start of an ``n`` x ``n`` board."""
+    board = Position.start(n).board_string()
+    black, white = board_size(n).start_masks()
+    return Start(board, board.translate(str.maketrans("XO", "OX")),
+                 tuple(i for i in range(n * n) if white >> i & 1),
+                 tuple(i for i in range(n * n) if black >> i & 1))
+
 STRAY_MAX = 2  # empty squares read as discs, away from the middle, that glare may explain
 #: The model's doubt of a grid under which it alone may leave a start disc the rules
 #: read empty unread, with no reflection beside it to explain the misreading: half
@@ -55,7 +77,7 @@ def lit_black_unknown(r: Reading, lit: tuple[int, ...], washed: tuple[int, ...],
     than the white start discs'), the other black start disc is lit too (a lamp
     over the middle; a set-up wrong by one disc leaves the other black), or the
     learned model (``view``) does not see a white disc there."""
-    glare = r.glare if r.glare is not None else np.zeros(64, bool)
+    glare = r.glare if r.glare is not None else np.zeros(len(r.board), bool)
     return _unread_for_glare(r, [i for i in lit if r.board[i] in "Oo" and (
         glare[i] or i in washed or len(lit) > 1 or view is None
         or view.seen.get(i) != "O")])
@@ -85,16 +107,17 @@ def paled_unknown(r: Reading, view: ModelView | None) -> Reading:
     if view is None:
         return r
     glare = next_to_glare(r)
-    paled = [i for i in START_DISCS if r.board[i] == "-" and i in view.seen]
-    if len(paled) != 1 or start_discs_right(r) != len(START_DISCS) - 1:
+    s = start_of(size_of_board_string(r.board))
+    paled = [i for i in s.discs if r.board[i] == "-" and i in view.seen]
+    if len(paled) != 1 or start_discs_right(r) != len(s.discs) - 1:
         return r
     i = paled[0]
-    if view.seen[i] != START_BOARD[i]:
+    if view.seen[i] != s.board[i]:
         return r
     if glare[i]:
         return _unread_for_glare(r, paled)
     sure_of_disc = (view.doubt < CONFIRMED
-                    and view.probabilities[i][CLASSES.index(START_BOARD[i])] > SURELY)
+                    and view.probabilities[i][CLASSES.index(s.board[i])] > SURELY)
     return unread(r, paled, AMBIGUOUS) if view.doubt < SURE or sure_of_disc else r
 
 
@@ -124,14 +147,15 @@ def model_read(r: Reading, view: ModelView | None, unread_discs: list[int]) -> R
     after the reader and are not asked about again."""
     if view is None or view.doubt >= CONFIRMED:
         return r
-    board, why, conf = list(r.board), list(r.reasons or ("",) * 64), r.confidence.copy()
+    board, why, conf = list(r.board), list(r.reasons or ("",) * len(r.board)), r.confidence.copy()
+    start = start_of(size_of_board_string(r.board)).board
     named = []
     for i in unread_discs:
         p = view.probabilities.get(i)
         if p is None or r.board[i] != "?":
             continue
         k = int(np.argmax(p))
-        if CLASSES[k] in "-XO" and CLASSES[k] != START_BOARD[i] and p[k] > SURELY:
+        if CLASSES[k] in "-XO" and CLASSES[k] != start[i] and p[k] > SURELY:
             board[i], why[i], conf[i] = CLASSES[k], "", 0.5 + 0.3 * float(p[k])
             named.append(i)
     if not named:
@@ -141,7 +165,7 @@ def model_read(r: Reading, view: ModelView | None, unread_discs: list[int]) -> R
 
 
 def model_view(reader: SquareReader, canvas: np.ndarray) -> ModelView | None:
-    """The model's look at the grid's 64 squares (None without the model): asked
+    """The model's look at the grid's squares (None without the model): asked
     only when some square contradicts the start position or a start disc is
     unread."""
     model = reader.square_model
@@ -150,7 +174,8 @@ def model_view(reader: SquareReader, canvas: np.ndarray) -> ModelView | None:
     inside = np.flatnonzero(~reader.layout.outside)
     p = model.probabilities(patches(smoothed(canvas), patch_index(reader.layout), inside),
                             flips=True)
-    doubt = (float(p[:, CLASSES.index("other")].sum()) + 64 - len(inside)) / 64
+    squares = reader.layout.squares
+    doubt = (float(p[:, CLASSES.index("other")].sum()) + squares - len(inside)) / squares
     seen = {int(i): CLASSES[int(k)] for i, k in zip(inside, p.argmax(axis=1), strict=True)}
     return ModelView(doubt, seen, {int(i): row for i, row in zip(inside, p, strict=True)})
 
@@ -170,7 +195,8 @@ def model_overruled(r: Reading, view: ModelView) -> list[int]:
     felt beside a start disc the model still sees whole, and the model's doubt of
     such a grid can fall just under its bound.
     """
-    return [i for i in against_start(r, []) if START_BOARD[i] == "-" and view.seen.get(i) == "-"]
+    start = start_of(size_of_board_string(r.board)).board
+    return [i for i in against_start(r, []) if start[i] == "-" and view.seen.get(i) == "-"]
 
 
 def _unread_for_glare(r: Reading, squares: list[int]) -> Reading:
@@ -200,8 +226,10 @@ def contradictions(r: Reading, off_centre: list[int]) -> tuple[list[int], list[i
     wrong = against_start(r, off_centre)
     right = start_discs_right(r) + len(off_centre)
     glare = next_to_glare(r)
-    inner = [i for i in wrong if i not in START_DISCS
-             and (0 < i % 8 < 7 and 0 < i // 8 < 7 or glare[i] or right == len(START_DISCS))]
+    n = size_of_board_string(r.board)
+    discs = start_of(n).discs
+    inner = [i for i in wrong if i not in discs
+             and (0 < i % n < n - 1 and 0 < i // n < n - 1 or glare[i] or right == len(discs))]
     if right >= 2 and len(inner) == len(wrong) and len(inner) <= STRAY_MAX:
         return [], inner
     return wrong, []
@@ -210,8 +238,9 @@ def contradictions(r: Reading, off_centre: list[int]) -> tuple[list[int], list[i
 def against_start(r: Reading, excused: list[int]) -> list[int]:
     """Squares read as something the start position does not hold, but for
     ``excused`` ones and those unread."""
-    return [i for i in range(64)
-            if r.board[i] not in (START_BOARD[i], "?") and i not in excused]
+    start = start_of(size_of_board_string(r.board)).board
+    return [i for i in range(len(r.board))
+            if r.board[i] not in (start[i], "?") and i not in excused]
 
 
 def off_centre(r: Reading) -> list[int]:
@@ -222,15 +251,18 @@ def off_centre(r: Reading) -> list[int]:
     can leave two centred, and the model doubts its squares."""
     if start_discs_right(r) < 2:
         return []
-    return [i for i in START_DISCS if r.board[i] == START_BOARD[i].lower()]
+    s = start_of(size_of_board_string(r.board))
+    return [i for i in s.discs if r.board[i] == s.board[i].lower()]
 
 
 def start_discs_right(r: Reading) -> int:
     """How many of the four start discs read as the start position has them."""
-    return sum(r.board[i] == START_BOARD[i] for i in START_DISCS)
+    s = start_of(size_of_board_string(r.board))
+    return sum(r.board[i] == s.board[i] for i in s.discs)
 
 
 def next_to_glare(r: Reading) -> np.ndarray:
-    """(64,) bools: squares with a neighbour (diagonals too) read as glare (or read
-    as glare themselves, which never makes them a contradiction)."""
-    return neighbourhood_mean(r.unknown_for(GLARE).astype(np.float64), np.ones(64)) > 0
+    """Per square, bools: squares with a neighbour (diagonals too) read as glare (or
+    read as glare themselves, which never makes them a contradiction)."""
+    return neighbourhood_mean(r.unknown_for(GLARE).astype(np.float64),
+                              np.ones(len(r.board))) > 0

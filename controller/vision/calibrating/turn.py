@@ -16,9 +16,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from controller.position import START_BOARD
 from controller.vision.calibrating.fit import StartFit, fit_start_position, turn
-from controller.vision.calibrating.start_reading import START_DISCS, SURE, TURNED_START, model_view
+from controller.vision.calibrating.start_reading import SURE, model_view, start_of
 from controller.vision.geometry import apply_homography
 from controller.vision.reading.square_model import CLASSES
 
@@ -42,7 +41,8 @@ class Settled:
 def discs_read(fit: StartFit) -> bool:
     """Whether a start disc read in its colour (centred or not) settles the turn: a
     disc read in the other colour would have refused the fit."""
-    return any(fit.reading.board[i].upper() == START_BOARD[i] for i in START_DISCS)
+    s = start_of(fit.setup.size)
+    return any(fit.reading.board[i].upper() == s.board[i] for i in s.discs)
 
 
 def settle_turn(fit: StartFit, image: np.ndarray) -> Settled:
@@ -57,17 +57,19 @@ def settle_turn(fit: StartFit, image: np.ndarray) -> Settled:
     view = model_view(reader, reader.warp(image))
     if view is None:
         return Settled(fit, UNSETTLED)
-    seen = {i: view.probabilities[i] for i in START_DISCS if i in view.probabilities}
-    own = [i for i, p in seen.items() if p[CLASSES.index(START_BOARD[i])] >= PLAIN]
-    other = [i for i, p in seen.items() if p[CLASSES.index(TURNED_START[i])] >= PLAIN]
+    s = start_of(fit.setup.size)
+    seen = {i: view.probabilities[i] for i in s.discs if i in view.probabilities}
+    own = [i for i, p in seen.items() if p[CLASSES.index(s.board[i])] >= PLAIN]
+    other = [i for i, p in seen.items() if p[CLASSES.index(s.turned[i])] >= PLAIN]
     if own and not other:
         return Settled(fit, BY_MODEL, tuple(own))
     if other and not own:
-        turned = fit_start_position(replace(fit.setup, homography=turn(fit.setup.homography, 1)),
-                                    image, a1_fixed=True)
+        turned = fit_start_position(
+            replace(fit.setup, homography=turn(fit.setup.homography, 1, fit.setup.size)),
+            image, a1_fixed=True)
         if not turned.mismatches:
             # the same squares, named as the turned board names them
-            named = [j for j in START_DISCS if _same_square(fit, turned, j, other)]
+            named = [j for j in s.discs if _same_square(fit, turned, j, other)]
             return Settled(turned, BY_MODEL, tuple(named))
     return Settled(fit, UNSETTLED)
 
@@ -75,6 +77,7 @@ def settle_turn(fit: StartFit, image: np.ndarray) -> Settled:
 def _same_square(before: StartFit, after: StartFit, j: int, squares: list[int]) -> bool:
     """Whether ``after``'s square ``j`` is one of ``before``'s ``squares`` (the same
     patch of board under another labelling)."""
-    seen = apply_homography(after.setup.homography, np.array([[j % 8 + 0.5, j // 8 + 0.5]]))
+    n = after.setup.size
+    seen = apply_homography(after.setup.homography, np.array([[j % n + 0.5, j // n + 0.5]]))
     x, y = apply_homography(np.linalg.inv(before.setup.homography), seen)[0]
-    return int(y) * 8 + int(x) in squares
+    return int(y) * n + int(x) in squares

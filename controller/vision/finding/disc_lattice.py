@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.vision.cv import cv2
 from controller.vision.geometry import apply_homography, corners_of
 from controller.vision.sampling import CELL, MARGIN, make_layout, smoothed, warp_to_canvas
@@ -53,24 +54,24 @@ def not_felt(canvas: np.ndarray, corners: np.ndarray) -> np.ndarray:
 
 
 def refine_on_discs(image: np.ndarray, h: np.ndarray, disc_height: float,
-                    rounds: int = 6) -> np.ndarray | None:
+                    rounds: int = 6, n: int = STANDARD) -> np.ndarray | None:
     """``h`` (board squares -> image pixels) moved onto the discs on the board, or
     None when too few discs agree on a lattice near it."""
     size = (image.shape[1], image.shape[0])
     template = _template()
     r = template.shape[0] // 2
     w = int(SEARCH * CELL)
-    ys, xs = np.mgrid[0:8, 0:8]
+    ys, xs = np.mgrid[0:n, 0:n]
     centres = np.stack([xs.ravel(), ys.ravel()], axis=1) + 0.5
-    pose = make_layout(h, size, disc_height).pose  # held: each round's estimate jitters
+    pose = make_layout(h, size, disc_height, n=n).pose  # held: each round's estimate jitters
     for _ in range(rounds):
-        layout = make_layout(h, size, disc_height, pose)
+        layout = make_layout(h, size, disc_height, pose, n)
         canvas = smoothed(warp_to_canvas(image, layout))
         match = cv2.matchTemplate(not_felt(canvas, layout.corners), template,
                                   cv2.TM_CCOEFF_NORMED)
         tops = centres + layout.offsets
         src, dst = [], []
-        for sq in range(64):
+        for sq in range(n * n):
             if layout.outside[sq]:
                 continue
             x0, y0 = np.rint((tops[sq] + MARGIN) * CELL).astype(int) - r - w
@@ -86,14 +87,14 @@ def refine_on_discs(image: np.ndarray, h: np.ndarray, disc_height: float,
             dst.append((x / CELL - MARGIN, y / CELL - MARGIN))
         if len(src) < MIN_DISCS:
             return None
-        square_px = float(np.linalg.norm(np.diff(corners_of(h)[:2], axis=0))) / 8
+        square_px = float(np.linalg.norm(np.diff(corners_of(h, n)[:2], axis=0))) / n
         new_h, inliers = cv2.findHomography(
             np.array(src, np.float64), apply_homography(h, np.array(dst, np.float64)),
             cv2.RANSAC, AGREE * square_px)
         if new_h is None or int(inliers.sum()) < MIN_DISCS:
             return None
         new_h = new_h / new_h[2, 2]
-        moved = float(np.abs(corners_of(new_h) - corners_of(h)).max())
+        moved = float(np.abs(corners_of(new_h, n) - corners_of(h, n)).max())
         h = new_h
         if moved < SETTLED * square_px:
             return h

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.vision.cv import cv2
 from controller.vision.geometry import moved_by_squares
 
@@ -16,14 +17,15 @@ EDGE_BARE = 0.1  # felt share of a grid's edge strip that says it lies off the b
 EDGE_BEYOND = 0.3  # ... when past the opposite edge this much felt says the board goes on
 
 
-def edge_felt(image: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def edge_felt(image: np.ndarray, h: np.ndarray,
+              n: int = STANDARD) -> tuple[np.ndarray, np.ndarray]:
     """Felt share of the one-square strips just inside and just outside each edge
     (top, right, bottom, left in board coordinates)."""
     from controller.vision.colour import ColourModel
 
     cell = 12
     t = np.array([[cell, 0, cell], [0, cell, cell], [0, 0, 1]], float)
-    side = 10 * cell
+    side = (n + 2) * cell
     warped = cv2.warpPerspective(image, t @ np.linalg.inv(h), (side, side))
     hsv = cv2.cvtColor(warped, cv2.COLOR_BGR2HSV)
     felt = ColourModel().felt(hsv).astype(np.float32)
@@ -36,18 +38,18 @@ def edge_felt(image: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return inside, outside
 
 
-def felt_share(image: np.ndarray, h: np.ndarray) -> float:
+def felt_share(image: np.ndarray, h: np.ndarray, n: int = STANDARD) -> float:
     """Share of the playing area showing felt: even a full board shows it between
     the discs, while a striped disc tray or a slatted table shows none."""
     from controller.vision.colour import ColourModel
 
     cell = 12
     t = np.array([[cell, 0, 0], [0, cell, 0], [0, 0, 1]], float)
-    warped = cv2.warpPerspective(image, t @ np.linalg.inv(h), (8 * cell, 8 * cell))
+    warped = cv2.warpPerspective(image, t @ np.linalg.inv(h), (n * cell, n * cell))
     return float(ColourModel().felt(cv2.cvtColor(warped, cv2.COLOR_BGR2HSV)).mean())
 
 
-def nudge_onto_board(image: np.ndarray, h: np.ndarray) -> np.ndarray:
+def nudge_onto_board(image: np.ndarray, h: np.ndarray, n: int = STANDARD) -> np.ndarray:
     """Move a grid that lies a whole row or column off the board back onto it.
 
     Off by a whole square, every grid line still falls on a printed line, so the
@@ -56,7 +58,7 @@ def nudge_onto_board(image: np.ndarray, h: np.ndarray) -> np.ndarray:
     """
     steps = {0: (0, 1), 1: (-1, 0), 2: (0, -1), 3: (1, 0)}  # bare edge -> shift (x, y)
     for _ in range(2):
-        inside, outside = edge_felt(image, h)
+        inside, outside = edge_felt(image, h, n)
         moved = False
         for e in range(4):
             if inside[e] < EDGE_BARE and outside[(e + 2) % 4] > EDGE_BEYOND:

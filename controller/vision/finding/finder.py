@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.vision.cv import cv2
 from controller.vision.finding.disc_lattice import refine_on_discs
 from controller.vision.finding.edges import edge_felt, felt_share, nudge_onto_board
@@ -29,7 +30,7 @@ from controller.vision.finding.felt import (
     green_chroma,
     green_mask_hsv,
 )
-from controller.vision.finding.grid_check import ALL_SQUARES, not_squares, square_doubts
+from controller.vision.finding.grid_check import all_squares, not_squares, square_doubts
 from controller.vision.finding.lattice import DIRECTIONS, lattice_quads, region_of_interest
 from controller.vision.geometry import (
     DISC_HEIGHT,
@@ -125,37 +126,38 @@ class _Candidate:
                 and self.edge >= SURE_EDGE and self.felt >= MIN_FELT)
 
 
-def _candidate(image: np.ndarray, quad: np.ndarray) -> _Candidate:
+def _candidate(image: np.ndarray, quad: np.ndarray, n: int) -> _Candidate:
     from controller.vision.finding.grid import grid_coverages, lattice_fit, refine_on_grid
     from controller.vision.geometry import apply_homography
 
-    h, _ = refine_on_grid(image, homography_from_corners(quad))
-    h = nudge_onto_board(image, h)
-    score, off = grid_coverages(image, h, (0.0, 0.5))
+    h, _ = refine_on_grid(image, homography_from_corners(quad, n), n=n)
+    h = nudge_onto_board(image, h, n)
+    score, off = grid_coverages(image, h, (0.0, 0.5), n)
     net = score - off
-    share, _ = lattice_fit(image, h)
-    inside, outside = edge_felt(image, h)
+    share, _ = lattice_fit(image, h, n)
+    inside, outside = edge_felt(image, h, n)
     edge = float((inside - outside).min())
-    felt = felt_share(image, h)
-    ring = apply_homography(h, np.array([[-1, -1], [9, -1], [9, 9], [-1, 9]], float))
+    felt = felt_share(image, h, n)
+    far = n + 1  # a square's width round the playing area
+    ring = apply_homography(h, np.array([[-1, -1], [far, -1], [far, far], [-1, far]], float))
     height, width = image.shape[:2]
     framed = bool(((ring >= 0) & (ring <= (width - 1, height - 1))).all())
-    return _Candidate(BoardFit(corners_of(h), h, score), quad, net, share, edge, felt, framed)
+    return _Candidate(BoardFit(corners_of(h, n), h, score), quad, net, share, edge, felt, framed)
 
 
-def find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
+def find_board(image: np.ndarray, refine: bool = True, n: int = STANDARD) -> BoardFit:
     """Locate the board (see :func:`_find_board`), then, if the image's edge cuts it
     off, re-place its lattice from what is visible (:mod:`controller.vision.finding.partial`)."""
-    fit = _find_board(image, refine)
+    fit = _find_board(image, refine, n)
     if not refine:
         return fit
     from controller.vision.finding.partial import refit_cut_off
 
-    h = refit_cut_off(image, fit.homography)
-    return fit if h is fit.homography else BoardFit(corners_of(h), h, fit.score)
+    h = refit_cut_off(image, fit.homography, n)
+    return fit if h is fit.homography else BoardFit(corners_of(h, n), h, fit.score)
 
 
-def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
+def _find_board(image: np.ndarray, refine: bool, n: int) -> BoardFit:
     """Locate the board; raises :class:`BoardNotFound` with a reason if there is none.
 
     Cues are combined: outlines of the felt by its hue, then (when none of those
@@ -174,11 +176,11 @@ def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
     """
     if not refine:
         q = coarse_quads(image, "hue")[0]
-        h = homography_from_corners(q)
-        return BoardFit(corners_of(h), h, 0.0)
-    search = _Search(image)
+        h = homography_from_corners(q, n)
+        return BoardFit(corners_of(h, n), h, 0.0)
+    search = _Search(image, n)
     for cand in search.outlines():
-        if _taken_on_sight(image, cand):
+        if _taken_on_sight(image, cand, n):
             return cand.fit
     cands = search.cands
     if not cands:
@@ -186,12 +188,12 @@ def _find_board(image: np.ndarray, refine: bool = True) -> BoardFit:
     search.try_rescaled()
     fitting = [c for c in cands if c.fits]
     if fitting:
-        chosen, doubt = _best_fitting(image, fitting)
-        return _checked(image, chosen, cands, doubt)
+        chosen, doubt = _best_fitting(image, fitting, n)
+        return _checked(image, chosen, cands, n, doubt)
     outlined = [c for c in cands if c.outlined]
     if outlined:
-        return _checked(image, max(outlined, key=lambda c: c.edge), cands)
-    learned = _recognised(image, cands)
+        return _checked(image, max(outlined, key=lambda c: c.edge), cands, n)
+    learned = _recognised(image, cands, n)
     if learned is not None:
         return learned[1]
     best = max(cands, key=lambda c: c.strength)
@@ -209,8 +211,9 @@ class _Search:
     outline has clear edges) windows of the grid lattice; and, on request, the
     strongest of those grown and shrunk (``cands`` holds every one tried)."""
 
-    def __init__(self, image: np.ndarray) -> None:
+    def __init__(self, image: np.ndarray, n: int = STANDARD) -> None:
         self.image = image
+        self.n = n
         self.cands: list[_Candidate] = []
         self.reason: BoardNotFound | None = None
         self._tried: list[np.ndarray] = []
@@ -226,7 +229,7 @@ class _Search:
                 continue
             yield from self._tried_on(quads)
         if not any(c.fits and c.edge >= CLEAR_FELT for c in self.cands):
-            yield from self._tried_on(lattice_outlines(self.image, pairs=pairs))
+            yield from self._tried_on(lattice_outlines(self.image, pairs=pairs, n=self.n))
 
     def try_rescaled(self) -> None:
         """Guesses, for a glare or a shadow that cut the felt's outline short or
@@ -254,77 +257,80 @@ class _Search:
 
     def _try(self, quad: np.ndarray) -> _Candidate | None:
         """The candidate for ``quad``, or None when an outline like it was tried."""
-        if seen_before(quad, self._tried):
+        if seen_before(quad, self._tried, n=self.n):
             return None
-        self.cands.append(_candidate(self.image, quad))
+        self.cands.append(_candidate(self.image, quad, self.n))
         return self.cands[-1]
 
 
-def board_grids(image: np.ndarray) -> list[np.ndarray]:
+def board_grids(image: np.ndarray, n: int = STANDARD) -> list[np.ndarray]:
     """Every grid the finder's cues offer, the learned model's least doubted first
     (all of them when it is not there): for a caller that can tell the right one
     by what it knows stands on the board, such as the start position."""
-    search = _Search(image)
+    search = _Search(image, n)
     search.try_everything()
     if not search.cands:
         return []
     grids = [h for c in sorted(search.cands, key=lambda c: -c.rank)
-             for h in (c.fit.homography, homography_from_corners(c.start))]
-    doubts = [squares_doubt(image, h, cut_off=True) for h in grids]  # None: no model
+             for h in (c.fit.homography, homography_from_corners(c.start, n))]
+    doubts = [squares_doubt(image, h, cut_off=True, n=n) for h in grids]  # None: no model
     order = sorted(range(len(grids)),
                    key=lambda k: 1.0 if (doubt := doubts[k]) is None else doubt)
     grids = [grids[k] for k in order]
     offered: list[np.ndarray] = []  # a candidate's outline is often its fitted grid:
-    return [h for h in grids if not seen_before(corners_of(h), offered)]  # try it once
+    return [h for h in grids
+            if not seen_before(corners_of(h, n), offered, n=n)]  # try it once
 
 
-def _taken_on_sight(image: np.ndarray, cand: _Candidate) -> bool:
+def _taken_on_sight(image: np.ndarray, cand: _Candidate, n: int = STANDARD) -> bool:
     """A sure lattice, unless the learned model doubts its squares: a lattice a
     third larger or smaller than the board's still lands many of its lines on
     printed lines, and a striped shade or a green table adds more."""
     if not cand.sure:
         return False
-    doubt = squares_doubt(image, cand.fit.homography, cut_off=True)
+    doubt = squares_doubt(image, cand.fit.homography, cut_off=True, n=n)
     return doubt is None or doubt < LEARNED_DOUBT
 
 
-def squares_doubt(image: np.ndarray, h: np.ndarray, cut_off: bool = False) -> float | None:
-    """How much the learned square model doubts that grid ``h``'s 64 squares are
+def squares_doubt(image: np.ndarray, h: np.ndarray, cut_off: bool = False,
+                  n: int = STANDARD) -> float | None:
+    """How much the learned square model doubts that grid ``h``'s squares are
     squares of a board (see :mod:`controller.vision.finding.grid_check`); None without the
     model or for a grid the picture's edge cuts, unless ``cut_off`` says to count
     the squares outside the picture as doubted."""
     model = default_model()
     if model is None:
         return None
-    return not_squares(image, h, DISC_HEIGHT, model, ALL_SQUARES, cut_off)
+    return not_squares(image, h, DISC_HEIGHT, model, all_squares(n), cut_off, n)
 
 
-def _recognised(image: np.ndarray, cands: list[_Candidate]) -> tuple[float, BoardFit] | None:
+def _recognised(image: np.ndarray, cands: list[_Candidate],
+                n: int) -> tuple[float, BoardFit] | None:
     """A felt outline whose lattice the grid lines do not show (a board full of
-    discs on a dark felt hides nearly every line) is still a board when its 64
+    discs on a dark felt hides nearly every line) is still a board when its
     squares look like squares of one: each a disc or felt centred in its square,
     which a grid off by a fraction of a square, the frame or the table does not.
     The least doubted such grid, with its doubt."""
     best: tuple[float, BoardFit] | None = None
     for c in sorted(cands, key=lambda c: -c.strength)[:LEARNED_TRIES]:
-        for h in _placements(image, c):
-            doubt = squares_doubt(image, h)
+        for h in _placements(image, c, n):
+            doubt = squares_doubt(image, h, n=n)
             if doubt is not None and doubt < LEARNED_DOUBT and (best is None or doubt < best[0]):
-                best = (doubt, BoardFit(corners_of(h), h, c.fit.score))
+                best = (doubt, BoardFit(corners_of(h, n), h, c.fit.score))
     return best
 
 
-def _placements(image: np.ndarray, cand: _Candidate) -> list[np.ndarray]:
+def _placements(image: np.ndarray, cand: _Candidate, n: int) -> list[np.ndarray]:
     """Grids a candidate offers: as fitted on the lines, its outline as found, and
     each of those moved onto the discs standing on it (a felt outline cut into
     pieces by a full board's edge discs can put a corner half a square off)."""
-    grids = [cand.fit.homography, homography_from_corners(cand.start)]
-    on_discs = [refine_on_discs(image, h, DISC_HEIGHT) for h in grids]
+    grids = [cand.fit.homography, homography_from_corners(cand.start, n)]
+    on_discs = [refine_on_discs(image, h, DISC_HEIGHT, n=n) for h in grids]
     return grids + [h for h in on_discs if h is not None]
 
 
-def _best_fitting(image: np.ndarray,
-                  fitting: list[_Candidate]) -> tuple[_Candidate, float | None]:
+def _best_fitting(image: np.ndarray, fitting: list[_Candidate],
+                  n: int) -> tuple[_Candidate, float | None]:
     """The fitting candidate of highest rank, less the learned model's doubt of its
     squares where the model is there to ask: lattices a fraction of a square
     apart, or one whose far rows took the line beyond, see about as many lines,
@@ -338,9 +344,9 @@ def _best_fitting(image: np.ndarray,
         return ranked[0], None
     judged = []
     for c in ranked:
-        doubts = square_doubts(image, c.fit.homography, DISC_HEIGHT, model)
+        doubts = square_doubts(image, c.fit.homography, DISC_HEIGHT, model, n=n)
         assert doubts is not None  # cut-off squares are doubted, never refused
-        d = doubts.reshape(8, 8)
+        d = doubts.reshape(n, n)
         edge = max(d[0].mean(), d[-1].mean(), d[:, 0].mean(), d[:, -1].mean())
         whole = float(d.mean())
         judged.append((c.rank - DOUBT_WEIGHT * 0.5 * (whole + float(edge)), c, whole))
@@ -348,22 +354,22 @@ def _best_fitting(image: np.ndarray,
     return best, doubt
 
 
-def _checked(image: np.ndarray, chosen: _Candidate, cands: list[_Candidate],
+def _checked(image: np.ndarray, chosen: _Candidate, cands: list[_Candidate], n: int,
              doubt: float | None = None) -> BoardFit:
     """The chosen candidate, unless the learned square model doubts its squares and
     recognises another candidate's clearly (a lattice fitted a fraction of a square
     off at one corner still lies mostly on printed lines). ``doubt``: the chosen
     grid's, when already worked out."""
     if doubt is None:
-        doubt = squares_doubt(image, chosen.fit.homography, cut_off=True)
+        doubt = squares_doubt(image, chosen.fit.homography, cut_off=True, n=n)
     if doubt is None or doubt < LEARNED_DOUBT:
         return chosen.fit
-    other = _recognised(image, [c for c in cands if c is not chosen])
+    other = _recognised(image, [c for c in cands if c is not chosen], n)
     return other[1] if other is not None and other[0] < doubt - LEARNED_MARGIN else chosen.fit
 
 
 def lattice_outlines(image: np.ndarray, doubled: bool = False,
-                     pairs: int = 1) -> list[np.ndarray]:
+                     pairs: int = 1, n: int = STANDARD) -> list[np.ndarray]:
     """Outlines from the grid lattice itself, for when the felt's outline is broken
     (see :mod:`controller.vision.finding.lattice`); upright-ordered, image pixels.
 
@@ -380,13 +386,14 @@ def lattice_outlines(image: np.ndarray, doubled: bool = False,
     roi = region_of_interest(small, loose)
     if roi is None:
         return []
-    return [upright_order(q) / scale for q in lattice_quads(small, roi, doubled, pairs)]
+    return [upright_order(q) / scale for q in lattice_quads(small, roi, doubled, pairs, n)]
 
 
-def seen_before(quad: np.ndarray, tried: list[np.ndarray], within: float = SAME_QUAD) -> bool:
+def seen_before(quad: np.ndarray, tried: list[np.ndarray], within: float = SAME_QUAD,
+                n: int = STANDARD) -> bool:
     """Whether an outline with every corner ``within`` squares of ``quad``'s was
     tried already (else it is noted)."""
-    cell = float(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1).min()) / 8
+    cell = float(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1).min()) / n
     if any(np.abs(quad - q).max() < within * cell for q in tried):
         return True
     tried.append(quad)

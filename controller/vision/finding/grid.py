@@ -2,14 +2,16 @@
 
 The outline of the green area is only as good as the felt's edge; the grid is what
 the squares are actually defined by. In a top-down warp the interior grid lines are
-thin dark stripes; each of the 14 is fitted as a straight line from the stretches
-discs leave visible, and their 49 crossings give a new homography.
+thin dark stripes; each of the 2 (n - 1) of an n x n board (14 on 8x8) is fitted as a
+straight line from the stretches discs leave visible, and their (n - 1)^2 crossings
+give a new homography.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.vision.colour import ColourModel
 from controller.vision.cv import cv2
 
@@ -19,12 +21,13 @@ ALONG = 0.08  # squares along a line over which its evidence is averaged against
 MAX_ALONG = 0.3  # ... and at the most, in the noisiest pictures
 NOISE_REF = 0.03  # pixel noise, next to the felt's brightness, that the first is made for
 SETTLED = 0.01  # squares a round may still move the corners when the grid fit has settled
+ROUNDS = 8  # refinement rounds at the most (each moves the grid part of the way)
 
 
-def _canvas(h: np.ndarray) -> tuple[np.ndarray, int]:
+def _canvas(h: np.ndarray, n: int) -> tuple[np.ndarray, int]:
     """Board squares -> canvas pixels, and the canvas side."""
     t = np.array([[CELL, 0, MARGIN * CELL], [0, CELL, MARGIN * CELL], [0, 0, 1]], float)
-    side = int(round((8 + 2 * MARGIN) * CELL))
+    side = int(round((n + 2 * MARGIN) * CELL))
     return t, side
 
 
@@ -72,7 +75,8 @@ def _noisiness(v: np.ndarray, felt: np.ndarray) -> float:
     return float(np.clip(noise / level / NOISE_REF, 1.0, MAX_ALONG / ALONG))
 
 
-def _fit_lines(evidence: np.ndarray, axis: int, expected: np.ndarray) -> list[np.ndarray | None]:
+def _fit_lines(evidence: np.ndarray, axis: int, expected: np.ndarray,
+               n: int) -> list[np.ndarray | None]:
     """Fit ``pos = a + b * t`` for each expected stripe position along ``axis``, to
     the pixels of the band's straight stripe through the most evidence (a small
     Hough vote over offset and slope) alone."""
@@ -104,7 +108,8 @@ def _fit_lines(evidence: np.ndarray, axis: int, expected: np.ndarray) -> list[np
             p, tt = p[keep], tt[keep]
             if len(p) < CELL // 2:
                 break
-        drift = abs(coef[0] + coef[1] * 4.5 * CELL - e) if coef is not None else 0.0
+        middle = (MARGIN + n / 2) * CELL  # the board's middle along the line
+        drift = abs(coef[0] + coef[1] * middle - e) if coef is not None else 0.0
         if coef is None or abs(coef[1]) > 0.15 or drift > 0.2 * CELL:
             lines.append(None)
         else:
@@ -167,35 +172,37 @@ def _line_fit(t: np.ndarray, p: np.ndarray) -> np.ndarray | None:
     return np.array([pm - b * tm, b])
 
 
-def grid_coverage(image: np.ndarray, h: np.ndarray, offset: float = 0.0) -> float:
-    """Share of the 14 inner grid lines' length where a line is actually seen.
+def grid_coverage(image: np.ndarray, h: np.ndarray, offset: float = 0.0,
+                  n: int = STANDARD) -> float:
+    """Share of the inner grid lines' length (14 lines on 8x8) where a line is seen.
 
     Discs hide part of the lines, but on the right board most of every line shows;
     an outline that is off by a row or that spans a table cloth sees far less.
     """
-    return grid_coverages(image, h, (offset,))[0]
+    return grid_coverages(image, h, (offset,), n)[0]
 
 
 def grid_coverages(image: np.ndarray, h: np.ndarray,
-                   offsets: tuple[float, ...]) -> list[float]:
+                   offsets: tuple[float, ...], n: int = STANDARD) -> list[float]:
     """:func:`grid_coverage` at several offsets (squares) from one warp of the image."""
-    t, side = _canvas(h)
+    t, side = _canvas(h, n)
     warped = cv2.warpPerspective(image, t @ np.linalg.inv(h), (side, side))
     vert, horz = line_evidence(warped)
     k = np.ones((1, 5), np.uint8)
     vert = cv2.dilate(vert, k)
     horz = cv2.dilate(horz, k.T)
-    along = ((MARGIN + np.linspace(0.05, 7.95, 80)) * CELL).astype(int)
+    along = ((MARGIN + np.linspace(0.05, n - 0.05, 10 * n)) * CELL).astype(int)
     out = []
     for offset in offsets:
-        at = ((MARGIN + offset + np.arange(1, 8)) * CELL).astype(int)
+        at = ((MARGIN + offset + np.arange(1, n)) * CELL).astype(int)
         v = vert[along[:, None], at[None, :]] > 0
         hz = horz[at[:, None], along[None, :]] > 0
         out.append(float((v.mean() + hz.mean()) / 2))
     return out
 
 
-def refine_on_grid(image: np.ndarray, h: np.ndarray, rounds: int = 8) -> tuple[np.ndarray, float]:
+def refine_on_grid(image: np.ndarray, h: np.ndarray, rounds: int = ROUNDS,
+                   n: int = STANDARD) -> tuple[np.ndarray, float]:
     """Improve ``h`` (board squares -> image) on the printed grid; returns it and a score.
 
     Each round fits the lines seen near where the current estimate expects them, so
@@ -207,15 +214,15 @@ def refine_on_grid(image: np.ndarray, h: np.ndarray, rounds: int = 8) -> tuple[n
     fits a lattice of the wrong size to a dense pattern of lines; the board finder
     asks the learned square model about that.
     """
-    t, side = _canvas(h)
+    t, side = _canvas(h, n)
     score = 0.0
-    expected = (MARGIN + np.arange(1, 8)) * CELL
+    expected = (MARGIN + np.arange(1, n)) * CELL
     for _ in range(rounds):
         to_canvas = t @ np.linalg.inv(h)
         warped = cv2.warpPerspective(image, to_canvas, (side, side), flags=cv2.INTER_LINEAR)
         vert, horz = line_evidence(warped)
-        vl = _fit_lines(vert, 0, expected)
-        hl = _fit_lines(horz, 1, expected)
+        vl = _fit_lines(vert, 0, expected, n)
+        hl = _fit_lines(horz, 1, expected, n)
         src, dst = [], []
         for i, v in enumerate(vl):
             for j, hh in enumerate(hl):
@@ -228,7 +235,7 @@ def refine_on_grid(image: np.ndarray, h: np.ndarray, rounds: int = 8) -> tuple[n
                 dst.append((x, y))
         nv = sum(v is not None for v in vl)
         nh = sum(v is not None for v in hl)
-        score = (nv + nh) / 14.0
+        score = (nv + nh) / (2.0 * (n - 1))
         if nv < 3 or nh < 3:
             return h, score
         canvas_h, _ = cv2.findHomography(np.array(src, np.float64), np.array(dst, np.float64),
@@ -237,9 +244,9 @@ def refine_on_grid(image: np.ndarray, h: np.ndarray, rounds: int = 8) -> tuple[n
             return h, score
         unscaled = np.linalg.inv(to_canvas) @ canvas_h
         new_h = unscaled / unscaled[2, 2]
-        moved = float(np.abs(_board_corners(new_h) - _board_corners(h)).max())
+        moved = float(np.abs(_board_corners(new_h, n) - _board_corners(h, n)).max())
         h = new_h
-        if moved < SETTLED * _square_px(h):
+        if moved < SETTLED * _square_px(h, n):
             break
     return h, score
 
@@ -247,43 +254,43 @@ def refine_on_grid(image: np.ndarray, h: np.ndarray, rounds: int = 8) -> tuple[n
 AGREE = 0.1  # squares: a crossing further than this from the others' lattice is left out
 
 
-def _board_corners(h: np.ndarray) -> np.ndarray:
-    c = np.array([[0, 0, 1], [8, 0, 1], [8, 8, 1], [0, 8, 1]], np.float64) @ h.T
+def _board_corners(h: np.ndarray, n: int) -> np.ndarray:
+    c = np.array([[0, 0, 1], [n, 0, 1], [n, n, 1], [0, n, 1]], np.float64) @ h.T
     return c[:, :2] / c[:, 2:]
 
 
-def _square_px(h: np.ndarray) -> float:
+def _square_px(h: np.ndarray, n: int) -> float:
     """The smallest side of a board square in the image, in pixels."""
-    c = _board_corners(h)
-    return float(min(np.linalg.norm(c[i] - c[(i + 1) % 4]) for i in range(4))) / 8
+    c = _board_corners(h, n)
+    return float(min(np.linalg.norm(c[i] - c[(i + 1) % 4]) for i in range(4))) / n
 
 
 LATTICE_LINE = 2.0  # a line's response over the squares' middles beside it that counts it
 
 
-def lattice_fit(image: np.ndarray, h: np.ndarray) -> tuple[float, float]:
-    """How well a lattice of 8 x 8 squares sits where ``h`` puts it.
+def lattice_fit(image: np.ndarray, h: np.ndarray, n: int = STANDARD) -> tuple[float, float]:
+    """How well a lattice of ``n`` x ``n`` squares sits where ``h`` puts it.
 
     Thin dark stripes (the printed lines, and the felt showing between discs) are
-    averaged along each of the 14 inner lines, and compared with the same average
+    averaged along each of the inner lines, and compared with the same average
     half a square away, at the squares' middles. A thin or faint grid that
     ``grid_coverage`` hardly sees still stands out there, since everything along a
     line adds up; a green cloth, or an outline off by a fraction of a square, does
     not. Returns the share of lines that stand out and the median ratio of line to
     middle response.
     """
-    t, side = _canvas(h)
+    t, side = _canvas(h, n)
     warped = cv2.warpPerspective(image, t @ np.linalg.inv(h), (side, side))
     v = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
     k = max(3, int(CELL * 0.3)) | 1
     dark_v = cv2.morphologyEx(v, cv2.MORPH_BLACKHAT, np.ones((1, k), np.uint8))
     dark_h = cv2.morphologyEx(v, cv2.MORPH_BLACKHAT, np.ones((k, 1), np.uint8))
-    inner = slice(int((MARGIN + 0.1) * CELL), int((MARGIN + 7.9) * CELL))
+    inner = slice(int((MARGIN + 0.1) * CELL), int((MARGIN + n - 0.1) * CELL))
     prof_v = dark_v[inner, :].astype(np.float32).mean(axis=0)
     prof_h = dark_h[:, inner].astype(np.float32).mean(axis=1)
     ratios = []
     for prof in (prof_v, prof_h):
-        for j in range(1, 8):
+        for j in range(1, n):
             at = int(round((MARGIN + j) * CELL))
             line = float(prof[at - 2 : at + 3].max())
             mids = [

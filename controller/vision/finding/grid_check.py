@@ -12,8 +12,11 @@ on the board.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
+from controller.boardsize import STANDARD, board_size
 from controller.vision.geometry import moved_by_squares
 from controller.vision.reading.square_model import (
     CLASSES,
@@ -35,15 +38,25 @@ PLAINLY_ON = 0.15
 #: The model's doubt of a grid's 64 squares (those outside the picture wholly
 #: doubted) under which calibration takes the grid for the board's.
 CONFIRMED = 0.2
-ALL_SQUARES = np.arange(64)
-#: The squares of the board's outer ring: a grid a square off differs from the right
-#: one there (one edge on the frame, the other short of it), not in the middle.
-RING = np.array([sq for sq in range(64) if min(sq % 8, sq // 8) == 0 or max(sq % 8, sq // 8) == 7])
+
+
+@cache
+def all_squares(n: int = STANDARD) -> np.ndarray:
+    """Every square of an ``n`` x ``n`` board."""
+    return np.arange(n * n)
+
+
+@cache
+def ring(n: int = STANDARD) -> np.ndarray:
+    """The squares of the board's outer ring: a grid a square off differs from the
+    right one there (one edge on the frame, the other short of it), not in the middle."""
+    edge = board_size(n).edge_mask()
+    return np.array([sq for sq in range(n * n) if edge >> sq & 1])
 
 
 def not_squares(image: np.ndarray, h: np.ndarray, disc_height: float,
-                model: SquareModel, squares: np.ndarray = RING,
-                cut_off_doubted: bool = False) -> float | None:
+                model: SquareModel, squares: np.ndarray | None = None,
+                cut_off_doubted: bool = False, n: int = STANDARD) -> float | None:
     """Mean probability that a square of grid ``h`` (of its outer ring unless
     ``squares`` says otherwise) is not a square of the board.
 
@@ -52,16 +65,18 @@ def not_squares(image: np.ndarray, h: np.ndarray, disc_height: float,
     outside counts as wholly doubted instead, so that a grid hanging off the
     picture is never preferred for the squares it does not show.
     """
-    doubts = square_doubts(image, h, disc_height, model, squares, cut_off_doubted)
+    doubts = square_doubts(image, h, disc_height, model,
+                           ring(n) if squares is None else squares, cut_off_doubted, n)
     return None if doubts is None else float(doubts.mean())
 
 
 def square_doubts(image: np.ndarray, h: np.ndarray, disc_height: float,
-                  model: SquareModel, squares: np.ndarray = ALL_SQUARES,
-                  cut_off_doubted: bool = True) -> np.ndarray | None:
-    """Per square of ``squares``, the probability that it is not a square of the
-    board (see :func:`not_squares`)."""
-    layout = make_layout(h, (image.shape[1], image.shape[0]), disc_height)
+                  model: SquareModel, squares: np.ndarray | None = None,
+                  cut_off_doubted: bool = True, n: int = STANDARD) -> np.ndarray | None:
+    """Per square of ``squares`` (all by default), the probability that it is not a
+    square of the board (see :func:`not_squares`)."""
+    squares = all_squares(n) if squares is None else squares
+    layout = make_layout(h, (image.shape[1], image.shape[0]), disc_height, n=n)
     if layout.outside[squares].any() and not cut_off_doubted:
         return None
     p = _probabilities(image, layout, model, squares)
@@ -88,19 +103,19 @@ def square_inputs(image: np.ndarray, layout: Layout,
 
 
 def settle_whole_squares(image: np.ndarray, h: np.ndarray, disc_height: float,
-                         model: SquareModel | None) -> np.ndarray:
+                         model: SquareModel | None, n: int = STANDARD) -> np.ndarray:
     """``h``, or the grid a whole square away from it whose squares the model
     recognises clearly better (at most two steps)."""
     if model is None:
         return h
-    here = not_squares(image, h, disc_height, model)
+    here = not_squares(image, h, disc_height, model, n=n)
     if here is None or here < PLAINLY_ON:
         return h
     for _ in range(2):
         best = None
         for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
             moved = moved_by_squares(h, dx, dy)
-            there = not_squares(image, moved, disc_height, model)
+            there = not_squares(image, moved, disc_height, model, n=n)
             if there is not None and there < here - BETTER_BY and (
                     best is None or there < best[0]):
                 best = (there, moved)

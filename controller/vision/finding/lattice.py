@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.vision.colour import ColourModel
 from controller.vision.cv import components, cv2
 
@@ -148,8 +149,11 @@ def _rectifier(va: np.ndarray, vb: np.ndarray, roi: np.ndarray) -> np.ndarray | 
     return fit @ h
 
 
-def _comb(prof: np.ndarray, lo: int, hi: int, p: float, cap: float) -> tuple[float, float]:
-    """(first board line, strength) of the best 7 consecutive lines spaced ``p``."""
+def _comb(prof: np.ndarray, lo: int, hi: int, p: float, cap: float,
+          size: int) -> tuple[float, float]:
+    """(first board line, strength) of the best ``size - 1`` consecutive lines (a
+    board's inner lines) spaced ``p``."""
+    inner = size - 1
     x = np.arange(len(prof), dtype=np.float64)
     n = int((hi - lo) / p) + 1
     ph = np.arange(0, p, 0.5)
@@ -160,12 +164,13 @@ def _comb(prof: np.ndarray, lo: int, hi: int, p: float, cap: float) -> tuple[flo
     d = np.clip(on - np.maximum(before, after), -cap, cap)
     d[:, (at[0] + p / 2 >= hi) | (at[0] - p / 2 < lo)] = -cap
     c = np.cumsum(np.pad(d, ((0, 0), (1, 0))), axis=1)
-    win = c[:, 7:] - c[:, :-7]  # the 7 inner lines starting at each k
+    win = c[:, inner:] - c[:, :-inner]  # the inner lines starting at each k
     k = np.unravel_index(int(np.argmax(win)), win.shape)
-    return float(lo + ph[k[0]] + p * (k[1] - 1)), float(win[k]) / 7
+    return float(lo + ph[k[0]] + p * (k[1] - 1)), float(win[k]) / inner
 
 
-def _period(prof: np.ndarray, extent: tuple[int, int]) -> tuple[float, float] | None:
+def _period(prof: np.ndarray, extent: tuple[int, int],
+            size: int) -> tuple[float, float] | None:
     """(spacing, first board line) of the 7 evenly spaced lines standing out most of
     the middles beside them in ``prof`` over ``extent``. Only 7 consecutive lines
     are judged: past the board the lattice stops, and the table must not count
@@ -175,16 +180,17 @@ def _period(prof: np.ndarray, extent: tuple[int, int]) -> tuple[float, float] | 
     if span < 40:
         return None
     cap = 3.0 * float(np.median(prof[lo:hi])) + 1.0
-    coarse = [(float(p), *_comb(prof, lo, hi, p, cap))
-              for p in np.arange(max(5.0, span / 30), span / 7.5, 0.5)
-              if int(span / p) + 1 >= 8]
+    coarse = [(float(p), *_comb(prof, lo, hi, p, cap, size))
+              for p in np.arange(max(5.0, span / 30), span / (size - 0.5), 0.5)
+              if int(span / p) + 1 >= size]
     if not coarse:
         return None
     p, _, strength = max(coarse, key=lambda r: r[2])
     if strength <= 0:
         return None
     # the spacing to a tenth of a pixel: over 8 squares a coarse one adds up
-    fine = [(float(f), *_comb(prof, lo, hi, f, cap)) for f in np.arange(p - 0.4, p + 0.45, 0.1)]
+    fine = [(float(f), *_comb(prof, lo, hi, f, cap, size))
+            for f in np.arange(p - 0.4, p + 0.45, 0.1)]
     p, first, _ = max(fine, key=lambda r: r[2])
     return p, first
 
@@ -271,7 +277,7 @@ def _vanishing_points(lines: np.ndarray, length: np.ndarray, families: tuple[np.
 
 
 def lattice_quads(small: np.ndarray, roi: np.ndarray, doubled: bool = False,
-                  pairs: int = 1) -> list[np.ndarray]:
+                  pairs: int = 1, size: int = STANDARD) -> list[np.ndarray]:
     """Board outlines (corners in ``small``'s pixels, a1 h1 h8 a8 in lattice order)
     from the grid lines seen inside the polygon ``roi``.
 
@@ -297,14 +303,14 @@ def lattice_quads(small: np.ndarray, roi: np.ndarray, doubled: bool = False,
         vps = _vanishing_points(lines, length, fam, centre)
         rect = None if vps is None else _rectifier(vps[0], vps[1], outline)
         if rect is not None:
-            out += _windows(small, mask, rect, doubled)
+            out += _windows(small, mask, rect, doubled, size)
     return out
 
 
 def _windows(small: np.ndarray, mask: np.ndarray, rect: np.ndarray,
-             doubled: bool = False) -> list[np.ndarray]:
-    """The lattice's spacing and phase on the rectified canvas, and the 8 x 8
-    windows of it that best hold the board."""
+             doubled: bool, across: int) -> list[np.ndarray]:
+    """The lattice's spacing and phase on the rectified canvas, and the ``across`` x
+    ``across`` windows of it that best hold the board."""
     size = (CANVAS, CANVAS)
     m = cv2.warpPerspective(mask, rect, size, flags=cv2.INTER_NEAREST)
     felt, dark_v, dark_h = _maps(cv2.warpPerspective(small, rect, size))
@@ -315,8 +321,8 @@ def _windows(small: np.ndarray, mask: np.ndarray, rect: np.ndarray,
     mf = m.astype(np.float32)
     prof_x = (dark_v * mf).sum(axis=0) / np.maximum(mf.sum(axis=0), 1)
     prof_y = (dark_h * mf).sum(axis=1) / np.maximum(mf.sum(axis=1), 1)
-    px = _period(prof_x, (int(cols[0]), int(cols[-1])))
-    py = _period(prof_y, (int(rows[0]), int(rows[-1])))
+    px = _period(prof_x, (int(cols[0]), int(cols[-1])), across)
+    py = _period(prof_y, (int(rows[0]), int(rows[-1])), across)
     if px is None or py is None:
         return []
     spacings = [(px, py)]
@@ -325,9 +331,9 @@ def _windows(small: np.ndarray, mask: np.ndarray, rect: np.ndarray,
     inv = np.linalg.inv(rect)
     out = []
     for (p, ph), (q, qh) in spacings:
-        for _, i0, j0 in _board_windows(felt, dark_v, dark_h, p, ph, q, qh):
+        for _, i0, j0 in _board_windows(felt, dark_v, dark_h, p, ph, q, qh, across):
             x0, y0 = ph + i0 * p, qh + j0 * q
-            x1, y1 = x0 + 8 * p, y0 + 8 * q
+            x1, y1 = x0 + across * p, y0 + across * q
             c = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
             quad = cv2.perspectiveTransform(c.reshape(-1, 1, 2), inv).reshape(-1, 2)
             if np.isfinite(quad).all():
@@ -355,9 +361,9 @@ def _maps(canvas: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _board_windows(felt: np.ndarray, dark_v: np.ndarray, dark_h: np.ndarray, p: float,
-                   ph: float, q: float, qh: float) -> list[tuple[float, int, int]]:
-    """(score, lattice offsets in cells from the first board line found) of the 8 x 8
-    windows that best hold the board: the grid lines stand out along the 7 inner
+                   ph: float, q: float, qh: float, size: int) -> list[tuple[float, int, int]]:
+    """(score, lattice offsets in cells from the first board line found) of the
+    ``size`` x ``size`` windows that best hold the board: the grid lines stand out along the 7 inner
     lines' every square (past the board they stop), and the felt stops at the
     window's edge (a felt-green table goes on past it)."""
     n = felt.shape[1]
@@ -393,12 +399,13 @@ def _board_windows(felt: np.ndarray, dark_v: np.ndarray, dark_h: np.ndarray, p: 
     hl = np.clip(hl / scale, -1, 1)
     padded = np.pad(cf, 1)
     scores = []
-    for b in range(0, max(1, len(kj) - 7)):
-        for a in range(0, max(1, len(ki) - 7)):
-            inside = padded[b + 1:b + 9, a + 1:a + 9]
-            ring = (padded[b:b + 10, a:a + 10].sum() - inside.sum()) / 36
-            rim = (inside.sum() - inside[1:-1, 1:-1].sum()) / 28
-            lines = vl[b:b + 8, a + 1:a + 8].mean() + hl[b + 1:b + 8, a:a + 8].mean()
+    s = size
+    for b in range(0, max(1, len(kj) - (s - 1))):
+        for a in range(0, max(1, len(ki) - (s - 1))):
+            inside = padded[b + 1:b + s + 1, a + 1:a + s + 1]
+            ring = (padded[b:b + s + 2, a:a + s + 2].sum() - inside.sum()) / (4 * s + 4)
+            rim = (inside.sum() - inside[1:-1, 1:-1].sum()) / (4 * s - 4)
+            lines = vl[b:b + s, a + 1:a + s].mean() + hl[b + 1:b + s, a:a + s].mean()
             score = lines + rim - ring
             scores.append((float(score), int(ki[a]), int(kj[b])))
     scores.sort(key=lambda s: -s[0])

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.vision.colour import ColourModel
 from controller.vision.cv import cv2
 from controller.vision.finding.grid import CELL, line_evidence, refine_on_grid
@@ -46,22 +47,22 @@ NET_SLACK = 0.02  # net grid a new lattice may see less than the finder's (noise
 SEEN_SQUARE = 0.5  # share of a square inside the image for it to be judged at all
 
 
-def _canvas(cell: int = CELL) -> tuple[np.ndarray, int]:
+def _canvas(n: int, cell: int = CELL) -> tuple[np.ndarray, int]:
     """Board squares -> canvas pixels (with ``MARGIN`` squares each side), and side."""
     t = np.array([[cell, 0, MARGIN * cell], [0, cell, MARGIN * cell], [0, 0, 1]], float)
-    return t, int((8 + 2 * MARGIN) * cell)
+    return t, int((n + 2 * MARGIN) * cell)
 
 
-def near_border(h: np.ndarray, size: tuple[int, int]) -> bool:
+def near_border(h: np.ndarray, size: tuple[int, int], n: int = STANDARD) -> bool:
     """Whether the lattice, grown by ``REACH`` squares, reaches the image border
     (``size`` is width, height): a cheap test that leaves a board well inside the
     picture alone (a squeezed lattice can lie squares inside the felt's edge)."""
     r = REACH
-    edge = np.linspace(-r, 8 + r, 9)
-    pts = np.vstack([np.column_stack([edge, np.full(9, -r)]),
-                     np.column_stack([np.full(9, 8 + r), edge]),
-                     np.column_stack([edge, np.full(9, 8 + r)]),
-                     np.column_stack([np.full(9, -r), edge])])
+    edge = np.linspace(-r, n + r, n + 1)
+    pts = np.vstack([np.column_stack([edge, np.full(n + 1, -r)]),
+                     np.column_stack([np.full(n + 1, n + r), edge]),
+                     np.column_stack([edge, np.full(n + 1, n + r)]),
+                     np.column_stack([np.full(n + 1, -r), edge])])
     ph = np.column_stack([pts, np.ones(len(pts))]) @ h.T
     if (ph[:, 2] <= 0).any():
         return True
@@ -81,13 +82,14 @@ def _warp_seen(image: np.ndarray, to_canvas: np.ndarray, side: int
     return warped, seen
 
 
-def _warp(image: np.ndarray, h: np.ndarray, cell: int = CELL) -> tuple[np.ndarray, np.ndarray]:
+def _warp(image: np.ndarray, h: np.ndarray, n: int,
+          cell: int = CELL) -> tuple[np.ndarray, np.ndarray]:
     """The image on the lattice's canvas, and where the canvas is inside the image.
 
     Canvas points the homography puts behind the camera are not in the image,
     whatever pixel the warp would fetch for them.
     """
-    t, side = _canvas(cell)
+    t, side = _canvas(n, cell)
     warped, seen = _warp_seen(image, t @ np.linalg.inv(h), side)
     back = h @ np.linalg.inv(t)
     w = back[2, 0] * np.arange(side)[None, :] + back[2, 1] * np.arange(side)[:, None] + back[2, 2]
@@ -95,18 +97,18 @@ def _warp(image: np.ndarray, h: np.ndarray, cell: int = CELL) -> tuple[np.ndarra
     return warped, seen
 
 
-def _corner_mask(cell: int = CELL) -> np.ndarray:
+def _corner_mask(n: int, cell: int = CELL) -> np.ndarray:
     """Canvas pixels in the corners of every square, where no centred disc reaches."""
     ys, xs = np.mgrid[0:cell, 0:cell]
     d = np.hypot(xs + 0.5 - cell / 2, ys + 0.5 - cell / 2) / cell
     half = 0.42 * cell
     inner = (np.abs(xs + 0.5 - cell / 2) <= half) & (np.abs(ys + 0.5 - cell / 2) <= half)
-    n = 8 + 2 * MARGIN
-    return np.tile((d > 0.55) & inner, (n, n))
+    across = n + 2 * MARGIN
+    return np.tile((d > 0.55) & inner, (across, across))
 
 
 def _board_felt(
-    warped: np.ndarray, seen: np.ndarray, cell: int = CELL
+    warped: np.ndarray, seen: np.ndarray, n: int, cell: int = CELL
 ) -> np.ndarray | None:
     """Pixels of the canvas that look like this board's own felt.
 
@@ -117,9 +119,9 @@ def _board_felt(
     """
     hsv = cv2.cvtColor(warped, cv2.COLOR_BGR2HSV)
     mid = np.zeros_like(seen)
-    lo, hi = (MARGIN + 1) * cell, (MARGIN + 7) * cell
+    lo, hi = (MARGIN + 1) * cell, (MARGIN + n - 1) * cell
     mid[lo:hi, lo:hi] = True
-    pick = mid & seen & _corner_mask(cell)
+    pick = mid & seen & _corner_mask(n, cell)
     green = ColourModel().felt(hsv) | (hsv[..., 1] > 25)
     px = hsv[pick & green]
     if len(px) < 4 * cell:
@@ -132,7 +134,8 @@ def _board_felt(
             & (v >= FELT_VAL[0] * val) & (v <= FELT_VAL[1] * val + 10) & seen)
 
 
-def cut_axes(seen: np.ndarray, felt: np.ndarray, cell: int = CELL) -> tuple[bool, bool]:
+def cut_axes(seen: np.ndarray, felt: np.ndarray, cell: int = CELL,
+             n: int = STANDARD) -> tuple[bool, bool]:
     """Whether the felt near the lattice runs into the image border across the
     columns (x) and across the rows (y) of the lattice.
 
@@ -141,7 +144,7 @@ def cut_axes(seen: np.ndarray, felt: np.ndarray, cell: int = CELL) -> tuple[bool
     that cuts follows from the border's direction in the lattice.
     """
     near = np.zeros_like(seen)
-    lo, hi = int((MARGIN - REACH) * cell), int((MARGIN + 8 + REACH) * cell)
+    lo, hi = int((MARGIN - REACH) * cell), int((MARGIN + n + REACH) * cell)
     near[lo:hi, lo:hi] = True
     inner = cv2.erode(seen.astype(np.uint8), np.ones((3, 3), np.uint8), borderValue=1) > 0
     border = seen & ~inner & near
@@ -219,7 +222,8 @@ def _aligned(ev: np.ndarray, axis: int) -> tuple[np.ndarray, float]:
     return best[1], best[2]
 
 
-def _respace(warped: np.ndarray, felt: np.ndarray, h: np.ndarray) -> np.ndarray | None:
+def _respace(warped: np.ndarray, felt: np.ndarray, h: np.ndarray,
+             n: int) -> np.ndarray | None:
     """``h`` with the lattice's spacing and direction taken from the printed lines.
 
     The finder's lattice of a cut-off board is squeezed towards the cut and, since
@@ -243,8 +247,8 @@ def _respace(warped: np.ndarray, felt: np.ndarray, h: np.ndarray) -> np.ndarray 
         first = int(lines[0, 0]) + round((MARGIN * CELL - lines[0, 1]) / step)
         fits.append((coef, shear, first))
     src, dst = [], []
-    for i in range(-2, 11):
-        for j in range(-2, 11):
+    for i in range(-2, n + 3):
+        for j in range(-2, n + 3):
             ki, kj = i + fits[0][2], j + fits[1][2]
             (ax, bx, cx), sx = fits[0][0], fits[0][1]
             (ay, by, cy), sy = fits[1][0], fits[1][1]
@@ -261,25 +265,26 @@ def _respace(warped: np.ndarray, felt: np.ndarray, h: np.ndarray) -> np.ndarray 
     canvas_from_new, _ = cv2.findHomography(np.array(src, float), np.array(dst, float), 0)
     if canvas_from_new is None:
         return None
-    t, _ = _canvas()
+    t, _ = _canvas(n)
     return h @ np.linalg.inv(t) @ canvas_from_new
 
 
-def _square_shares(felt: np.ndarray, seen: np.ndarray,
+def _square_shares(felt: np.ndarray, seen: np.ndarray, n: int,
                    cell: int = CELL) -> tuple[np.ndarray, np.ndarray]:
     """Per canvas square: felt share of its seen corners, and its share inside the
     image."""
-    n = 8 + 2 * MARGIN
-    corner = _corner_mask(cell)
+    across = n + 2 * MARGIN
+    corner = _corner_mask(n, cell)
 
     def per_square(mask: np.ndarray) -> np.ndarray:
-        return (mask & corner).reshape(n, cell, n, cell).sum(axis=(1, 3)).astype(np.float64)
+        return (mask & corner).reshape(across, cell, across, cell).sum(
+            axis=(1, 3)).astype(np.float64)
 
     share = per_square(felt) / np.maximum(per_square(seen), 1)
-    return share, seen.reshape(n, cell, n, cell).mean(axis=(1, 3))
+    return share, seen.reshape(across, cell, across, cell).mean(axis=(1, 3))
 
 
-def _first(share: np.ndarray, inside: np.ndarray) -> int | None:
+def _first(share: np.ndarray, inside: np.ndarray, size: int) -> int | None:
     """The canvas column where the board's first column is, from the squares'
     felt shares and in-image shares (rows: the lattice's span across the columns).
 
@@ -295,12 +300,12 @@ def _first(share: np.ndarray, inside: np.ndarray) -> int | None:
     judged = inside >= SEEN_SQUARE
     on = ((share >= BOARD_SQUARE) & judged).sum(axis=0)
     off = ((share < BARE_SQUARE) & judged).sum(axis=0)
-    vote = (on - off) / 8.0  # +1: a whole column of board, -1: a whole one of none
+    vote = (on - off) / float(size)  # +1: a whole column of board, -1: a whole one of none
     n = len(vote)
     scores = []
-    for first in range(n - 7):
+    for first in range(n - size + 1):
         sign = -np.ones(n)
-        sign[first : first + 8] = 1
+        sign[first : first + size] = 1
         score = float((sign * vote).sum())
         # felt is no glare's doing: a column plainly of board is never left out
         if (vote[sign < 0] >= BOARD_LINE).any():
@@ -312,27 +317,27 @@ def _first(share: np.ndarray, inside: np.ndarray) -> int | None:
         return None
     if best - scores[MARGIN] < MOVE_MARGIN:  # the lattice as it is is nearly as good
         return MARGIN
-    if best - second < PLACE_MARGIN or vote[order[0] : order[0] + 8].sum() <= 0:
+    if best - second < PLACE_MARGIN or vote[order[0] : order[0] + size].sum() <= 0:
         return None
     return int(order[0])
 
 
-def _place(image: np.ndarray, h: np.ndarray) -> np.ndarray | None:
+def _place(image: np.ndarray, h: np.ndarray, n: int) -> np.ndarray | None:
     """Slide the lattice by whole squares so that its edges that are seen fall
     where the felt stops; None when what is seen does not fix both axes."""
-    warped, seen = _warp(image, h, JUDGE_CELL)
-    felt = _board_felt(warped, seen, JUDGE_CELL)
+    warped, seen = _warp(image, h, n, JUDGE_CELL)
+    felt = _board_felt(warped, seen, n, JUDGE_CELL)
     if felt is None:
         return None
-    share, inside = _square_shares(felt, seen, JUDGE_CELL)
+    share, inside = _square_shares(felt, seen, n, JUDGE_CELL)
     # columns are judged over the board's rows and rows over its columns: each
     # axis's placing moves the span the other is judged on, so it is done twice
     found: list[int | None] = [MARGIN, MARGIN]
     for _ in range(2):
         col0, row0 = (MARGIN if f is None else f for f in found)
-        rows, cols = slice(row0, row0 + 8), slice(col0, col0 + 8)
-        found = [_first(share[rows, :], inside[rows, :]),
-                 _first(share[:, cols].T, inside[:, cols].T)]
+        rows, cols = slice(row0, row0 + n), slice(col0, col0 + n)
+        found = [_first(share[rows, :], inside[rows, :], n),
+                 _first(share[:, cols].T, inside[:, cols].T, n)]
     if found[0] is None or found[1] is None:
         return None
     shift = [found[0] - MARGIN, found[1] - MARGIN]
@@ -341,49 +346,49 @@ def _place(image: np.ndarray, h: np.ndarray) -> np.ndarray | None:
     return h @ np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]], float)
 
 
-def refit_cut_off(image: np.ndarray, h: np.ndarray) -> np.ndarray:
+def refit_cut_off(image: np.ndarray, h: np.ndarray, n: int = STANDARD) -> np.ndarray:
     """The board homography ``h`` re-placed when the board is cut off by the image's
     edge; unchanged when it is not, or when what is seen does not say where."""
-    if not near_border(h, (image.shape[1], image.shape[0])):
+    if not near_border(h, (image.shape[1], image.shape[0]), n):
         return h
-    small, seen = _warp(image, h, JUDGE_CELL)
-    felt = _board_felt(small, seen, JUDGE_CELL)
-    if felt is None or not any(cut_axes(seen, felt, JUDGE_CELL)):
+    small, seen = _warp(image, h, n, JUDGE_CELL)
+    felt = _board_felt(small, seen, n, JUDGE_CELL)
+    if felt is None or not any(cut_axes(seen, felt, JUDGE_CELL, n)):
         return h
-    warped, seen = _warp(image, h)
-    felt = _board_felt(warped, seen)
+    warped, seen = _warp(image, h, n)
+    felt = _board_felt(warped, seen, n)
     if felt is None:
         return h
-    spaced = _respace(warped, felt, h)
+    spaced = _respace(warped, felt, h, n)
     if spaced is None:
         return h
-    refined, _ = refine_on_grid(image, spaced)
-    placed = _place(image, refined)
+    refined, _ = refine_on_grid(image, spaced, n=n)
+    placed = _place(image, refined, n)
     if placed is None:
         return h
     if placed is refined:  # not moved: worth taking only for a spacing that differs
-        if not _respaced(h, refined):
+        if not _respaced(h, refined, n):
             return h
         final = refined
     else:
-        final, _ = refine_on_grid(image, placed)
+        final, _ = refine_on_grid(image, placed, n=n)
     # the printed lines have the last word: a lattice that sits on them worse than
     # the finder's did (lines misread under glare) is not taken
-    return final if _net(image, final) >= _net(image, h) - NET_SLACK else h
+    return final if _net(image, final, n) >= _net(image, h, n) - NET_SLACK else h
 
 
-def _net(image: np.ndarray, h: np.ndarray) -> float:
+def _net(image: np.ndarray, h: np.ndarray, n: int) -> float:
     """Grid seen on the lattice's inner lines less grid seen half a square off them,
     over the part of the lines inside the picture (what is cut off says nothing)."""
     t = np.array([[CELL, 0, CELL / 2], [0, CELL, CELL / 2], [0, 0, 1]], float)
-    warped, seen = _warp_seen(image, t @ np.linalg.inv(h), 9 * CELL)
+    warped, seen = _warp_seen(image, t @ np.linalg.inv(h), (n + 1) * CELL)
     vert, horz = line_evidence(warped)
     k = np.ones((1, 5), np.uint8)
     vert, horz = cv2.dilate(vert, k) > 0, cv2.dilate(horz, k.T) > 0
-    along = ((0.5 + np.linspace(0.05, 7.95, 80)) * CELL).astype(int)
+    along = ((0.5 + np.linspace(0.05, n - 0.05, 10 * n)) * CELL).astype(int)
     net = 0.0
     for offset, sign in ((0.0, 1.0), (0.5, -1.0)):
-        at = ((0.5 + offset + np.arange(1, 8)) * CELL).astype(int)
+        at = ((0.5 + offset + np.arange(1, n)) * CELL).astype(int)
         ok_v, ok_h = seen[along[:, None], at[None, :]], seen[at[:, None], along[None, :]]
         hits = vert[along[:, None], at[None, :]][ok_v].sum() + horz[at[:, None],
                                                                    along[None, :]][ok_h].sum()
@@ -391,12 +396,12 @@ def _net(image: np.ndarray, h: np.ndarray) -> float:
     return net
 
 
-def _respaced(old: np.ndarray, new: np.ndarray) -> bool:
+def _respaced(old: np.ndarray, new: np.ndarray, n: int) -> bool:
     """Whether the lattice's size differs between two homographies along either
     axis by more than ``SAME_SPACING`` (the old one squeezed into what is seen)."""
     from controller.vision.geometry import corners_of
 
-    a, b = corners_of(old), corners_of(new)
+    a, b = corners_of(old, n), corners_of(new, n)
 
     def sides(c: np.ndarray) -> np.ndarray:
         return np.array([np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3]),

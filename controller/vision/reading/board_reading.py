@@ -1,4 +1,4 @@
-"""One reading of the 64 squares: what the reader, the learned second opinion,
+"""One reading of a board's squares: what the reader, the learned second opinion,
 the calibration and the watcher all pass between them, and why a square is ``?``."""
 
 from __future__ import annotations
@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+
+from controller.boardsize import size_of_board_string
 
 FOREIGN_SQUARE = 0.02  # fraction of foreign pixels that makes a square unknown
 
@@ -39,12 +41,18 @@ class Reading:
         return bool((self.foreign > FOREIGN_SQUARE).any())
 
     @property
+    def n(self) -> int:
+        """The board's columns and rows, as the board string's length says."""
+        return size_of_board_string(self.board)
+
+    @property
     def rows(self) -> list[str]:
-        return [self.board[r * 8 : r * 8 + 8] for r in range(8)]
+        n = self.n
+        return [self.board[r * n : r * n + n] for r in range(n)]
 
     def unknown_for(self, reason: str) -> np.ndarray:
-        """(64,) bools: the squares that read ``?`` for ``reason`` (one of REASONS)."""
-        return np.array([why == reason for why in self.reasons or ("",) * 64])
+        """Per square, bools: the squares that read ``?`` for ``reason`` (one of REASONS)."""
+        return np.array([why == reason for why in self.reasons or ("",) * len(self.board)])
 
 
 def unread(r: Reading, squares: list[int], reason: str) -> Reading:
@@ -52,7 +60,7 @@ def unread(r: Reading, squares: list[int], reason: str) -> Reading:
     if not squares:
         return r
     board, conf = list(r.board), r.confidence.copy()
-    why = list(r.reasons) if r.reasons else [""] * 64
+    why = list(r.reasons) if r.reasons else [""] * len(r.board)
     for i in squares:
         board[i], conf[i], why[i] = "?", 0.0, reason
     return replace(r, board="".join(board), confidence=conf, reasons=tuple(why))

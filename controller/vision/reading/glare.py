@@ -115,23 +115,25 @@ def not_too_bright(lay: Layout, felt: np.ndarray, grey: np.ndarray, white_log: f
     # the board's felt elsewhere says how bright felt can be
     typical = float(np.median(own))
     level = np.minimum(np.where(np.isnan(level), typical, level), LEVEL_SPREAD * typical)
-    level = level.reshape(8, 8)
+    n = lay.n
+    level = level.reshape(n, n)
     pad = int(round(MARGIN * CELL))
-    img = cv2.resize(level.astype(np.float32), (8 * CELL, 8 * CELL),
+    img = cv2.resize(level.astype(np.float32), (n * CELL, n * CELL),
                      interpolation=cv2.INTER_LINEAR)
-    rest = lay.side - 8 * CELL - pad
+    rest = lay.side - n * CELL - pad
     img = cv2.copyMakeBorder(img, pad, rest, pad, rest, cv2.BORDER_REPLICATE)
     ceiling = max(FELT_CEILING, float(np.exp(0.5 * white_log)))
     return felt & (grey <= ceiling * img.ravel())
 
 
 def square_pixels(lay: Layout, squares: np.ndarray) -> np.ndarray:
-    """(side * side,) bools: canvas pixels of the given (64,) squares, with the
-    margin beyond the board's edge going with the edge squares."""
-    grid = squares.reshape(8, 8).astype(np.uint8)
-    img = cv2.resize(grid, (8 * CELL, 8 * CELL), interpolation=cv2.INTER_NEAREST)
+    """(side * side,) bools: canvas pixels of the given squares (one bool each), with
+    the margin beyond the board's edge going with the edge squares."""
+    n = lay.n
+    grid = squares.reshape(n, n).astype(np.uint8)
+    img = cv2.resize(grid, (n * CELL, n * CELL), interpolation=cv2.INTER_NEAREST)
     pad = int(round(MARGIN * CELL))
-    rest = lay.side - 8 * CELL - pad
+    rest = lay.side - n * CELL - pad
     img = cv2.copyMakeBorder(img, pad, rest, pad, rest, cv2.BORDER_REPLICATE)
     return img.ravel() > 0
 

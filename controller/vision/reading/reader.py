@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.vision.colour import ColourModel
 from controller.vision.cv import cv2
 from controller.vision.reading.board_reading import (
@@ -87,12 +88,13 @@ class SquareReader:
         disc_bias: tuple[float, float] = (0.0, 0.0),
         learned: bool = True,
         doubtful: tuple[int, ...] = (),
+        n: int = STANDARD,
     ) -> None:
         self.homography = np.asarray(homography, dtype=np.float64)
         self.image_size = (int(image_size[0]), int(image_size[1]))
         self.model = model or ColourModel()
         self.layout = layout or make_layout(
-            self.homography, self.image_size, disc_height
+            self.homography, self.image_size, disc_height, n=n
         )
         self._top_pattern = disc_pattern(TOP_RADIUS)
         self._ring_pattern = ring_pattern()
@@ -114,7 +116,13 @@ class SquareReader:
         return SquareReader(self.homography, self.image_size, model, self.layout.disc_height,
                             layout=self.layout,
                             disc_bias=(float(self.disc_bias[0]), float(self.disc_bias[1])),
-                            learned=self.square_model is not None, doubtful=self.doubtful)
+                            learned=self.square_model is not None, doubtful=self.doubtful,
+                            n=self.layout.n)
+
+    @property
+    def n(self) -> int:
+        """The board's columns and rows."""
+        return self.layout.n
 
     def on_grid(self, homography: np.ndarray, disc_bias: tuple[float, float] | None = None,
                 doubtful: tuple[int, ...] | None = None) -> SquareReader:
@@ -125,7 +133,8 @@ class SquareReader:
         return SquareReader(homography, self.image_size, self.model, self.layout.disc_height,
                             disc_bias=(float(bias[0]), float(bias[1])),
                             learned=self.square_model is not None,
-                            doubtful=self.doubtful if doubtful is None else doubtful)
+                            doubtful=self.doubtful if doubtful is None else doubtful,
+                            n=self.layout.n)
 
     def warp(self, image: np.ndarray) -> np.ndarray:
         return warp_to_canvas(image, self.layout)
@@ -240,23 +249,25 @@ class SquareReader:
         return replace(r, board="".join(chars), reasons=tuple(why),
                        confidence=np.where(grey, 0.55, r.confidence))
 
-    def disc_offsets(self, image: np.ndarray, most: int = 64) -> np.ndarray:
-        """(64, 2) where each clearly covered square's disc stands relative to its
+    def disc_offsets(self, image: np.ndarray, most: int | None = None) -> np.ndarray:
+        """(squares, 2) where each clearly covered square's disc stands relative to its
         centre (nan elsewhere), for at most ``most`` discs spread over the board;
         used once per set-up to measure systematic bias, which the plainly covered
-        squares show as well as any."""
+        squares show as well as any (``most``: every square by default)."""
         canvas = self.warp(image)
         felt, _, _ = self.model.masks(canvas)
         r = self.measure_canvas(canvas)
         lay = self.layout
         fmap = fit_map(felt.reshape(lay.side, lay.side))
-        out = np.full((64, 2), np.nan)
+        n = lay.n
+        most = lay.squares if most is None else most
+        out = np.full((lay.squares, 2), np.nan)
         covered = np.flatnonzero(np.isin(np.array(list(r.board)), ["X", "O"]))
         for sq in covered[:: max(1, -(-len(covered) // most))]:
             expected = lay.centres[sq] + lay.offsets[sq] * CELL
             fit = locate_disc(fmap, expected, lay.offsets[sq])
             if fit is not None:
-                off = fit.base - np.array([sq % 8 + 0.5, sq // 8 + 0.5])
+                off = fit.base - np.array([sq % n + 0.5, sq // n + 0.5])
                 if np.abs(off).max() < 0.5:
                     out[sq] = off
         return out
@@ -279,11 +290,11 @@ class SquareReader:
         black = disc & (log_ratio < cut - band)
         white = disc & (log_ratio > cut + band)
         disc &= np.isfinite(log_ratio)
-        chars = np.full(64, "?", dtype="<U1")
+        chars = np.full(self.layout.squares, "?", dtype="<U1")
         chars[empty] = "-"
         chars[black] = "X"
         chars[white] = "O"
-        conf = np.zeros(64)
+        conf = np.zeros(self.layout.squares)
         conf[empty] = np.clip((lo[empty] - EMPTY_FELT) / (1 - EMPTY_FELT), 0, 1) * 0.5 + 0.5
         span = max(model.white_log - model.black_log, 1e-6)
         col = np.clip(np.abs(log_ratio - cut) / (0.5 * span), 0, 1)

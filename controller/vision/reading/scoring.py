@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from controller.boardsize import STANDARD
+
 
 @dataclass
 class Tally:
@@ -91,13 +93,14 @@ class EndToEnd:
         self.not_found.append(name)
         self.worst.append((scored, name))
 
-    def check_corners(self, found: np.ndarray, truth: np.ndarray | None) -> None:
+    def check_corners(self, found: np.ndarray, truth: np.ndarray | None,
+                      n: int = STANDARD) -> None:
         """Count a board found in the wrong place (its corners, any order)."""
         if truth is None:
             return
         t = np.asarray(truth, dtype=np.float64).reshape(4, 2)
         f = np.asarray(found, dtype=np.float64).reshape(4, 2)
-        cell = float(np.linalg.norm(t - np.roll(t, 1, axis=0), axis=1).min()) / 8
+        cell = float(np.linalg.norm(t - np.roll(t, 1, axis=0), axis=1).min()) / n
         d = np.linalg.norm(f[:, None] - t[None], axis=2).min(axis=1).max()
         self.misplaced += bool(d > 0.5 * cell)
 

@@ -66,7 +66,7 @@ def patch_index(layout: Layout) -> PatchIndex:
     xs = np.rint(centre[:, 0])[:, None, None].astype(int) + d[None, None, :]
     ys = np.clip(ys, 0, side - 2)
     xs = np.clip(xs, 0, side - 2)
-    return PatchIndex((ys * side + xs).reshape(64, -1), layout.corners.ravel())
+    return PatchIndex((ys * side + xs).reshape(layout.squares, -1), layout.corners.ravel())
 
 
 def patches(canvas: np.ndarray, index: PatchIndex, squares: np.ndarray | None = None,

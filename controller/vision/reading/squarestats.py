@@ -8,6 +8,7 @@ that a lamp's reflection washes out, see :mod:`controller.vision.reading.glare`)
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,16 +32,17 @@ class Measures:
 
 
 def neighbourhood_mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted mean over each square's 3x3 neighbourhood (8x8 grids); nan where
-    the neighbourhood has no weight."""
-    v = np.pad((values * weights).reshape(8, 8), 1)
-    w = np.pad(weights.reshape(8, 8), 1)
-    sv, sw = v[0:8, 0:8], w[0:8, 0:8]  # summed in the order a plain sum() would
+    """Weighted mean over each square's 3x3 neighbourhood (one value per square of a
+    square board); nan where the neighbourhood has no weight."""
+    n = math.isqrt(values.size)
+    v = np.pad((values * weights).reshape(n, n), 1)
+    w = np.pad(weights.reshape(n, n), 1)
+    sv, sw = v[0:n, 0:n], w[0:n, 0:n]  # summed in the order a plain sum() would
     for dy, dx in ((dy, dx) for dy in range(3) for dx in range(3)):
         if dy or dx:
-            sv = sv + v[dy : dy + 8, dx : dx + 8]
-            sw = sw + w[dy : dy + 8, dx : dx + 8]
-    out = np.full(64, np.nan)
+            sv = sv + v[dy : dy + n, dx : dx + n]
+            sw = sw + w[dy : dy + n, dx : dx + n]
+    out = np.full(n * n, np.nan)
     ok = sw.ravel() > 0
     out[ok] = (sv.ravel()[ok]) / sw.ravel()[ok]
     return out

@@ -70,7 +70,7 @@ def settle_uncentred(
     # search below may still find the disc, or a neighbour's leaning in.
     doubt = unclear & (chars == "-") & (lo < SURE_EMPTY)
     chars[doubt], conf[doubt] = "?", 0.0
-    why = np.array(r.reasons or [""] * 64, dtype="<U9")
+    why = np.array(r.reasons or [""] * len(r.board), dtype="<U9")
     why[doubt] = AMBIGUOUS
     if r.glare is not None:
         # left unsearched because a lamp may wash it out: glare is why it is unknown
@@ -83,24 +83,25 @@ def settle_uncentred(
     felt2d = felt.reshape(side, side)
     fmap = fit_map(felt2d)
     noise: list[float] = []  # this frame's locating noise, measured when first needed
+    n = lay.n
     for sq in np.flatnonzero(unclear):
-        centre_sq = np.array([sq % 8 + 0.5, sq // 8 + 0.5])
+        centre_sq = np.array([sq % n + 0.5, sq // n + 0.5])
         expected = lay.centres[sq] + lay.offsets[sq] * CELL
         fit = locate_disc(fmap, expected, lay.offsets[sq])
         if fit is None:
             continue
         off = fit.base - centre_sq - at.disc_bias
-        if not (0.0 <= fit.base[0] <= 8.0 and 0.0 <= fit.base[1] <= 8.0):
+        if not (0.0 <= fit.base[0] <= n and 0.0 <= fit.base[1] <= n):
             chars[sq], conf[sq] = "?", 0.0  # a disc hanging over the board's edge
             continue
         if np.abs(off).max() >= 0.5:  # a neighbour's disc leaning in ...
             col, row = int(fit.base[0]), int(fit.base[1])
-            owner = row * 8 + col
+            owner = row * n + col
             # empty when the felt shows all round the middle of the square, where
             # its own disc, even pushed off centre, would stand; or when the
             # neighbour itself shows that disc and it stands far enough away that
             # it cannot be this square's own, pushed over
-            owned = 0 <= col < 8 and 0 <= row < 8 and r.board[owner] in "XOxo"
+            owned = 0 <= col < n and 0 <= row < n and r.board[owner] in "XOxo"
             far = owned and float(np.hypot(*off)) >= LEAN_CLEAR
             if r.felt_base[sq] >= SURE_EMPTY and (far or lo[sq] >= SURE_EMPTY):
                 chars[sq], conf[sq] = "-", 0.6
@@ -186,7 +187,7 @@ def locating_noise(at: Search, r: Reading, fmap: np.ndarray) -> float:
     for sq in clear[:: max(1, len(clear) // NOISE_SAMPLE)][:NOISE_SAMPLE]:
         fit = locate_disc(fmap, lay.centres[sq] + lay.offsets[sq] * CELL, lay.offsets[sq])
         if fit is not None:
-            off = fit.base - np.array([sq % 8 + 0.5, sq // 8 + 0.5]) - at.disc_bias
+            off = fit.base - np.array([sq % lay.n + 0.5, sq // lay.n + 0.5]) - at.disc_bias
             found.append(float(np.hypot(*off)))
     return float(np.median(found)) if len(found) >= 3 else float("nan")
 

@@ -11,6 +11,7 @@ better than the old grid does.
 
 from __future__ import annotations
 
+from controller.boardsize import size_of_board_string
 from controller.position import Position
 from controller.squares import Color
 
@@ -23,7 +24,7 @@ def explained_boards(board: str) -> list[str]:
     if "?" in plain:
         return boards
     for colour in (Color.BLACK, Color.WHITE):
-        pos = Position.from_board_string(plain, colour)
+        pos = Position.from_board_string(plain, colour, size_of_board_string(plain))
         boards += [pos.play(sq).board_string() for sq in pos.legal_squares()]
     return boards
 
@@ -31,7 +32,7 @@ def explained_boards(board: str) -> list[str]:
 def agreement(reading: str, boards: list[str]) -> int:
     """The best, over ``boards``, of squares read as the board shows them less those
     read otherwise, on squares both know (a ``?`` counts neither way)."""
-    best = -65
+    best = -len(reading) - 1
     seen = reading.upper()
     for board in boards:
         score = 0

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
+from controller.boardsize import STANDARD
 from controller.vision.capture import CaptureError, FrameSource
 from controller.vision.finding.finder import BoardNotFound
 from controller.vision.pipeline import auto_setup
@@ -27,6 +28,7 @@ class WatchOptions:
     give_up_after: float | None = None  # seconds without frames; None: keep trying
     retry_every: float = 1.0
     a1: str | None = None  # for a set-up found without a calibration
+    size: int = STANDARD  # the board's columns and rows, for a set-up found without one
 
 
 def watch(
@@ -68,7 +70,7 @@ def watch(
                     begin(source)
                 if watcher is None:
                     try:
-                        setup = auto_setup(frame.image, a1=options.a1)
+                        setup = auto_setup(frame.image, a1=options.a1, n=options.size)
                     except BoardNotFound as exc:
                         if not looking_reported:
                             log(f"looking for the board: {exc}")

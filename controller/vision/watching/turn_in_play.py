@@ -25,6 +25,7 @@ from functools import cache
 
 import numpy as np
 
+from controller.boardsize import STANDARD, size_of_board_string
 from controller.observation import Observation
 from controller.position import Position
 from controller.vision.calibrating.fit import turn
@@ -64,11 +65,11 @@ class TurnVerdict:
 
 
 @cache
-def _openings() -> tuple[np.ndarray, np.ndarray]:
-    """Every position ``PLIES`` moves or fewer from the start, as rows of 64 chars, and
-    the fewest moves each is from the start."""
-    boards = {Position.start().board_string(): 0}
-    frontier = [Position.start()]
+def _openings(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every position of an ``n`` x ``n`` board ``PLIES`` moves or fewer from the start,
+    as rows of one char per square, and the fewest moves each is from the start."""
+    boards = {Position.start(n).board_string(): 0}
+    frontier = [Position.start(n)]
     for ply in range(1, PLIES + 1):
         after = []
         for pos in frontier:
@@ -83,18 +84,18 @@ def _openings() -> tuple[np.ndarray, np.ndarray]:
 
 
 @cache
-def quarter_turn_squares() -> np.ndarray:
+def quarter_turn_squares(n: int = STANDARD) -> np.ndarray:
     """``p`` such that, with a1 turned a quarter (:func:`controller.vision.calibrating.fit.turn`),
     square ``i`` is the square ``p[i]`` was: the board's own squares, relabelled."""
     identity = np.eye(3)
-    centres = np.array([(i % 8 + 0.5, i // 8 + 0.5) for i in range(64)])
-    was = apply_homography(turn(identity, 1), centres)
-    return (np.floor(was[:, 1]) * 8 + np.floor(was[:, 0])).astype(int)
+    centres = np.array([(i % n + 0.5, i // n + 0.5) for i in range(n * n)])
+    was = apply_homography(turn(identity, 1, n), centres)
+    return (np.floor(was[:, 1]) * n + np.floor(was[:, 0])).astype(int)
 
 
 def turned_board(board: str) -> str:
     """``board`` as it reads with a1 turned a quarter."""
-    return "".join(board[int(k)] for k in quarter_turn_squares())
+    return "".join(board[int(k)] for k in quarter_turn_squares(size_of_board_string(board)))
 
 
 def _misfits(board: str) -> np.ndarray:
@@ -102,14 +103,14 @@ def _misfits(board: str) -> np.ndarray:
     differs from it (a disc's colour whether centred or not)."""
     chars = np.array(list(board.upper()), dtype="<U1")
     known = chars != "?"
-    openings, _ = _openings()
+    openings, _ = _openings(size_of_board_string(board))
     return (openings[:, known] != chars[known]).sum(axis=1).astype(float)
 
 
-def _within(misfits: np.ndarray, reach: int) -> np.ndarray:
+def _within(misfits: np.ndarray, reach: int, n: int) -> np.ndarray:
     """``misfits`` of the positions ``reach`` moves or fewer from the start; inf for
     those further."""
-    return np.where(_openings()[1] <= reach, misfits, np.inf)
+    return np.where(_openings(n)[1] <= reach, misfits, np.inf)
 
 
 def judge_turn(board: str, last_ply: int = PLIES) -> TurnVerdict:
@@ -122,18 +123,19 @@ def judge_turn(board: str, last_ply: int = PLIES) -> TurnVerdict:
     contradicting it (a disc misread for many frames under a reflection), and that
     turn is taken when the other contradicts every opening position on
     ``CONTRADICTIONS`` squares more."""
+    n = size_of_board_string(board)
     misfit_here, misfit_there = _misfits(board), _misfits(turned_board(board))
     anywhere_here, anywhere_there = int(misfit_here.min()), int(misfit_there.min())
     reach = min(last_ply + 1, PLIES)
-    if min(_within(misfit_here, reach).min(), _within(misfit_there, reach).min()):
+    if min(_within(misfit_here, reach, n).min(), _within(misfit_there, reach, n).min()):
         reach = PLIES
-    as_read, other = _within(misfit_here, reach), _within(misfit_there, reach)
+    as_read, other = _within(misfit_here, reach, n), _within(misfit_there, reach, n)
     here, there = int(as_read.min()), int(other.min())
-    ply = _fewest_plies(as_read) if here <= SLACK else None
+    ply = _fewest_plies(as_read, n) if here <= SLACK else None
     if ply is not None and anywhere_there >= here + CONTRADICTIONS:
         return TurnVerdict(KEEP, ply=ply)
     if there <= SLACK and anywhere_here >= there + CONTRADICTIONS:
-        return TurnVerdict(QUARTER, ply=_fewest_plies(other))
+        return TurnVerdict(QUARTER, ply=_fewest_plies(other, n))
     if there <= SLACK and there < here:
         return TurnVerdict(hold=True, other_fits=True)
     discs = sum(c in "XO" for c in board.upper())
@@ -141,9 +143,9 @@ def judge_turn(board: str, last_ply: int = PLIES) -> TurnVerdict:
     return TurnVerdict(given_up=past, ply=ply, other_fits=there <= SLACK and there <= here)
 
 
-def _fewest_plies(misfits: np.ndarray) -> int:
+def _fewest_plies(misfits: np.ndarray, n: int) -> int:
     """The fewest moves from the start among the positions ``misfits`` says fit best."""
-    return int(_openings()[1][misfits == misfits.min()].min())
+    return int(_openings(n)[1][misfits == misfits.min()].min())
 
 
 @dataclass

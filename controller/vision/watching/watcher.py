@@ -13,6 +13,7 @@ pressed, or the video end, a moment after the last disc settles).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -64,9 +65,10 @@ class BoardWatcher:
         self.reader = reader
         self.stable = stable
         self.keepalive = keepalive
-        self.candidate = np.full(64, "?", dtype="<U1")
-        self.count = np.zeros(64, dtype=int)
-        self.reported = np.full(64, "?", dtype="<U1")
+        squares = reader.n * reader.n
+        self.candidate = np.full(squares, "?", dtype="<U1")
+        self.count = np.zeros(squares, dtype=int)
+        self.reported = np.full(squares, "?", dtype="<U1")
         self.last_line: str | None = None
         self.confirm = 0
         self.last_t = float("-inf")
@@ -106,7 +108,7 @@ class BoardWatcher:
     def _motion(self, canvas: np.ndarray) -> np.ndarray:
         lay = self.reader.layout
         grey = canvas.mean(axis=2, dtype=np.float32).ravel()
-        moving = np.zeros(64, dtype=bool)
+        moving = np.zeros(lay.squares, dtype=bool)
         if self.prev_grey is not None:
             diff = np.abs(grey[lay.square] - self.prev_grey[lay.square]).mean(axis=1)
             moving = diff > MOTION_LEVEL
@@ -143,7 +145,7 @@ class BoardWatcher:
         if bumped and refitted is not None:
             canvas = self.reader.warp(image)
             reading = self.reader.read_canvas(canvas)
-            moving = np.zeros(64, dtype=bool)
+            moving = np.zeros(self.reader.layout.squares, dtype=bool)
             self.prev_grey = canvas.mean(axis=2, dtype=np.float32).ravel()
         if not reading.hand and not moving.any():
             felt = _quarters(reading.felt_corners)
@@ -198,17 +200,19 @@ class BoardWatcher:
         from controller.vision.setup import CameraSetup
 
         old = self.reader
-        h = old.homography if anew else refine_on_grid(image, old.homography)[0]
-        if anew or grid_coverage(image, h) - grid_coverage(image, h, offset=0.5) < REFIT_NET:
+        n = old.n
+        h = old.homography if anew else refine_on_grid(image, old.homography, n=n)[0]
+        if anew or (grid_coverage(image, h, n=n) - grid_coverage(image, h, offset=0.5, n=n)
+                    < REFIT_NET):
             try:  # moved too far for the old grid to pull it back: find the board anew
-                found = locate(image).homography
+                found = locate(image, n=n).homography
             except BoardNotFound:
                 return None
-            keep = CameraSetup(old.image_size, found)
-            h = aligned_grid(keep.homography, corners_of(old.homography))
-        corners = corners_of(h)
-        before = corners_of(old.homography)
-        side = float(np.linalg.norm(before[1] - before[0])) / 8
+            keep = CameraSetup(old.image_size, found, size=n)
+            h = aligned_grid(keep.homography, corners_of(old.homography, n), n)
+        corners = corners_of(h, n)
+        before = corners_of(old.homography, n)
+        side = float(np.linalg.norm(before[1] - before[0])) / n
         if float(np.abs(corners - before).max()) < REFIT_MOVED * side:
             return None
         candidate = old.on_grid(h)
@@ -327,14 +331,16 @@ class BoardWatcher:
     def _turn_quarter(self) -> None:
         """Turn the grid a quarter, relabelling what was seen on each square."""
         old = self.reader
-        h = turn(old.homography, 1)
+        n = old.n
+        h = turn(old.homography, 1, n)
         # the discs' systematic offset, a vector on the board, in the turned labels
+        mid = n / 2
         moved = apply_homography(np.linalg.inv(h) @ old.homography,
-                                 np.array([[4.0, 4.0], [4.0 + old.disc_bias[0],
-                                                        4.0 + old.disc_bias[1]]]))
+                                 np.array([[mid, mid], [mid + old.disc_bias[0],
+                                                        mid + old.disc_bias[1]]]))
         bias = moved[1] - moved[0]
-        was = quarter_turn_squares()
-        doubtful = tuple(i for i in range(64) if was[i] in old.doubtful)  # the same felt
+        was = quarter_turn_squares(n)
+        doubtful = tuple(i for i in range(n * n) if was[i] in old.doubtful)  # the same felt
         self.reader = old.on_grid(h, (float(bias[0]), float(bias[1])), doubtful)
         self.candidate = self.candidate[was]
         self.count = self.count[was]
@@ -347,5 +353,6 @@ class BoardWatcher:
 
 def _quarters(values: np.ndarray) -> np.ndarray:
     """Mean of a per-square value over each quarter of the board (4 values)."""
-    v = np.asarray(values, dtype=np.float64).reshape(2, 4, 2, 4)
+    half = math.isqrt(np.size(values)) // 2
+    v = np.asarray(values, dtype=np.float64).reshape(2, half, 2, half)
     return v.mean(axis=(1, 3)).ravel()

@@ -1,0 +1,130 @@
+"""6x6 and 10x10 boards through the camera: rendered, calibrated, watched, judged.
+
+A random legal game on the board is filmed by the project's renderer in small
+frames, written as a folder of images, read by ``kaeshi watch --size N`` with a
+calibration made on the rendered start position, its presses merged in by time,
+and judged by ``kaeshi arbitrate --size N``: the events must be the game's own, as
+the arbiter gives them for the log the game was filmed from.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stdout
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from controller.arbiter import ArbiterConfig, arbitrate
+from controller.boardsize import board_size
+from controller.cli import main as cli_main
+from controller.observation import LogHeader, read_log
+from controller.position import Position
+from controller.synth.gamevideo import GameVideo
+from controller.synth.picture import render
+from controller.synth.replay import calibrate_synthetic, default_scene, random_game
+from controller.vision.calibration_file import (
+    CameraCalibration,
+    load_calibration,
+    save_calibration,
+)
+from controller.vision.cv import write_image
+
+FPS = 10.0
+STEP = 0.6  # seconds from one move's board to its press, and from the press to the next
+
+
+def _scene() -> object:
+    return replace(default_scene(), width=320, height=240)  # small frames: a short test
+
+
+def _content(lines: str) -> list[dict]:
+    return [{k: v for k, v in json.loads(line).items() if k != "t"}
+            for line in lines.splitlines() if line.strip()]
+
+
+def _cli(*args: str) -> str:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert cli_main(list(args)) == 0
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("size,moves,seed", [(6, 14, 1), (10, 12, 2)])
+def test_a_rendered_game_watched_and_judged_gives_the_games_events(tmp_path: Path, size: int,
+                                                                  moves: int, seed: int):
+    game = random_game(size, seed, moves, STEP)
+    scene = _scene()
+    setup = calibrate_synthetic(scene, seed=7, size=size)
+    cal = tmp_path / "camera-calibration.json"
+    save_calibration(cal, CameraCalibration(setup, source="rendered", start_position_ok=True))
+    assert load_calibration(cal).setup.size == size  # the calibration records its size
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    video = GameVideo(game, scene, FPS, seed=7, tail=1.0)
+    for k, frame in enumerate(video.frames()):
+        write_image(frames / f"{k:05d}.png", frame.image)
+    watched = tmp_path / "watched.jsonl"
+    _cli("watch", "--images", str(frames), "--fps", str(FPS), "--calibration", str(cal),
+         "--size", str(size), "--out", str(watched))
+
+    with watched.open(encoding="utf-8") as f:
+        header, lines = read_log(f, size)
+        camera = list(lines)
+    assert isinstance(header, LogHeader) and header.fps == FPS
+    assert all(o.board is not None and len(o.board) == board_size(size).squares
+               for o in camera)
+    # the frame was taken before the press that follows it at the same moment
+    merged = sorted(camera + [o for o in game if o.press is not None], key=lambda o: o.t)
+    log = tmp_path / "game.jsonl"
+    log.write_text("\n".join([header.to_json(), *(o.to_json() for o in merged)]) + "\n",
+                   encoding="utf-8")
+    judged = _content(_cli("arbitrate", str(log), "--size", str(size)))
+
+    truth = [{k: v for k, v in e.to_dict().items() if k != "t"}
+             for e in arbitrate(game, ArbiterConfig(start=Position.start(size)))]
+    assert sum(e["event"] == "move" for e in truth) >= moves - 1
+    assert judged == truth
+
+
+def test_a_calibration_of_another_size_is_refused_by_watch(tmp_path: Path, capsys):
+    setup = calibrate_synthetic(_scene(), seed=7, size=6)
+    cal = tmp_path / "six.json"
+    save_calibration(cal, CameraCalibration(setup, start_position_ok=True))
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    write_image(frames / "0.png", render(Position.start(6).board_string(), _scene(), 7).image)
+    out = tmp_path / "log.jsonl"
+    assert cli_main(["watch", "--images", str(frames), "--calibration", str(cal),
+                     "--size", "8", "--out", str(out)]) == 1
+    assert "six.json was made on a 6x6 board, not an 8x8 one" in capsys.readouterr().err
+    assert not out.exists()  # refused before anything was written
+
+
+@pytest.mark.parametrize("size", [6, 10])
+def test_the_renderer_draws_the_boards_squares_where_its_truth_puts_them(size: int):
+    board = Position.start(size).play(Position.start(size).legal_squares()[0]).board_string()
+    r = render(board, _scene(), seed=3)
+    assert r.board == board and len(r.occluded) == board_size(size).squares
+    # the corners are the playing area's: a square's centre lies inside them
+    for i in (0, size - 1, size * size - 1):
+        x, y = r.square_centre(i)
+        assert r.corners[:, 0].min() < x < r.corners[:, 0].max()
+        assert r.corners[:, 1].min() < y < r.corners[:, 1].max()
+    with pytest.raises(ValueError, match="hands over an 8x8 board only"):
+        render(board[:-1] + "?", _scene(), seed=3)
+
+
+@pytest.mark.parametrize("size", [6, 10])
+def test_kaeshi_calibrate_camera_records_the_boards_size(tmp_path: Path, size: int):
+    start = render(Position.start(size).board_string(), _scene(), seed=3)
+    image = tmp_path / "start.png"
+    write_image(image, start.image)
+    cal = tmp_path / "camera-calibration.json"
+    printed = _cli("calibrate", "camera", "--image", str(image), "--size", str(size),
+                   "--a1", "top-left", "--out", str(cal))
+    assert json.loads(cal.read_text(encoding="utf-8"))["board_size"] == size
+    rows = printed.splitlines()[:size]
+    assert "".join(rows) == Position.start(size).board_string()  # read from a1, row by row
