@@ -22,6 +22,9 @@ class EventKind(StrEnum):
     #: The arbiter found its step again: the board was not the expected player's move
     #: but is reached by legal play, and it was adopted (see ``arbiter.explain``).
     RESYNC = "resync"
+    #: The opponent pressed to hand the turn back and pointed out the last move's faults
+    #: (rule 5①): ``player`` (the offender) must put ``squares`` right and press.
+    POINTED_OUT = "pointed_out"
 
 
 class Irregularity(StrEnum):
@@ -79,6 +82,11 @@ def corrected(t: float, kind: Irregularity, squares: list[str],
     existed have neither, and their records say only that it was put right)."""
     return Event(t, EventKind.CORRECTED, {"kind": kind.value, "squares": squares,
                                           "pointed_out": pointed_out})
+
+
+def pointed_out(t: float, player: str, squares: list[str]) -> Event:
+    """The opponent pointed out ``player``'s faults on ``squares`` (every square flagged)."""
+    return Event(t, EventKind.POINTED_OUT, {"player": player, "squares": squares})
 
 
 def game_over(t: float, black: int, white: int, winner: str, **extra: Any) -> Event:

@@ -127,6 +127,8 @@ class TableFacade:
                 "white_says": core.signoff.white_says, "status": core.signoff.status},
         }
         snap["flags"] = snap["irregularities"] if advisory else []
+        # what happens next to the last move's irregularity, in the one text of its state
+        snap["flow"] = arb.flow().step().to_json()
         if self.outputs.engine is not None and mode == "home":  # rule 21: home tables only
             snap["engine"] = self.outputs.engine.snapshot(board)
             if audience == "players":

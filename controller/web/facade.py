@@ -30,6 +30,8 @@ and clock. A snapshot is a plain JSON-ready dict:
   "result": {"black": 38, "white": 26, "winner": "black", "reason": null} | null,
   "now": 731.0,                        # game time of the snapshot (for "since")
   "kind_names": {"forgotten_flip": "forgotten flip", ...},  # controller.irregularities
+  "flow": {"stage": "pointed_out", "text": "Pointed out: ...", "who": "black",
+           "press": "black"},      # controller.irregular_flow: the one text of the state
 }
 ```
 
@@ -93,10 +95,11 @@ FLAG_EVENTS = frozenset({"irregularity", "corrected"})
 PUBLIC_EVENT_KEYS = {"move": ("t", "event", "player", "square"), "pass": ("t", "event", "player")}
 MOVE_KEYS = ("n", "player", "square", "t")
 #: What an audience without the flags does not get (record mode: not even the arbiter).
-LIVE_FLAG_KEYS = ("irregularities", "flags", "overlay", "history", "kind_names")
+LIVE_FLAG_KEYS = ("irregularities", "flags", "overlay", "history", "kind_names", "flow")
 #: What a player gets with the flags, once the game is over (never the overlay: advice).
 #: The disc-count graph counts the official position, which a forgotten flip shifts.
-PLAYER_FLAG_KEYS = frozenset({"irregularities", "flags", "history", "graph", "kind_names"})
+PLAYER_FLAG_KEYS = frozenset({"irregularities", "flags", "history", "graph", "kind_names",
+                              "flow"})
 
 
 class ActionError(KaeshiError):

@@ -49,8 +49,8 @@ def test_arbiter_reads_what_happens_next_after_an_irregularity(screen: DevTools)
         text = screen.text()
         assert "Move 1 · Black · forgotten flip — d4" in text
         assert "Black did not turn the disc on d4." in text
-        assert ("White may point out d4: press the clock to hand the turn back; then Black "
-                "must turn the disc on d4 to black, then press the clock.") in text
+        assert ("White may point out d4: press White's clock to hand the turn back; then "
+                "Black must turn the disc on d4 to black, then press Black's clock.") in text
         assert "flagged" in text and "s ago" in text  # since when
         # the history keeps it, and the raw position string is gone from the page
         assert screen.js("document.querySelector('#history li').dataset.status") == "open"

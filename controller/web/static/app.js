@@ -145,7 +145,12 @@ function drawFlags(s) {
   list.textContent = "";
   const open = s.history ? s.history.filter((h) => h.status === "open") : null;
   const items = open || (s.irregularities || []);
-  box.hidden = !items.length;
+  // the one instruction of the flow's state (controller/irregular_flow.py): several
+  // faults of one move get one combined instruction, below them all
+  const flow = s.flow || {};
+  const todo = flow.stage && flow.stage !== "clear" ? flow.todo || flow.text : "";
+  box.hidden = !items.length && !todo;
+  box.dataset.stage = flow.stage || "clear";
   for (const it of items) {
     const li = el("li", { "data-kind": it.kind });
     const who = it.player === "black" ? "Black" : "White";
@@ -154,7 +159,11 @@ function drawFlags(s) {
     head.appendChild(el("span", { class: "since", "data-t": it.t ?? "" }));
     li.appendChild(head);
     if (it.text) li.appendChild(el("p", { class: "flag-text" }, it.text + "."));
-    if (it.instruction) li.appendChild(el("p", { class: "instruction" }, it.instruction));
+    list.appendChild(li);
+  }
+  if (todo) {
+    const li = el("li", { class: "flow", "data-stage": flow.stage });
+    li.appendChild(el("p", { class: "instruction" }, todo));
     list.appendChild(li);
   }
   tickSince();
@@ -229,6 +238,7 @@ function describeEvent(e) {
     case "pass": return `${e.player} passes`;
     case "irregularity": return `${e.player}: ${kindName(e.kind)} ${(e.squares || []).join(" ")}`;
     case "corrected": return `corrected: ${kindName(e.kind)} ${(e.squares || []).join(" ")}`;
+    case "pointed_out": return `pointed out: ${e.player} must put ${(e.squares || []).join(" ")} right`;
     case "game_over": return `game over ${e.black}–${e.white}, ` + (e.winner === "draw" ? "draw" : `${e.winner} wins`);
     default: return e.event;
   }
