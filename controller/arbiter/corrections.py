@@ -136,6 +136,10 @@ class Corrections:
             return events
         if said is not None:
             events.append(said)
+        if op is not None and self.open is op:
+            # The offender pressed without putting everything right: what was not put
+            # right stands, and nothing more is asked of them.
+            self.open = None
         # The board as it stands is now the official one; the opponent is to move.
         self.position = Position(sb.black, sb.white, player.opponent, self.position.size)
         self.shifted = sb.shifted
