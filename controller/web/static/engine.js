@@ -35,13 +35,10 @@
     if (document.activeElement !== $("engine-plays")) $("engine-plays").value = e.plays || "none";
     $("engine-status").className = e.gone ? "engine-gone" : "";
     const m = e.move;
-    let text = "";
-    if (m && m.square === null) text = `The engine passes: press its clock.`;
-    else if (m && m.stage === "put") text = `Engine: put a ${m.player} disc on ${m.square}.`;
-    else if (m && m.stage === "turn") text = `Now turn ${m.squares.join(", ")}.`;
-    else if (m && m.stage === "press") text = `Done: press ${m.player}'s clock.`;
-    if (m && m.wrong && m.wrong.length) text += ` Wrong square: ${m.wrong.join(", ")}.`;
+    // the one text of the engine move's state (controller/engine/home.py)
+    const text = m ? m.text || "" : (e.done && e.done.text) || "";
     $("engine-move").textContent = text;
+    $("engine-move").dataset.stage = m ? m.stage || "" : e.done ? "done" : "";
     const list = $("engine-hints");
     list.replaceChildren();
     if (e.hints) {
