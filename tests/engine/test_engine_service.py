@@ -319,3 +319,33 @@ def test_a_forgotten_flip_on_the_engines_move_pointed_out_and_fixed_asks_no_seco
                               "Pointed out: White must turn the disc on ")
     assert seen[2] == f"Engine (White): played {square}."
     assert "corrected" in service.core.arbiter.moves[-1].comment
+
+
+def test_the_engines_square_wins_over_the_legal_moves_on_the_leds_and_the_page(tmp_path):
+    """Legal moves shown: the engine's square is lit as the square to put, not as one
+    legal move among others, on the board's LEDs and on the player's page alike."""
+    source = QueueSource()
+    service = Service(_config(tmp_path, **{"leds.show_legal": True}), source=source)
+    service.open()
+    player = Player(service, source)
+
+    async def scenario():
+        task = asyncio.create_task(service.run())
+        await player.start()
+        await player.own_move()  # black; white (the engine) to move, its moves all legal
+        await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
+        square = _engine(service)["move"]["square"]
+        legal = service.core.arbiter.position.legal_squares()
+        assert square in legal and len(legal) > 1
+        await _until(lambda: service.outputs.led_plan is not None
+                     and service.outputs.led_plan[square].rgb == (255, 255, 255))
+        plan = service.outputs.led_plan
+        others = [sq for sq in legal if sq != square]
+        assert all(plan[sq].rgb == (0, 255, 60) for sq in others)  # the rest stay legal marks
+        page = service.facade.snapshot("player")["overlay"]
+        assert page[square]["rgb"] == [255, 255, 255]
+        assert all(page[sq]["rgb"] == [0, 255, 60] for sq in others)
+        service.stop()
+        await task
+
+    asyncio.run(scenario())

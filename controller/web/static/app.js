@@ -26,8 +26,10 @@ function drawBoard(s) {
   const overlay = draft ? {} : s.overlay || {};
   const showLegal = $("show-legal").checked;
   const legal = showLegal && s.legal && s.mode === "home" && VIEW === "player" ? new Set(s.legal) : new Set();
+  // every square an open flag names, outlined steadily (the overlay may blink on top)
+  const flagged = draft ? [] : (s.flags || s.irregularities || []).flatMap((f) => f.squares || []);
   KaeshiBoard.draw($("board"), board, {
-    size: s.size, coords: true, last: draft ? null : s.last_move,
+    size: s.size, coords: true, last: draft ? null : s.last_move, marks: flagged,
     decorate(cell, sq) {
       let mark = overlay[sq];
       if (mark && !showLegal && mark.rgb.join(",") === LEGAL_RGB) mark = null;
