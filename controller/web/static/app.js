@@ -95,25 +95,24 @@ function onMove(s, n) {
   return (s.history || []).filter((h) => h.n === n && h.status !== "withdrawn");
 }
 
+// One numbering everywhere: a move's number is its place in the game, 1–60 as on a
+// paper kifu with passes counted, the same `n` the flags, history and records use.
 function drawMoves(s) {
   const body = $("moves").tBodies[0];
   body.textContent = "";
   let row = null;
-  let n = 0;
   for (const m of s.moves || []) {
     if (!row || m.player === "black") {
-      n += 1;
       row = el("tr");
-      row.appendChild(el("td", { class: "n" }, String(n)));
       row.appendChild(el("td"));
       row.appendChild(el("td"));
       body.appendChild(row);
     }
-    const col = m.player === "black" ? 1 : 2;
-    const cell = row.children[col];
+    const cell = row.children[m.player === "black" ? 0 : 1];
     const marks = onMove(s, m.n);
     const illegalPass = !m.square && marks.some((h) => h.kind === "illegal_pass");
-    cell.textContent = m.square || (illegalPass ? "pass (illegal)" : "pass");
+    cell.appendChild(el("span", { class: "n" }, `${m.n}.`));
+    cell.appendChild(document.createTextNode(" " + (m.square || (illegalPass ? "pass (illegal)" : "pass"))));
     cell.dataset.square = m.square || "pass";
     cell.dataset.player = m.player;
     cell.dataset.n = m.n;
