@@ -92,6 +92,10 @@ def test_game_over_shows_the_result_history_and_graph(screen: DevTools) -> None:
             screen.wait_for("!document.getElementById('result').hidden", 5)
             text = screen.text()
             assert "Game over: Hasegawa (black) wins 64–0" in text
+            assert "Black 64, White 0." in text and "empty square" not in text  # a full board
+            assert screen.js("document.title") == "Hasegawa vs Tamaru · Kaeshi"
+            assert screen.js("getComputedStyle(document.querySelector('#result-title .score'))"
+                             ".whiteSpace") == "nowrap"
             assert "1 irregularity in this game" in text
             assert "Move 1 Black did not turn the disc on d4. put right" in text
             assert "Game over: the clock has stopped" in text

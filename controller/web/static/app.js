@@ -201,15 +201,17 @@ function drawResult(s) {
   if (!r) return;
   const players = s.players || {};
   const name = (c) => players[c] ? `${players[c]} (${c})` : c[0].toUpperCase() + c.slice(1);
-  let title;
-  if (r.winner === "draw") title = `Draw ${r.black}–${r.white}`;
-  else title = `${name(r.winner)} wins ${r.black}–${r.white}`;
-  $("result-title").textContent = "Game over: " + title;
+  const head = r.winner === "draw" ? "Draw " : `${name(r.winner)} wins `;
+  $("result-title").textContent = "Game over: " + head;
+  // the score is never split over two lines (a phone's narrow column)
+  $("result-title").appendChild(el("span", { class: "score" }, `${r.black}–${r.white}`));
   const why = { time: `${r.loser || "a player"} ran out of time`, both_flags: "both flags fell" }[r.reason];
   const open = (s.history || []).length;
   const parts = [];
   if (why) parts.push(why[0].toUpperCase() + why.slice(1) + ".");
-  parts.push("Black " + r.black + ", White " + r.white + " (empty squares go to the winner).");
+  const n = s.size || 8;
+  const empty = n * n - r.black - r.white;
+  parts.push(`Black ${r.black}, White ${r.white}` + (empty > 0 ? ` (the ${empty} empty square${empty > 1 ? "s go" : " goes"} to the winner).` : "."));
   // no draws in this event: the 伏せ石 gave the 32–32 board to the holder of the right
   if (r.decided_by === "draw_win_right") parts.push(`${name(r.winner)} holds the draw-win right (引き分け勝ち).`);
   if ("history" in s) parts.push(open ? `${open} irregularit${open > 1 ? "ies" : "y"} in this game, listed below.` : "No irregularities in this game.");
@@ -245,12 +247,19 @@ function describeEvent(e) {
   }
 }
 
+// an event's game time as a clock reads it (h:mm:ss past an hour)
+function gameTime(t) {
+  const s = Math.max(0, Math.floor(Number(t) || 0));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
+}
+
 function drawEvents(s) {
   const list = $("events");
   if (!list) return;
   list.textContent = "";
   for (const e of s.events || []) {
-    list.appendChild(el("li", { class: "ev-" + e.event }, `${Number(e.t).toFixed(1)} s  ${describeEvent(e)}`));
+    list.appendChild(el("li", { class: "ev-" + e.event }, `${gameTime(e.t)}  ${describeEvent(e)}`));
   }
   list.scrollTop = list.scrollHeight;
 }
@@ -263,6 +272,10 @@ function drawSignoff(s) {
   box.hidden = !card;
   if (!card) return;
   const winner = card.winner === "draw" ? "draw" : `${card.winner} wins`;
+  // a side that has signed (or already disputes) is not offered to dispute
+  for (const b of document.querySelectorAll("[data-dispute]")) {
+    b.disabled = card[b.dataset.dispute + "_says"] !== null;
+  }
   $("signoff-text").textContent = `${card.black}–${card.white}, ${winner}. Black: ` +
     `${SAYS[card.black_says]}; White: ${SAYS[card.white_says]}` +
     (card.status === "disputed" || card.status === "flagged" ? " — the arbiter is called." : ".");
@@ -312,6 +325,7 @@ function render(s) {
   $("state").dataset.state = s.state || "";
   $("legal-toggle").hidden = !(s.mode === "home" && VIEW === "player");
   const players = s.players || {};
+  document.title = `${players.black || "Black"} vs ${players.white || "White"} · Kaeshi`;
   $("name-black").textContent = players.black || "Black";
   $("name-white").textContent = players.white || "White";
   const counts = s.counts || {};
