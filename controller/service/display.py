@@ -36,6 +36,8 @@ def format_clock(seconds: float | None) -> str:
 
 def describe_event(e: dict[str, Any]) -> str:
     kind = e.get("event")
+    if isinstance(e.get("n"), int) and kind in ("move", "pass"):  # its number in the game
+        return f"{e['n']}. " + describe_event({k: v for k, v in e.items() if k != "n"})
     if kind == "move":
         flips = ", ".join(e.get("flips", []))
         return f"{e['player']} {e['square']} (flips {flips or 'none'})"

@@ -92,7 +92,8 @@ PUBLIC_EVENTS = frozenset({"move", "pass", "game_over"})
 FLAG_EVENTS = frozenset({"irregularity", "corrected"})
 #: A move event's ``flips`` are the discs the rules turn: next to the board they would
 #: point at a forgotten flip, so players outside home see only who played where.
-PUBLIC_EVENT_KEYS = {"move": ("t", "event", "player", "square"), "pass": ("t", "event", "player")}
+PUBLIC_EVENT_KEYS = {"move": ("t", "event", "n", "player", "square"),
+                     "pass": ("t", "event", "n", "player")}
 MOVE_KEYS = ("n", "player", "square", "t")
 #: What an audience without the flags does not get (record mode: not even the arbiter).
 LIVE_FLAG_KEYS = ("irregularities", "flags", "overlay", "history", "kind_names", "flow")

@@ -219,3 +219,30 @@ class LiveFlow(RuleBasedStateMachine):
 TestLiveFlow = LiveFlow.TestCase
 TestLiveFlow.settings = settings(max_examples=40, stateful_step_count=30, deadline=None,
                                  suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_moves_and_passes_carry_their_kifu_number_in_what_people_read() -> None:
+    """One numbering: a step's moves and passes are numbered from the record's length,
+    so the page's events say the same number as the move table and the flags."""
+    from controller.arbiter import arbitrate
+    from controller.events import numbered
+
+    arb = Arbiter(ArbiterConfig(clock=True, settled=True))
+    start = Position.start()
+    t = 0.0
+    shown: list[dict] = []
+    pos = start
+    obs = [Observation(0.5, board=start.board_string()), Observation(1.0, press=Color.WHITE)]
+    for square in ("f5", "d6", "c3"):
+        pos = pos.play(square)
+        t += 2.0
+        obs += [Observation(t, board=pos.board_string()),
+                Observation(t + 1.0, press=pos.to_move.opponent)]
+    for o in obs:
+        shown += numbered(arb.feed(o), len(arb.moves))
+    moves = [d for d in shown if d["event"] == "move"]
+    assert [(d["n"], d["square"]) for d in moves] == [(1, "f5"), (2, "d6"), (3, "c3")]
+    assert [d for d in shown if "n" in d] == moves
+    # the journal's events stay as the arbiter said them
+    assert all("n" not in e.to_dict() for e in arbitrate(obs, ArbiterConfig(clock=True,
+                                                                             settled=True)))

@@ -259,7 +259,8 @@ function drawEvents(s) {
   if (!list) return;
   list.textContent = "";
   for (const e of s.events || []) {
-    list.appendChild(el("li", { class: "ev-" + e.event }, `${gameTime(e.t)}  ${describeEvent(e)}`));
+    const n = typeof e.n === "number" ? `${e.n}. ` : "";
+    list.appendChild(el("li", { class: "ev-" + e.event }, `${gameTime(e.t)}  ${n}${describeEvent(e)}`));
   }
   list.scrollTop = list.scrollHeight;
 }
