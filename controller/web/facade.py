@@ -89,7 +89,7 @@ PLAYER_KEYS = frozenset(
 )
 PUBLIC_EVENTS = frozenset({"move", "pass", "game_over"})
 #: Events that become public with the flags (once the game is over).
-FLAG_EVENTS = frozenset({"irregularity", "corrected"})
+FLAG_EVENTS = frozenset({"irregularity", "corrected", "pointed_out"})
 #: A move event's ``flips`` are the discs the rules turn: next to the board they would
 #: point at a forgotten flip, so players outside home see only who played where.
 PUBLIC_EVENT_KEYS = {"move": ("t", "event", "n", "player", "square"),
