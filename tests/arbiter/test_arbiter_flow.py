@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
@@ -178,6 +178,14 @@ class LiveFlow(RuleBasedStateMachine):
         self._show("".join(cells))
         self._feed(Observation(self._next(), press=me))
 
+    @precondition(lambda self: self.arb.open is not None and not self.arb.open.challenged)
+    @rule()
+    def point_out(self) -> None:
+        """The opponent presses on the unchanged board (as a person following the text)."""
+        assert self.arb.open is not None
+        self._feed(Observation(self._next(),
+                               press=self.arb.open.judgement.player.opponent))
+
     @precondition(lambda self: self.arb.open is not None)
     @rule()
     def put_right(self) -> None:
@@ -198,6 +206,7 @@ class LiveFlow(RuleBasedStateMachine):
     def never_stuck_never_contradictory(self) -> None:
         arb = self.arb
         step = arb.flow().step()
+        event(f"stage {step.stage.value}")
         if step.stage.final:
             assert step.who is None and arb.open is None
             return
@@ -217,7 +226,7 @@ class LiveFlow(RuleBasedStateMachine):
 
 
 TestLiveFlow = LiveFlow.TestCase
-TestLiveFlow.settings = settings(max_examples=40, stateful_step_count=30, deadline=None,
+TestLiveFlow.settings = settings(max_examples=60, stateful_step_count=30, deadline=None,
                                  suppress_health_check=[HealthCheck.too_slow])
 
 
