@@ -212,6 +212,8 @@ class LiveFlow(RuleBasedStateMachine):
             return
         assert step.press in ("black", "white") and step.who == step.press
         op = arb.open
+        if op is not None:  # the hub, from the hall state's flags, says the very same
+            assert of_flags(arb.open_flags()).step() == step
         if step.stage is Stage.MAY_POINT_OUT:
             assert op is not None and not op.challenged
             assert step.press == op.judgement.player.opponent.value
