@@ -22,6 +22,9 @@ class EventKind(StrEnum):
     #: The arbiter found its step again: the board was not the expected player's move
     #: but is reached by legal play, and it was adopted (see ``arbiter.explain``).
     RESYNC = "resync"
+    #: The opponent pressed to hand the turn back and pointed out the last move's faults
+    #: (rule 5①): ``player`` (the offender) must put ``squares`` right and press.
+    POINTED_OUT = "pointed_out"
 
 
 class Irregularity(StrEnum):
@@ -81,6 +84,11 @@ def corrected(t: float, kind: Irregularity, squares: list[str],
                                           "pointed_out": pointed_out})
 
 
+def pointed_out(t: float, player: str, squares: list[str]) -> Event:
+    """The opponent pointed out ``player``'s faults on ``squares`` (every square flagged)."""
+    return Event(t, EventKind.POINTED_OUT, {"player": player, "squares": squares})
+
+
 def game_over(t: float, black: int, white: int, winner: str, **extra: Any) -> Event:
     return Event(
         t, EventKind.GAME_OVER, {"black": black, "white": white, "winner": winner, **extra}
@@ -91,3 +99,21 @@ def resync(t: float, squares: list[str], to_move: str, moves: list[str]) -> Even
     """The board adopted: ``squares`` differed from the arbiter's position, ``moves``
     (``"white f4"``) explain them, ``to_move`` plays next."""
     return Event(t, EventKind.RESYNC, {"squares": squares, "to_move": to_move, "moves": moves})
+
+
+def numbered(events: list[Event], moves: int) -> list[dict[str, Any]]:
+    """``events`` of one step as dicts, each move and pass with its number ``n`` in the
+    game (1-60 as on a kifu, passes counted): ``moves`` is the record's length after the
+    step, so the step's last move or pass is move ``moves``. For what people read (the
+    pages, the terminal); the journal keeps the events as the arbiter said them."""
+    plies = sum(1 for e in events if e.event in (EventKind.MOVE, EventKind.PASS))
+    out = []
+    k = moves - plies
+    for e in events:
+        d = e.to_dict()
+        if e.event in (EventKind.MOVE, EventKind.PASS):
+            k += 1
+            if k > 0:
+                d["n"] = k
+        out.append(d)
+    return out

@@ -45,7 +45,7 @@ KINDS: dict[Irregularity, KindWords] = {
                                 "move is", "{who} must take the disc on {squares} back and "
                                 "play a legal move"),
     K.EXTRA_DISC: KindWords("extra disc", "{who} put more than one new disc down ({squares})",
-                            "{who} must take back the disc that is not the move ({squares})"),
+                            "{who} must take back {discs}"),
     K.REMOVED_DISC: KindWords("removed disc", "{who} took away {discs}",
                               "{who} must put {discs} back"),
     K.SHIFTED_DISC: KindWords("shifted disc", "{who} left {discs} off {place}",
@@ -115,9 +115,15 @@ def instruction(kind: str, player: str, squares: list[str]) -> str:
     naming the discs (for a pass, the legal moves); the offender corrects and
     presses. If the opponent moves on instead, the board stands as it is.
     """
-    opp = _colour(_other(player))
     what = (f"that {_colour(player)} can play {_list(squares, 'or')}"
             if Irregularity(kind) is Irregularity.ILLEGAL_PASS else _list(squares))
-    return (f"{opp} may point out {what}: press the clock to hand the turn back; "
-            f"then {fix(kind, player, squares)}, then press the clock. If {opp} plays on "
+    return point_out(player, what, fix(kind, player, squares))
+
+
+def point_out(player: str, what: str, fixes: str) -> str:
+    """Rule 5① in words: who may point out ``what`` and how, ``fixes`` (the offender's
+    corrections, one sentence), whose clock ends it, and what happens otherwise."""
+    opp, off = _colour(_other(player)), _colour(player)
+    return (f"{opp} may point out {what}: press {opp}'s clock to hand the turn back; "
+            f"then {fixes}, then press {off}'s clock. If {opp} plays on "
             "instead, the board stands as it is.")

@@ -67,6 +67,8 @@ def brief(events: list[Event]) -> list[tuple]:
             out.append(("corrected", d["kind"], tuple(d["squares"])))
         elif e.event == "resync":
             out.append(("resync", tuple(d["squares"])))
+        elif e.event == "pointed_out":
+            out.append(("pointed_out", d["player"], tuple(d["squares"])))
         else:
             out.append(("game_over", d["black"], d["white"], d["winner"]))
     return out

@@ -19,7 +19,7 @@ from controller.observation import Observation
 from controller.position import Position
 from controller.records import GameRecord
 from controller.records.irregular import History, for_people
-from controller.squares import Color, parse_square, squares_of
+from controller.squares import Color, parse_square
 from controller.web import ActionError, ChangeNotifier, View
 from controller.web.facade import disc_graph, result_of
 
@@ -117,17 +117,9 @@ class SimulatedGame:
         legal = pos.legal_squares()
         audience = "arbiter" if view == "arbiter" else "players"
         plan = plan_overlay(self.mode, arb.overlay(), self.state, legal, audience)
-        op = arb.open
-        flags = (
-            []
-            if op is None
-            else [
-                {"player": op.judgement.player.value, "kind": f.kind.value,
-                 "squares": squares_of(f.squares, self.size)}
-                for f in op.flags
-            ]
-        )  # fmt: skip
+        flags = arb.open_flags()
         return {
+            "flow": arb.flow().step().to_json(),
             "kind_names": KIND_NAMES,
             "version": self.notifier.version,
             "mode": self.mode.value,

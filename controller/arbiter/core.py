@@ -63,6 +63,7 @@ class Arbiter(Corrections, NoClock, Explain, Views, HeldPress):
         self.challenge_t: float | None = None
         self._was_over = False
         self._challenged: OpenMove | None = None
+        self._said: Event | None = None
         self._fixed_any = False
         self._first: int | None = None  # the first new disc of the turn
         self._repeats = 0  # how often the last board string came again in a row

@@ -18,6 +18,7 @@ from controller.arbiter.judge import Flag, Judgement, fixed
 from controller.arbiter.readings import StableBoard
 from controller.events import Event, Irregularity
 from controller.events import corrected as corrected_event
+from controller.events import pointed_out as pointed_out_event
 from controller.position import Position
 from controller.records.model import Move
 from controller.squares import Color, squares_of
@@ -53,6 +54,7 @@ class Corrections:
     turn_t: float | None
     challenge_t: float | None
     _challenged: OpenMove | None
+    _said: Event | None  # a point-out not yet told (it may still prove a pass)
     _fixed_any: bool
     _was_over: bool
     _first: int | None
@@ -67,10 +69,15 @@ class Corrections:
     def _challenge(self, t: float, op: OpenMove) -> list[Event]:
         """Rule 5①: the opponent presses to hand the turn back and points the fault out."""
         offender = op.judgement.player
+        size = self.position.size
+        flagged = 0
+        for f in op.flags:
+            flagged |= f.squares
+        said = pointed_out_event(t, offender.value, names(flagged, size))
         flag = next((f for f in op.flags if f.kind is Irregularity.ILLEGAL_PASS), None)
         if flag is not None:
-            events = [corrected_event(t, flag.kind, names(flag.squares, self.position.size),
-                                      pointed_out=True)]
+            events = [said, corrected_event(t, flag.kind, names(flag.squares, size),
+                                            pointed_out=True)]
             self._void_open(op)
             self.position = self.position.with_to_move(offender)
             self.turn_t = t
@@ -84,7 +91,13 @@ class Corrections:
         self.challenge_t = t
         self._was_over = self.phase == OVER
         self.phase = CORRECTING
+        could_move = bool(self.position.with_to_move(offender.opponent).legal_moves())
         self.position = self.position.with_to_move(offender)
+        if could_move:
+            return [said]
+        # The opponent had no move: the press may be their pass. It is said to be a
+        # point-out once something is put right or the offender presses again unmoved.
+        self._said = said
         return []
 
     def _pass_replaced(self, t: float, player: Color, op: OpenMove) -> list[Event]:
@@ -107,6 +120,7 @@ class Corrections:
         sb = self.stable
         events: list[Event] = []
         self._challenged = None
+        said, self._said = self._said, None
         if op is not None and not self._fixed_any and self._opponent_began(op):
             # Nothing was corrected and the offender made a new move: the opponent's
             # press was a pass after all, not a challenge.
@@ -120,6 +134,12 @@ class Corrections:
             self.phase = TURN
             events.extend(self._judge(t, player, sb.black, sb.white, sb.shifted))
             return events
+        if said is not None:
+            events.append(said)
+        if op is not None and self.open is op:
+            # The offender pressed without putting everything right: what was not put
+            # right stands, and nothing more is asked of them.
+            self.open = None
         # The board as it stands is now the official one; the opponent is to move.
         self.position = Position(sb.black, sb.white, player.opponent, self.position.size)
         self.shifted = sb.shifted
@@ -155,8 +175,10 @@ class Corrections:
         if not done:
             return []
         size = self.position.size
-        events = [corrected_event(t, f.kind, names(f.squares, size), pointed_out=op.challenged)
-                  for f in done]
+        events = [] if self._said is None else [self._said]
+        self._said = None
+        events += [corrected_event(t, f.kind, names(f.squares, size), pointed_out=op.challenged)
+                   for f in done]
         self._fixed_any = True
         pos = self.position
         black, white = pos.black, pos.white

@@ -10,7 +10,7 @@ from controller.arbiter.corrections import OpenMove
 from controller.arbiter.judge import Flag, Judgement
 from controller.arbiter.readings import StableBoard
 from controller.boardsize import STANDARD
-from controller.events import Irregularity
+from controller.events import Event, Irregularity
 from controller.position import Position
 from controller.records.model import Move
 from controller.squares import Color, check_size
@@ -57,6 +57,7 @@ def snapshot(a: Arbiter) -> dict[str, Any]:
         "held": None if a._held is None else [a._held[0], a._held[1].value],
         "held_masks": list(a._held_masks), "at_press": a._at_press,
         "view": None if a._view is None else a._view.to_list(),
+        "said": None if a._said is None else a._said.to_dict(),
     }
 
 
@@ -125,4 +126,6 @@ def restore(d: dict[str, Any]) -> Arbiter:
     a._at_press = d.get("at_press")
     view = d.get("view")
     a._view = None if view is None else StableBoard.from_list(view)
+    said = d.get("said")  # absent from snapshots taken before the point-out was told
+    a._said = None if said is None else Event.from_dict(said)
     return a

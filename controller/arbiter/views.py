@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.arbiter.config import ArbiterConfig, Mode
-from controller.arbiter.corrections import TURN, OpenMove, names
+from controller.arbiter.corrections import CORRECTING, TURN, OpenMove, names
 from controller.arbiter.judge import judge
 from controller.arbiter.readings import StableBoard
 from controller.events import Irregularity
+from controller.irregular_flow import Fault, Flow, Stage
 from controller.position import Position
 from controller.records.model import GameRecord, Move
 
@@ -41,6 +42,22 @@ class Views:
     notes: list[str]
     result: tuple[int, int] | None
     last_move: str | None
+    _challenged: OpenMove | None
+
+    def flow(self) -> Flow:
+        """Where the irregularity of the last move stands (rule 5①), for every output."""
+        op = self.open
+        if op is not None and op.flags:
+            size = self.position.size
+            flow = Flow().flagged(op.judgement.player.value, op.record_index + 1, (
+                Fault(f.kind, tuple(names(f.squares, size)),
+                      tuple(names(f.fix, size)) if f.kind is Irregularity.EXTRA_DISC else ())
+                for f in op.flags))
+            return flow.point_out() if op.challenged else flow
+        if self.phase == CORRECTING and self._challenged is not None:
+            return Flow(Stage.PUT_RIGHT, self._challenged.judgement.player.value,
+                        self._challenged.record_index + 1)
+        return Flow()
 
     def overlay(self) -> Overlay:
         """Pending and wrong discs for the LEDs, computed on demand (never per frame)."""
@@ -77,7 +94,9 @@ class Views:
         size = self.position.size
         return [
             {"player": op.judgement.player.value, "kind": f.kind.value,
-             "squares": names(f.squares, size)}
+             "squares": names(f.squares, size), "n": op.record_index + 1,
+             "pointed_out": op.challenged,
+             **({"fix": names(f.fix, size)} if f.kind is Irregularity.EXTRA_DISC else {})}
             for f in op.flags
         ]
 

@@ -14,7 +14,7 @@ from controller.arbiter import Arbiter, ArbiterConfig, Mode
 from controller.arbiter.presswait import press_wait
 from controller.boardsize import SIZES, STANDARD
 from controller.events import Event
-from controller.irregularities import describe, instruction, name
+from controller.irregularities import describe, name
 from controller.observation import LogHeader, Observation, read_log
 from controller.position import Position
 from controller.records import save_games
@@ -138,8 +138,9 @@ def as_text(event: Event, move: int) -> str:
         return f"{head}move {move:<3} {who} passes"
     if kind == "irregularity":
         squares = list(d.get("squares", []))
-        return (f"{head}IRREGULAR {describe(d['kind'], d['player'], squares)}.\n"
-                f"{'':12}{instruction(d['kind'], d['player'], squares)}")
+        return f"{head}IRREGULAR {describe(d['kind'], d['player'], squares)}."
+    if kind == "pointed_out":
+        return f"{head}pointed out: {who} must put {' '.join(d.get('squares', []))} right"
     if kind == "corrected":
         return f"{head}put right: {name(d['kind'])} on {' '.join(d.get('squares', []))}"
     if kind == "game_over":
@@ -167,6 +168,9 @@ def _judge(args: argparse.Namespace, header: LogHeader | None,
         for event in events:
             text = event.to_json() if args.format == "json" else as_text(event, len(arbiter.moves))
             out.write(text + "\n")
+        if args.format != "json" and any(e.event == "irregularity" for e in events):
+            # what happens next, once for the move however many faults it has
+            out.write(f"{'':12}{arbiter.flow().step().to_json()['todo']}\n")
         history.take(events, len(arbiter.moves), t, arbiter.open_flags())
         after[len(arbiter.moves)] = arbiter.position
 

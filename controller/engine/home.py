@@ -102,13 +102,48 @@ class Instruction:
             plan[sq] = LedCell(WRONG, LedPattern.FAST_BLINK)
         return plan
 
-    def to_json(self, board: str | None = None) -> dict[str, Any]:
+    def to_json(self, board: str | None = None, faulty: str = "") -> dict[str, Any]:
+        """The instruction, and with ``board`` where the player is and its one text;
+        ``faulty``: the arbiter's instruction while the move is being put right."""
         out: dict[str, Any] = {"player": self.player.value, "square": self.square,
                                "flips": list(self.flips), "score": self.score}
         if board is not None:
             stage, squares, wrong = self.step(board)
-            out.update(stage=stage, squares=squares, wrong=wrong)
+            if faulty:
+                stage = "faulty"
+            out.update(stage=stage, squares=squares, wrong=wrong,
+                       text=self.text(stage, squares, wrong, faulty))
         return out
+
+    def text(self, stage: str, squares: list[str], wrong: list[str], faulty: str = "") -> str:
+        """The engine move's flow in words, one text per stage: shown (put, then turn),
+        carried out (press), faulty (what to fix), done."""
+        me, cap = self.player.value, self.player.value.capitalize()
+        head = f"Engine ({cap}): "
+        if stage == "faulty":
+            return f"The engine's move {self.square or 'pass'} was not carried out as shown. " \
+                   + faulty
+        if stage == "done":
+            return f"{head}played {self.square or 'a pass'}."
+        if self.square is None:
+            return f"{head}passes: press {cap}'s clock."
+        off = ""
+        if wrong:
+            many = "s" if len(wrong) > 1 else ""
+            off = f"take the {me} disc{many} off {' and '.join(wrong)}: the move is " \
+                  f"{self.square}. "
+        if stage == "put":
+            turn = f", then turn {_and(list(self.flips))} to {me}" if self.flips else ""
+            return f"{head}{off}put a {me} disc on {self.square}{turn}, then press {cap}'s clock."
+        if stage == "turn":
+            return f"{head}{off}turn {_and(squares)} to {me}, then press {cap}'s clock."
+        return f"{head}{off}{self.square} is on the board: press {cap}'s clock."
+
+
+def _and(squares: list[str]) -> str:
+    if len(squares) <= 1:
+        return "".join(squares)
+    return ", ".join(squares[:-1]) + " and " + squares[-1]
 
 
 def _new_discs(before: str, board: str, mine: str) -> list[str]:

@@ -89,6 +89,7 @@ class EngineSeat:
         self.plays = plays
         self.client = client or EngineClient(spec)
         self.instruction: Instruction | None = None
+        self.done: Instruction | None = None  # the engine's last move, carried out
         self.hints: Hints | None = None
         self.heat = False
         self._key: tuple[str, str, int] | None = None  # the position the advice is for
@@ -103,10 +104,27 @@ class EngineSeat:
         arb = core.arbiter
         return arb.position.board_string(), arb.position.to_move.value, len(arb.moves)
 
+    def _being_put_right(self) -> str:
+        """The arbiter's instruction while the engine's move, carried out with a fault, may
+        still be or is being put right ("" otherwise): the move stands as asked, and the
+        engine is not asked again for the position the point-out hands back."""
+        core = self.service.core
+        if self.instruction is None or core is None:
+            return ""
+        flow = core.arbiter.flow()
+        if flow.stage.final or flow.offender != self.instruction.player.value:
+            return ""
+        return str(flow.step().to_json()["todo"])
+
     def changed(self) -> None:
         """After each step: drop stale advice; ask for a move when the engine is on turn."""
         key = self._position_key()
+        if self._being_put_right():
+            self._key = key
+            return
         if key != self._key:
+            if self.instruction is not None:
+                self.done = self.instruction
             self._key = key
             self.instruction = None
             self.hints = None
@@ -179,7 +197,10 @@ class EngineSeat:
         return {
             **status,
             "plays": self.plays.value if self.plays else None,
-            "move": None if self.instruction is None else self.instruction.to_json(board),
+            "move": None if self.instruction is None else self.instruction.to_json(
+                board, self._being_put_right()),
+            "done": None if self.done is None or self.instruction is not None else {
+                **self.done.to_json(), "text": self.done.text("done", [], [])},
             "hints": None if self.hints is None else {**self.hints.to_json(),
                                                        "heat": self.heat},
         }

@@ -24,7 +24,8 @@ MAX_TABLE = 9999
 #: Largest payload accepted; a state of a 10x10 board and a few flags is ~2 kB.
 MAX_PAYLOAD = 1 << 16
 
-EVENT_KINDS = ("move", "pass", "irregularity", "corrected", "resync", "game_over", "clock")
+EVENT_KINDS = ("move", "pass", "irregularity", "corrected", "pointed_out", "resync", "game_over",
+               "clock")
 COLORS = ("black", "white")
 #: The irregularity kinds a table may name; any other is refused at the edge.
 IRREGULARITY_KINDS = tuple(kind.value for kind in Irregularity)
@@ -181,8 +182,10 @@ def check_event(r: Reader) -> dict[str, Any]:
     kind = r.choice("event", EVENT_KINDS)
     square, ply = patterns(r.size)[:2]
     squares = board_size(r.size).squares
-    if kind in ("move", "pass", "irregularity"):
+    if kind in ("move", "pass", "irregularity", "pointed_out"):
         r.choice("player", COLORS)
+    if kind == "pointed_out":
+        r.squares("squares")
     if kind == "move":
         r.str("square", square)
         r.squares("flips")

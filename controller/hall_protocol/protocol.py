@@ -325,6 +325,9 @@ def decode_state(payload: bytes, table: int, where: str = "state") -> TableState
         fr.choice("player", COLORS, null=True)
         fr.int("n", 0, 200, null=True)
         fr.num("at", null=True, low=WALL_LOW, high=WALL_HIGH)
+        if "fix" in f:
+            fr.squares("fix")
+        fr.bool("pointed_out")
     return TableState(
         table=table,
         game=r.str("game", GAME_RE),

@@ -116,6 +116,22 @@ def plan_overlay(
     return plan
 
 
+#: The marks an engine's instruction lights over: advice and reminders, never a flag.
+UNDER_ENGINE: frozenset[Rgb] = frozenset({LEGAL, LAST_MOVE, STATUS})
+
+
+def with_engine(plan: Plan, engine: Plan) -> Plan:
+    """``plan`` with the engine's lights on it: the square to put, the discs to turn and
+    the wrong-square mark win over legal-move, last-move and status marks; the arbiter's
+    marks of a fault (pending, wrong) still win where both fall."""
+    out = dict(plan)
+    for sq, cell in engine.items():
+        mine = out.get(sq)
+        if mine is None or mine.rgb in UNDER_ENGINE:
+            out[sq] = cell
+    return out
+
+
 def pattern_level(pattern: LedPattern, t: float) -> float:
     """Brightness factor 0..1 of ``pattern`` at time ``t`` (s), as the firmware runs them."""
     if pattern is LedPattern.STEADY:

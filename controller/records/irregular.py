@@ -18,7 +18,9 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from controller.irregularities import describe, instruction
+from controller.events import Irregularity
+from controller.irregular_flow import Fault, Flow
+from controller.irregularities import describe
 from controller.position import IllegalMoveError, Position
 from controller.records.model import join_comments
 
@@ -66,7 +68,11 @@ class Entry:
         d["text"] = self.text()
         d["status_text"] = STATUS_TEXT[self.status]
         if self.status == OPEN:
-            d["instruction"] = instruction(self.kind, self.player, self.squares)
+            flow = Flow().flagged(self.player, self.n, [Fault(Irregularity(self.kind),
+                                                               tuple(self.squares))])
+            if self.pointed_out:
+                flow = flow.point_out()
+            d["instruction"] = flow.step().to_json()["todo"]
         return d
 
     def comment(self) -> str:
@@ -106,6 +112,10 @@ class History:
             if kind == "irregularity":
                 self.entries.append(Entry(moves, str(d["player"]), str(d["kind"]),
                                           list(d.get("squares", [])), when))
+            elif kind == "pointed_out":
+                for e in self.entries:
+                    if e.status == OPEN and e.player == d.get("player"):
+                        e.pointed_out = True
             elif kind == "corrected":
                 said = d.get("pointed_out")
                 self._corrected(str(d["kind"]), list(d.get("squares", [])), when,

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller.events import Event, EventKind
+from controller.events import Event, EventKind, numbered
 from controller.service import bootclock
 from controller.service.bootclock import BootStamp
 from controller.service.config import Config
@@ -216,8 +216,8 @@ class Service:
         except JournalError as exc:
             self.keeper.down(str(exc), t)
             return []
-        for e in events:
-            self._remember(e)
+        for e, d in zip(events, numbered(events, len(core.arbiter.moves)), strict=True):
+            self._remember(e, d)
         self.outputs.show(arrival)
         self.flags.schedule()
         if events:
@@ -229,8 +229,7 @@ class Service:
             self.lifecycle.finish_game()
         return events
 
-    def _remember(self, e: Event) -> None:
-        d = e.to_dict()
+    def _remember(self, e: Event, d: dict[str, Any]) -> None:
         self.events.append(d)
         self.events_total += 1
         if len(self.events) > RECENT_EVENTS:

@@ -36,6 +36,8 @@ def format_clock(seconds: float | None) -> str:
 
 def describe_event(e: dict[str, Any]) -> str:
     kind = e.get("event")
+    if isinstance(e.get("n"), int) and kind in ("move", "pass"):  # its number in the game
+        return f"{e['n']}. " + describe_event({k: v for k, v in e.items() if k != "n"})
     if kind == "move":
         flips = ", ".join(e.get("flips", []))
         return f"{e['player']} {e['square']} (flips {flips or 'none'})"
@@ -45,6 +47,9 @@ def describe_event(e: dict[str, Any]) -> str:
         squares = list(e.get("squares", []))
         return (f"FLAG {name(str(e['kind']))} by {e['player']}: {', '.join(squares)} — "
                 f"{describe(str(e['kind']), str(e['player']), squares)}")
+    if kind == "pointed_out":
+        return (f"pointed out: {e['player']} must put {', '.join(e.get('squares', []))} "
+                "right")
     if kind == "corrected":
         return f"corrected {name(str(e['kind']))}: {', '.join(e.get('squares', []))}"
     if kind == "game_over":
@@ -110,11 +115,15 @@ def render(snapshot: dict[str, Any], colour: bool = True) -> list[str]:
         + (f", {to_move} to play" if to_move and state == "playing" else "")
     )
     flags = snapshot.get("flags", [])
-    if flags:
-        for f in flags:
-            text = f"FLAG {f['kind']} by {f['player']}: {', '.join(f.get('squares', []))}"
-            lines.append(f"{_FLAG_BG}{text}{_RESET}" if colour else text)
-    else:
+    for f in flags:
+        text = (f"FLAG {name(str(f['kind']))} by {f['player']}: "
+                f"{', '.join(f.get('squares', []))}"
+                + (f" (move {f['n']})" if isinstance(f.get("n"), int) else ""))
+        lines.append(f"{_FLAG_BG}{text}{_RESET}" if colour else text)
+    said = (snapshot.get("flow") or {}).get("todo")
+    if said:  # the one instruction of the flow's state, as the page shows it
+        lines.append(f"{_BOLD}{said}{_RESET}" if colour else said)
+    elif not flags:
         lines.append("no open flags")
     lines.append("last events:")
     for e in snapshot.get("events", [])[-6:]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from controller.boardsize import board_size
 from controller.irregularities import KIND_NAMES
-from controller.leds.plan import plan_overlay
+from controller.leds.plan import plan_overlay, with_engine
 from controller.service.core import ActionRefused, GameCore
 from controller.service.journal import GameRow
 from controller.service.outputs import Outputs
@@ -132,11 +132,13 @@ class TableFacade:
             snap["devices"] = devices()
             # the key of the pages' addresses: the arbiter's view only (not a player key)
             snap["device_key"] = getattr(self.outputs.source, "device_key", "")
+        # what happens next to the last move's irregularity, in the one text of its state
+        snap["flow"] = arb.flow().step().to_json()
         if self.outputs.engine is not None and mode == "home":  # rule 21: home tables only
             snap["engine"] = self.outputs.engine.snapshot(board)
-            if audience == "players":
-                snap["overlay"] = {**{sq: c.to_json() for sq, c in
-                                      self.outputs.engine.plan(board).items()}, **snap["overlay"]}
+            if audience == "players":  # as on the LEDs (Outputs.update_leds)
+                snap["overlay"] = {sq: c.to_json() for sq, c in
+                                   with_engine(plan, self.outputs.engine.plan(board)).items()}
         return snap
 
     async def ask_hints(self, heat: bool) -> dict[str, Any]:

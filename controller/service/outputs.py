@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.boardsize import board_size
 from controller.leds.drivers import LedSetup, make_leds
-from controller.leds.plan import LedDriver, Plan, plan_overlay
+from controller.leds.plan import LedDriver, Plan, plan_overlay, with_engine
 from controller.leds.ws2812 import STRIP_SIZE
 from controller.service.config import Config
 from controller.service.sources import Source
@@ -98,8 +98,8 @@ class Outputs:
             table.core.settings.mode, table.core.arbiter.overlay(), table.states.state.value,
             self.legal() if table.config["leds.show_legal"] else None,
         )
-        if self.engine is not None:  # the arbiter's lights win where both fall
-            plan = {**self.engine.plan(self.board()), **plan}
+        if self.engine is not None:  # over legal moves; the arbiter's flag marks still win
+            plan = with_engine(plan, self.engine.plan(self.board()))
         if plan == self.led_plan:
             return
         self.led_plan = plan

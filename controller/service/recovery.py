@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from controller.events import Event
+from controller.events import Event, numbered
 from controller.service.bootclock import BootStamp
 from controller.service.core import ActionRefused, GameCore, GameSettings
 from controller.service.journal import Entry, GameRow, Journal, JournalError
@@ -128,14 +128,14 @@ class JournalKeeper:
             last_t, last_wall = max(last_t, entry.t), entry.wall
             if entry.kind == "input":
                 events = _apply_journaled(core, entry)
-                replayed.extend(e.to_dict() for e in events)
+                replayed.extend(numbered(events, len(core.arbiter.moves)))
                 board = entry.data.get("obs", {}).get("board")
                 if board is not None:
                     boards = [boards[1], board]
                     self.table.board_seen = True
             elif entry.kind == "event":
                 journaled.append(entry.data)
-        if replayed != journaled:
+        if [{k: v for k, v in d.items() if k != "n"} for d in replayed] != journaled:
             log.warning(
                 "journal of game %s: replay gave %d events where %d were shown; "
                 "the replay is kept", game.id, len(replayed), len(journaled)

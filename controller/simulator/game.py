@@ -18,6 +18,7 @@ from controller.events import game_over as game_over_event
 from controller.events import irregularity as irregularity_event
 from controller.events import move as move_event
 from controller.events import pass_ as pass_event
+from controller.events import pointed_out as pointed_out_event
 from controller.irregularities import REPORT_ORDER
 from controller.observation import Observation
 from controller.position import Position
@@ -302,7 +303,9 @@ class _Game:
             table.still(2)
         else:  # rule 5①: the opponent presses back and points it out
             table.think()
-            table.press(me.opponent)
+            said = table.press(me.opponent)
+            flagged = sorted({q for squares in plan.flags.values() for q in squares})
+            self.truth.append(pointed_out_event(said, me.value, _names(flagged, self.size)))
         self.repair(plan, before)
         for kind_ in sorted(plan.flags, key=REPORT_ORDER.__getitem__):
             self.truth.append(corrected_event(table.t, kind_, _names(plan.flags[kind_], self.size),
@@ -384,6 +387,7 @@ class _Game:
         if fix == "opponent":
             self.table.think()
             t = self.table.press(me.opponent)
+            self.truth.append(pointed_out_event(t, me.value, legal))
             self.truth.append(corrected_event(t, K.ILLEGAL_PASS, legal, pointed_out=True))
             self.table.think()
             self.play(sq, None)

@@ -30,6 +30,8 @@ and clock. A snapshot is a plain JSON-ready dict:
   "result": {"black": 38, "white": 26, "winner": "black", "reason": null} | null,
   "now": 731.0,                        # game time of the snapshot (for "since")
   "kind_names": {"forgotten_flip": "forgotten flip", ...},  # controller.irregularities
+  "flow": {"stage": "pointed_out", "text": "Pointed out: ...", "who": "black",
+           "press": "black"},      # controller.irregular_flow: the one text of the state
 }
 ```
 
@@ -88,16 +90,18 @@ PLAYER_KEYS = frozenset(
 )
 PUBLIC_EVENTS = frozenset({"move", "pass", "game_over"})
 #: Events that become public with the flags (once the game is over).
-FLAG_EVENTS = frozenset({"irregularity", "corrected"})
+FLAG_EVENTS = frozenset({"irregularity", "corrected", "pointed_out"})
 #: A move event's ``flips`` are the discs the rules turn: next to the board they would
 #: point at a forgotten flip, so players outside home see only who played where.
-PUBLIC_EVENT_KEYS = {"move": ("t", "event", "player", "square"), "pass": ("t", "event", "player")}
+PUBLIC_EVENT_KEYS = {"move": ("t", "event", "n", "player", "square"),
+                     "pass": ("t", "event", "n", "player")}
 MOVE_KEYS = ("n", "player", "square", "t")
 #: What an audience without the flags does not get (record mode: not even the arbiter).
-LIVE_FLAG_KEYS = ("irregularities", "flags", "overlay", "history", "kind_names")
+LIVE_FLAG_KEYS = ("irregularities", "flags", "overlay", "history", "kind_names", "flow")
 #: What a player gets with the flags, once the game is over (never the overlay: advice).
 #: The disc-count graph counts the official position, which a forgotten flip shifts.
-PLAYER_FLAG_KEYS = frozenset({"irregularities", "flags", "history", "graph", "kind_names"})
+PLAYER_FLAG_KEYS = frozenset({"irregularities", "flags", "history", "graph", "kind_names",
+                              "flow"})
 
 
 class ActionError(KaeshiError):

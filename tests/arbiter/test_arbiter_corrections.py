@@ -103,7 +103,11 @@ def test_opponent_presses_points_out_and_mover_corrects(kind, start, fault, fix,
     assert any(e.event == "irregularity" for e in events)
     n = len(log.obs)
     log.press(Color.WHITE)  # rule 5①: the opponent hands the turn back ...
-    assert feed(arbiter, log, n) == []
+    said = brief(feed(arbiter, log, n))
+    assert [e[:2] for e in said] == [("pointed_out", "black")]
+    flagged_squares = {sq for e in brief(events) if e[0] not in ("move", "pointed_out")
+                       for sq in e[2]}
+    assert set(said[0][2]) == flagged_squares
     assert arbiter.to_move is Color.BLACK
     n = len(log.obs)
     fix(log)  # ... and the mover puts it right
@@ -167,7 +171,8 @@ def test_illegal_square_pointed_out_is_withdrawn_and_replayed():
     n = len(log.obs)
     log.press(Color.WHITE)
     log.set(a1="-")
-    assert brief(feed(arbiter, log, n)) == [("corrected", "illegal_square", ("a1",))]
+    assert brief(feed(arbiter, log, n)) == [("pointed_out", "black", ("a1",)),
+                                            ("corrected", "illegal_square", ("a1",))]
     assert arbiter.to_move is Color.BLACK
     n = len(log.obs)
     log.move("f5", "black", ("e5",))
@@ -189,6 +194,7 @@ def test_illegal_pass_pointed_out():
     assert brief(feed(arbiter, log, 0)) == [
         ("pass", "black"),
         ("illegal_pass", "black", legal),
+        ("pointed_out", "black", tuple(sorted(legal, key=lambda q: (q[1], q[0])))),
         ("corrected", "illegal_pass", legal),
     ]
     assert arbiter.to_move is Color.BLACK
@@ -251,6 +257,8 @@ def test_a_fault_in_the_last_move_can_still_be_pointed_out():
     assert brief(feed(arbiter, log, 0)) == [
         ("move", "black", "f8", ("g8",)),
         ("shifted_disc", "black", ("f8",)),
+        # white had no move: the press is told as a point-out once something is put right
+        ("pointed_out", "black", ("f8",)),
         ("corrected", "shifted_disc", ("f8",)),
         ("game_over", 64, 0, "black"),
     ]

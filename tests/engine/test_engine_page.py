@@ -46,6 +46,13 @@ def test_the_page_names_the_engine_and_says_when_it_is_gone(tmp_path, browser):
         await asyncio.to_thread(
             browser.wait_for, f"{_text('engine-move')}.includes('put a white disc on "
             f"{square}')", 10)
+        beside = await asyncio.to_thread(browser.js, _text("engine-say"))
+        assert beside.startswith(f"Engine (White): put a white disc on {square}")
+        # under the board, not far down the page
+        gap = await asyncio.to_thread(
+            browser.js, "document.getElementById('engine-say').getBoundingClientRect().top - "
+            "document.getElementById('board').getBoundingClientRect().bottom")
+        assert 0 <= gap < 80
         shown = await asyncio.to_thread(browser.js, _text("engine-status"))
         assert "Kaeshi" in shown and "plays white" in shown  # which engine is playing
         lit = await asyncio.to_thread(

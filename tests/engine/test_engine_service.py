@@ -265,3 +265,87 @@ def test_a_handicap_game_against_the_engine_at_a_home_table(tmp_path):
     resumed.open()
     assert resumed.core.arbiter.position == service.core.arbiter.position
 
+
+
+def test_a_forgotten_flip_on_the_engines_move_pointed_out_and_fixed_asks_no_second_move(
+        tmp_path):
+    """The engine's move carried out with a flip forgotten: once the opponent points it
+    out, the page shows what to fix (not a new engine move), and after the fix and the
+    press the game goes on with black to move, the engine asked once for that move."""
+    source = QueueSource()
+    service = Service(_config(tmp_path), source=source)
+    service.open()
+    player = Player(service, source)
+    seen: list[str] = []
+
+    async def scenario():
+        task = asyncio.create_task(service.run())
+        await player.start()
+        await player.own_move()  # black
+        await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
+        move = _engine(service)["move"]
+        seen.append(move["text"])
+        asked = service.outputs.engine.asked
+        assert move["flips"], "the engine's first reply turns a disc"
+        forgotten, kept = move["flips"][0], move["flips"][1:]
+        await player.move(move["square"], kept, Color.WHITE)  # one flip forgotten
+        n = len(service.core.arbiter.moves)
+        source.queue.put_nowait(Reading(press=Color.BLACK))  # black points it out
+        await _until(lambda: service.core.arbiter.flow().stage == "pointed_out")
+        await asyncio.sleep(0.3)  # time for a (wrong) second request to go out
+        shown = _engine(service)["move"]
+        seen.append(shown["text"])
+        assert shown["stage"] == "faulty" and shown["square"] == move["square"]
+        assert service.outputs.engine.asked == asked
+        player.board[parse_square(forgotten)] = Color.WHITE.symbol  # put right
+        player.show()
+        await _until(lambda: service.core.arbiter.flow().stage == "put_right")
+        source.queue.put_nowait(Reading(press=Color.WHITE))
+        await _until(lambda: service.core.arbiter.to_move is Color.BLACK
+                     and service.core.arbiter.phase == "turn")
+        await asyncio.sleep(0.3)
+        assert service.outputs.engine.asked == asked
+        assert _engine(service)["move"] is None
+        seen.append(_engine(service)["done"]["text"])
+        assert len(service.core.arbiter.moves) == n
+        service.stop()
+        await task
+
+    asyncio.run(scenario())
+    square = service.core.arbiter.moves[-1].square
+    assert [m.square for m in service.core.arbiter.moves].count(None) == 0  # no pass
+    assert seen[0].startswith(f"Engine (White): put a white disc on {square}, then turn ")
+    assert seen[1].startswith(f"The engine's move {square} was not carried out as shown. "
+                              "Pointed out: White must turn the disc on ")
+    assert seen[2] == f"Engine (White): played {square}."
+    assert "corrected" in service.core.arbiter.moves[-1].comment
+
+
+def test_the_engines_square_wins_over_the_legal_moves_on_the_leds_and_the_page(tmp_path):
+    """Legal moves shown: the engine's square is lit as the square to put, not as one
+    legal move among others, on the board's LEDs and on the player's page alike."""
+    source = QueueSource()
+    service = Service(_config(tmp_path, **{"leds.show_legal": True}), source=source)
+    service.open()
+    player = Player(service, source)
+
+    async def scenario():
+        task = asyncio.create_task(service.run())
+        await player.start()
+        await player.own_move()  # black; white (the engine) to move, its moves all legal
+        await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
+        square = _engine(service)["move"]["square"]
+        legal = service.core.arbiter.position.legal_squares()
+        assert square in legal and len(legal) > 1
+        await _until(lambda: service.outputs.led_plan is not None
+                     and service.outputs.led_plan[square].rgb == (255, 255, 255))
+        plan = service.outputs.led_plan
+        others = [sq for sq in legal if sq != square]
+        assert all(plan[sq].rgb == (0, 255, 60) for sq in others)  # the rest stay legal marks
+        page = service.facade.snapshot("player")["overlay"]
+        assert page[square]["rgb"] == [255, 255, 255]
+        assert all(page[sq]["rgb"] == [0, 255, 60] for sq in others)
+        service.stop()
+        await task
+
+    asyncio.run(scenario())

@@ -179,7 +179,7 @@ def test_hub_browser_irregularity_on_top_and_pause_reaches_the_table(
     assert shown < SHOW_DEADLINE
     card = browser.js(f"{TOP}.innerText")
     assert "white: forgotten flip d4 e4 at move 4 · 1 min 15 s ago" in card
-    assert ("Black may point out d4 and e4: press the clock to hand the turn back; then "
+    assert ("Black may point out d4 and e4: press Black's clock to hand the turn back; then "
             "White must turn the discs on d4 and e4 to white") in card
     assert "move 0 · discs 2–2" in card
     # the hall's map keeps its order: table 5 stays fifth, and is outlined there

@@ -17,7 +17,15 @@ import pytest
 
 from controller.arbiter.config import ArbiterConfig, Mode
 from controller.arbiter.core import Arbiter
-from controller.events import EventKind, Irregularity, corrected, game_over, irregularity, move
+from controller.events import (
+    EventKind,
+    Irregularity,
+    corrected,
+    game_over,
+    irregularity,
+    move,
+    pointed_out,
+)
 from controller.events import pass_ as pass_event
 from controller.events import resync as resync_event
 from controller.hall_protocol.protocol import (
@@ -192,6 +200,7 @@ def _every_kind() -> list[dict]:
         pass_event(2.0, "white").to_dict(),
         *[irregularity(3.0, "white", kind, ["d5"]).to_dict() for kind in Irregularity],
         *[corrected(4.0, kind, ["d5"]).to_dict() for kind in Irregularity],
+        pointed_out(4.5, "black", ["d5", "e5"]).to_dict(),
         resync_event(5.0, ["c3", "d4"], "white", ["white d6", "black c3"]).to_dict(),
         game_over(6.0, 33, 31, "black").to_dict(),
         game_over(6.0, 32, 32, "white", decided_by="draw_win_right").to_dict(),

@@ -56,7 +56,7 @@ def test_dashboard_puts_what_needs_the_arbiter_first() -> None:
     (flag,) = top["irregularities"]
     assert {k: flag[k] for k in FLAG} == FLAG
     assert flag["text"] == "White did not turn the discs on e4 and f4"
-    assert flag["instruction"].startswith("Black may point out e4 and f4: press the clock")
+    assert flag["instruction"].startswith("Black may point out e4 and f4: press Black's clock")
     assert top["attention"]["detail"] == "white: forgotten flip e4 f4"
     assert top["discs"] == {"black": 2, "white": 2} and "moves" in top
     assert cards[2]["attention"]["detail"] == "white's flag has fallen"

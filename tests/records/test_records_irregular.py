@@ -138,11 +138,11 @@ def test_every_kind_has_words_and_an_instruction_under_rule_5() -> None:
         assert text.startswith("White ") and squares in text
         what = instruction(kind, "white", ["e4", "f5"])
         pointed = "that White can play e4 or f5" if kind == "illegal_pass" else "e4 and f5"
-        assert what.startswith(f"Black may point out {pointed}: press the clock")
+        assert what.startswith(f"Black may point out {pointed}: press Black's clock")
         assert "then White must" in what and what.endswith("the board stands as it is.")
     assert instruction("forgotten_flip", "black", ["e5"]) == (
-        "White may point out e5: press the clock to hand the turn back; then Black must "
-        "turn the disc on e5 to black, then press the clock. If White plays on instead, "
+        "White may point out e5: press White's clock to hand the turn back; then Black must "
+        "turn the disc on e5 to black, then press Black's clock. If White plays on instead, "
         "the board stands as it is.")
 
 

@@ -84,3 +84,36 @@ def test_pipe_output_prints_each_new_event_once():
     assert text.count("black f5 (flips e5)") == 1
     assert text.count("corrected forgotten flip: e5") == 1
     assert text.count("state: playing") == 1
+
+
+def test_the_terminal_says_the_flows_one_instruction_as_the_page_does():
+    """The same snapshot's ``flow``, built by the arbiter after a point-out, is what the
+    terminal prints below the flags: the offender's next step, not the point-out offer."""
+    from controller.arbiter import Arbiter
+    from controller.arbiter.config import ArbiterConfig
+    from controller.observation import Observation
+    from controller.squares import Color
+
+    arb = Arbiter(ArbiterConfig(clock=True, settled=True))
+    start = Position.start()
+    played = list(start.play("d3").board_string())
+    played[27] = "O"  # d4 left white: a forgotten flip
+    for i, obs in enumerate([Observation(0.5, board=start.board_string()),
+                             Observation(1.0, press=Color.WHITE),
+                             Observation(2.0, board="".join(played)),
+                             Observation(3.0, press=Color.BLACK),
+                             Observation(4.0, press=Color.WHITE)]):
+        arb.feed(obs)
+        if i == 3:
+            offer = arb.flow().step().to_json()
+    said = arb.flow().step().to_json()
+    flags = arb.open_flags()
+    text = "\n".join(render(_snapshot(flags=flags, flow=said), colour=False))
+    assert "FLAG forgotten flip by black: d4 (move 1)" in text
+    assert "Pointed out: Black must turn the disc on d4 to black, then press Black's clock." in (
+        text)
+    assert offer["todo"] not in text and "no open flags" not in text
+    events = "\n".join(render(_snapshot(events=[
+        {"t": 4.0, "event": "pointed_out", "player": "black", "squares": ["d4"]}]),
+        colour=False))
+    assert "pointed out: black must put d4 right" in events

@@ -16,6 +16,7 @@ from test_web_browser import LIVE, LiveServer
 from web_support import TOKEN, SimulatedGame
 
 from controller.arbiter import Mode
+from controller.squares import Color
 
 #: Squares marked as a legal move: a dot, or the green light the LEDs show.
 LEGAL_MARKS = ("[...document.querySelectorAll('#board .cell')].filter(c => "
@@ -49,8 +50,8 @@ def test_arbiter_reads_what_happens_next_after_an_irregularity(screen: DevTools)
         text = screen.text()
         assert "Move 1 · Black · forgotten flip — d4" in text
         assert "Black did not turn the disc on d4." in text
-        assert ("White may point out d4: press the clock to hand the turn back; then Black "
-                "must turn the disc on d4 to black, then press the clock.") in text
+        assert ("White may point out d4: press White's clock to hand the turn back; then "
+                "Black must turn the disc on d4 to black, then press Black's clock.") in text
         assert "flagged" in text and "s ago" in text  # since when
         # the history keeps it, and the raw position string is gone from the page
         assert screen.js("document.querySelector('#history li').dataset.status") == "open"
@@ -91,14 +92,19 @@ def test_game_over_shows_the_result_history_and_graph(screen: DevTools) -> None:
             screen.wait_for("!document.getElementById('result').hidden", 5)
             text = screen.text()
             assert "Game over: Hasegawa (black) wins 64–0" in text
+            assert "Black 64, White 0." in text and "empty square" not in text  # a full board
+            assert screen.js("document.title") == "Hasegawa vs Tamaru · Kaeshi"
+            assert screen.js("getComputedStyle(document.querySelector('#result-title .score'))"
+                             ".whiteSpace") == "nowrap"
             assert "1 irregularity in this game" in text
             assert "Move 1 Black did not turn the disc on d4. put right" in text
             assert "Game over: the clock has stopped" in text
             assert screen.js("document.querySelectorAll('#graph polyline').length") == 2
             assert screen.js("document.getElementById('graph-box').hidden") is False
-            # numbered moves, the last one marked on the board
-            assert screen.js("document.querySelector('#moves tbody tr:last-child td.n')"
-                             ".textContent") == "5"
+            # moves numbered as on a kifu (passes counted), the last one marked on the board
+            played = live.on_loop(lambda: len(live.game.arbiter.moves))
+            assert screen.js("[...document.querySelectorAll('#moves [data-n]')].at(-1)"
+                             ".querySelector('.n').textContent") == f"{played}."
             assert screen.js("document.querySelector('[data-sq=\"f4\"]')"
                              ".classList.contains('last')")
             assert not screen.scrolls_sideways()
@@ -154,7 +160,7 @@ def test_home_player_view_explains_its_markings(screen: DevTools) -> None:
         open_page(screen, live, "player")
         screen.wait_for("document.querySelector('#moves [data-n=\"2\"]') !== null", 5)
         assert screen.js("document.querySelector('#moves [data-n=\"2\"]').textContent") == (
-            "pass (illegal)")
+            "2. pass (illegal)")
         assert screen.js("document.getElementById('show-legal').checked") is True
         assert screen.js(LEGAL_MARKS) == 3  # ticked, and the legal moves are marked
         text = screen.text()
@@ -196,6 +202,78 @@ def test_the_arbiter_sets_up_a_position_by_clicking_squares(screen: DevTools) ->
         assert board[36] == "X"  # e5: black, as the arbiter set it
         screen.wait_for("document.getElementById('history').textContent"
                         ".includes('position set by the arbiter')", timeout=5)
+        assert screen.errors == []
+    finally:
+        live.close()
+
+
+FLOW_TEXT = "document.querySelector('#irregularities .instruction')?.textContent || ''"
+
+
+def test_the_point_out_flow_step_by_step_and_a_two_fault_move(screen: DevTools) -> None:
+    """The arbiter's panel at each step of rule 5①: flagged, pointed out, put right,
+    the offender's press; then a move with two faults gives one instruction."""
+    live = LiveServer(SimulatedGame(Mode.TOURNAMENT))
+    try:
+        game = live.game
+        live.on_loop(game.start_clock)
+        live.on_loop(lambda: game.play("d3", forget=("d4",)))
+        open_page(screen, live, "arbiter")
+        screen.wait_for(f"({FLOW_TEXT}).startsWith('White may point out d4')", 5)
+        assert screen.js(FLOW_TEXT) == (
+            "White may point out d4: press White's clock to hand the turn back; then Black "
+            "must turn the disc on d4 to black, then press Black's clock. If White plays on "
+            "instead, the board stands as it is.")
+        # the flagged disc is outlined whether or not its light is on
+        assert screen.js("[...document.querySelectorAll('#board .cell.flag')]"
+                         ".map(c => c.dataset.sq)") == ["d4"]
+        assert screen.js("getComputedStyle(document.querySelector('[data-sq=\"d4\"]'))"
+                         ".outlineStyle") == "solid"
+
+        live.on_loop(lambda: game.press(Color.WHITE))  # White points it out
+        screen.wait_for(f"({FLOW_TEXT}).startsWith('Pointed out')", 5)
+        assert screen.js(FLOW_TEXT) == ("Pointed out: Black must turn the disc on d4 to black, "
+                                        "then press Black's clock.")
+        assert "pointed out: black must put d4 right" in screen.text()  # its event
+
+        live.on_loop(game.put_right)
+        screen.wait_for(f"({FLOW_TEXT}).startsWith('Put right')", 5)
+        assert screen.js(FLOW_TEXT) == ("Put right: Black must now press Black's clock; then "
+                                        "White is to move.")
+
+        live.on_loop(lambda: game.press(Color.BLACK))
+        screen.wait_for("document.getElementById('flags').hidden", 5)
+        assert "Move 1 Black did not turn the disc on d4. put right" in screen.text()
+        # one numbering: the flag's move 1 is the move table's "1."
+        assert screen.js("document.querySelector('#moves [data-n=\"1\"]').textContent") == (
+            "1. d3")
+
+        # white's reply, then black's move 3 with two faults: one combined instruction
+        live.on_loop(lambda: game.play(game.arbiter.position.legal_squares()[0]))
+
+        def two_faults() -> None:
+            pos = game.arbiter.position
+            square = pos.legal_squares()[0]
+            after = list(pos.play(square).board_string())
+            flips = [i for i, (a, b) in enumerate(zip(pos.board_string(), after, strict=True))
+                     if a != b and a != "-"]
+            after[flips[0]] = "O"  # a flip forgotten
+            after[0] = "X"  # and a second new disc, on a1
+            game.sense("".join(after))
+            game.press(Color.BLACK)
+
+        live.on_loop(two_faults)
+        screen.wait_for(f"({FLOW_TEXT}).startsWith('White may point out')", 5)
+        assert screen.js("document.querySelectorAll('#irregularities .instruction').length") == 1
+        said = screen.js(FLOW_TEXT)
+        assert "take back the disc on a1" in said and "Black must turn the disc on" in said
+        assert said.count("press Black's clock") == 1
+        heads = screen.js("[...document.querySelectorAll('#irregularities .flag-head b')]"
+                          ".map(b => b.textContent)")
+        assert len(heads) == 2 and all(h.startswith("Move 3 · Black") for h in heads)
+        assert screen.js("document.querySelector('#moves [data-n=\"3\"]')"
+                         ".textContent").startswith("3. ")
+        assert not screen.scrolls_sideways()
         assert screen.errors == []
     finally:
         live.close()

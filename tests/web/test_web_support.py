@@ -15,8 +15,10 @@ def test_web_support_game_is_judged_by_the_real_arbiter() -> None:
     snap = game.snapshot("arbiter")
     assert [m["square"] for m in snap["moves"]] == ["f5"]
     assert snap["irregularities"] == [
-        {"player": "black", "kind": "forgotten_flip", "squares": ["e5"]}
+        {"player": "black", "kind": "forgotten_flip", "squares": ["e5"], "n": 1,
+         "pointed_out": False}
     ]
+    assert snap["flow"]["stage"] == "may_point_out" and snap["flow"]["press"] == "white"
     assert snap["clocks"]["running"] == "white"
     assert "f5" in write_ggf(game.game_record())
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.hall_protocol.protocol import ClockState, TableStatus
-from controller.irregularities import describe, instruction, name
+from controller.irregular_flow import of_flags
+from controller.irregularities import describe, name
 
 IRREGULARITY, CLOCK, STOPPED, RESULT, REST = range(5)
 REASONS = {
@@ -84,11 +85,13 @@ def _flag_line(f: dict[str, Any]) -> str:
 def explained(flags: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The open flags with what a person reads: the sentence, and what happens next."""
     out = []
-    for f in flags:
+    # one combined instruction for the move, on its first flag (controller.irregular_flow)
+    said = of_flags(flags).step().to_json()["todo"] if flags else ""
+    for i, f in enumerate(flags):
         player, kind = str(f.get("player", "")), str(f.get("kind", ""))
         squares = [str(s) for s in f.get("squares", [])]
         out.append({**f, "line": _flag_line(f), "text": describe(kind, player, squares),
-                    "instruction": instruction(kind, player, squares)})
+                    **({"instruction": said} if i == 0 else {})})
     return out
 
 

@@ -26,8 +26,10 @@ function drawBoard(s) {
   const overlay = draft ? {} : s.overlay || {};
   const showLegal = $("show-legal").checked;
   const legal = showLegal && s.legal && s.mode === "home" && VIEW === "player" ? new Set(s.legal) : new Set();
+  // every square an open flag names, outlined steadily (the overlay may blink on top)
+  const flagged = draft ? [] : (s.flags || s.irregularities || []).flatMap((f) => f.squares || []);
   KaeshiBoard.draw($("board"), board, {
-    size: s.size, coords: true, last: draft ? null : s.last_move,
+    size: s.size, coords: true, last: draft ? null : s.last_move, marks: flagged,
     decorate(cell, sq) {
       let mark = overlay[sq];
       if (mark && !showLegal && mark.rgb.join(",") === LEGAL_RGB) mark = null;
@@ -93,25 +95,24 @@ function onMove(s, n) {
   return (s.history || []).filter((h) => h.n === n && h.status !== "withdrawn");
 }
 
+// One numbering everywhere: a move's number is its place in the game, 1–60 as on a
+// paper kifu with passes counted, the same `n` the flags, history and records use.
 function drawMoves(s) {
   const body = $("moves").tBodies[0];
   body.textContent = "";
   let row = null;
-  let n = 0;
   for (const m of s.moves || []) {
     if (!row || m.player === "black") {
-      n += 1;
       row = el("tr");
-      row.appendChild(el("td", { class: "n" }, String(n)));
       row.appendChild(el("td"));
       row.appendChild(el("td"));
       body.appendChild(row);
     }
-    const col = m.player === "black" ? 1 : 2;
-    const cell = row.children[col];
+    const cell = row.children[m.player === "black" ? 0 : 1];
     const marks = onMove(s, m.n);
     const illegalPass = !m.square && marks.some((h) => h.kind === "illegal_pass");
-    cell.textContent = m.square || (illegalPass ? "pass (illegal)" : "pass");
+    cell.appendChild(el("span", { class: "n" }, `${m.n}.`));
+    cell.appendChild(document.createTextNode(" " + (m.square || (illegalPass ? "pass (illegal)" : "pass"))));
     cell.dataset.square = m.square || "pass";
     cell.dataset.player = m.player;
     cell.dataset.n = m.n;
@@ -145,7 +146,12 @@ function drawFlags(s) {
   list.textContent = "";
   const open = s.history ? s.history.filter((h) => h.status === "open") : null;
   const items = open || (s.irregularities || []);
-  box.hidden = !items.length;
+  // the one instruction of the flow's state (controller/irregular_flow.py): several
+  // faults of one move get one combined instruction, below them all
+  const flow = s.flow || {};
+  const todo = flow.stage && flow.stage !== "clear" ? flow.todo || flow.text : "";
+  box.hidden = !items.length && !todo;
+  box.dataset.stage = flow.stage || "clear";
   for (const it of items) {
     const li = el("li", { "data-kind": it.kind });
     const who = it.player === "black" ? "Black" : "White";
@@ -154,7 +160,11 @@ function drawFlags(s) {
     head.appendChild(el("span", { class: "since", "data-t": it.t ?? "" }));
     li.appendChild(head);
     if (it.text) li.appendChild(el("p", { class: "flag-text" }, it.text + "."));
-    if (it.instruction) li.appendChild(el("p", { class: "instruction" }, it.instruction));
+    list.appendChild(li);
+  }
+  if (todo) {
+    const li = el("li", { class: "flow", "data-stage": flow.stage });
+    li.appendChild(el("p", { class: "instruction" }, todo));
     list.appendChild(li);
   }
   tickSince();
@@ -191,15 +201,17 @@ function drawResult(s) {
   if (!r) return;
   const players = s.players || {};
   const name = (c) => players[c] ? `${players[c]} (${c})` : c[0].toUpperCase() + c.slice(1);
-  let title;
-  if (r.winner === "draw") title = `Draw ${r.black}–${r.white}`;
-  else title = `${name(r.winner)} wins ${r.black}–${r.white}`;
-  $("result-title").textContent = "Game over: " + title;
+  const head = r.winner === "draw" ? "Draw " : `${name(r.winner)} wins `;
+  $("result-title").textContent = "Game over: " + head;
+  // the score is never split over two lines (a phone's narrow column)
+  $("result-title").appendChild(el("span", { class: "score" }, `${r.black}–${r.white}`));
   const why = { time: `${r.loser || "a player"} ran out of time`, both_flags: "both flags fell" }[r.reason];
   const open = (s.history || []).length;
   const parts = [];
   if (why) parts.push(why[0].toUpperCase() + why.slice(1) + ".");
-  parts.push("Black " + r.black + ", White " + r.white + " (empty squares go to the winner).");
+  const n = s.size || 8;
+  const empty = n * n - r.black - r.white;
+  parts.push(`Black ${r.black}, White ${r.white}` + (empty > 0 ? ` (the ${empty} empty square${empty > 1 ? "s go" : " goes"} to the winner).` : "."));
   // no draws in this event: the 伏せ石 gave the 32–32 board to the holder of the right
   if (r.decided_by === "draw_win_right") parts.push(`${name(r.winner)} holds the draw-win right (引き分け勝ち).`);
   if ("history" in s) parts.push(open ? `${open} irregularit${open > 1 ? "ies" : "y"} in this game, listed below.` : "No irregularities in this game.");
@@ -229,9 +241,17 @@ function describeEvent(e) {
     case "pass": return `${e.player} passes`;
     case "irregularity": return `${e.player}: ${kindName(e.kind)} ${(e.squares || []).join(" ")}`;
     case "corrected": return `corrected: ${kindName(e.kind)} ${(e.squares || []).join(" ")}`;
+    case "pointed_out": return `pointed out: ${e.player} must put ${(e.squares || []).join(" ")} right`;
     case "game_over": return `game over ${e.black}–${e.white}, ` + (e.winner === "draw" ? "draw" : `${e.winner} wins`);
     default: return e.event;
   }
+}
+
+// an event's game time as a clock reads it (h:mm:ss past an hour)
+function gameTime(t) {
+  const s = Math.max(0, Math.floor(Number(t) || 0));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
 }
 
 function drawEvents(s) {
@@ -239,7 +259,8 @@ function drawEvents(s) {
   if (!list) return;
   list.textContent = "";
   for (const e of s.events || []) {
-    list.appendChild(el("li", { class: "ev-" + e.event }, `${Number(e.t).toFixed(1)} s  ${describeEvent(e)}`));
+    const n = typeof e.n === "number" ? `${e.n}. ` : "";
+    list.appendChild(el("li", { class: "ev-" + e.event }, `${gameTime(e.t)}  ${n}${describeEvent(e)}`));
   }
   list.scrollTop = list.scrollHeight;
 }
@@ -252,6 +273,10 @@ function drawSignoff(s) {
   box.hidden = !card;
   if (!card) return;
   const winner = card.winner === "draw" ? "draw" : `${card.winner} wins`;
+  // a side that has signed (or already disputes) is not offered to dispute
+  for (const b of document.querySelectorAll("[data-dispute]")) {
+    b.disabled = card[b.dataset.dispute + "_says"] !== null;
+  }
   $("signoff-text").textContent = `${card.black}–${card.white}, ${winner}. Black: ` +
     `${SAYS[card.black_says]}; White: ${SAYS[card.white_says]}` +
     (card.status === "disputed" || card.status === "flagged" ? " — the arbiter is called." : ".");
@@ -330,6 +355,7 @@ function render(s) {
   $("state").dataset.state = s.state || "";
   $("legal-toggle").hidden = !(s.mode === "home" && VIEW === "player");
   const players = s.players || {};
+  document.title = `${players.black || "Black"} vs ${players.white || "White"} · Kaeshi`;
   $("name-black").textContent = players.black || "Black";
   $("name-white").textContent = players.white || "White";
   const counts = s.counts || {};

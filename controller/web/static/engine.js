@@ -19,12 +19,22 @@
     '<button type="button" id="hint-heat">Score every move</button></p>' +
     '<ol id="engine-hints"></ol><p id="engine-error" role="status"></p>';
   (document.querySelector(".side") || document.body).appendChild(panel);
+  // the engine's instruction also stands right under the board, where the player looks
+  const say = document.createElement("p");
+  say.id = "engine-say";
+  say.className = "engine-say";
+  say.hidden = true;
+  const board = document.getElementById("board");
+  if (board) board.after(say);
   const $ = (id) => document.getElementById(id);
 
   function render(s) {
     const e = s.engine;
     panel.hidden = !e;
-    if (!e) return;
+    if (!e) {
+      say.hidden = true;
+      return;
+    }
     const who = e.plays ? `plays ${e.plays}` : "hints only";
     const named = e.level_name ? ` ${e.level_name}` : "";
     let status = `${e.name} (${e.protocol}, level ${e.level}${named}), ${who}: ${e.status}`;
@@ -35,13 +45,12 @@
     if (document.activeElement !== $("engine-plays")) $("engine-plays").value = e.plays || "none";
     $("engine-status").className = e.gone ? "engine-gone" : "";
     const m = e.move;
-    let text = "";
-    if (m && m.square === null) text = `The engine passes: press its clock.`;
-    else if (m && m.stage === "put") text = `Engine: put a ${m.player} disc on ${m.square}.`;
-    else if (m && m.stage === "turn") text = `Now turn ${m.squares.join(", ")}.`;
-    else if (m && m.stage === "press") text = `Done: press ${m.player}'s clock.`;
-    if (m && m.wrong && m.wrong.length) text += ` Wrong square: ${m.wrong.join(", ")}.`;
+    // the one text of the engine move's state (controller/engine/home.py)
+    const text = m ? m.text || "" : (e.done && e.done.text) || "";
     $("engine-move").textContent = text;
+    say.textContent = text;
+    say.hidden = !text;
+    $("engine-move").dataset.stage = m ? m.stage || "" : e.done ? "done" : "";
     const list = $("engine-hints");
     list.replaceChildren();
     if (e.hints) {
