@@ -39,12 +39,13 @@ def game_log() -> list[Observation]:
 
 
 def content(events: list[Event] | list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Moves and irregularities, without their times (those are the devices')."""
+    """Moves and irregularities, without their times (those are the devices') and the
+    move number the service adds for people to read."""
     out = []
     for e in events:
         d = e if isinstance(e, dict) else e.to_dict()
         if d["event"] in ("move", "irregularity"):
-            out.append({k: v for k, v in d.items() if k not in ("t", "time", "comment")})
+            out.append({k: v for k, v in d.items() if k not in ("t", "time", "comment", "n")})
     return out
 
 
