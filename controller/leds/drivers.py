@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from controller.errors import KaeshiError
 from controller.leds.plan import LedDriver
+from controller.leds.strip import STRIP_SIZE
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +25,7 @@ class LedSetup:
     source: object
     #: Called when the overlay changes, for a page that draws it.
     notify: Callable[[], None]
-    #: ``leds.order``: how a strip is wired (``controller.leds.ws2812.STRIP_ORDERS``).
+    #: ``leds.order``: how a strip is wired (``controller.leds.strip.STRIP_ORDERS``).
     order: str = "rows"
     #: The configuration's name, for messages.
     where: str = "the configuration"
@@ -38,6 +39,9 @@ class LedDriverKind:
 
     help: str
     make: Callable[[LedSetup], LedDriver | None]
+    #: The board size the lights are laid out for (a strip under an 8x8 board); ``None``
+    #: for a driver that lights any size (the page, the sensor board's middle squares).
+    covers: int | None = None
 
 
 def _none(setup: LedSetup) -> None:
@@ -54,7 +58,8 @@ def _board(setup: LedSetup) -> LedDriver:
 
 
 def _ws2812(setup: LedSetup) -> LedDriver:
-    from controller.leds.ws2812 import Ws2812SpiLeds, chain_order
+    from controller.leds.strip import chain_order
+    from controller.leds.ws2812 import Ws2812SpiLeds
 
     if setup.open_spi is None:
         from controller.leds.spi import open_spi_writer
@@ -75,7 +80,7 @@ LED_DRIVERS: dict[str, LedDriverKind] = {
     "none": LedDriverKind("no LEDs", _none),
     "board": LedDriverKind("the sensor board's LEDs", _board),
     "ws2812": LedDriverKind("a WS2812 strip on the Pi's SPI, wired as `leds.order` says",
-                            _ws2812),
+                            _ws2812, covers=STRIP_SIZE),
     "web": LedDriverKind("drawn on the web page only", _web),
 }
 

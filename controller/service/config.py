@@ -17,7 +17,7 @@ from controller.clockhw.displays import CLOCK_DISPLAYS
 from controller.clockhw.displays import documentation as display_documentation
 from controller.leds.drivers import LED_DRIVERS
 from controller.leds.drivers import documentation as led_documentation
-from controller.leds.ws2812 import STRIP_ORDERS
+from controller.leds.strip import STRIP_ORDERS
 from controller.tomlconfig import (
     KeyLines,
     Option,
