@@ -258,6 +258,7 @@ DEFINITIONS = {
 NOT_THE_BOARD: dict[str, tuple[int, str]] = {
     "controller/browser/session.py": (1, "clock-sync pings sent at the quick rate"),
     "controller/clockhw/display.py": (1, "the TM1637's middle segment bit (0x40)"),
+    "controller/clockhw/ht16k33.py": (1, "the HT16K33's RAM address of the fourth digit"),
     "controller/clockhw/tm1637.py": (2, "the TM1637's auto-increment command; bits in a byte"),
     "controller/commands/hub.py": (1, "tables in a simulated hall"),
     "controller/engine/search.py": (3, "the weight of a move of mobility (8x8 and other "

@@ -54,13 +54,24 @@ class NoDisplay:
         return None
 
 
-def _tm1637(lines: DisplayLines) -> ClockDisplay:
+def _claim_two(lines: DisplayLines, clk_name: str, dio_name: str) -> tuple[Any, Any]:
+    """The display's two lines as outputs, claimed, named as its data sheet names them."""
     from controller.clockhw import gpio
+
+    return (lines.claim(gpio.output(f"{lines.what} {clk_name}", lines.clk, lines.pin_factory)),
+            lines.claim(gpio.output(f"{lines.what} {dio_name}", lines.dio, lines.pin_factory)))
+
+
+def _tm1637(lines: DisplayLines) -> ClockDisplay:
     from controller.clockhw.tm1637 import Tm1637
 
-    return Tm1637(lines.claim(gpio.output(f"{lines.what} CLK", lines.clk, lines.pin_factory)),
-                  lines.claim(gpio.output(f"{lines.what} DIO", lines.dio, lines.pin_factory)),
-                  lines.half_period)
+    return Tm1637(*_claim_two(lines, "CLK", "DIO"), lines.half_period)
+
+
+def _ht16k33(lines: DisplayLines) -> ClockDisplay:
+    from controller.clockhw.ht16k33 import Ht16k33
+
+    return Ht16k33(*_claim_two(lines, "SCL", "SDA"), lines.half_period)
 
 
 def _none(lines: DisplayLines) -> ClockDisplay:
@@ -70,6 +81,8 @@ def _none(lines: DisplayLines) -> ClockDisplay:
 CLOCK_DISPLAYS: dict[str, DisplayKind] = {
     "tm1637": DisplayKind("a 4-digit TM1637 module per player, on its CLK and DIO lines",
                           _tm1637),
+    "ht16k33": DisplayKind("a 4-digit HT16K33 backpack per player, its SCL on the CLK line "
+                           "and SDA on the DIO line", _ht16k33),
     "none": DisplayKind("no displays: the buttons only, the times on the web page", _none),
 }
 

@@ -24,6 +24,8 @@ class Command(NamedTuple):
 COMMANDS: dict[str, Command] = {
     "arbitrate": Command("arbitrate", "judge an observation log and print the events"),
     "calibrate": Command("calibrate", "calibrate a sensor (hall, camera)"),
+    "config": Command("config", "print an example configuration, or check one before "
+                      "the service starts"),
     "demo": Command("demo", "run the service on simulated hardware (ends by itself)"),
     "doctor": Command("doctor", "check this machine for the service: Pi, GPIO, camera, "
                       "serial, folders"),

@@ -13,8 +13,9 @@ from controller.leds.plan import (
     plan_overlay,
 )
 from controller.leds.sensor_board import SensorBoardLeds
+from controller.leds.strip import chain_order
 from controller.leds.web import WebLeds
-from controller.leds.ws2812 import Ws2812SpiLeds, chain_order, decode_spi, encode_spi
+from controller.leds.ws2812 import Ws2812SpiLeds, decode_spi, encode_spi
 
 __all__ = [
     "LAST_MOVE",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from controller.errors import KaeshiError
 from controller.leds.plan import LedDriver
+from controller.leds.strip import STRIP_SIZE
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +25,7 @@ class LedSetup:
     source: object
     #: Called when the overlay changes, for a page that draws it.
     notify: Callable[[], None]
-    #: ``leds.order``: how a strip is wired (``controller.leds.ws2812.STRIP_ORDERS``).
+    #: ``leds.order``: how a strip is wired (``controller.leds.strip.STRIP_ORDERS``).
     order: str = "rows"
     #: The configuration's name, for messages.
     where: str = "the configuration"
@@ -38,6 +39,9 @@ class LedDriverKind:
 
     help: str
     make: Callable[[LedSetup], LedDriver | None]
+    #: The board size the lights are laid out for (a strip under an 8x8 board); ``None``
+    #: for a driver that lights any size (the page, the sensor board's middle squares).
+    covers: int | None = None
 
 
 def _none(setup: LedSetup) -> None:
@@ -53,16 +57,27 @@ def _board(setup: LedSetup) -> LedDriver:
     return SensorBoardLeds(setup.source)
 
 
+def _spi_writer(setup: LedSetup, hz: int) -> Callable[[bytes], None]:
+    if setup.open_spi is not None:
+        return setup.open_spi()
+    from controller.leds.spi import open_spi_writer
+
+    return open_spi_writer(hz=hz)
+
+
 def _ws2812(setup: LedSetup) -> LedDriver:
-    from controller.leds.ws2812 import Ws2812SpiLeds, chain_order
+    from controller.leds.spi import WS2812_SPI_HZ
+    from controller.leds.strip import chain_order
+    from controller.leds.ws2812 import Ws2812SpiLeds
 
-    if setup.open_spi is None:
-        from controller.leds.spi import open_spi_writer
+    return Ws2812SpiLeds(_spi_writer(setup, WS2812_SPI_HZ), order=chain_order(setup.order))
 
-        writer = open_spi_writer()
-    else:
-        writer = setup.open_spi()
-    return Ws2812SpiLeds(writer, order=chain_order(setup.order))
+
+def _apa102(setup: LedSetup) -> LedDriver:
+    from controller.leds.apa102 import APA102_SPI_HZ, Apa102SpiLeds
+    from controller.leds.strip import chain_order
+
+    return Apa102SpiLeds(_spi_writer(setup, APA102_SPI_HZ), order=chain_order(setup.order))
 
 
 def _web(setup: LedSetup) -> LedDriver:
@@ -75,7 +90,9 @@ LED_DRIVERS: dict[str, LedDriverKind] = {
     "none": LedDriverKind("no LEDs", _none),
     "board": LedDriverKind("the sensor board's LEDs", _board),
     "ws2812": LedDriverKind("a WS2812 strip on the Pi's SPI, wired as `leds.order` says",
-                            _ws2812),
+                            _ws2812, covers=STRIP_SIZE),
+    "apa102": LedDriverKind("an APA102 or SK9822 strip on the Pi's SPI (data and clock), "
+                            "wired as `leds.order` says", _apa102, covers=STRIP_SIZE),
     "web": LedDriverKind("drawn on the web page only", _web),
 }
 

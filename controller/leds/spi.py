@@ -9,13 +9,15 @@ from controller.errors import KaeshiError
 WS2812_SPI_HZ = 2_400_000
 
 
-def open_spi_writer(bus: int = 0, device: int = 0) -> Callable[[bytes], None]:
-    """A writer for ``/dev/spidev<bus>.<device>`` at 2.4 MHz (WS2812 data on MOSI, GPIO 10)."""
+def open_spi_writer(bus: int = 0, device: int = 0,
+                    hz: int = WS2812_SPI_HZ) -> Callable[[bytes], None]:
+    """A writer for ``/dev/spidev<bus>.<device>``: data on MOSI (GPIO 10), the clock on
+    SCLK (GPIO 11) for a strip that has a clock line; 2.4 MHz is the WS2812's bit rate."""
     try:
         import spidev  # type: ignore[import-not-found]
     except ImportError:
         raise KaeshiError(
-            "the WS2812 strip needs the spidev package (pip install spidev) and SPI "
+            "an LED strip needs the spidev package (pip install spidev) and SPI "
             "enabled (raspi-config > Interface Options > SPI)"
         ) from None
     spi = spidev.SpiDev()
@@ -23,7 +25,7 @@ def open_spi_writer(bus: int = 0, device: int = 0) -> Callable[[bytes], None]:
         spi.open(bus, device)
     except OSError as exc:
         raise KaeshiError(f"cannot open SPI {bus}.{device} for the LED strip: {exc}") from None
-    spi.max_speed_hz = WS2812_SPI_HZ
+    spi.max_speed_hz = hz
     spi.mode = 0
 
     def write(data: bytes) -> None:

@@ -17,7 +17,7 @@ from controller.clockhw.displays import CLOCK_DISPLAYS
 from controller.clockhw.displays import documentation as display_documentation
 from controller.leds.drivers import LED_DRIVERS
 from controller.leds.drivers import documentation as led_documentation
-from controller.leds.ws2812 import STRIP_ORDERS
+from controller.leds.strip import STRIP_ORDERS
 from controller.tomlconfig import (
     KeyLines,
     Option,
@@ -85,10 +85,14 @@ OPTIONS: tuple[Option, ...] = (
       low=0, high=27),
     O("gpio", "pause_button", int, 22, "GPIO of the arbiter's pause button (to ground).",
       low=0, high=27),
-    O("gpio", "black_clk", int, 5, "GPIO to CLK of black's TM1637 display.", low=0, high=27),
-    O("gpio", "black_dio", int, 6, "GPIO to DIO of black's TM1637 display.", low=0, high=27),
-    O("gpio", "white_clk", int, 13, "GPIO to CLK of white's TM1637 display.", low=0, high=27),
-    O("gpio", "white_dio", int, 19, "GPIO to DIO of white's TM1637 display.", low=0, high=27),
+    O("gpio", "black_clk", int, 5, "GPIO to the clock line (CLK or SCL) of black's "
+      "display.", low=0, high=27),
+    O("gpio", "black_dio", int, 6, "GPIO to the data line (DIO or SDA) of black's "
+      "display.", low=0, high=27),
+    O("gpio", "white_clk", int, 13, "GPIO to the clock line (CLK or SCL) of white's "
+      "display.", low=0, high=27),
+    O("gpio", "white_dio", int, 19, "GPIO to the data line (DIO or SDA) of white's "
+      "display.", low=0, high=27),
     O("gpio", "buzzer", int, 26, "GPIO of the flag-fall buzzer; -1 for none.",
       low=-1, high=27),
     O("gpio", "debounce", float, 0.03,

@@ -14,9 +14,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.boardsize import board_size
-from controller.leds.drivers import LedSetup, make_leds
+from controller.leds.drivers import LED_DRIVERS, LedSetup, make_leds
 from controller.leds.plan import LedDriver, Plan, plan_overlay, with_engine
-from controller.leds.ws2812 import STRIP_SIZE
 from controller.service.config import Config
 from controller.service.sources import Source
 from controller.squares import Color
@@ -147,11 +146,13 @@ class Outputs:
         config = table.config
         self.source = source
         driver = config["leds.driver"]
-        if driver == "ws2812" and config["game.size"] != STRIP_SIZE:
-            # the strip lies under an 8x8 board: on a board of another size its lights
-            # would sit between the squares, so the overlay is drawn on the page only
-            log.warning("leds.driver = \"ws2812\" covers %s board, the game is %s: the LED "
-                        "overlay is on the web page only", board_size(STRIP_SIZE).a_label,
+        kind = LED_DRIVERS.get(driver)  # an unknown name is refused by make_leds
+        covers = kind.covers if kind is not None else None
+        if covers is not None and config["game.size"] != covers:
+            # a strip lies under a board of its own size: on a board of another size its
+            # lights would sit between the squares, so the overlay is drawn on the page only
+            log.warning("leds.driver = \"%s\" covers %s board, the game is %s: the LED "
+                        "overlay is on the web page only", driver, board_size(covers).a_label,
                         board_size(config["game.size"]).label)
             driver = "web"
         self.leds = make_leds(driver, LedSetup(

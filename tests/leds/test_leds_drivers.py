@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from controller.arbiter import Overlay
 from controller.hall.leds import decode_led_payload, led_payload
@@ -22,6 +24,7 @@ from controller.leds import (
     encode_spi,
     plan_overlay,
 )
+from controller.leds.apa102 import Apa102SpiLeds, decode_apa102, encode_apa102
 from controller.squares import parse_square
 
 PLAN = {
@@ -189,26 +192,36 @@ def test_leds_web_keeps_plan_and_announces_changes() -> None:
 
 
 # ------------------------------------------------------------ drivers by name
-def _strip(order: str) -> tuple[LedDriver, list[bytes]]:
+def _strip(name: str, order: str) -> tuple[LedDriver, list[bytes]]:
     from controller.leds.drivers import LedSetup, make_leds
 
     writes: list[bytes] = []
-    driver = make_leds("ws2812", LedSetup(None, lambda: None, order,
-                                          open_spi=lambda: writes.append))
+    driver = make_leds(name, LedSetup(None, lambda: None, order,
+                                      open_spi=lambda: writes.append))
     assert driver is not None
     return driver, writes
 
 
+def _decode_apa102(data: bytes) -> list[tuple[int, int, int]]:
+    return decode_apa102(data, 64)
+
+
+STRIPS = [("ws2812", decode_spi), ("apa102", _decode_apa102)]
+
+
+@pytest.mark.parametrize(("name", "decode"), STRIPS)
 @pytest.mark.parametrize(("order", "led"), [("rows", 15), ("serpentine", 8)])
-def test_leds_strip_wiring_order_is_the_configured_one(order: str, led: int) -> None:
+def test_leds_strip_wiring_order_is_the_configured_one(name, decode, order: str,
+                                                       led: int) -> None:
     """h2 is the 16th LED of a strip wired row by row, the 9th of a serpentine one."""
     from controller.service.config import parse_config
 
-    cfg = parse_config(f'[leds]\ndriver = "ws2812"\norder = "{order}"\n')
-    driver, writes = _strip(cfg["leds.order"])
+    cfg = parse_config(f'[leds]\ndriver = "{name}"\norder = "{order}"\n')
+    driver, writes = _strip(cfg["leds.driver"], cfg["leds.order"])
     asyncio.run(driver.show({"h2": LedCell((0, 200, 0))}))
-    colours = decode_spi(writes[-1])
+    colours = decode(writes[-1])
     assert [i for i, c in enumerate(colours) if c != (0, 0, 0)] == [led]
+    assert colours[led] == (0, 50, 0)  # capped at a quarter of full
 
 
 def test_leds_drivers_are_chosen_and_documented_by_name() -> None:
@@ -229,3 +242,45 @@ def test_leds_drivers_are_chosen_and_documented_by_name() -> None:
         make_leds("board", LedSetup(object(), lambda: None))
     with pytest.raises(KaeshiError, match="unknown leds.driver 'neon'"):
         make_leds("neon", setup)
+
+
+# ------------------------------------------------------------ APA102
+BYTE = st.integers(0, 255)
+
+
+@given(st.lists(st.tuples(BYTE, BYTE, BYTE), max_size=100))
+def test_leds_apa102_frames_carry_any_colours(colours: list[tuple[int, int, int]]) -> None:
+    data = encode_apa102(colours)
+    assert data[:4] == bytes(4)
+    assert all(data[4 + 4 * i] == 0xFF for i in range(len(colours)))  # 111, full global
+    assert decode_apa102(data, len(colours)) == colours
+
+
+@given(st.lists(st.tuples(BYTE, BYTE, BYTE), min_size=1, max_size=64), st.data())
+def test_leds_apa102_decoder_refuses_a_damaged_frame(colours: list[tuple[int, int, int]],
+                                                     data: st.DataObject) -> None:
+    """A header bit cleared, a start bit set or a byte lost is never read as colours."""
+    stream = bytearray(encode_apa102(colours))
+    led = data.draw(st.integers(0, len(colours) - 1))
+    damage = data.draw(st.sampled_from(["header", "start", "short"]))
+    if damage == "header":
+        stream[4 + 4 * led] &= ~(1 << data.draw(st.integers(5, 7)))
+    elif damage == "start":
+        stream[data.draw(st.integers(0, 3))] |= 1 << data.draw(st.integers(0, 7))
+    else:
+        del stream[4 + 4 * led]
+    with pytest.raises(ValueError, match="APA102"):
+        decode_apa102(bytes(stream), len(colours))
+
+
+def test_leds_apa102_blinks_in_software_as_the_other_strip() -> None:
+    writes: list[bytes] = []
+    now = [0.1]
+    strip = Apa102SpiLeds(writes.append, clock=lambda: now[0])
+    asyncio.run(strip.show({"c3": LedCell((255, 255, 255), LedPattern.SLOW_BLINK)}))
+    on = decode_apa102(writes[-1], 64)[parse_square("c3")]
+    now[0] = 0.7
+    strip.render()
+    assert on == (64, 64, 64) and decode_apa102(writes[-1], 64)[parse_square("c3")] == (0, 0, 0)
+    strip.off()
+    assert decode_apa102(writes[-1], 64) == [(0, 0, 0)] * 64
