@@ -18,37 +18,20 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import httpx
+from club_support import HubAccess, announced, start_table
 from fake_devices import jpegs, play_game
 from hub_web_support import board_after
 from phone_support import MOVES, content, game_log, scene, setup_file, truth
 
 from controller.hub.broker import PrivateBroker, free_port
-from controller.service.intake import device_key
 from controller.synth.gamevideo import GameVideo
 
 EVENT = "club"
 HUB_TOKEN = "club-hub-arbiter-token-1234"
 FPS = 10
-
-
-def _announced(proc: subprocess.Popen[str], stream: IO[str], marker: str, what: str) -> str:
-    """The address a process prints after ``marker``; the pipe is drained from then on."""
-    watchdog = threading.Timer(60, proc.kill)  # a process that hangs must not hang the test
-    watchdog.start()
-    seen = []
-    try:
-        for line in stream:
-            seen.append(line)
-            if marker in line:
-                threading.Thread(target=stream.read, daemon=True).start()
-                return line.split(marker, 1)[1].split()[0].rstrip("/")
-    finally:
-        watchdog.cancel()
-    raise AssertionError(f"{what} never announced its address (exit {proc.poll()}):\n"
-                         + "".join(seen[-20:]))
 
 
 def _hub(folder: Path, broker: PrivateBroker) -> tuple[subprocess.Popen[str], str]:
@@ -65,31 +48,7 @@ def _hub(folder: Path, broker: PrivateBroker) -> tuple[subprocess.Popen[str], st
                              str(config)], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
-    return proc, _announced(proc, proc.stdout, "hub web: ", "kaeshi hub")
-
-
-def _table(folder: Path, n: int, broker: PrivateBroker, setup: Path
-           ) -> tuple[subprocess.Popen[str], str, str]:
-    """``kaeshi run`` for table ``n``; its web address and its pages' device key."""
-    folder.mkdir()
-    pw = folder / "broker.pass"
-    pw.write_text(broker.passwords[str(n)] + "\n", encoding="utf-8")
-    token = f"table-{n}-arbiter-token-5678"
-    config = folder / f"table{n}.toml"
-    config.write_text(
-        f'[game]\nmode = "tournament"\n'
-        f'[source]\nkind = "browser"\nfps = {FPS}\ncamera_setup = {json.dumps(str(setup))}\n'
-        f"lost_after = 3.0\n"
-        f'[journal]\npath = {json.dumps(str(folder / "journal.sqlite"))}\n'
-        f'[games]\nfolder = {json.dumps(str(folder / "games"))}\n'
-        f'[web]\nhost = "127.0.0.1"\nport = 0\nhttps = "off"\ntoken = "{token}"\n'
-        f'[hub]\nenabled = true\nhost = "127.0.0.1"\nport = {broker.port}\ntable = {n}\n'
-        f'event = "{EVENT}"\npassword_file = {json.dumps(str(pw))}\n', encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config",
-                             str(config)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    assert proc.stderr is not None
-    return proc, _announced(proc, proc.stderr, "web page at ", f"table {n}"), device_key(token)
+    return proc, announced(proc, proc.stdout, "hub web: ", "kaeshi hub")
 
 
 def _hub_json(client: httpx.Client, path: str) -> Any:
@@ -109,23 +68,21 @@ def _at_the_hub(client: httpx.Client, n: int) -> list[dict[str, Any]]:
 def test_the_hub_gathers_two_phone_tables_run_on_one_machine(tmp_path):
     broker = PrivateBroker(tmp_path / "broker", tables=2, event=EVENT)
     broker.start()
-    procs: list[subprocess.Popen[str]] = []
+    hub: subprocess.Popen[str] | None = None
+    tables = []
     try:
         hub, hub_url = _hub(tmp_path, broker)
-        procs.append(hub)
         setup = setup_file(tmp_path, scene())
-        tables = []
         for n in (1, 2):
-            proc, url, key = _table(tmp_path / f"table{n}", n, broker, setup)
-            procs.append(proc)
-            tables.append((url, key))
+            access = HubAccess(broker.port, EVENT, broker.passwords[str(n)])
+            tables.append(start_table(tmp_path / f"table{n}", n, FPS, setup, access))
         log = game_log()
         frames = jpegs(GameVideo(log, scene(), FPS, seed=7, tail=1.5,
                                  moving_hands=True).frames())
         presses = [o for o in log if o.press is not None]
         players = [threading.Thread(target=play_game, args=(
-            url.replace("http", "ws"), frames, presses, (2.0 + n, -3.0 - n), (0.05, 0.3)),
-            kwargs={"key": key}) for n, (url, key) in enumerate(tables)]
+            t.url.replace("http", "ws"), frames, presses, (2.0 + n, -3.0 - n), (0.05, 0.3)),
+            kwargs={"key": t.key}) for n, t in enumerate(tables)]
         for p in players:
             p.start()
         for p in players:
@@ -141,13 +98,14 @@ def test_the_hub_gathers_two_phone_tables_run_on_one_machine(tmp_path):
                 time.sleep(0.2)
             cards = {c["table"]: c for c in _hub_json(client, "/api/dashboard")["tables"]}
     finally:
-        for proc in reversed(procs):
-            proc.terminate()
-        for proc in procs:
+        for t in tables:
+            t.stop()
+        if hub is not None:
+            hub.terminate()
             try:
-                proc.wait(15)
+                hub.wait(15)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                hub.kill()
         broker.stop()
     assert got == {1: want, 2: want}
     moves = sum(1 for e in want if e["event"] == "move")
