@@ -9,10 +9,14 @@ WebSockets on 127.0.0.1, simulated tablets press at the game's press times.
 * press-to-judgement delay at 10 fps: from the tap to the move's event (the press wait,
   the inputs' network allowance and the work);
 * bandwidth per table: the frames' bytes per second (320x240 and 640x480 at quality 85);
-* CPU per table at 10 fps with 1, 2 and 4 tables on this machine (the simulated devices'
-  own work included, so it is an upper bound), and estimated for a
-  Raspberry Pi 4 and a laptop from the per-frame cost (the ratio is an assumption,
-  printed with the figure: nothing here ran on a Pi).
+* CPU per table at 10 fps with 1, 2 and 4 tables on this machine, from the first frame
+  to the last judgement: in one process (the simulated devices' own work included, so
+  it is an upper bound), and as a club runs them, one ``kaeshi run`` process per table
+  (each process's own CPU and memory, from ``/proc``; the devices outside it);
+* how many tables a machine carries, estimated from the per-frame cost and from a table
+  process's CPU, for this machine, a Raspberry Pi 4 and a laptop (the Pi's and the
+  laptop's speed against this machine is an assumption, printed with the figure:
+  nothing here ran on a Pi).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import websockets
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "phone"))  # club_support: a table as a process
 
 from service_scripts import scripted_log  # noqa: E402
 
@@ -96,36 +101,112 @@ async def device(url: str, offset: float) -> Any:
     return ws, task
 
 
+class Devices:
+    """A table's simulated phone and tablet, their clocks synchronised."""
+
+    def __init__(self, cam: Any, clk: Any, tasks: list[asyncio.Task[None]]) -> None:
+        self.cam, self.clk, self.tasks = cam, clk, tasks
+
+    @classmethod
+    async def open(cls, ws: str, key: str) -> Devices:
+        cam, cam_task = await device(f"{ws}/camera?key={key}", 3.0)
+        clk, clk_task = await device(f"{ws}/clock?key={key}", -2.0)
+        return cls(cam, clk, [cam_task, clk_task])
+
+    async def stream(self, frames: list[tuple[float, bytes]], presses: list[Any],
+                     fps_offered: float | None = None) -> list[float]:
+        """The game in real time (or frames as fast as ``fps_offered``); the taps' times."""
+        loop = asyncio.get_running_loop()
+        start = loop.time() + 0.1
+        t0 = frames[0][0]
+        tapped: list[float] = []
+        due = sorted([(t - t0, 0, d) for t, d in frames]
+                     + [(p.t - t0, 1, p.press) for p in presses], key=lambda x: x[0])
+        seq = 0
+        for at, kind, what in due:
+            if fps_offered is None:
+                await asyncio.sleep(max(0.0, start + at - loop.time()))
+            seq += 1
+            stamp = (time.monotonic() + (3.0 if kind == 0 else -2.0)) * 1000.0
+            if kind == 0:
+                await self.cam.send(encode_frame(stamp, seq, what))
+                if fps_offered is not None:
+                    await asyncio.sleep(1.0 / fps_offered)
+            else:
+                tapped.append(time.monotonic())
+                await self.clk.send(encode_press(what, stamp, seq))
+        return tapped
+
+    async def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        await self.cam.close()
+        await self.clk.close()
+
+
 async def play(table: Table, frames: list[tuple[float, bytes]], presses: list[Any],
                fps_offered: float | None = None) -> list[float]:
-    key = table.service.intake.active.device_key
-    cam, cam_task = await device(f"{table.ws}/camera?key={key}", 3.0)
-    clk, clk_task = await device(f"{table.ws}/clock?key={key}", -2.0)
-    loop = asyncio.get_running_loop()
-    start = loop.time() + 0.1
-    t0 = frames[0][0]
-    tapped: list[float] = []
-    due = sorted([(t - t0, 0, d) for t, d in frames] + [(p.t - t0, 1, p.press) for p in presses],
-                 key=lambda x: x[0])
-    seq = 0
-    for at, kind, what in due:
-        if fps_offered is None:
-            await asyncio.sleep(max(0.0, start + at - loop.time()))
-        seq += 1
-        stamp = (time.monotonic() + (3.0 if kind == 0 else -2.0)) * 1000.0
-        if kind == 0:
-            await cam.send(encode_frame(stamp, seq, what))
-            if fps_offered is not None:
-                await asyncio.sleep(1.0 / fps_offered)
-        else:
-            tapped.append(time.monotonic())
-            await clk.send(encode_press(what, stamp, seq))
+    devices = await Devices.open(table.ws, table.service.intake.active.device_key)
+    tapped = await devices.stream(frames, presses, fps_offered)
     await asyncio.sleep(2.0)
-    for task in (cam_task, clk_task):
-        task.cancel()
-    await cam.close()
-    await clk.close()
+    await devices.close()
     return tapped
+
+
+async def _in_this_process(tables: list[Table], frames: list[tuple[float, bytes]],
+                           presses: list[Any]) -> tuple[float, float]:
+    """This process's CPU seconds (tables and devices) over one game streamed to every
+    table at once, and the wall time: from the first frame to the last judgement."""
+    devices = await asyncio.gather(*(
+        Devices.open(t.ws, t.service.intake.active.device_key) for t in tables))
+    cpu0, wall0 = time.process_time(), time.monotonic()
+    await asyncio.gather(*(d.stream(frames, presses) for d in devices))
+    await asyncio.sleep(1.0)  # the last press's judgement
+    cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+    await asyncio.gather(*(d.close() for d in devices))
+    return cpu, wall
+
+
+async def _measured(tables: list[Any], frames: list[tuple[float, bytes]],
+                    presses: list[Any]) -> tuple[list[float], float, list[float]]:
+    """Each table process's CPU seconds over one game streamed to all at once, the wall
+    time, and each process's memory at the end."""
+    from club_support import cpu_seconds, rss_mib
+
+    devices = await asyncio.gather(*(Devices.open(t.ws, t.key) for t in tables))
+    cpu0, wall0 = [cpu_seconds(t.proc.pid) for t in tables], time.monotonic()
+    await asyncio.gather(*(d.stream(frames, presses) for d in devices))
+    await asyncio.sleep(1.0)  # the last press's judgement
+    cpu = [cpu_seconds(t.proc.pid) - c for t, c in zip(tables, cpu0, strict=True)]
+    wall = time.monotonic() - wall0
+    rss = [rss_mib(t.proc.pid) for t in tables]
+    await asyncio.gather(*(d.close() for d in devices))
+    return cpu, wall, rss
+
+
+def table_processes(tmp: Path, setup: Path, frames: list[tuple[float, bytes]],
+                    presses: list[Any]) -> float:
+    """CPU of each ``kaeshi run`` process while its phone streams at 10 fps, as a club
+    runs its tables (one process each); the devices run here, outside what is counted.
+    Returns the share of a core one table took, the most of the runs."""
+    from club_support import start_table
+
+    most = 0.0
+    for n in (1, 2, 4):
+        tables = [start_table(tmp / f"p{n}-{k}", k + 1, 10, setup) for k in range(n)]
+        try:
+            cpu, wall, rss = asyncio.run(_measured(tables, frames, presses))
+        finally:
+            for t in tables:
+                t.stop()
+        shares = [c / wall * 100 for c in cpu]
+        print(f"{n} kaeshi run process(es) at 10 fps, 320x240: "
+              f"{statistics.mean(shares):.1f} % of a core per table (each "
+              f"{', '.join(f'{s:.1f}' for s in shares)} %; over {wall:.0f} s of play, "
+              f"this machine, {os.cpu_count()} cores); {statistics.mean(rss):.0f} MiB of "
+              f"memory each")
+        most = max(most, statistics.mean(shares) / 100)
+    return most
 
 
 def encoded(frames: Any, quality: int = 85) -> list[tuple[float, bytes]]:
@@ -186,24 +267,21 @@ def main() -> None:
     # CPU per table with several tables on this machine
     for n in (1, 2, 4):
         tables = [Table(tmp, 10 + 10 * n + k, setup, 10) for k in range(n)]
-        cpu0, wall0 = time.process_time(), time.monotonic()
-
-        async def all_of(ts: list[Table] = tables) -> None:
-            await asyncio.gather(*(play(t, frames, presses) for t in ts))
-        asyncio.run(all_of())
-        cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+        cpu, wall = asyncio.run(_in_this_process(tables, frames, presses))
         lost = sum(t.service.intake.active.counts["dropped"] for t in tables)
         for t in tables:
             t.close()
         share = cpu / wall / n
         print(f"{n} table(s) at 10 fps in one process: {share * 100:.0f} % of a core per table "
               f"(this machine, {os.cpu_count()} cores), {lost} frames dropped")
-    cores_here = 1.0 / (per_frame * 10)
-    print(f"tables per machine at 10 fps from the per-frame cost: this machine ~"
-          f"{cores_here * (os.cpu_count() or 1) * 0.7:.0f} ({os.cpu_count()} cores at 70 %); "
-          f"Raspberry Pi 4 ~{cores_here / PI4_RATIO * PI4_CORES * 0.7:.0f} "
-          f"(assumed {PI4_RATIO}x slower a core, {PI4_CORES} cores); a 4-core laptop ~"
-          f"{cores_here / LAPTOP_RATIO * LAPTOP_CORES * 0.7:.0f}")
+    share = table_processes(tmp, setup, frames, presses)
+    for what, cores_here in (("the per-frame cost", 1.0 / (per_frame * 10)),
+                             ("a table process's CPU", 1.0 / share)):
+        print(f"tables per machine at 10 fps from {what}: this machine ~"
+              f"{cores_here * (os.cpu_count() or 1) * 0.7:.0f} ({os.cpu_count()} cores at "
+              f"70 %); Raspberry Pi 4 ~{cores_here / PI4_RATIO * PI4_CORES * 0.7:.0f} "
+              f"(assumed {PI4_RATIO}x slower a core, {PI4_CORES} cores); a 4-core laptop ~"
+              f"{cores_here / LAPTOP_RATIO * LAPTOP_CORES * 0.7:.0f}")
 
 
 if __name__ == "__main__":

@@ -70,6 +70,7 @@ KEEPALIVE_SECONDS = 15.0
 STATIC_TYPES = {
     "kaeshi-board.js": "text/javascript; charset=utf-8",  # the board renderer, hub's too
     "app.js": "text/javascript; charset=utf-8",
+    "clockface.js": "text/javascript; charset=utf-8",  # the clocks' times, /clock's too
     "engine.js": "text/javascript; charset=utf-8",
     "engine.css": "text/css; charset=utf-8",
     "style.css": "text/css; charset=utf-8",

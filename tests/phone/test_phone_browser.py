@@ -20,6 +20,7 @@ from jitter_proxy import JitterProxy
 from phone_support import LiveTable, content, game_log, scene, setup_file, truth
 
 from controller.browser.flow import TEXT, CameraStep
+from controller.clockhw.display import TENTHS_BELOW
 from controller.synth.gamevideo import GameVideo
 from controller.vision.cv import cv2
 
@@ -99,6 +100,11 @@ def test_the_pages_stream_a_game_judged_as_its_log(tmp_path, fps):
         qr_left = chrome.js("document.getElementById('phone-qr').hidden")
         chrome.wait_for("document.getElementById('devices').textContent.includes('camera: sync ±')",
                         10)
+        faces = []  # the clock page and the table page draw times with one clock face
+        for page in (clock, table_page):
+            chrome.session = page
+            faces.append(chrome.js("[fmtClock(19.84), fmtClock(20.0), fmtClock(65.2), "
+                                   "TENTHS_BELOW]"))
         errors = list(chrome.errors)
     finally:
         chrome.close()
@@ -111,4 +117,6 @@ def test_the_pages_stream_a_game_judged_as_its_log(tmp_path, fps):
     assert qr_left  # the phone connected: the table page no longer asks for it
     assert qr == f"/phone/qr/camera.svg?key={table.key}"
     assert times.startswith("19:") or times.startswith("20:")  # a 20-minute clock, ticking
+    # tenths under 20 s, as the GPIO clock's displays show them
+    assert faces == [["19.9", "0:20", "1:06", TENTHS_BELOW]] * 2
     assert errors == []

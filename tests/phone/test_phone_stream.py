@@ -35,24 +35,3 @@ def test_a_streamed_game_is_judged_as_its_log(tmp_path):
         table.close()
     assert got == truth(game_log())
 
-
-def test_two_tables_on_one_machine_each_judge_their_own_game(tmp_path):
-    """A club on one laptop: two tables, each with its phone and tablet, at once."""
-    import threading
-
-    setup = setup_file(tmp_path, scene())
-    tables = [LiveTable(tmp_path / f"t{n}", 10, setup) for n in (1, 2)]
-    try:
-        players = [threading.Thread(target=_play, args=(t, 10, (2.0 + n, -3.0 - n),
-                                                       (0.05, 0.3)))
-                   for n, t in enumerate(tables)]
-        for p in players:
-            p.start()
-        for p in players:
-            p.join(120)
-        time.sleep(1.5)
-        got = [content(t.events()) for t in tables]
-    finally:
-        for t in tables:
-            t.close()
-    assert got == [truth(game_log())] * 2

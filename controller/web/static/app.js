@@ -2,7 +2,6 @@
 "use strict";
 
 const VIEW = document.body.dataset.view === "arbiter" ? "arbiter" : "player";
-const TENTHS_BELOW = 20;
 
 const $ = (id) => document.getElementById(id);
 let snap = null;
@@ -45,31 +44,6 @@ function drawBoard(s) {
   });
 }
 
-function fmtClock(sec) {
-  if (sec <= 0) return "0:00";
-  const tenths = Math.ceil(sec * 10 - 1e-9);
-  if (tenths < TENTHS_BELOW * 10) return (tenths / 10).toFixed(1);
-  const total = Math.ceil(sec - 1e-9);
-  const m = Math.floor(total / 60);
-  const s = total % 60;
-  return `${m}:${String(s).padStart(2, "0")}`;
-}
-
-function tickClocks() {
-  if (!clockBase) return;
-  const elapsed = (performance.now() - clockBase.at) / 1000;
-  for (const color of ["black", "white"]) {
-    let left = clockBase[color];
-    if (typeof left !== "number") continue;
-    const running = clockBase.running === color && !clockBase.paused;
-    if (running) left -= elapsed;
-    const box = $("clock-" + color);
-    $("time-" + color).textContent = fmtClock(left);
-    box.classList.toggle("running", running);
-    box.classList.toggle("out", left <= 0);
-  }
-}
-
 function drawClocks(s) {
   const c = s.clocks || {};
   const over = s.state === "game_over";
@@ -88,7 +62,7 @@ function drawClocks(s) {
   for (const b of document.querySelectorAll('#adjust button, [data-action="accept_position"], #edit-start')) {
     b.disabled = over;
   }
-  tickClocks();
+  tickClocks(clockBase, "clock-");
 }
 
 function onMove(s, n) {
@@ -473,5 +447,5 @@ KaeshiBoard.draw($("board"), "", { coords: true });
 $("show-legal").addEventListener("change", () => snap && drawBoard(snap));
 wireControls();
 connect();
-setInterval(tickClocks, 100);
+setInterval(() => tickClocks(clockBase, "clock-"), 100);
 setInterval(tickSince, 1000);

@@ -1,9 +1,9 @@
 // Kaeshi clock page: each half is a player's clock button; a tap is a press stamped
-// with this device's time, sent to the table, which runs the clock and shows it here.
+// with this device's time, sent to the table, which runs the clock and shows it here
+// (the times drawn by /static/clockface.js, as on the live page).
 "use strict";
 const $ = (id) => document.getElementById(id);
 const deviceNow = () => performance.timeOrigin + performance.now();
-const TENTHS_BELOW = 10;
 let ws = null, synced = false, seq = 0, unsent = [], clockBase = null, presses = 0;
 
 function connect() {
@@ -49,28 +49,6 @@ for (const half of document.querySelectorAll(".half")) {
 }
 $("pause").addEventListener("click", () => tap("pause"));
 
-function fmtClock(sec) {
-  if (sec <= 0) return "0:00";
-  const tenths = Math.ceil(sec * 10 - 1e-9);
-  if (tenths < TENTHS_BELOW * 10) return (tenths / 10).toFixed(1);
-  const total = Math.ceil(sec - 1e-9);
-  return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
-}
-
-function tickClocks() {
-  if (!clockBase) return;
-  const elapsed = (performance.now() - clockBase.at) / 1000;
-  for (const color of ["black", "white"]) {
-    let left = clockBase[color];
-    if (typeof left !== "number") continue;
-    const running = clockBase.running === color && !clockBase.paused;
-    if (running) left -= elapsed;
-    $("time-" + color).textContent = fmtClock(left);
-    $("half-" + color).classList.toggle("running", running);
-    $("half-" + color).classList.toggle("out", left <= 0);
-  }
-}
-
 function onState(s) {
   const c = s.clocks || {};
   const over = s.state === "game_over";
@@ -84,10 +62,10 @@ function onState(s) {
   if (c.flag) text = `${c.flag === "black" ? "Black" : "White"}'s flag has fallen`;
   if (s.state === "sensor_lost") text = `${text} — the camera's view is gone: judgement waits`.trim();
   $("state").textContent = text;
-  tickClocks();
+  tickClocks(clockBase, "half-");
 }
 
 const events = new EventSource("/events?view=player");
 events.addEventListener("state", (e) => onState(JSON.parse(e.data)));
-setInterval(tickClocks, 100);
+setInterval(() => tickClocks(clockBase, "half-"), 100);
 connect();
