@@ -117,8 +117,17 @@ def test_two_rounds_paired_by_the_director_signed_at_the_tables(tmp_path, data_d
     assert [(e["black"], e["white"], e["winner"]) for e in over][0] == (32, 32, holder)
 
 
+def _journal_actions(folder, table, action):
+    """The inputs ``action`` table ``table`` journaled, as its page or buttons sent them."""
+    path = folder / f"table-{table}" / "journal.sqlite"
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        return [json.loads(d) for (d,) in db.execute(
+            "SELECT data FROM entries WHERE json_extract(data, '$.action')=?", (action,))]
+
+
 @pytest.mark.slow
-def test_a_day_with_a_late_arrival_a_forfeit_a_correction_and_a_hub_crash(tmp_path, data_dir):
+def test_a_day_with_disputes_a_late_arrival_a_forfeit_a_correction_and_a_hub_crash(
+        tmp_path, data_dir):
     said: list[str] = []
     options = SimulateOptions(speed=40.0, errors=0.0, folder=str(tmp_path), seed=27)
     summary = simulate_event(options, EventPlan(players=8, rounds=2, extend=True), said.append)
@@ -138,3 +147,22 @@ def test_a_day_with_a_late_arrival_a_forfeit_a_correction_and_a_hub_crash(tmp_pa
     assert len(forfeits) == 1 and forfeits[0].round == 2
     late = [g for g in t.rounds[0].games if g.late is not None]
     assert [g.late.state for g in late] == ["playing"] and late[0].done
+
+    # the disputes: pressed on the table's own page, journaled by the table as its
+    # input, carried to the hub by the table's link, ruled on at the dashboard
+    assert [_journal_actions(tmp_path, n, "dispute") for n in (1, 2)] == [
+        [{"action": "dispute", "color": "white"}], [{"action": "dispute", "color": "black"}]]
+    assert _journal_actions(tmp_path, 3, "dispute") == []
+    assert "disputes: 2 pressed at the table, 0 upheld, 2 rejected" in text, text
+    assert len(summary.disputes) == 2 and summary.arbiter == []
+    first = t.rounds[0]
+    for n in (1, 2):  # the recount agreed with the table's count, as played
+        g = first.table(n)
+        b, w = {(b, w): d for b, w, d in _finished_games(tmp_path, n)}[(g.black, g.white)]
+        assert (f"round 1 table {n}: dispute rejected, the recount agrees: the "
+                f"table's {b}-{w} stands") in summary.disputes, summary.disputes
+    # ...and went to the director (table 1's was then corrected by the arbiter, above)
+    assert tuple(first.table(2).discs) == _finished_games(tmp_path, 2)[0][2]
+    assert t.corrections[0].table == 1
+    # nobody signed those two at the table: the disputing player never pressed
+    assert summary.signed == 6 - 1 - 2  # 6 games, 1 forfeit, 2 ruled by the arbiter
