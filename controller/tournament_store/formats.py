@@ -85,7 +85,7 @@ def pairing_rows(t: Tournament, rnd: Round) -> list[list[Any]]:
     return rows
 
 
-def _note_rows(t: Tournament, width: int) -> list[list[Any]]:
+def note_rows(t: Tournament, width: int) -> list[list[Any]]:
     """The extension (or small-field variant) the organiser confirmed, as the CSV
     sheets' last line: a sheet read alone still says what it was made under."""
     if not t.extension:
@@ -96,7 +96,7 @@ def _note_rows(t: Tournament, width: int) -> list[list[Any]]:
 def pairing_sheet(t: Tournament, rnd: Round, fmt: str) -> str:
     rows = pairing_rows(t, rnd)
     if fmt == "csv":
-        return _csv(PAIRING_HEADER, rows + _note_rows(t, len(PAIRING_HEADER)))
+        return _csv(PAIRING_HEADER, rows + note_rows(t, len(PAIRING_HEADER)))
     s = t.settings
     timing = (f"{s.minutes} minutes each, lost on time; "
               + ("draws stand." if s.draws else "no draws: a 32–32 board goes to the holder "
@@ -139,7 +139,7 @@ def standings_sheet(t: Tournament, fmt: str) -> str:
     board = leaderboard(t)
     header, rows = standing_table(t, board)
     if fmt == "csv":
-        return _csv(header, rows + _note_rows(t, len(header)))
+        return _csv(header, rows + note_rows(t, len(header)))
     notes = [t.extension] if t.extension else []
     notes += correction_notes(t)
     if board.final:
@@ -163,7 +163,7 @@ def prize_sheet(t: Tournament, fmt: str) -> str:
     rows = [[r.position, r.name, t.players[r.name].club, r.number, r.wins, r.grade,
              _shown(r.ouza)] for r in board.rows]
     if fmt == "csv":
-        return _csv(PRIZE_HEADER, rows)
+        return _csv(PRIZE_HEADER, rows + note_rows(t, len(PRIZE_HEADER)))
     ouza = [r.name for r in board.rows if r.ouza]
     notes = [f"王座戦出場 ({len(ouza)}): " + ("、".join(ouza) if ouza else "none"),
              "・各部門優勝以外の段級位認定は有料"]
