@@ -299,7 +299,7 @@ class ResultDesk:
             raise ResultError(f"round {s.round}, table {status.table}: already confirmed")
         b = s.result.black if black is None else black
         w = s.result.white if white is None else white
-        squares = board_size().squares  # a result sheet counts the discs of an 8x8 board
+        squares = board_size(s.size).squares  # of the board the table played on
         for name, value in (("black", b), ("white", w)):
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= squares:
                 raise ResultError(
