@@ -221,7 +221,33 @@ def test_the_hubs_desk_confirms_the_arbiters_count_on_the_tables_board():
         desk.confirm(status, 61, 40)
     desk.confirm(status, 70, 30)
     assert t.current.table(p.table).discs == (70, 30)
-    six = replace(status.state, size=6, board=Position.start(6).board_string(),
-                  result=GameResult(20, 16, "black"))
+    t6 = event(6)
+    desk6 = ResultDesk(TournamentDirector(t6), lambda table, cmd: None)
+    p6 = TournamentDirector(t6).pairings(1)[0]
+    six = replace(status.state, table=p6.table, black=p6.black, white=p6.white, size=6,
+                  board=Position.start(6).board_string(), result=GameResult(20, 16, "black"))
     with pytest.raises(ResultError, match="0-36"):
-        desk.confirm(replace(status, table=2, state=replace(six, table=2)), 40, 0)
+        desk6.confirm(replace(status, table=p6.table, state=six), 40, 0)
+    desk6.confirm(replace(status, table=p6.table, state=six), 30, 6)
+    assert t6.current.table(p6.table).discs == (30, 6)
+
+
+def test_a_table_on_another_board_than_the_events_is_left_to_the_arbiter():
+    t = event(6)
+    director = TournamentDirector(t)
+    desk = ResultDesk(director, lambda table, cmd: None)
+    p = director.pairings(1)[0]
+    assert p.size == 6
+    card = SignOff(40, 24, "black", True, True)  # signed on an 8x8 board
+    state = TableState(table=p.table, game="g1", round=1, black=p.black, white=p.white,
+                       mode="tournament", service="game_over",
+                       board="X" * 40 + "O" * 24, to_move=None, clock=None,
+                       result=GameResult(40, 24, "black"), signoff=card)
+    status = TableStatus(p.table, True, decode_state(encode_state(state), p.table), 0.0)
+    needle = "the table played on an 8x8 board, the event is on 6x6 boards"
+    with pytest.raises(ResultError, match=needle):
+        desk.take_from_table(status)
+    assert needle in desk.refused[(p.table, "g1")] and desk.awaiting(status)
+    with pytest.raises(ResultError, match=needle):
+        desk.confirm(status, 20, 16)
+    assert not t.current.table(p.table).done
