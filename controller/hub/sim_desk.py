@@ -12,11 +12,19 @@ they recount the board the table shows (the empty squares to the winner) and eit
 let the table's count stand or confirm their recount (``POST /api/table/N/confirm``
 with the counts). Every other result that waits for the arbiter (a flag the table
 raised, a table that does not ask its players) is confirmed as the table shows it.
+
+A late arrival (rules 11–12) is marked at the table too, by the table's arbiter on the
+table's page (``POST /api/arbiter/late``, then ``late_arrived`` and ``late_play_on``):
+the present player's clock press then runs the absent player's time, the clock stops on
+arrival, and the late player plays on what is left. The table's state carries each step
+to the hub, whose result desk hands it to the director.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -24,7 +32,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from controller.boardsize import size_of_board_string
+from controller.observation import Observation
 from controller.position import Position
+from controller.squares import Color
 from controller.tournament import Tournament
 
 
@@ -53,6 +63,116 @@ def plan_disputes(t: Tournament, wanted: bool) -> list[PlannedDispute]:
     if len(tables) >= 3:
         plan.append(PlannedDispute(rnd.number, tables[1], "black"))
     return plan
+
+
+#: Table seconds of a late player's game: the present player presses on the arbiter's
+#: word at MARK_PRESS; the late player comes ABSENT seconds later (as near as the
+#: simulation's polling gets it); the game itself starts at GAME_START, with room.
+MARK_PRESS, ABSENT, GAME_START = 60.0, 45.0, 225.0
+
+
+def late_log(observations: list[Observation], colour: str) -> list[Observation]:
+    """A game's observations with the ``colour`` player late: the start position, the
+    present player's press that runs the late player's time, then the game as played,
+    from GAME_START on."""
+    if not observations or observations[0].board is None:
+        raise ValueError("a game's observations start with the board")
+    present = Color(colour).opponent
+    return [observations[0], Observation(MARK_PRESS, press=present),
+            *(dataclasses.replace(o, t=o.t + GAME_START) for o in observations)]
+
+
+def plan_late(t: Tournament, wanted: bool) -> list[PlannedDispute]:
+    """Round 1's third table (with four tables or more: the disputes have the first
+    two, the arbiter's desk marks the last one late): its white player comes late and
+    is marked so at the table."""
+    rnd = t.current
+    if not wanted or rnd is None:
+        return []
+    tables = sorted(g.table for g in rnd.games if g.table is not None)
+    return [PlannedDispute(rnd.number, tables[2], "white")] if len(tables) >= 4 else []
+
+
+class LateAtTable:
+    """The table's arbiter marking a late player on the table's page, each step as soon
+    as the table's state allows it, on a thread of its own (a fast replay leaves a few
+    seconds for each). ``log`` says what happened, for the summary."""
+
+    def __init__(self, plan: list[PlannedDispute], table_page: Callable[[int], str],
+                 token: Callable[[int], str], speed: float,
+                 names: dict[tuple[int, int], tuple[str | None, str | None]],
+                 say: Callable[[str], None]) -> None:
+        self.plan = plan
+        self.table_page = table_page
+        self.token = token
+        self.speed = speed
+        self.names = names  # (round, table) -> (black, white) as sent to the table
+        self.say = say
+        self.log: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="late-at-table", daemon=True)
+
+    def __enter__(self) -> LateAtTable:
+        if self.plan:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    def _state(self, table: int) -> dict[str, Any] | None:
+        try:
+            got: dict[str, Any] = _get(self.table_page(table) + "/api/state")
+            return got
+        except (OSError, ValueError):
+            return None
+
+    def _act(self, table: int, action: str, body: dict[str, Any]) -> None:
+        req = urllib.request.Request(
+            f"{self.table_page(table)}/api/arbiter/{action}", data=json.dumps(body).encode(),
+            method="POST", headers={"Content-Type": "application/json",
+                                    "Authorization": f"Bearer {self.token(table)}"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            r.read()
+
+    def _wait(self, table: int, ok: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+        while not self._stop.is_set():
+            snap = self._state(table)
+            if snap is not None and ok(snap):
+                return snap
+            self._stop.wait(0.05)
+        return None
+
+    def _run(self) -> None:
+        for p in self.plan:
+            try:
+                self._one(p)
+            except (OSError, ValueError) as exc:  # HTTPError included: said, not raised
+                self.say(f"round {p.round} table {p.table}: the late arrival could not be "
+                         f"marked: {exc}")
+
+    def _one(self, p: PlannedDispute) -> None:
+        def paired(snap: dict[str, Any]) -> bool:
+            names = self.names.get((p.round, p.table))
+            return names is not None and (snap.get("black"), snap.get("white")) == names
+
+        if self._wait(p.table, paired) is None:
+            return
+        self._act(p.table, "late", {"color": p.colour})
+        if self._wait(p.table, lambda s: (s.get("late") or {}).get("state")
+                      == "clock_running") is None:
+            return
+        self._stop.wait(ABSENT / self.speed)  # the late player is on the way
+        self._act(p.table, "late_arrived", {})
+        self._act(p.table, "late_play_on", {})
+        late = (self._state(p.table) or {}).get("late") or {}
+        left = int(float(late.get("remaining", 0.0)))
+        text = (f"round {p.round} table {p.table}: {late.get('late', p.colour)} came late, "
+                f"was marked so at the table and played on {left // 60}:{left % 60:02d}")
+        self.log.append(text)
+        self.say(text)
 
 
 def _post(url: str, body: dict[str, Any], timeout: float = 10.0) -> Any:

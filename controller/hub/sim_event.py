@@ -37,7 +37,7 @@ from typing import Any
 
 from controller.boardsize import board_size
 from controller.errors import KaeshiError
-from controller.hub.sim_desk import Desk, PlannedDispute, plan_disputes
+from controller.hub.sim_desk import Desk, LateAtTable, PlannedDispute, plan_disputes, plan_late
 from controller.hub.sim_incidents import Incidents
 from controller.hub.sim_operator import page_url, running, show_until_interrupted
 from controller.hub.sim_summary import Comparison, SimulateOptions
@@ -207,12 +207,13 @@ def simulate_event(options: SimulateOptions, plan: EventPlan,
         tables = max(g.table or 0 for r in [t.current] for g in r.games)
         total = rounds_of(path, options.seed)
         wanted = min(total, plan.rounds) if plan.rounds > 0 else total
-        disputes = plan_disputes(t, plan.incidents)
+        disputes, late = plan_disputes(t, plan.incidents), plan_late(t, plan.incidents)
         hall = Hall(folder, tables, options.speed, errors=options.errors, seed=options.seed,
                     event=options.event, web=options.web, games=wanted, tournament=path,
-                    disputes={(d.table, d.round): d.colour for d in disputes})
+                    disputes={(d.table, d.round): d.colour for d in disputes},
+                    late={(x.table, x.round): x.colour for x in late})
         with running(hall, options, tables, say) as started:
-            summary = _run_day(hall, path, wanted, started, say, plan, disputes)
+            summary = _run_day(hall, path, wanted, started, say, plan, disputes, late)
             if options.folder:
                 summary.notes.append(f"files in {folder}")
             if options.web:
@@ -223,7 +224,7 @@ def simulate_event(options: SimulateOptions, plan: EventPlan,
 
 def _run_day(hall: Hall, path: Path, rounds: int, started: float,
              say: Callable[[str], None], plan: EventPlan,
-             disputes: list[PlannedDispute]) -> EventSummary:
+             disputes: list[PlannedDispute], late: list[PlannedDispute]) -> EventSummary:
     pages = HubPages(page_url(hall), hall.token)
     desk = Desk(pages, disputes, hall.table_page, say)
     deadline = time.monotonic() + 120
@@ -238,40 +239,46 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
     toss.record(store.load(path)[1], colours=True)  # at the boards, before round 1 starts
     sent = pages.call("/api/pairings/send", {})["sent"]
     say(f"round 1 sent to the tables: {len(sent)} games")
+    first = store.load(path)[1].rounds[0]  # the colours the tables were sent
+    names = {(1, g.table): (g.black, g.white) for g in first.games if g.table is not None}
+    at_table = LateAtTable(late, hall.table_page, hall.page_tokens.__getitem__, hall.speed,
+                           names, say)
     incidents = Incidents(pages, hall, rounds, say, enabled=plan.incidents)
     done = 0
     limit = time.monotonic() + 60 + ROUND_SECONDS * rounds / hall.speed
     t = store.load(path)[1]
     interrupted = False
-    try:
-        while time.monotonic() < limit:
+    with at_table:  # the table's arbiter marks the late player on its own thread
+        try:
+            while time.monotonic() < limit:
+                _, t = store.load(path)
+                complete = sum(1 for r in t.rounds if r.complete)
+                if complete > done:
+                    done = complete
+                    said = f"round {done} complete"
+                    if len(t.rounds) > done:
+                        said += f"; round {done + 1} paired and sent"
+                    elif not t.finished:
+                        said += f"; round {done + 1} not paired yet"
+                    say(said)
+                if done >= rounds or t.finished:
+                    break
+                incidents.step(t)
+                toss.record(t, colours=False)
+                desk.press(t)
+                desk.rule()
+                time.sleep(0.5)
+        except KeyboardInterrupt:  # Ctrl-C ends the day here; the summary still comes
+            interrupted = True
             _, t = store.load(path)
-            complete = sum(1 for r in t.rounds if r.complete)
-            if complete > done:
-                done = complete
-                said = f"round {done} complete"
-                if len(t.rounds) > done:
-                    said += f"; round {done + 1} paired and sent"
-                elif not t.finished:
-                    said += f"; round {done + 1} not paired yet"
-                say(said)
-            if done >= rounds or t.finished:
-                break
-            incidents.step(t)
-            toss.record(t, colours=False)
-            desk.press(t)
-            desk.rule()
-            time.sleep(0.5)
-    except KeyboardInterrupt:  # Ctrl-C ends the day here; the summary still comes
-        interrupted = True
-        _, t = store.load(path)
     comparison = hall.wait_complete(timeout=5.0 if interrupted else 30.0, events_only=True)
     signed = sum(1 for r in t.rounds[:done] for g in r.games
                  if g.table is not None and g.done and not g.forfeit) \
         - len(desk.confirmed) - len(desk.rulings)
     board = leaderboard(t)
     standings = [_standing(r.position, r.name, r.wins, r.grade, r.ouza) for r in board.rows]
-    notes = [hall.latency_note(), *(f"incident: {x}" for x in incidents.log)]
+    notes = [hall.latency_note(),
+             *(f"incident: {x}" for x in [*at_table.log, *incidents.log])]
     if t.extension:
         notes.append(f"note: {t.extension}")
     if interrupted:

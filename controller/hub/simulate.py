@@ -28,6 +28,7 @@ from typing import Any
 from controller.errors import KaeshiError
 from controller.hub.broker import PrivateBroker, die_with_parent, free_port
 from controller.hub.proxy import ProxyProcess
+from controller.hub.sim_desk import late_log
 from controller.hub.sim_operator import running, show_until_interrupted
 from controller.hub.sim_summary import Comparison, SimulateOptions, Summary, TableResult
 from controller.table_link.journal_events import PUBLISHED_KINDS, event_payload
@@ -53,7 +54,8 @@ class Hall:
                  seed: int = 0, event: str = "sim", proxied: tuple[int, ...] = (),
                  proxy_all: bool = False, web: bool = False, games: int = 1,
                  tournament: Path | None = None,
-                 disputes: dict[tuple[int, int], str] | None = None) -> None:
+                 disputes: dict[tuple[int, int], str] | None = None,
+                 late: dict[tuple[int, int], str] | None = None) -> None:
         self.folder = Path(folder)
         self.n = tables
         self.speed = speed
@@ -70,7 +72,11 @@ class Hall:
         #: table's page (controller.hub.sim_desk) instead of signing with the clock: such
         #: a table serves its page, on a port picked here.
         self.disputes = dict(disputes or {})
+        #: (table, round) -> the colour of the player who comes late to that game, as
+        #: the table's arbiter marks it on the table's page (controller.hub.sim_desk).
+        self.late = dict(late or {})
         self.page_ports: dict[int, int] = {}
+        self.page_tokens: dict[int, str] = {}
         self.broker = PrivateBroker(self.folder / "broker", tables, event=event)
         self.proxy: ProxyProcess | None = None  # one relay for the tables that use it
         self.proxied = set(range(1, tables + 1)) if proxy_all else set(proxied)
@@ -103,6 +109,8 @@ class Hall:
             for k in range(self.games):  # each round a different real game
                 record, observations = self._round_log(games, n, k,
                                                        self.disputes.get((n, k + 1)))
+                if (n, k + 1) in self.late:
+                    observations = late_log(observations, self.late[(n, k + 1)])
                 path = log if self.games == 1 else log / f"round-{k + 1:02d}.jsonl"
                 with path.open("w", encoding="utf-8") as f:
                     write_observations(observations, f)
@@ -139,15 +147,17 @@ class Hall:
         (self.folder / "hub.toml").write_text(_toml(hub))
 
     def _table_web(self, n: int) -> dict[str, Any]:
-        """A table whose player disputes serves its page (for the player's press)."""
-        if not any(table == n for table, _ in self.disputes):
+        """A table where a player disputes or comes late serves its page (for the
+        player's press, for the table's arbiter)."""
+        if not any(table == n for table, _ in [*self.disputes, *self.late]):
             return {"enabled": False}
         self.page_ports[n] = free_port()
+        self.page_tokens[n] = secrets.token_urlsafe(16)
         return {"enabled": True, "host": "127.0.0.1", "port": self.page_ports[n],
-                "https": "off", "token": secrets.token_urlsafe(16)}
+                "https": "off", "token": self.page_tokens[n]}
 
     def table_page(self, n: int) -> str:
-        """Table ``n``'s own page (only a table whose player disputes serves one)."""
+        """Table ``n``'s own page (only a table with a dispute or a late player has one)."""
         return f"http://127.0.0.1:{self.page_ports[n]}"
 
     def _round_log(self, games: list[Any], n: int, k: int,

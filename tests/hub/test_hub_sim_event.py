@@ -126,7 +126,7 @@ def _journal_actions(folder, table, action):
 
 
 @pytest.mark.slow
-def test_a_day_with_disputes_a_late_arrival_a_forfeit_a_correction_and_a_hub_crash(
+def test_a_day_with_disputes_late_arrivals_a_forfeit_a_correction_and_a_hub_crash(
         tmp_path, data_dir):
     said: list[str] = []
     options = SimulateOptions(speed=40.0, errors=0.0, folder=str(tmp_path), seed=27)
@@ -145,8 +145,23 @@ def test_a_day_with_disputes_a_late_arrival_a_forfeit_a_correction_and_a_hub_cra
     assert kinds.count("correct") == 1 and t.corrections[0].by == "arbiter (simulated)"
     forfeits = [g for r in t.rounds for g in r.games if g.forfeit]
     assert len(forfeits) == 1 and forfeits[0].round == 2
-    late = [g for g in t.rounds[0].games if g.late is not None]
-    assert [g.late.state for g in late] == ["playing"] and late[0].done
+    # two late players in round 1: one entered at the arbiter's desk (through the hub's
+    # API), one marked at the table itself, whose state carried each step to the hub
+    late = {g.table: g for g in t.rounds[0].games if g.late is not None}
+    assert sorted(late) == [3, 4] and all(g.late.state == "playing" and g.done
+                                          for g in late.values())
+    assert [a["action"] for a in _journal_actions(tmp_path, 3, "late")
+            + _journal_actions(tmp_path, 3, "late_arrived")
+            + _journal_actions(tmp_path, 3, "late_play_on")] == [
+        "late", "late_arrived", "late_play_on"]
+    assert _journal_actions(tmp_path, 4, "late") == []
+    at_table = late[3].late
+    assert at_table.player == late[3].white
+    # white's time ran from the present player's press until the arrival: 45 s of
+    # table time, and a little more for the polling at this speed
+    assert 19 * 60_000 <= at_table.remaining_ms < 20 * 60_000 - 45_000 + 1000, at_table
+    assert (f"round 1 table 3: {late[3].white} came late, was marked so at the table "
+            "and played on 19:") in text
 
     # the disputes: pressed on the table's own page, journaled by the table as its
     # input, carried to the hub by the table's link, ruled on at the dashboard
