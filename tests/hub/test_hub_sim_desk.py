@@ -98,3 +98,35 @@ def test_disputes_are_planned_on_round_one_tables_of_both_colours():
         PlannedDispute(1, 1, "white"), PlannedDispute(1, 2, "black")]
     assert plan_disputes(event(4), wanted=True) == [PlannedDispute(1, 1, "white")]
     assert plan_disputes(event(8), wanted=False) == []
+
+
+def test_a_late_players_log_holds_the_game_back_after_the_present_players_press():
+    from controller.hub.sim_desk import ABSENT, GAME_START, MARK_PRESS, late_log
+    from controller.observation import Observation
+    from controller.position import Position
+    from controller.squares import Color
+
+    start = Position.start().board_string()
+    game = [Observation(0.0, board=start), Observation(0.3, press=Color.WHITE),
+            Observation(1.0, board=start)]
+    log = late_log(game, "white")
+    assert log[:2] == [game[0], Observation(MARK_PRESS, press=Color.BLACK)]
+    assert [o.t for o in log[2:]] == [GAME_START, GAME_START + 0.3, GAME_START + 1.0]
+    assert MARK_PRESS + ABSENT < GAME_START  # the arrival comes before the game goes on
+    assert late_log(game, "black")[1].press is Color.WHITE
+    with pytest.raises(ValueError, match="start with the board"):
+        late_log(game[1:], "white")
+
+
+def test_the_late_player_at_the_table_is_planned_on_the_third_of_four_tables():
+    from controller.hub.sim_desk import plan_late
+
+    t = Tournament(random_roster(random.Random(1), 8, "open"), "open", extend=True)
+    t.draw_lottery(["00001", "00002", "00003"])
+    t.pair_next_round()
+    assert plan_late(t, wanted=True) == [PlannedDispute(1, 3, "white")]
+    assert plan_late(t, wanted=False) == []
+    small = Tournament(random_roster(random.Random(1), 6, "open"), "open", extend=True)
+    small.draw_lottery(["00001", "00002", "00003"])
+    small.pair_next_round()
+    assert plan_late(small, wanted=True) == []  # three tables: the desk has them all
