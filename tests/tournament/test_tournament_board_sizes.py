@@ -16,11 +16,14 @@ from hypothesis import strategies as st
 from controller.boardsize import SIZES, board_size
 from controller.cli import main
 from controller.hall_protocol.protocol import (
+    EventMessage,
     GameResult,
     ProtocolError,
     TableState,
     TableStatus,
+    decode_event,
     decode_state,
+    encode_event,
     encode_state,
 )
 from controller.hub.director import TournamentDirector
@@ -251,3 +254,30 @@ def test_a_table_on_another_board_than_the_events_is_left_to_the_arbiter():
     with pytest.raises(ResultError, match=needle):
         desk.confirm(status, 20, 16)
     assert not t.current.table(p.table).done
+
+
+@settings(max_examples=200, deadline=None)
+@given(size=SIZE, b=st.integers(-2, 110) | HOSTILE, w=st.integers(-2, 110) | HOSTILE)
+def test_a_game_over_event_counts_on_its_board_at_the_encoder_and_the_reader(size, b, w):
+    squares = board_size(size).squares
+    fits = all(type(v) is int for v in (b, w)) and 0 <= b and 0 <= w and b + w <= squares
+    board = Position.start(size).board_string()
+    event = {"t": 1.0, "event": "game_over", "black": b, "white": w, "winner": "black"}
+    try:
+        raw = encode_event(EventMessage(1, "g", 1, event, None, board, None, size))
+    except ProtocolError:
+        assert not fits
+    else:
+        assert fits and decode_event(raw, 1).event["black"] == b
+    good = EventMessage(1, "g", 1, {**event, "black": 4, "white": 0}, None, board, None, size)
+    d = json.loads(encode_event(good))
+    d["event"].update(black=b, white=w)
+    try:
+        text = json.dumps(d, allow_nan=False).encode()
+    except ValueError:
+        return  # no JSON anybody could send
+    if fits:
+        assert decode_event(text, 1).event["white"] == w
+    else:
+        with pytest.raises(ProtocolError):
+            decode_event(text, 1)
