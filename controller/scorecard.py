@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from controller.boardsize import board_size
+from controller.boardsize import STANDARD, BoardSizeError, board_size
 from controller.errors import KaeshiError
 
 Colour = Literal["black", "white"]
@@ -60,9 +60,14 @@ class SignOff:
     black_says: bool | None = None  # True: confirms, False: disputes, None: not yet
     white_says: bool | None = None
     flags: tuple[str, ...] = ()  # why the table asks the arbiter anyway
+    #: The board the game was played on: the counts are of its squares.
+    size: int = STANDARD
 
     def __post_init__(self) -> None:
-        squares = board_size().squares  # a score sheet counts the discs of an 8x8 board
+        try:
+            squares = board_size(self.size).squares
+        except BoardSizeError as exc:
+            raise ScoreCardError(f"sign-off: {exc}") from None
         for name, value in (("black", self.black), ("white", self.white)):
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= squares:
                 raise ScoreCardError(

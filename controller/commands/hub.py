@@ -47,7 +47,7 @@ def register(p: argparse.ArgumentParser) -> None:
                    "--roster) instead of --players")
     s.add_argument("--roster", type=Path, metavar="FILE", help="the event's players (CSV)")
     s.add_argument("--no-incidents", action="store_true",
-                   help="with an event: no late arrival, forfeit, correction or hub "
+                   help="with an event: no dispute, late arrival, forfeit, correction or hub "
                         "crash, only the tables' own games")
     s.add_argument("--extend", action="store_true",
                    help="with --players: confirm a field outside the open format's sizes "

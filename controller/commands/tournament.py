@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from controller.boardsize import SIZES, STANDARD
 from controller.scorecard import LATE_STATES
 from controller.tournament.event import Tournament
 from controller.tournament.game import Correction
@@ -95,6 +96,8 @@ def register(p: argparse.ArgumentParser) -> None:
     m.add_argument("--hall", action="store_true",
                    help="play it through the tables' score cards and the hub's result "
                         "desk: players sign at the table, one dispute, two late arrivals")
+    m.add_argument("--size", type=int, choices=SIZES, default=STANDARD,
+                   help="the board's side (6: a 6x6 side event); results count its squares")
     m.set_defaults(func=cmd_simulate)
 
 
@@ -247,7 +250,7 @@ def cmd_toss(args: argparse.Namespace) -> int:
     return 0
 
 
-_DISCS = re.compile(r"^(\d{1,2})-(\d{1,2})$")
+_DISCS = re.compile(r"^(\d{1,3})-(\d{1,3})$")  # the event's board size checks the rest
 
 
 def _discs(table: int, text: str | None) -> list[int] | None:
@@ -364,15 +367,17 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.hall:
         db = args.out / "event.sqlite"
         db.unlink(missing_ok=True)
-        t, day = hall_day(db, args.players, args.seed, args.division, args.extend)
+        t, day = hall_day(db, args.players, args.seed, args.division, args.extend,
+                          args.size)
     else:
-        t = simulate(args.players, args.division, args.seed, extend=args.extend)
+        t = simulate(args.players, args.division, args.seed, extend=args.extend,
+                     size=args.size)
     data = formats.event_json(t, [f"{(t.seed or 0):015d}"[k:k + 5] for k in (0, 5, 10)])
     (args.out / "event.json").write_text(json.dumps(data, ensure_ascii=False, indent=1),
                                          encoding="utf-8")
     config = (store.load(args.out / "event.sqlite")[0] if args.hall else
               EventConfig(name=t.name, division=args.division, date="", country="JPN",
-                          sender="kaeshi"))
+                          sender="kaeshi", size=args.size))
     (args.out / "results.wof.txt").write_text(formats.wof_results(t, config), encoding="utf-8")
     _write_sheets(args.out, t)
     print(f"{args.out / 'event.json'}: {len(t.present)} players, {len(t.rounds)} rounds, "

@@ -50,10 +50,10 @@ def decode_signoff(r: Reader | None) -> SignOff | None:
             isinstance(f, str) and _REASON.match(f) for f in flags):
         raise r.fail("flags", "a list of short reasons")
     try:
-        squares = board_size().squares  # a score sheet counts the discs of an 8x8 board
+        squares = board_size(r.size).squares  # of the board the state is about
         return SignOff(r.int("black", 0, squares), r.int("white", 0, squares),
                        r.choice("winner", WINNERS), _says(r, "black_says"),
-                       _says(r, "white_says"), tuple(flags))
+                       _says(r, "white_says"), tuple(flags), size=r.size)
     except ScoreCardError as exc:
         raise ProtocolError(f"{r.where}: {exc}") from None
 

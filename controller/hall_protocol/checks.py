@@ -201,8 +201,8 @@ def check_event(r: Reader) -> dict[str, Any]:
         ):
             raise r.fail("moves", 'a list of moves such as "white f4"')
     elif kind == "game_over":
-        r.int("black", 0, squares)
-        r.int("white", 0, squares)
+        if r.int("black", 0, squares) + r.int("white", 0, squares) > squares:
+            raise r.fail("white", f"a count within the {squares} squares with black's")
         r.choice("winner", (*COLORS, "draw"))
         for key in ("reason", "decided_by"):
             if r.d.get(key) is not None:

@@ -315,6 +315,9 @@ def decode_state(payload: bytes, table: int, where: str = "state") -> TableState
         winner=res.choice("winner", (*COLORS, "draw")),
         reason=res.str("reason", re.compile(r"^[a-z_]{1,40}$"), null=True),
     )
+    if result is not None and result.black + result.white > squares:
+        raise res.fail("white", f"a count that leaves black's {result.black} within "
+                                f"the {squares} squares")
     flags = r.d.get("irregularities", [])
     if not isinstance(flags, list) or len(flags) > squares:
         raise r.fail("irregularities", "a list")

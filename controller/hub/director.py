@@ -122,7 +122,7 @@ class TournamentDirector:
             right = ("black" if g.draw_win == g.black else
                      "white" if g.draw_win == g.white else "none")
             out.append(Pairing(round, g.table, g.black, g.white, float(s.minutes), right,
-                               s.draws))
+                               s.draws, self.t.size))
         return out
 
     @_locked

@@ -18,156 +18,28 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from controller.boardsize import board_size
 from controller.errors import KaeshiError
-from controller.hall_protocol.protocol import (
-    DownlinkCommand,
-    GameResult,
-    TableStatus,
-    next_game,
-    toss,
+from controller.hall_protocol.protocol import DownlinkCommand, TableStatus
+from controller.hub.results_model import (
+    Confirmed,
+    Director,
+    Outcome,
+    Pairing,
+    ResultError,
+    Standing,
+    TossOutcome,
+    drawn_on_board,
+    reason_of,
 )
 
+#: The desk's vocabulary lives in results_model; importers of this module still find it.
+__all__ = ["Confirmed", "Director", "Outcome", "Pairing", "ResultDesk", "ResultError",
+           "Standing", "TossOutcome", "drawn_on_board", "reason_of"]
+
 log = logging.getLogger("kaeshi.hub.results")
-
-
-class ResultError(KaeshiError):
-    """A confirmation that cannot be taken; the message says why."""
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """One game of a round: who sits at which table with which colour."""
-
-    round: int
-    table: int
-    black: str
-    white: str
-    minutes: float = 20.0
-    draw_win_right: str = "none"  # "none" | "black" | "white"
-    draws_allowed: bool = True
-
-    def announcement(self) -> str:
-        return f"Round {self.round} — table {self.table} — Black: {self.black} White: {self.white}"
-
-    def command(self) -> DownlinkCommand:
-        return next_game(self.round, self.black, self.white, minutes=self.minutes,
-                         draw_win_right=self.draw_win_right, draws_allowed=self.draws_allowed)
-
-    def toss_command(self) -> DownlinkCommand:
-        """The recorded 伏せ石 for the table (``draw_win_right`` must be a colour)."""
-        return toss(self.round, self.black, self.white, self.draw_win_right)
-
-    @property
-    def needs_toss(self) -> bool:
-        """A 32–32 board has no winner yet: no draws, and no 伏せ石 recorded."""
-        return not self.draws_allowed and self.draw_win_right == "none"
-
-
-@dataclass(frozen=True)
-class Standing:
-    """One line of the ranking the director shows: ``criteria`` are its ranking
-    criteria in order, each under the name the event's rules give it; ``final`` is
-    set once the ranking is the final one (then ``rank`` is the place)."""
-
-    rank: int
-    player: str
-    points: float
-    criteria: tuple[tuple[str, int | float | str | bool | None], ...] = ()
-    final: bool = False
-    grade: str | None = None
-    ouza: bool | None = None
-    #: What the whole ranking is read with (a confirmed extension of the rules, or
-    #: the small-field variant); on the first line only.
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Confirmed:
-    """A result the director holds for (round, table)."""
-
-    round: int
-    table: int
-    black: int
-    white: int
-    winner: str  # "black" | "white" | "draw"
-    #: How it ended (``controller.tournament.verdict.REASONS``): the board, or the clock.
-    reason: str = "normal"
-
-
-class Director(Protocol):
-    """What the hub needs of the tournament director."""
-
-    def current_round(self) -> int | None:
-        """The round being played (None before the first pairing)."""
-        ...
-
-    def pairings(self, round: int) -> list[Pairing]: ...
-
-    def result(self, round: int, table: int) -> Confirmed | None:
-        """The confirmed result of a game, None while there is none."""
-        ...
-
-    def record_result(self, result: Confirmed) -> None: ...
-
-    def round_complete(self, round: int) -> bool: ...
-
-    def pair_next_round(self, after: int | None = None) -> list[Pairing]:
-        """Pair the next round (the current one is complete) and return its pairings;
-        with ``after``, the round after it if it is paired already (never twice)."""
-        ...
-
-    def standings(self) -> list[Standing]: ...
-
-    def report_late(self, round: int, table: int, player: str, state: str,
-                    remaining_ms: int | None) -> None:
-        """A late arrival's state (controller.scorecard.LATE_STATES)."""
-        ...
-
-    def record_forfeit(self, round: int, table: int, loser: str) -> None:
-        """``loser`` did not play (不戦敗): counted, not rated."""
-        ...
-
-    def record_toss(self, round: int, table: int, black: str, draw_win: str) -> Pairing:
-        """The 伏せ石 (rule 1): who plays black, who holds the draw-win right; returns
-        the table's pairing as it now stands."""
-        ...
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a confirmation led to: the result kept and, if the round closed, the next one."""
-
-    result: Confirmed
-    next_pairings: list[Pairing]
-    #: Why the next round could not be paired or sent (the result itself is kept).
-    problem: str = ""
-
-
-@dataclass(frozen=True)
-class TossOutcome:
-    """What recording a 伏せ石 led to: the pairing as it now stands, whether the table
-    was told, and the drawn result it settled (with what followed), if one was held."""
-
-    pairing: Pairing
-    sent: bool
-    settled: Outcome | None = None
-
-
-def drawn_on_board(result: GameResult) -> bool:
-    """A 32–32 (or any equal) count the board decided, not the clock."""
-    return result.black == result.white and result.reason is None
-
-
-def reason_of(result: GameResult) -> str:
-    """The director's reason for a table's result: the board's count, or the clock
-    (rule 13; rule 14 when the table says both flags fell)."""
-    if result.reason is None:
-        return "normal"
-    return "both_flags" if result.reason == "both_flags" else "time"
 
 
 def _winner(black: int, white: int, fallback: str) -> str:
@@ -229,6 +101,11 @@ class ResultDesk:
             card = s.signoff
             if s.result is None or card is None or card.status != "signed":
                 return None
+            try:
+                self._same_board(status)
+            except ResultError as exc:  # not this event's game: the arbiter decides
+                self.refused[(status.table, s.game)] = str(exc)
+                raise
             r = s.result
             if (card.black, card.white, card.winner) != (r.black, r.white, r.winner):
                 return None  # signed a different result than the table shows: arbiter
@@ -297,9 +174,10 @@ class ResultDesk:
             raise ResultError(f"table {status.table}'s game is not part of a round")
         if self.director.result(s.round, status.table) is not None:
             raise ResultError(f"round {s.round}, table {status.table}: already confirmed")
+        self._same_board(status)
         b = s.result.black if black is None else black
         w = s.result.white if white is None else white
-        squares = board_size().squares  # a result sheet counts the discs of an 8x8 board
+        squares = board_size(s.size).squares  # of the board the table played on
         for name, value in (("black", b), ("white", w)):
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= squares:
                 raise ResultError(
@@ -318,6 +196,17 @@ class ResultDesk:
         outcome = self._after(result, s.round)
         assert outcome is not None
         return outcome
+
+    def _same_board(self, status: TableStatus) -> None:
+        """The table played on the event's board, or the refusal naming both."""
+        s = status.state
+        assert s is not None and s.round is not None
+        p = self._find_pairing(s.round, status.table)
+        if p is not None and p.size != s.size:
+            raise ResultError(
+                f"round {s.round} table {status.table}: the table played on "
+                f"{board_size(s.size).a_label} board, the event is on {board_size(p.size).label} "
+                "boards; set the table's board size and enter the result by hand")
 
     def needs_toss(self, status: TableStatus) -> bool:
         """The table's result is a drawn board its pairing has no winner for yet."""

@@ -9,7 +9,9 @@ on the hub alone runs the day: each table replays its next real game when its
 their clock buttons, the hub's result desk hands each signed result to the director,
 and the director pairs the next round when the round is complete. A result that needs
 the arbiter (an irregularity left standing, a fallen flag) is confirmed here as the
-arbiter would, through the dashboard's own ``confirm`` action, and counted apart.
+arbiter would, through the dashboard's own ``confirm`` action, and counted apart; a
+player who disputes their result presses so on the table's own page, and the arbiter
+rules on it at the dashboard (``sim_desk``).
 
 No division plays draws, so every game has its 伏せ石 (rule 1), drawn here with the
 simulation's seed and recorded through the dashboard's ``toss`` action as soon as the
@@ -35,6 +37,7 @@ from typing import Any
 
 from controller.boardsize import board_size
 from controller.errors import KaeshiError
+from controller.hub.sim_desk import Desk, LateAtTable, PlannedDispute, plan_disputes, plan_late
 from controller.hub.sim_incidents import Incidents
 from controller.hub.sim_operator import page_url, running, show_until_interrupted
 from controller.hub.sim_summary import Comparison, SimulateOptions
@@ -66,8 +69,9 @@ class EventPlan:
     #: ``--extend``: confirm a random field outside the open format's sizes (fewer
     #: than 16 or more than 128 entries), run as the variant the notes name.
     extend: bool = False
-    #: Play the day's trouble through the hub (``sim_incidents``): a late arrival, a
-    #: forfeit, a correction, the hub killed and restarted between two rounds.
+    #: Play the day's trouble: results disputed at their tables and ruled on at the
+    #: dashboard (``sim_desk``), and through the hub (``sim_incidents``) a late
+    #: arrival, a forfeit, a correction, the hub killed and restarted between two rounds.
     incidents: bool = True
 
 
@@ -86,6 +90,8 @@ class EventSummary:
     notes: list[str] = field(default_factory=list)
     tosses: int = 0  # 伏せ石 recorded through the dashboard
     drawn: list[str] = field(default_factory=list)  # 32-32 boards and who won them
+    #: Results a player disputed at the table, each with the arbiter's ruling.
+    disputes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -103,6 +109,10 @@ class EventSummary:
             f"results: {self.signed} signed by both players at the table, "
             f"{len(self.arbiter)} confirmed by the arbiter; {self.tosses} 伏せ石 recorded, "
             f"{len(self.drawn)} board(s) 32-32",
+            f"disputes: {len(self.disputes)} pressed at the table, "
+            f"{sum('upheld' in x for x in self.disputes)} upheld, "
+            f"{sum('rejected' in x for x in self.disputes)} rejected",
+            *(f"  dispute: {x}" for x in self.disputes),
             *(f"  arbiter: {x}" for x in self.arbiter),
             *(f"  32-32: {x}" for x in self.drawn),
             "final ranking:" if self.finished else "provisional ranking:",
@@ -197,10 +207,13 @@ def simulate_event(options: SimulateOptions, plan: EventPlan,
         tables = max(g.table or 0 for r in [t.current] for g in r.games)
         total = rounds_of(path, options.seed)
         wanted = min(total, plan.rounds) if plan.rounds > 0 else total
+        disputes, late = plan_disputes(t, plan.incidents), plan_late(t, plan.incidents)
         hall = Hall(folder, tables, options.speed, errors=options.errors, seed=options.seed,
-                    event=options.event, web=options.web, games=wanted, tournament=path)
+                    event=options.event, web=options.web, games=wanted, tournament=path,
+                    disputes={(d.table, d.round): d.colour for d in disputes},
+                    late={(x.table, x.round): x.colour for x in late})
         with running(hall, options, tables, say) as started:
-            summary = _run_day(hall, path, wanted, started, say, plan)
+            summary = _run_day(hall, path, wanted, started, say, plan, disputes, late)
             if options.folder:
                 summary.notes.append(f"files in {folder}")
             if options.web:
@@ -210,8 +223,10 @@ def simulate_event(options: SimulateOptions, plan: EventPlan,
 
 
 def _run_day(hall: Hall, path: Path, rounds: int, started: float,
-             say: Callable[[str], None], plan: EventPlan) -> EventSummary:
+             say: Callable[[str], None], plan: EventPlan,
+             disputes: list[PlannedDispute], late: list[PlannedDispute]) -> EventSummary:
     pages = HubPages(page_url(hall), hall.token)
+    desk = Desk(pages, disputes, hall.table_page, say)
     deadline = time.monotonic() + 120
     while True:  # an order sent before a table subscribed would not reach it
         cards = pages.call("/api/dashboard")["tables"]
@@ -224,40 +239,46 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
     toss.record(store.load(path)[1], colours=True)  # at the boards, before round 1 starts
     sent = pages.call("/api/pairings/send", {})["sent"]
     say(f"round 1 sent to the tables: {len(sent)} games")
+    first = store.load(path)[1].rounds[0]  # the colours the tables were sent
+    names = {(1, g.table): (g.black, g.white) for g in first.games if g.table is not None}
+    at_table = LateAtTable(late, hall.table_page, hall.page_tokens.__getitem__, hall.speed,
+                           names, say)
     incidents = Incidents(pages, hall, rounds, say, enabled=plan.incidents)
-    arbiter: list[str] = []
-    refused: set[tuple[int, str]] = set()
     done = 0
     limit = time.monotonic() + 60 + ROUND_SECONDS * rounds / hall.speed
     t = store.load(path)[1]
     interrupted = False
-    try:
-        while time.monotonic() < limit:
+    with at_table:  # the table's arbiter marks the late player on its own thread
+        try:
+            while time.monotonic() < limit:
+                _, t = store.load(path)
+                complete = sum(1 for r in t.rounds if r.complete)
+                if complete > done:
+                    done = complete
+                    said = f"round {done} complete"
+                    if len(t.rounds) > done:
+                        said += f"; round {done + 1} paired and sent"
+                    elif not t.finished:
+                        said += f"; round {done + 1} not paired yet"
+                    say(said)
+                if done >= rounds or t.finished:
+                    break
+                incidents.step(t)
+                toss.record(t, colours=False)
+                desk.press(t)
+                desk.rule()
+                time.sleep(0.5)
+        except KeyboardInterrupt:  # Ctrl-C ends the day here; the summary still comes
+            interrupted = True
             _, t = store.load(path)
-            complete = sum(1 for r in t.rounds if r.complete)
-            if complete > done:
-                done = complete
-                said = f"round {done} complete"
-                if len(t.rounds) > done:
-                    said += f"; round {done + 1} paired and sent"
-                elif not t.finished:
-                    said += f"; round {done + 1} not paired yet"
-                say(said)
-            if done >= rounds or t.finished:
-                break
-            incidents.step(t)
-            toss.record(t, colours=False)
-            arbiter += _confirm_waiting(pages, refused, say)
-            time.sleep(0.5)
-    except KeyboardInterrupt:  # Ctrl-C ends the day here; the summary still comes
-        interrupted = True
-        _, t = store.load(path)
     comparison = hall.wait_complete(timeout=5.0 if interrupted else 30.0, events_only=True)
     signed = sum(1 for r in t.rounds[:done] for g in r.games
-                 if g.table is not None and g.done and not g.forfeit) - len(arbiter)
+                 if g.table is not None and g.done and not g.forfeit) \
+        - len(desk.confirmed) - len(desk.rulings)
     board = leaderboard(t)
     standings = [_standing(r.position, r.name, r.wins, r.grade, r.ouza) for r in board.rows]
-    notes = [hall.latency_note(), *(f"incident: {x}" for x in incidents.log)]
+    notes = [hall.latency_note(),
+             *(f"incident: {x}" for x in [*at_table.log, *incidents.log])]
     if t.extension:
         notes.append(f"note: {t.extension}")
     if interrupted:
@@ -267,7 +288,8 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
     drawn = [f"round {r.number} table {g.table}: {g.winner} (draw-win right)"
              for r in t.rounds[:done] for g in r.games if g.outcome == "draw"]
     return EventSummary(hall.n, time.monotonic() - started, comparison, done, t.finished,
-                        signed, arbiter, standings, notes, toss.count, drawn)
+                        signed, desk.confirmed, standings, notes, toss.count, drawn,
+                        desk.rulings)
 
 
 class Tosses:
@@ -301,27 +323,6 @@ class Tosses:
                     raise
                 continue
             self.count += 1
-
-
-def _confirm_waiting(pages: HubPages, refused: set[tuple[int, str]],
-                     say: Callable[[str], None]) -> list[str]:
-    """The arbiter's part: confirm every result the dashboard says waits for one, as
-    the table shows it. One the director refuses is said once and left standing."""
-    out = []
-    for c in pages.call("/api/dashboard")["tables"]:
-        key = (c["table"], str(c.get("game")))
-        if not c.get("awaiting_confirmation") or key in refused:
-            continue
-        try:
-            r = pages.call(f"/api/table/{c['table']}/confirm", {"game": c["game"]})["result"]
-        except urllib.error.HTTPError as exc:
-            refused.add(key)
-            why = json.loads(exc.read() or b"{}").get("error", exc.reason)
-            say(f"table {c['table']}: the result cannot be confirmed: {why}")
-            continue
-        out.append(f"round {r['round']} table {r['table']}: {r['black']}-{r['white']} "
-                   f"({c['attention']['detail'] or c['attention']['reason']})")
-    return out
 
 
 def _standing(rank: int, name: str, wins: int, grade: str | None = None,

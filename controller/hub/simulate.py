@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import KaeshiError
-from controller.hub.broker import PrivateBroker, die_with_parent
+from controller.hub.broker import PrivateBroker, die_with_parent, free_port
 from controller.hub.proxy import ProxyProcess
+from controller.hub.sim_desk import late_log
 from controller.hub.sim_operator import running, show_until_interrupted
 from controller.hub.sim_summary import Comparison, SimulateOptions, Summary, TableResult
 from controller.table_link.journal_events import PUBLISHED_KINDS, event_payload
@@ -52,7 +53,9 @@ class Hall:
     def __init__(self, folder: str | Path, tables: int, speed: float, *, errors: float = 0.03,
                  seed: int = 0, event: str = "sim", proxied: tuple[int, ...] = (),
                  proxy_all: bool = False, web: bool = False, games: int = 1,
-                 tournament: Path | None = None) -> None:
+                 tournament: Path | None = None,
+                 disputes: dict[tuple[int, int], str] | None = None,
+                 late: dict[tuple[int, int], str] | None = None) -> None:
         self.folder = Path(folder)
         self.n = tables
         self.speed = speed
@@ -65,6 +68,15 @@ class Hall:
         #: director, each table waits for its pairing before each log, every game ends
         #: on the board and both players sign its result with their clock buttons.
         self.tournament = tournament
+        #: (table, round) -> the colour whose player disputes that game's result on the
+        #: table's page (controller.hub.sim_desk) instead of signing with the clock: such
+        #: a table serves its page, on a port picked here.
+        self.disputes = dict(disputes or {})
+        #: (table, round) -> the colour of the player who comes late to that game, as
+        #: the table's arbiter marks it on the table's page (controller.hub.sim_desk).
+        self.late = dict(late or {})
+        self.page_ports: dict[int, int] = {}
+        self.page_tokens: dict[int, str] = {}
         self.broker = PrivateBroker(self.folder / "broker", tables, event=event)
         self.proxy: ProxyProcess | None = None  # one relay for the tables that use it
         self.proxied = set(range(1, tables + 1)) if proxy_all else set(proxied)
@@ -95,7 +107,10 @@ class Hall:
                 log = d / "logs"
                 log.mkdir(exist_ok=True)
             for k in range(self.games):  # each round a different real game
-                record, observations = self._round_log(games, n, k)
+                record, observations = self._round_log(games, n, k,
+                                                       self.disputes.get((n, k + 1)))
+                if (n, k + 1) in self.late:
+                    observations = late_log(observations, self.late[(n, k + 1)])
                 path = log if self.games == 1 else log / f"round-{k + 1:02d}.jsonl"
                 with path.open("w", encoding="utf-8") as f:
                     write_observations(observations, f)
@@ -111,7 +126,7 @@ class Hall:
                 "source": {"kind": "sim", "log": str(log), "speed": self.speed},
                 "journal": {"path": str(d / "journal.sqlite")},
                 "games": {"folder": str(d / "games")},
-                "web": {"enabled": False},
+                "web": self._table_web(n),
                 "hub": {"enabled": True, "host": "127.0.0.1", "port": port, "table": n,
                         "event": self.event, "password_file": str(d / "password"),
                         "wait_for_pairing": self.tournament is not None},
@@ -131,11 +146,28 @@ class Hall:
             hub["tournament"] = {"file": str(self.tournament)}
         (self.folder / "hub.toml").write_text(_toml(hub))
 
-    def _round_log(self, games: list[Any], n: int, k: int) -> tuple[Any, list[Any]]:
+    def _table_web(self, n: int) -> dict[str, Any]:
+        """A table where a player disputes or comes late serves its page (for the
+        player's press, for the table's arbiter)."""
+        if not any(table == n for table, _ in [*self.disputes, *self.late]):
+            return {"enabled": False}
+        self.page_ports[n] = free_port()
+        self.page_tokens[n] = secrets.token_urlsafe(16)
+        return {"enabled": True, "host": "127.0.0.1", "port": self.page_ports[n],
+                "https": "off", "token": self.page_tokens[n]}
+
+    def table_page(self, n: int) -> str:
+        """Table ``n``'s own page (only a table with a dispute or a late player has one)."""
+        return f"http://127.0.0.1:{self.page_ports[n]}"
+
+    def _round_log(self, games: list[Any], n: int, k: int,
+                   disputes: str | None = None) -> tuple[Any, list[Any]]:
         """Table ``n``'s real game of round ``k`` and its observations. In an event the
         game must end on the board (a WTHOR record may stop early), and both players then
-        press their clock button: their signatures of the result (rule 15). A 32–32
-        board is played like any other: the 伏せ石 recorded for it names its winner."""
+        press their clock button: their signatures of the result (rule 15), but for
+        the player who ``disputes`` it (a colour), who presses on the table's page
+        instead. A 32–32 board is played like any other: the 伏せ石 recorded for it
+        names its winner."""
         from controller.events import EventKind
         from controller.observation import Observation
         from controller.simulator import SimOptions, simulate_game
@@ -151,8 +183,10 @@ class Hall:
             over = sim.truth[-1] if sim.truth else None
             if over is not None and over.event is EventKind.GAME_OVER:
                 end = sim.observations[-1].t
-                return record, [*sim.observations, Observation(end + 2.0, press=Color.BLACK),
-                                Observation(end + 4.0, press=Color.WHITE)]
+                signs = [Observation(end + 2.0 * (i + 1), press=c)
+                         for i, c in enumerate((Color.BLACK, Color.WHITE))
+                         if c.value != disputes]
+                return record, [*sim.observations, *signs]
         raise KaeshiError(f"no game of {GAMES_FILE} ends on the board")
 
     # --------------------------------------------------------------- processes

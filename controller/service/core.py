@@ -162,7 +162,7 @@ class GameCore:
             flags.append("decided by the clock")
         if self.arbiter.open_flags():
             flags.append("an irregularity was not put right")
-        self.signoff = SignOff(*final, flags=tuple(flags))
+        self.signoff = SignOff(*final, flags=tuple(flags), size=self.settings.size)
 
     def final_result(self) -> tuple[int, int, str] | None:
         """(black, white, winner) once the game is over; a 32–32 board without draws

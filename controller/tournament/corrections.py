@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from controller.tournament.game import Correction, Game, Round
 from controller.tournament.model import TournamentError
 from controller.tournament.toss import toss_placer
-from controller.tournament.verdict import REASON_TEXT, result_winner
+from controller.tournament.verdict import REASON_TEXT, read_discs, result_winner
 
 if TYPE_CHECKING:
     from controller.tournament.event import Tournament
@@ -98,12 +98,12 @@ def correct(t: Tournament, payload: dict[str, Any]) -> Correction:
     before = _result_text(g)
     if what == "result":
         _paired_after(t, rnd, g)
-        discs = tuple(payload["discs"]) if payload.get("discs") else None
+        discs = read_discs(g.table, payload.get("discs"), t.size)
         reason = payload.get("reason", "normal")
         outcome = payload.get("outcome")
         trial = Game(g.round, g.stage, g.group, g.first, g.second, g.table, g.black,
                      g.white, g.toss_by, g.draw_win, g.colour_chooser, late=None)
-        winner = result_winner(trial, str(outcome), discs, reason)
+        winner = result_winner(trial, str(outcome), discs, reason, t.size)
         g.outcome, g.winner, g.discs, g.reason = outcome, winner, discs, reason
         g.forfeit = False
     elif what == "colours":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from controller.boardsize import SIZES, STANDARD
 from controller.tournament import knockout as ko
 from controller.tournament import latecomers
 from controller.tournament.flow import pair_knockout, pair_open
@@ -46,10 +47,16 @@ class Tournament:
     """One division's event.  See the package docstring for the order of calls."""
 
     def __init__(self, roster: Sequence[Player], division: str, name: str = "",
-                 extend: bool = False) -> None:
+                 extend: bool = False, size: int = STANDARD) -> None:
         """``extend``: the organiser's confirmation that a field larger than the rules
-        describe is run as the extension named in :attr:`extension`."""
+        describe is run as the extension named in :attr:`extension`; ``size``: the
+        board the event is played on (a 6x6 side event): its results count up to
+        its squares."""
         self.settings: DivisionSettings = settings_for(division)
+        if isinstance(size, bool) or size not in SIZES:
+            raise TournamentError(f"board size must be one of {', '.join(map(str, SIZES))}, "
+                                  f"not {size!r}")
+        self.size: int = size
         self.name = name
         self.roster = list(roster)
         self.players: dict[str, Player] = {}
@@ -291,7 +298,7 @@ class Tournament:
                 f"table {table} already has the result {g.outcome}{had}; "
                 f"refusing {outcome}{new} (an arbiter's correction is entered as one)"
             )
-        winner = result_winner(g, outcome, discs, reason)
+        winner = result_winner(g, outcome, discs, reason, self.size)
         g.outcome, g.winner, g.discs, g.reason = outcome, winner, discs, reason
         self._count(g)
         return True

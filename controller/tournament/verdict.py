@@ -15,7 +15,9 @@ Reasons (``Game.reason``):
 
 from __future__ import annotations
 
-from controller.boardsize import board_size
+from typing import Any
+
+from controller.boardsize import STANDARD, board_size
 from controller.scorecard import LATE_STATES, LOST_UNPLAYED
 from controller.tournament.game import OUTCOMES, Game
 from controller.tournament.model import TournamentError
@@ -34,25 +36,43 @@ REASON_TEXT = {
 FEWEST_DISCS = 4
 
 
-def check_discs(table: int | None, discs: tuple[int, int]) -> None:
+def check_discs(table: int | None, discs: Any, size: int = STANDARD) -> tuple[int, int]:
+    """``discs`` as a board count on the event's ``size`` board, or the refusal: two
+    whole numbers, each 0 to the board's squares, together at most its squares and at
+    least the four discs a board starts with."""
+    if not isinstance(discs, list | tuple) or len(discs) != 2:
+        raise TournamentError(f"table {table}: discs must be two counts, black's and "
+                              f"white's, not {discs!r}"[:200])
     b, w = discs
     for value in (b, w):
         if isinstance(value, bool) or not isinstance(value, int):
             raise TournamentError(f"table {table}: discs must be whole numbers, not "
-                                  f"{value!r}")
-    if b < 0 or w < 0 or b + w > board_size().squares:
+                                  f"{value!r}"[:200])
+    squares = board_size(size).squares
+    if b < 0 or w < 0 or b + w > squares:
         raise TournamentError(f"table {table}: discs {b}-{w} are not a board count "
-                              "(0–64 each, at most 64 together)")
+                              f"on {board_size(size).a_label} board (0–{squares} each, at "
+                              f"most {squares} together)")
     if b + w < FEWEST_DISCS:
         raise TournamentError(
             f"table {table}: discs {b}-{w} cannot be on a board, which starts with 4 "
             "discs; leave the count out when it is not known (it is written (0) in the "
             "rating file)")
+    return b, w
+
+
+def read_discs(table: int | None, value: Any, size: int = STANDARD) -> tuple[int, int] | None:
+    """A stored or sent action's ``discs``: absent (``None`` or ``[]``: the count is not
+    known), else a board count (:func:`check_discs`)."""
+    if value is None or (isinstance(value, list) and not value):
+        return None
+    return check_discs(table, value, size)
 
 
 def result_winner(g: Game, outcome: str, discs: tuple[int, int] | None,
-                  reason: str) -> str:
-    """The winner ``outcome`` names at game ``g`` for ``reason``, or a refusal."""
+                  reason: str, size: int = STANDARD) -> str:
+    """The winner ``outcome`` names at game ``g`` for ``reason`` on the event's ``size``
+    board, or a refusal."""
     t = g.table
     if reason not in REASONS:
         raise TournamentError(f"table {t}: the reason must be one of "
@@ -63,7 +83,7 @@ def result_winner(g: Game, outcome: str, discs: tuple[int, int] | None,
     if outcome not in OUTCOMES:
         raise TournamentError(f"table {t}: outcome must be black, white or draw")
     if discs is not None:
-        check_discs(t, discs)
+        discs = check_discs(t, discs, size)
     late = g.late
     if late is not None and late.state in LOST_UNPLAYED:
         how = ("took the forfeit" if late.state == "forfeit"

@@ -7,6 +7,7 @@ import html
 import io
 from typing import Any
 
+from controller.boardsize import STANDARD, board_size
 from controller.tournament.awards import award_list
 from controller.tournament.event import Tournament
 from controller.tournament.game import Round
@@ -85,7 +86,7 @@ def pairing_rows(t: Tournament, rnd: Round) -> list[list[Any]]:
     return rows
 
 
-def _note_rows(t: Tournament, width: int) -> list[list[Any]]:
+def note_rows(t: Tournament, width: int) -> list[list[Any]]:
     """The extension (or small-field variant) the organiser confirmed, as the CSV
     sheets' last line: a sheet read alone still says what it was made under."""
     if not t.extension:
@@ -96,11 +97,14 @@ def _note_rows(t: Tournament, width: int) -> list[list[Any]]:
 def pairing_sheet(t: Tournament, rnd: Round, fmt: str) -> str:
     rows = pairing_rows(t, rnd)
     if fmt == "csv":
-        return _csv(PAIRING_HEADER, rows + _note_rows(t, len(PAIRING_HEADER)))
+        return _csv(PAIRING_HEADER, rows + note_rows(t, len(PAIRING_HEADER)))
     s = t.settings
-    timing = (f"{s.minutes} minutes each, lost on time; "
-              + ("draws stand." if s.draws else "no draws: a 32–32 board goes to the holder "
-                 "of the draw-win right (伏せ石)."))
+    size = board_size(t.size)
+    half = size.squares // 2
+    timing = ((f"on {size.label} boards, " if t.size != STANDARD else "")
+              + f"{s.minutes} minutes each, lost on time; "
+              + ("draws stand." if s.draws else f"no draws: a level board ({half}–{half}) "
+                 "goes to the holder of the draw-win right (伏せ石)."))
     return _html(f"{t.name} — round {rnd.number}", PAIRING_HEADER, rows,
                  [timing, *rnd.notes, *correction_notes(t, rnd.number)])
 
@@ -139,7 +143,7 @@ def standings_sheet(t: Tournament, fmt: str) -> str:
     board = leaderboard(t)
     header, rows = standing_table(t, board)
     if fmt == "csv":
-        return _csv(header, rows + _note_rows(t, len(header)))
+        return _csv(header, rows + note_rows(t, len(header)))
     notes = [t.extension] if t.extension else []
     notes += correction_notes(t)
     if board.final:
@@ -163,7 +167,7 @@ def prize_sheet(t: Tournament, fmt: str) -> str:
     rows = [[r.position, r.name, t.players[r.name].club, r.number, r.wins, r.grade,
              _shown(r.ouza)] for r in board.rows]
     if fmt == "csv":
-        return _csv(PRIZE_HEADER, rows)
+        return _csv(PRIZE_HEADER, rows + note_rows(t, len(PRIZE_HEADER)))
     ouza = [r.name for r in board.rows if r.ouza]
     notes = [f"王座戦出場 ({len(ouza)}): " + ("、".join(ouza) if ouza else "none"),
              "・各部門優勝以外の段級位認定は有料"]
@@ -197,9 +201,15 @@ def wof_results(t: Tournament, config: EventConfig) -> str:
              f"%%Date: {date}", f"%%Sender: {config.sender}"]
     if t.extension:
         lines.append(f"% {t.extension}")
-    lines.append("% '=' is a board that ended level (32-32); no division here plays draws, "
-                 "so the event gave the game to the holder of the draw-win right "
-                 "(引き分け勝ち), named in the comment before it")
+    size = board_size(t.size)
+    rated_board = t.size == STANDARD
+    if not rated_board:  # decision: the rating list is of 8x8 Othello; keep the record
+        lines.append(f"% played on {size.a_label} board: the rating list rates 8x8 games "
+                     "only, so every game is left as a comment")
+    half = size.squares // 2
+    lines.append(f"% '=' is a board that ended level ({half}-{half}); no division here "
+                 "plays draws, so the event gave the game to the holder of the draw-win "
+                 "right (引き分け勝ち), named in the comment before it")
     lines.append("% Players: federation ID, name, romanised name, country, lottery number")
 
     def pid(name: str) -> str | None:
@@ -240,6 +250,9 @@ def wof_results(t: Tournament, config: EventConfig) -> str:
             game = f"{pid(g.black)} ({b}){op}({w}) {pid(g.white)} B"
             if pid(g.black) is None or pid(g.white) is None:
                 lines.append(f"% no federation ID: {g.black} ({b}){op}({w}) {g.white}")
+                continue
+            if not rated_board:
+                lines.append(f"% {size.label}: {g.black} ({b}){op}({w}) {g.white}")
                 continue
             lines.append(game)
     return "\n".join(lines) + "\n"
@@ -292,7 +305,8 @@ def event_json(t: Tournament, seeds: list[str] | None = None) -> dict[str, Any]:
                           "wins": wins[a.name], "grade": a.grade, "ouza": a.ouza})
     return {
         "format": "kaeshi-tournament/1", "name": t.name, "division": t.settings.division,
-        "settings": {"minutes": t.settings.minutes, "draws": t.settings.draws},
+        "settings": {"minutes": t.settings.minutes, "draws": t.settings.draws,
+                     "size": t.size},
         "seeds": seeds, "seed": t.seed, "players": players, "rounds": rounds,
         "finished": t.finished, "final_ranking": final, "extension": t.extension,
         "corrections": [{"what": c.what, "round": c.round, "table": c.table, "by": c.by,

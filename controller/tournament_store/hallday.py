@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.boardsize import board_size
+from controller.boardsize import STANDARD, board_size
 from controller.hall_protocol.protocol import (
     DownlinkCommand,
     GameResult,
@@ -28,6 +28,7 @@ from controller.hall_protocol.protocol import (
 )
 from controller.hub.director import TournamentDirector
 from controller.hub.results import Pairing, ResultDesk
+from controller.position import Position
 from controller.scorecard import LateArrival, SignOff
 from controller.tournament.event import Tournament
 from controller.tournament_store import store
@@ -57,16 +58,17 @@ class HallDay:
         return "\n".join(lines)
 
 
-def _board(black: int, white: int) -> str:
-    return "X" * black + "O" * white + "-" * (board_size().squares - black - white)
+def _board(black: int, white: int, size: int) -> str:
+    return "X" * black + "O" * white + "-" * (board_size(size).squares - black - white)
 
 
 class _Table:
     """One table's side for one game: its state as it would publish it."""
 
-    def __init__(self, p: Pairing, minutes: float) -> None:
+    def __init__(self, p: Pairing, minutes: float, size: int) -> None:
         self.p = p
         self.minutes = minutes
+        self.size = size
         self.game = f"r{p.round}t{p.table}"
         self.late: LateArrival | None = None
         self.signoff: SignOff | None = None
@@ -76,21 +78,21 @@ class _Table:
         over = self.result is not None
         s = TableState(self.p.table, self.game, self.p.round, self.p.black, self.p.white,
                        "tournament", "game_over" if over else "playing",
-                       _board(self.result.black, self.result.white) if self.result
-                       else "-" * 27 + "OX------XO" + "-" * 27,
+                       _board(self.result.black, self.result.white, self.size)
+                       if self.result else Position.start(self.size).board_string(),
                        None if over else "black", None, [], self.result, 0, 60 if over else 0,
-                       at, self.signoff, self.late)
+                       at, self.signoff, self.late, size=self.size)
         wire = decode_state(encode_state(s), self.p.table)  # as the hub receives it
         return TableStatus(self.p.table, True, wire, at)
 
 
 def hall_day(path: Path, players: int, seed: int, division: str = "open",
-             extend: bool = False) -> tuple[Tournament, HallDay]:
+             extend: bool = False, size: int = STANDARD) -> tuple[Tournament, HallDay]:
     """Play a whole event into the event file ``path``: in round 1 one table's result is
     disputed and one player arrives late and plays on; in round 2 one late player takes
     the forfeit; every other result is signed by both players at the table."""
     rng = random.Random(seed)
-    config = EventConfig("Hall day", division, "2021-07-18", "JPN", "kaeshi", extend)
+    config = EventConfig("Hall day", division, "2021-07-18", "JPN", "kaeshi", extend, size)
     t = store.create(path, config, random_roster(rng, players, division))
     store.commit(path, t, "lottery", {"seeds": [f"{rng.randrange(100000):05d}"
                                                 for _ in range(3)]})
@@ -108,7 +110,7 @@ def hall_day(path: Path, players: int, seed: int, division: str = "open",
         forfeit = plan[2 % len(plan)] if round_no == 2 else None
         nxt: list[Pairing] = []
         for p in pairings:
-            table = _Table(p, t.settings.minutes)
+            table = _Table(p, t.settings.minutes, t.size)
             if p.table in (late_play, forfeit):
                 nxt += _late(desk, table, day, take_forfeit=p.table == forfeit,
                              delay=rng.uniform(120, 900))
@@ -147,12 +149,14 @@ def _play(desk: ResultDesk, table: _Table, day: HallDay, rng: random.Random,
           disputed: bool) -> list[Pairing]:
     """The game ends on the board; both players answer at the table (a clock press to
     confirm); a dispute leaves the result to the arbiter, who corrects the count."""
-    black = rng.randrange(20, 45)
-    if black == 32:
-        black = 33
-    b, w = black, board_size().squares - black
+    squares = board_size(table.size).squares
+    low = squares * 5 // 16  # black's share of the filled board: 20-44 on 8x8
+    black = rng.randrange(low, squares - low + 1)
+    if 2 * black == squares:
+        black += 1
+    b, w = black, squares - black
     table.result = GameResult(b, w, "black" if b > w else "white")
-    table.signoff = SignOff(b, w, table.result.winner)
+    table.signoff = SignOff(b, w, table.result.winner, size=table.size)
     day.results += 1
     end = 1800.0
     table.signoff = table.signoff.answer("black", True)

@@ -11,7 +11,7 @@ from typing import Any
 from controller.tournament.event import Tournament
 from controller.tournament.game import Game, Round
 from controller.tournament.leaderboard import leaderboard
-from controller.tournament_store.formats import csv_sheet, html_sheet
+from controller.tournament_store.formats import csv_sheet, html_sheet, note_rows
 
 CARD_STYLE = (
     "@page{size:A4;margin:10mm}body{font-family:sans-serif;margin:0}"
@@ -107,7 +107,7 @@ def crosstable(t: Tournament, fmt: str) -> str:
             cells.append("" if g is None else _cell(t, g, row.name))
         rows.append([row.position, row.number, row.name, *cells, row.wins])
     if fmt == "csv":
-        return csv_sheet(header, rows)
+        return csv_sheet(header, rows + note_rows(t, len(header)))
     notes = ["● black, ○ white, #N the opponent's lottery number; + won, − lost, "
-             "ff forfeit, * corrected by the arbiter"]
+             "ff forfeit, * corrected by the arbiter", *([t.extension] if t.extension else [])]
     return html_sheet(f"{t.name} — crosstable ({board.title})", header, rows, notes)

@@ -17,6 +17,7 @@ import tomllib
 import unicodedata
 from dataclasses import dataclass
 
+from controller.boardsize import SIZES, STANDARD
 from controller.tomlconfig import is_control
 from controller.tournament.model import DIVISIONS, Player, TournamentError
 
@@ -43,6 +44,9 @@ class EventConfig:
     country: str = ""
     sender: str = ""
     extend: bool = False  # the organiser confirms a field beyond the rules' size
+    #: The board the event is played on (``size = 6`` for a 6x6 side event); files
+    #: written before other sizes lack it: 8x8.
+    size: int = STANDARD
 
 
 def parse_event(text: str, where: str) -> EventConfig:
@@ -59,8 +63,12 @@ def parse_event(text: str, where: str) -> EventConfig:
     extend = data.get("extend", False)
     if not isinstance(extend, bool):
         raise TournamentError(f"{where}: extend must be true or false, not {extend!r}")
+    size = data.get("size", STANDARD)
+    if isinstance(size, bool) or size not in SIZES:
+        raise TournamentError(f"{where}: size must be the board's side, one of "
+                              f"{', '.join(map(str, SIZES))}, not {size!r}")
     return EventConfig(name=str(data.get("name", "")), division=division, extend=extend,
-                       **fields)
+                       size=size, **fields)
 
 
 def fold_name(name: str) -> str:

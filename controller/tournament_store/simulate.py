@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from controller.boardsize import board_size
+from controller.boardsize import STANDARD, board_size
 from controller.tournament.event import Tournament
 from controller.tournament.model import Player
 
@@ -27,11 +27,25 @@ def random_roster(rng: random.Random, players: int, division: str) -> list[Playe
     return roster
 
 
+def random_count(rng: random.Random, size: int) -> tuple[int, int]:
+    """A board's final count that has a winner: the whole board filled, black's share
+    between 5/16 and 11/16 of it (20–44 on 8x8); a level count is white's by two."""
+    squares = board_size(size).squares
+    low = squares * 5 // 16
+    black = rng.randrange(low, squares - low + 1)
+    if 2 * black == squares:
+        return black - 1, black + 1
+    return black, squares - black
+
+
 def simulate(players: int, division: str, seed: int, withdrawals: int | None = None,
-             name: str = "Simulated event", extend: bool = False) -> Tournament:
-    """Lottery, then every round with random results and a few withdrawals."""
+             name: str = "Simulated event", extend: bool = False,
+             size: int = STANDARD) -> Tournament:
+    """Lottery, then every round with random results and a few withdrawals, on the
+    event's ``size`` board."""
     rng = random.Random(seed)
-    t = Tournament(random_roster(rng, players, division), division, name, extend)
+    t = Tournament(random_roster(rng, players, division), division, name, extend, size)
+    half = board_size(size).squares // 2
     t.draw_lottery([f"{rng.randrange(100000):05d}" for _ in range(3)])
     to_withdraw = withdrawals if withdrawals is not None else max(1, players // 50)
     while not t.finished:
@@ -41,12 +55,11 @@ def simulate(players: int, division: str, seed: int, withdrawals: int | None = N
                 continue
             if rng.random() < 0.5:
                 t.record_toss(g.table, g.second, g.first)  # type: ignore[arg-type]
-            black = rng.randrange(20, 45)
+            b, w = random_count(rng, size)
             if rng.random() < 0.02 and g.draw_win is not None:
-                t.record_result(g.table, "draw", (32, 32))
+                t.record_result(g.table, "draw", (half, half))
             else:
-                t.record_result(g.table, "black" if black > 32 else "white",
-                                (black, board_size().squares - black) if black != 32 else (31, 33))
+                t.record_result(g.table, "black" if b > w else "white", (b, w))
         if to_withdraw and rnd.number >= 2 and not t.finished:
             candidates = [n for n in t.present if t.active(n)
                           and t.stage_of.get(n) in ("placement",)]

@@ -24,6 +24,7 @@ from typing import Any
 from controller.tournament.corrections import correct
 from controller.tournament.event import Tournament
 from controller.tournament.model import Player, TournamentError
+from controller.tournament.verdict import read_discs
 from controller.tournament_store.roster import EventConfig
 
 SCHEMA = """
@@ -35,7 +36,7 @@ CREATE TABLE actions (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, payload TEXT 
 def create(path: Path, config: EventConfig, roster: list[Player]) -> Tournament:
     if path.exists():
         raise TournamentError(f"{path} already exists; choose another --db")
-    t = Tournament(roster, config.division, config.name, config.extend)
+    t = Tournament(roster, config.division, config.name, config.extend, config.size)
     tmp = path.with_name(path.name + ".new")
     tmp.unlink(missing_ok=True)
     with sqlite3.connect(tmp) as db:
@@ -56,7 +57,7 @@ def load(path: Path) -> tuple[EventConfig, Tournament]:
         meta = dict(db.execute("SELECT key, value FROM meta"))
         config = EventConfig(**json.loads(meta["config"]))
         roster = [Player(**p) for p in json.loads(meta["roster"])]
-        t = Tournament(roster, config.division, config.name, config.extend)
+        t = Tournament(roster, config.division, config.name, config.extend, config.size)
         for seq, kind, payload in db.execute("SELECT seq, kind, payload FROM actions ORDER BY seq"):
             apply(t, kind, json.loads(payload), check=f"{path} action {seq}")
             t.stored_seq = seq
@@ -85,7 +86,7 @@ def apply(t: Tournament, kind: str, payload: dict[str, Any], check: str = "") ->
     if kind == "toss":
         return t.record_toss(payload["table"], payload["black"], payload["draw_win"])
     if kind == "result":
-        discs = tuple(payload["discs"]) if payload.get("discs") else None
+        discs = read_discs(payload.get("table"), payload.get("discs"), t.size)
         return t.record_result(payload["table"], payload["outcome"], discs,
                                payload.get("reason", "normal"))
     if kind == "withdraw":

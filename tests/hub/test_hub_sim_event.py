@@ -117,8 +117,17 @@ def test_two_rounds_paired_by_the_director_signed_at_the_tables(tmp_path, data_d
     assert [(e["black"], e["white"], e["winner"]) for e in over][0] == (32, 32, holder)
 
 
+def _journal_actions(folder, table, action):
+    """The inputs ``action`` table ``table`` journaled, as its page or buttons sent them."""
+    path = folder / f"table-{table}" / "journal.sqlite"
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        return [json.loads(d) for (d,) in db.execute(
+            "SELECT data FROM entries WHERE json_extract(data, '$.action')=?", (action,))]
+
+
 @pytest.mark.slow
-def test_a_day_with_a_late_arrival_a_forfeit_a_correction_and_a_hub_crash(tmp_path, data_dir):
+def test_a_day_with_disputes_late_arrivals_a_forfeit_a_correction_and_a_hub_crash(
+        tmp_path, data_dir):
     said: list[str] = []
     options = SimulateOptions(speed=40.0, errors=0.0, folder=str(tmp_path), seed=27)
     summary = simulate_event(options, EventPlan(players=8, rounds=2, extend=True), said.append)
@@ -136,5 +145,39 @@ def test_a_day_with_a_late_arrival_a_forfeit_a_correction_and_a_hub_crash(tmp_pa
     assert kinds.count("correct") == 1 and t.corrections[0].by == "arbiter (simulated)"
     forfeits = [g for r in t.rounds for g in r.games if g.forfeit]
     assert len(forfeits) == 1 and forfeits[0].round == 2
-    late = [g for g in t.rounds[0].games if g.late is not None]
-    assert [g.late.state for g in late] == ["playing"] and late[0].done
+    # two late players in round 1: one entered at the arbiter's desk (through the hub's
+    # API), one marked at the table itself, whose state carried each step to the hub
+    late = {g.table: g for g in t.rounds[0].games if g.late is not None}
+    assert sorted(late) == [3, 4] and all(g.late.state == "playing" and g.done
+                                          for g in late.values())
+    assert [a["action"] for a in _journal_actions(tmp_path, 3, "late")
+            + _journal_actions(tmp_path, 3, "late_arrived")
+            + _journal_actions(tmp_path, 3, "late_play_on")] == [
+        "late", "late_arrived", "late_play_on"]
+    assert _journal_actions(tmp_path, 4, "late") == []
+    at_table = late[3].late
+    assert at_table.player == late[3].white
+    # white's time ran from the present player's press until the arrival: 45 s of
+    # table time, and a little more for the polling at this speed
+    assert 19 * 60_000 <= at_table.remaining_ms < 20 * 60_000 - 45_000 + 1000, at_table
+    assert (f"round 1 table 3: {late[3].white} came late, was marked so at the table "
+            "and played on 19:") in text
+
+    # the disputes: pressed on the table's own page, journaled by the table as its
+    # input, carried to the hub by the table's link, ruled on at the dashboard
+    assert [_journal_actions(tmp_path, n, "dispute") for n in (1, 2)] == [
+        [{"action": "dispute", "color": "white"}], [{"action": "dispute", "color": "black"}]]
+    assert _journal_actions(tmp_path, 3, "dispute") == []
+    assert "disputes: 2 pressed at the table, 0 upheld, 2 rejected" in text, text
+    assert len(summary.disputes) == 2 and summary.arbiter == []
+    first = t.rounds[0]
+    for n in (1, 2):  # the recount agreed with the table's count, as played
+        g = first.table(n)
+        b, w = {(b, w): d for b, w, d in _finished_games(tmp_path, n)}[(g.black, g.white)]
+        assert (f"round 1 table {n}: dispute rejected, the recount agrees: the "
+                f"table's {b}-{w} stands") in summary.disputes, summary.disputes
+    # ...and went to the director (table 1's was then corrected by the arbiter, above)
+    assert tuple(first.table(2).discs) == _finished_games(tmp_path, 2)[0][2]
+    assert t.corrections[0].table == 1
+    # nobody signed those two at the table: the disputing player never pressed
+    assert summary.signed == 6 - 1 - 2  # 6 games, 1 forfeit, 2 ruled by the arbiter

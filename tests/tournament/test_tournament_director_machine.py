@@ -1,5 +1,6 @@
-"""The director under random days: results (some impossible), corrections, late
-arrivals, withdrawals and crashes (the event file reopened between any two steps).
+"""The director under random days on a board of any size: results (some impossible,
+some not even counts), corrections, late arrivals, withdrawals and crashes (the event
+file reopened between any two steps).
 
 Invariants: the event always reaches a final ranking or says what it waits for; no
 round is paired twice (a past pairing never changes); every standing is what the
@@ -16,6 +17,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from controller.boardsize import SIZES, board_size
 from controller.scorecard import LATE_STATES
 from controller.tournament.event import Tournament
 from controller.tournament.leaderboard import leaderboard, waiting_for
@@ -29,6 +31,14 @@ BY = {"by": "arbiter", "why": "the score card"}
 def pair_count(path: Path) -> int:
     with sqlite3.connect(path) as db:
         return db.execute("SELECT COUNT(*) FROM actions WHERE kind = 'pair'").fetchone()[0]
+
+
+def count(t: Tournament, black_sixteenths: int) -> tuple[int, int]:
+    """A filled board's count on the event's board: black's share in sixteenths
+    (10/16 is 40-24 on 8x8, 36-28 is 9/16)."""
+    squares = board_size(t.size).squares
+    black = squares * black_sixteenths // 16
+    return black, squares - black
 
 
 def finish(t: Tournament) -> None:
@@ -46,7 +56,7 @@ def finish(t: Tournament) -> None:
             if late is not None and late.state != "playing":
                 t.record_forfeit(g.table, late.player)  # type: ignore[arg-type]
             else:
-                t.record_result(g.table, "black", (40, 24))  # type: ignore[arg-type]
+                t.record_result(g.table, "black", count(t, 10))  # type: ignore[arg-type]
         if not t.finished:
             t.pair_next_round()
     raise AssertionError(f"not finished after 12 more rounds: {waiting_for(t)}")
@@ -54,14 +64,16 @@ def finish(t: Tournament) -> None:
 
 class DirectorDay(RuleBasedStateMachine):
     @initialize(players=st.sampled_from([(8, "open"), (13, "open"), (18, "women")]),
-                seed=st.integers(0, 10_000))
-    def new_event(self, players: tuple[int, str], seed: int) -> None:
+                seed=st.integers(0, 10_000), size=st.sampled_from(SIZES))
+    def new_event(self, players: tuple[int, str], seed: int, size: int) -> None:
         n, division = players
         self.dir = tempfile.TemporaryDirectory()
         self.path = Path(self.dir.name) / "e.sqlite"
         roster = [Player(f"P{k:02d}", rank=f"{k % 5 + 1}段", born=str(1950 + k))
                   for k in range(n)]
-        self.t = store.create(self.path, EventConfig("x", division, extend=True), roster)
+        self.t = store.create(self.path, EventConfig("x", division, extend=True, size=size),
+                              roster)
+        self.squares = board_size(size).squares
         store.commit(self.path, self.t, "lottery", {"seeds": [str(seed), "2", "3"]})
         store.commit(self.path, self.t, "pair", {})
         self.rng = random.Random(seed)
@@ -85,15 +97,20 @@ class DirectorDay(RuleBasedStateMachine):
                                        if g.table is not None and not g.done]
 
     @rule(k=st.integers(0, 50), outcome=st.sampled_from(["black", "white", "draw"]),
-          b=st.integers(0, 64), hub=st.booleans(),
-          reason=st.sampled_from(["normal", "normal", "time", "both_flags", "foul"]))
-    def result(self, k: int, outcome: str, b: int, hub: bool, reason: str) -> None:
+          b=st.integers(0, 101), hub=st.booleans(),
+          reason=st.sampled_from(["normal", "normal", "time", "both_flags", "foul"]),
+          shape=st.sampled_from(["count"] * 6 + ["one", "three", "text", "bool", "float"]))
+    def result(self, k: int, outcome: str, b: int, hub: bool, reason: str,
+               shape: str) -> None:
         tables = self._open_tables()
         if not tables:
             return
-        w = self.rng.choice([64 - b, max(0, 60 - b), b])  # sometimes impossible
+        sq = self.squares
+        w = self.rng.choice([sq - b, max(0, sq - 4 - b), b])  # sometimes impossible
+        discs = {"count": [b, w], "one": [b], "three": [b, w, 0], "text": f"{b}-{w}",
+                 "bool": [True, w], "float": [b + 0.5, w]}[shape]  # not even a count
         self._do("result", {"table": tables[k % len(tables)], "outcome": outcome,
-                            "discs": [b, w], "reason": reason}, pair=hub)
+                            "discs": discs, "reason": reason}, pair=hub)
 
     @rule()
     def pair(self) -> None:
@@ -130,7 +147,7 @@ class DirectorDay(RuleBasedStateMachine):
         g = done[k % len(done)]
         payload: dict = {"what": what, "round": rnd.number, "table": g.table, **BY}
         if what == "result":
-            payload.update(outcome="white", discs=[20, 44])
+            payload.update(outcome="white", discs=list(count(self.t, 5)))
         elif what == "forfeit":
             payload["loser"] = g.first
         self._do("correct", payload)
@@ -154,8 +171,9 @@ class DirectorDay(RuleBasedStateMachine):
             if g.late is not None and g.late.state != "playing":
                 self._do("forfeit", {"table": table, "loser": g.late.player}, pair=hub)
             else:
+                b, w = count(self.t, 8)  # level: white wins by two (30-34 on 8x8)
                 self._do("result", {"table": table, "outcome": "white",
-                                    "discs": [30, 34]}, pair=hub)
+                                    "discs": [b - 2, w + 2]}, pair=hub)
 
     @rule()
     def crash(self) -> None:

@@ -4,6 +4,10 @@ organiser confirms the small-field variant, which every output names; grades and
 
 from __future__ import annotations
 
+import csv
+import html
+import io
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -69,3 +73,27 @@ def test_nobody_is_graded_who_won_no_game_at_the_board(n, seed):
     for a in award_list(t):
         if a.name not in won:
             assert a.grade is None and not a.ouza, a
+
+
+def test_every_csv_sheet_of_a_variant_ends_with_its_note():
+    """A sheet read alone (a spreadsheet, a file sent on) still says the event ran as
+    a variant; an event run by the rules' own format has no such line."""
+    from controller.tournament_store import formats, paper
+
+    def sheets(t: Tournament) -> dict[str, str]:
+        return {"round": formats.pairing_sheet(t, t.rounds[0], "csv"),
+                "standings": formats.standings_sheet(t, "csv"),
+                "prizes": formats.prize_sheet(t, "csv"),
+                "crosstable": paper.crosstable(t, "csv")}
+
+    small = play(Tournament(roster(8), "open", extend=True))
+    assert small.extension
+    for name, text in sheets(small).items():
+        last = list(csv.reader(io.StringIO(text)))[-1]
+        header = next(csv.reader(io.StringIO(text)))
+        assert last[:2] == ["note", small.extension] and len(last) == len(header), name
+    assert html.escape(small.extension) in paper.crosstable(small, "html")
+    full = play(Tournament(roster(OPEN_MINIMUM), "open"))
+    assert full.extension is None
+    for name, text in sheets(full).items():
+        assert all(row[0] != "note" for row in csv.reader(io.StringIO(text))), name
