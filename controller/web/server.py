@@ -71,6 +71,7 @@ STATIC_TYPES = {
     "kaeshi-board.js": "text/javascript; charset=utf-8",  # the board renderer, hub's too
     "app.js": "text/javascript; charset=utf-8",
     "engine.js": "text/javascript; charset=utf-8",
+    "review.js": "text/javascript; charset=utf-8",  # the review page (engine/report.py)
     "engine.css": "text/css; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
 }
