@@ -93,7 +93,9 @@ def test_game_over_shows_the_result_history_and_graph(screen: DevTools) -> None:
             text = screen.text()
             assert "Game over: Hasegawa (black) wins 64–0" in text
             assert "Black 64, White 0." in text and "empty square" not in text  # a full board
-            assert screen.js("document.title") == "Hasegawa vs Tamaru · Kaeshi"
+            assert screen.js("document.title") == (
+                f"{'Arbiter' if view == 'arbiter' else 'Table'}: Hasegawa vs Tamaru · "
+                "Club night · Table 3 · Round 2 — Kaeshi")
             assert screen.js("getComputedStyle(document.querySelector('#result-title .score'))"
                              ".whiteSpace") == "nowrap"
             assert "1 irregularity in this game" in text
