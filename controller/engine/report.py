@@ -19,6 +19,7 @@ from controller.engine.review import (
     Review,
     ReviewedMove,
     ReviewError,
+    Turn,
     annotate,
     graph_x,
     lead,
@@ -28,6 +29,7 @@ from controller.engine.review import (
     turns,
 )
 from controller.records import write_ggf
+from controller.records.irregular import split_stood
 from controller.records.model import GameRecord
 from controller.squares import Color
 
@@ -99,8 +101,9 @@ def mistake_text(m: ReviewedMove) -> str:
             f"disc{'s' if m.loss != 1 else ''}{better}")
 
 
-def step_text(m: ReviewedMove | None, review: Review) -> str:
-    """What the review page says under its board at one step (None: the start)."""
+def step_text(m: ReviewedMove | None, review: Review, note: str = "") -> str:
+    """What the review page says under its board at one step (None: the start);
+    ``note``: the record's words on the move (its irregularity, for a board that stood)."""
     if m is None:
         return f"Start of the game: {lead(review.start_score)}."
     played = (f"{m.player} played {m.square}" if m.square else f"{m.player} passed")
@@ -108,10 +111,12 @@ def step_text(m: ReviewedMove | None, review: Review) -> str:
     if m.stood:
         text += " irregularly; the board stood as it was"
     text += f". Now {lead(m.score)}."
+    if m.stood and note:
+        text += f" {note}"
     if m.loss:
         text += f" It lost {m.loss:g} disc{'s' if m.loss != 1 else ''}"
         text += f"; the engine's move was {m.best} ({signed(m.best_score)})." if m.best else "."
-    elif m.best and m.square is not None and m.best == m.square:
+    elif m.best and m.square is not None and m.best == m.square and not m.stood:
         text += " The engine's choice too."
     return text
 
@@ -139,17 +144,19 @@ def review_html(review: Review, record: GameRecord, game_id: str) -> str:
     title = f"{e(black)} vs {e(white)}"
     about = " · ".join(e(x) for x in (record.event, record.date) if x)
     n = len(review.moves)
+    if len(played) != n:  # a review saved for another record of this id
+        raise ReviewError(f"the saved review of {game_id} does not fit its game: review "
+                          "it again with `kaeshi games review`")
     data = {
         "size": record.start.size,
         "boards": [record.start.board_string()] + [t.after.board_string() for t in played],
         "last": [None] + [t.square for t in played],
         "best": [None] + [m.best if m.loss else None for m in review.moves],
-        "text": [step_text(None, review)] + [step_text(m, review) for m in review.moves],
+        "text": [step_text(None, review)] + [
+            step_text(m, review, _note(record, t))
+            for m, t in zip(review.moves, played, strict=True)],
         "x": [graph_x(i, max(1, n)) for i in range(n + 1)],
     }
-    if len(data["boards"]) != n + 1:  # a review saved for another record of this id
-        raise ReviewError(f"the saved review of {game_id} does not fit its game: review "
-                          "it again with `kaeshi games review`")
     blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Review · {title} — Kaeshi</title>
@@ -189,6 +196,13 @@ white {review.losses(Color.WHITE):g}.</p>
 <script type="application/json" id="review-data">{blob}</script>
 </body></html>
 """
+
+
+def _note(record: GameRecord, turn: Turn) -> str:
+    """The record's comment on the turn's move, without the board it names."""
+    if turn.move is None:
+        return ""
+    return split_stood(record.moves[turn.move - 1].comment)[0]
 
 
 def review_json(review: Review) -> dict[str, Any]:

@@ -82,6 +82,8 @@ class Turn:
     square: str | None
     after: Position
     stood: bool = False
+    #: The record's move it is (1-based); None for a pass the record leaves implicit.
+    move: int | None = None
 
     @property
     def player(self) -> Color:
@@ -100,7 +102,7 @@ def turns(record: GameRecord) -> list[Turn]:
     for number, mv in enumerate(record.moves, 1):
         if mv.stands is not None:
             before = pos.with_to_move(mv.player)
-            out.append(Turn(before, mv.square, mv.stands, stood=True))
+            out.append(Turn(before, mv.square, mv.stands, stood=True, move=number))
             pos = mv.stands
             continue
         if mv.player is not pos.to_move:  # a pass the record leaves implicit
@@ -117,7 +119,7 @@ def turns(record: GameRecord) -> list[Turn]:
         except IllegalMoveError as exc:
             raise ReviewError(f"the game cannot be followed at move {number}: {exc}, and "
                               "the record does not say how the board stood after it") from None
-        out.append(Turn(pos, mv.square, after))
+        out.append(Turn(pos, mv.square, after, move=number))
         pos = after
     return out
 

@@ -30,7 +30,7 @@
   }
 
   document.addEventListener("click", (ev) => {
-    const target = ev.target.closest("[data-i]");
+    const target = ev.target.closest ? ev.target.closest("[data-i]") : null;
     if (!target || target.id === "review-step") return;
     ev.preventDefault();
     show(Number(target.dataset.i));
@@ -41,7 +41,7 @@
   $("step-last").addEventListener("click", () => show(last));
   document.addEventListener("keydown", (ev) => {
     const to = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: last }[ev.key];
-    if (to === undefined || ev.target.closest("input, select, textarea")) return;
+    if (to === undefined || (ev.target.closest && ev.target.closest("input, select, textarea"))) return;
     ev.preventDefault();
     show(to);
   });
