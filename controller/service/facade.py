@@ -214,7 +214,7 @@ class TableFacade:
             settings.white if settings else config["game.white"],
             view=view,
             event=(settings.event if settings else config["game.event"]) or config["hub.event"],
-            table=config["hub.table"] if config["hub.enabled"] else None,
+            table=config["hub.table"] or None,  # the hall's number for it, if it has one
             round=hub.rounds.get(game.id) if hub is not None and game is not None else None)
 
     def _mode(self) -> str:
