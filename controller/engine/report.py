@@ -147,7 +147,7 @@ def review_html(review: Review, record: GameRecord, game_id: str) -> str:
     if len(played) != n:  # a review saved for another record of this id
         raise ReviewError(f"the saved review of {game_id} does not fit its game: review "
                           "it again with `kaeshi games review`")
-    data = {
+    data: dict[str, Any] = {
         "size": record.start.size,
         "boards": [record.start.board_string()] + [t.after.board_string() for t in played],
         "last": [None] + [t.square for t in played],

@@ -138,7 +138,7 @@ def review_game(record: GameRecord, client: EngineClient) -> Review:
     played = turns(record)
     final = played[-1].after if played else record.start
     # the engine is told the moves since the last board that stood (or the start)
-    base, since = record.start, []
+    base, since = record.start, list[str | None]()
     values: list[tuple[str | None, float]] = []  # per position: best move, black-view value
     depths: list[int | None] = []
     for turn in played:

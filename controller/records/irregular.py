@@ -175,8 +175,19 @@ IRREGULAR_NOTE = "Irregular move (rule 5): "
 
 
 def count_in_comments(comments: Iterable[str]) -> int:
-    """The irregularities a record notes on its moves (what :meth:`History.count` gave)."""
-    return sum(c.count(IRREGULAR_NOTE) for c in comments)
+    """The irregularities a record notes on its moves (what :meth:`History.count` gave).
+
+    A record in words has one :data:`IRREGULAR_NOTE` per irregularity; a record the
+    arbiter wrote without the words (``kind squares; kind squares``) one note per kind."""
+    kinds = {k.value for k in Irregularity}
+    total = 0
+    for comment in comments:
+        said = comment.count(IRREGULAR_NOTE)
+        if not said:
+            said = sum(1 for part in comment.split(";")
+                       if part.split()[:1] and part.split()[0] in kinds)
+        total += said
+    return total
 
 
 #: How a record says, in words, that play went on from a board the rules do not give.
