@@ -52,3 +52,22 @@ def test_the_service_heads_its_page_from_its_configuration(tmp_path: Path, mode:
         assert h["title"] == title and h["players"] == "Ann (black) vs Bob (white)"
     tabs = {service.facade.snapshot(v)["heading"]["tab"] for v in ("player", "arbiter")}
     assert len(tabs) == 2
+
+
+def test_the_round_is_the_one_the_hub_paired_this_game_in(tmp_path: Path) -> None:
+    """The hall link keeps each game's round (from the hub's next_game); the header
+    names it."""
+    from types import SimpleNamespace
+
+    cfg = defaults().replace(**{
+        "game.mode": "tournament", "game.event": "Meijin 2026", "hub.table": 4,
+        "source.kind": "hall", "journal.path": str(tmp_path / "journal.sqlite"),
+        "games.folder": str(tmp_path / "g"), "web.enabled": False})
+    service = Service(cfg, source=QueueSource())
+    service.open()
+    assert service.game is not None
+    service.outputs.hub = SimpleNamespace(rounds={service.game.id: 3})  # type: ignore[assignment]
+    assert service.facade.snapshot("player")["heading"]["title"] == (
+        "Meijin 2026 · Table 4 · Round 3")
+    service.outputs.hub = SimpleNamespace(rounds={})  # type: ignore[assignment]
+    assert service.facade.snapshot("player")["heading"]["title"] == "Meijin 2026 · Table 4"
