@@ -22,6 +22,7 @@ from controller.records.irregular import History, for_people
 from controller.squares import Color, parse_square
 from controller.web import ActionError, ChangeNotifier, View
 from controller.web.facade import disc_graph, result_of
+from controller.web.heading import heading
 
 TOKEN = "s3cret-arbiter-token"  # 20 characters: strong enough for check_token_strength
 
@@ -157,6 +158,9 @@ class SimulatedGame:
             "now": now,
             "legal": legal,
             "message": "",
+            # the header as the service makes it: a hall's table in round 2 of an event
+            "heading": heading(self.mode.value, "Hasegawa", "Tamaru", view=view,
+                               event="Club night", table=3, round=2),
         }
 
     async def wait_change(self, version: int) -> int:

@@ -19,11 +19,17 @@ from controller.engine.review import (
     Review,
     ReviewedMove,
     ReviewError,
+    Turn,
     annotate,
+    graph_x,
+    lead,
     review_game,
+    signed,
     svg_graph,
+    turns,
 )
 from controller.records import write_ggf
+from controller.records.irregular import split_stood
 from controller.records.model import GameRecord
 from controller.squares import Color
 
@@ -79,35 +85,102 @@ def summary_lines(review: Review, record: GameRecord | None = None) -> list[str]
     if depths:
         lines.append(f"searched {min(depths)} to {max(depths)} plies deep "
                      "(the empties where solved; every move's depth is in the review)")
+    stood = [m.number for m in review.moves if m.stood]
+    if stood:
+        lines.append("reviewed from the board as it stood after move "
+                     f"{', '.join(map(str, stood))} (a fault nobody put right, or a ruling)")
     for m in review.mistakes():
-        lines.append(f"  mistake: {m.number}. {m.player} {m.square} loses {m.loss:g} "
-                     f"(best {m.best}, {m.best_score:+g})")
+        lines.append(f"  mistake: {mistake_text(m)}")
     return lines
 
 
+def mistake_text(m: ReviewedMove) -> str:
+    """One mistake in words, the engine's better move with it where it named one."""
+    better = f"; better: {m.best} ({signed(m.best_score)})" if m.best else ""
+    return (f"{m.number}. {m.player} {m.square or 'pass'} loses {m.loss:g} "
+            f"disc{'s' if m.loss != 1 else ''}{better}")
+
+
+def step_text(m: ReviewedMove | None, review: Review, note: str = "") -> str:
+    """What the review page says under its board at one step (None: the start);
+    ``note``: the record's words on the move (its irregularity, for a board that stood)."""
+    if m is None:
+        return f"Start of the game: {lead(review.start_score)}."
+    played = (f"{m.player} played {m.square}" if m.square else f"{m.player} passed")
+    text = f"Move {m.number}: {played}"
+    if m.stood:
+        text += " irregularly; the board stood as it was"
+    text += f". Now {lead(m.score)}."
+    if m.stood and note:
+        text += f" {note}"
+    if m.loss:
+        text += f" It lost {m.loss:g} disc{'s' if m.loss != 1 else ''}"
+        text += f"; the engine's move was {m.best} ({signed(m.best_score)})." if m.best else "."
+    elif m.best and m.square is not None and m.best == m.square and not m.stood:
+        text += " The engine's choice too."
+    return text
+
+
 def review_html(review: Review, record: GameRecord, game_id: str) -> str:
-    """The review page: the score graph, the biggest mistakes, then every move."""
+    """The review page: a board that follows the game step by step beside the score
+    graph (click it, a move, or use the arrow keys), the biggest mistakes with the
+    engine's better move, then every move. The boards are the game as it was played,
+    boards that stood included (:func:`controller.engine.review.turns`)."""
     e = html.escape
+    played = turns(record)
     rows = []
     for m in review.moves:
         cls = ' class="mistake"' if m.mistake else ""
         loss = "" if m.loss is None else f"{m.loss:g}"
-        score = "" if m.score is None else f"{m.score:+g}"
         depth = "" if m.depth is None else str(m.depth)
-        rows.append(f"<tr{cls}><td>{m.number}</td><td>{m.player}</td>"
-                    f"<td>{e(m.square or 'pass')}</td><td>{score}</td><td>{loss}</td>"
+        move = e(m.square or "pass") + (" (stood)" if m.stood else "")
+        rows.append(f'<tr{cls} data-i="{m.number}"><td>{m.number}</td><td>{m.player}</td>'
+                    f"<td>{move}</td><td>{signed(m.score)}</td><td>{loss}</td>"
                     f"<td>{e(m.best or '')}</td><td>{depth}</td></tr>")
     mistakes = "".join(
-        f"<li>{m.number}. {m.player} {e(m.square or '')}: loses {m.loss:g} "
-        f"(best {e(m.best or '')})</li>" for m in review.mistakes()) or "<li>none</li>"
-    title = f"{e(record.black or 'Black')} vs {e(record.white or 'White')}"
+        f'<li><a href="#step-{m.number}" data-i="{m.number}">{e(mistake_text(m))}</a></li>'
+        for m in review.mistakes()) or "<li>none: no move lost two discs or more</li>"
+    black, white = record.black or "Black", record.white or "White"
+    title = f"{e(black)} vs {e(white)}"
+    about = " · ".join(e(x) for x in (record.event, record.date) if x)
+    n = len(review.moves)
+    if len(played) != n:  # a review saved for another record of this id
+        raise ReviewError(f"the saved review of {game_id} does not fit its game: review "
+                          "it again with `kaeshi games review`")
+    data: dict[str, Any] = {
+        "size": record.start.size,
+        "boards": [record.start.board_string()] + [t.after.board_string() for t in played],
+        "last": [None] + [t.square for t in played],
+        "best": [None] + [m.best if m.loss else None for m in review.moves],
+        "text": [step_text(None, review)] + [
+            step_text(m, review, _note(record, t))
+            for m, t in zip(review.moves, played, strict=True)],
+        "x": [graph_x(i, max(1, n)) for i in range(n + 1)],
+    }
+    blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Review {e(game_id)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>Review · {title} — Kaeshi</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/static/style.css">
-<link rel="stylesheet" href="/static/engine.css"></head>
-<body><main class="review-page">
-<h1>Review: {title}</h1>
+<link rel="stylesheet" href="/static/engine.css">
+<script src="/static/kaeshi-board.js" defer></script>
+<script src="/static/review.js" defer></script></head>
+<body data-page="review">
+<header><h1 id="heading">Review: {title}</h1><span class="badge">{about}</span>
+<nav><a href="/">Back to the table</a></nav></header>
+<main class="review-page">
+<section class="board-area">
+<div id="board" class="board" aria-label="board"></div>
+<p id="review-step" class="review-step" role="status">{e(data["text"][-1])}</p>
+<div class="row review-nav">
+<button type="button" id="step-first" aria-label="start of the game">|&#9664;</button>
+<button type="button" id="step-prev">&#9664; Back</button>
+<button type="button" id="step-next">Forward &#9654;</button>
+<button type="button" id="step-last" aria-label="end of the game">&#9654;|</button>
+</div>
+<p class="hint">Click the graph or a move, or use the &larr; &rarr; keys (Home, End).</p>
+</section>
+<section class="side review-side">
 <p>Engine: {e(review.engine)} (level {review.level}). Above the line black is ahead,
 below it white; red dots are the biggest mistakes.</p>
 {svg_graph(review)}
@@ -118,8 +191,18 @@ white {review.losses(Color.WHITE):g}.</p>
 <table class="review"><thead><tr><th>#</th><th>side</th><th>move</th><th>score</th>
 <th>discs lost</th><th>best</th><th>depth</th></tr></thead><tbody>{"".join(rows)}</tbody></table>
 <p><a href="/review/{e(game_id)}.ggf" download>Download the reviewed record (GGF)</a></p>
-</main></body></html>
+</section>
+</main>
+<script type="application/json" id="review-data">{blob}</script>
+</body></html>
 """
+
+
+def _note(record: GameRecord, turn: Turn) -> str:
+    """The record's comment on the turn's move, without the board it names."""
+    if turn.move is None:
+        return ""
+    return split_stood(record.moves[turn.move - 1].comment)[0]
 
 
 def review_json(review: Review) -> dict[str, Any]:
@@ -141,6 +224,7 @@ def review_document(folder: Path, name: str, spec: EngineSpec) -> tuple[str, str
         return "ggf", ggf.read_text(encoding="utf-8")
     from controller.service.games import find_game
 
-    record = find_game(folder, game_id).record
-    assert record is not None  # a review exists only for a game the rules replay
-    return "html", review_html(review, record, game_id)
+    entry = find_game(folder, game_id)
+    if entry.record is None:
+        raise ReviewError(f"game {game_id} cannot be shown: {entry.problem}")
+    return "html", review_html(review, entry.record, game_id)

@@ -18,8 +18,8 @@ from typing import Any
 from controller.boardsize import board_size
 from controller.engine.client import EngineClient, Game
 from controller.errors import KaeshiError
-from controller.position import Position
-from controller.records.model import GameRecord, RecordError, join_comments
+from controller.position import IllegalMoveError, Position
+from controller.records.model import GameRecord, join_comments
 from controller.squares import Color
 
 #: How many of the worst moves are marked as the game's mistakes.
@@ -45,6 +45,9 @@ class ReviewedMove:
     #: How deep the position before the move was searched, as the engine said (plies;
     #: the empties when solved exactly); None: not said, a book move, or a forced pass.
     depth: int | None = None
+    #: The board after it stood as the rules do not give it (a fault nobody put right,
+    #: a ruling): the review goes on from the board as it was.
+    stood: bool = False
 
 
 @dataclass
@@ -69,22 +72,61 @@ class Review:
                 "moves": [asdict(m) for m in self.moves]}
 
 
-def _explicit(record: GameRecord) -> list[tuple[Position, str | None]]:
-    """(position before, square or None) for every turn, passes made explicit."""
-    try:
-        positions = record.positions()
-    except RecordError as exc:
-        raise ReviewError(f"the game cannot be replayed under the rules: {exc}") from None
-    out: list[tuple[Position, str | None]] = []
+@dataclass(frozen=True)
+class Turn:
+    """One turn as it was played: the position before it, the square (None: a pass) and
+    the position after it. ``stood``: the board after it is not what the rules give (an
+    irregular move nobody put right, or an arbiter's ruling), and play went on from it."""
+
+    before: Position
+    square: str | None
+    after: Position
+    stood: bool = False
+    #: The record's move it is (1-based); None for a pass the record leaves implicit.
+    move: int | None = None
+
+    @property
+    def player(self) -> Color:
+        return self.before.to_move
+
+
+def turns(record: GameRecord) -> list[Turn]:
+    """Every turn of the game as it was actually played, passes made explicit.
+
+    The positions are those the record holds: where a fault stood (``Move.stands``),
+    play goes on from the board as it stood, not from a replay of the moves through
+    the rules, so a game in which a fault stood is reviewed as the players saw it.
+    """
+    out: list[Turn] = []
     pos = record.start
-    for mv in record.moves:
+    for number, mv in enumerate(record.moves, 1):
+        if mv.stands is not None:
+            before = pos.with_to_move(mv.player)
+            out.append(Turn(before, mv.square, mv.stands, stood=True, move=number))
+            pos = mv.stands
+            continue
         if mv.player is not pos.to_move:  # a pass the record leaves implicit
-            out.append((pos, None))
-            pos = pos.pass_turn()
-        out.append((pos, mv.square))
-        pos = pos.pass_turn() if mv.square is None else pos.play(mv.square)
-    assert pos == positions[-1]
+            if pos.legal_moves() or mv.player is not pos.to_move.opponent:
+                raise ReviewError(f"the game cannot be followed at move {number} "
+                                  f"({mv.square or 'pass'}): {mv.player.value} plays, but "
+                                  f"{pos.to_move.value} is to move and the record does "
+                                  "not say the board stood otherwise")
+            after = pos.pass_turn()
+            out.append(Turn(pos, None, after))
+            pos = after
+        try:
+            after = pos.pass_turn() if mv.square is None else pos.play(mv.square)
+        except IllegalMoveError as exc:
+            raise ReviewError(f"the game cannot be followed at move {number}: {exc}, and "
+                              "the record does not say how the board stood after it") from None
+        out.append(Turn(pos, mv.square, after, move=number))
+        pos = after
     return out
+
+
+def _plain(x: float) -> float:
+    """``x`` to two places, never -0 (a score a person reads as "-0" is no score)."""
+    return round(x, 2) + 0.0
 
 
 def review_game(record: GameRecord, client: EngineClient) -> Review:
@@ -93,31 +135,37 @@ def review_game(record: GameRecord, client: EngineClient) -> Review:
         raise ReviewError(f"a review needs scores, and the {client.spec.protocol} engine "
                           "gives moves only: configure an NBoard engine (Edax -nboard, or "
                           "Kaeshi's own)")
-    turns = _explicit(record)
-    start = record.start
-    played: list[str | None] = []
+    played = turns(record)
+    final = played[-1].after if played else record.start
+    # the engine is told the moves since the last board that stood (or the start)
+    base, since = record.start, list[str | None]()
     values: list[tuple[str | None, float]] = []  # per position: best move, black-view value
     depths: list[int | None] = []
-    positions = [p for p, _ in turns]
-    final = record.final_position()
-    for pos, sq in [*turns, (final, None)]:
-        best, value, depth = _value(client, Game(start, tuple(played)), pos)
+    for turn in played:
+        best, value, depth = _value(client, Game(base, tuple(since)), turn.before)
         values.append((best, value))
         depths.append(depth)
-        played.append(sq)
-    values = _through_passes(positions + [final], values)
+        if turn.stood:
+            base, since = turn.after, []
+        else:
+            since.append(turn.square)
+    best, value, depth = _value(client, Game(base, tuple(since)), final)
+    values.append((best, value))
+    depths.append(depth)
+    values = _through_passes([t.before for t in played] + [final], values)
     review = Review(client.name or client.spec.argv[0], client.spec.level,
-                    start_score=values[0][1], seconds=client.spec.seconds)
-    for i, (pos, sq) in enumerate(turns):
+                    start_score=_plain(values[0][1]), seconds=client.spec.seconds)
+    for i, turn in enumerate(played):
         best, before = values[i]
         after = values[i + 1][1]
-        sign = 1.0 if pos.to_move is Color.BLACK else -1.0
+        sign = 1.0 if turn.player is Color.BLACK else -1.0
         loss = None
-        if sq is not None:
-            loss = round(max(0.0, sign * before - sign * after), 2)
+        # a pass loses nothing, unless the mover had a move (an illegal pass that stood)
+        if turn.square is not None or (turn.stood and turn.before.legal_moves()):
+            loss = _plain(max(0.0, sign * before - sign * after))
         review.moves.append(ReviewedMove(
-            i + 1, pos.to_move.value, sq, best, round(sign * before, 2),
-            round(after, 2), loss, depth=depths[i]))
+            i + 1, turn.player.value, turn.square, best, _plain(sign * before),
+            _plain(after), loss, depth=depths[i], stood=turn.stood))
     worst = sorted((m for m in review.moves if (m.loss or 0) >= MISTAKE_DISCS),
                    key=lambda m: -(m.loss or 0))[:MISTAKES]
     for m in worst:
@@ -213,15 +261,41 @@ def text_graph(review: Review, height: int = 9,
     return "\n".join(rows)
 
 
+def signed(x: float | None) -> str:
+    """A score as a person reads it: ``+4``, ``-2.5``, ``0`` (never ``-0`` nor ``+0``)."""
+    if x is None:
+        return ""
+    x = round(x, 2) + 0.0
+    return "0" if x == 0 else f"{x:+g}"
+
+
+def lead(score: float | None) -> str:
+    """A black-view score in words: who is ahead, and by how many discs."""
+    if score is None:
+        return "not known"
+    score = round(score, 2) + 0.0
+    if score == 0:
+        return "even"
+    who = "black" if score > 0 else "white"
+    return f"{who} ahead by {abs(score):g}"
+
+
+def graph_x(i: int, n: int, width: int = 600) -> float:
+    """Where step ``i`` (0: the start, then after each move) sits across the graph."""
+    return round(i * (width - 20) / max(1, n) + 10, 1)
+
+
 def svg_graph(review: Review, width: int = 600, height: int = 200) -> str:
     """The score over the game as an SVG: black's advantage shaded dark above the middle,
-    white's light below; each mistake a red dot with its move number."""
+    white's light below; each mistake a red dot with its move number. Each step of the
+    game has a band a page may click (``rect.step`` with its ``data-i``), and a cursor
+    line (``line.cursor``) a page moves to the step it shows."""
     n = max(1, len(review.moves))
     top = max(4.0, max((abs(m.score or 0.0) for m in review.moves), default=4.0))
     mid = height / 2
 
     def x(i: int) -> float:
-        return round(i * (width - 20) / n + 10, 1)
+        return graph_x(i, n, width)
 
     def y(s: float) -> float:
         return round(mid - s / top * (mid - 10), 1)
@@ -232,12 +306,19 @@ def svg_graph(review: Review, width: int = 600, height: int = 200) -> str:
     area = f"{points[0][0]},{mid} {line} {points[-1][0]},{mid}"
     dots = "".join(
         f'<circle cx="{x(i + 1)}" cy="{y(m.score or 0.0)}" r="4" fill="#d00">'
-        f"<title>{m.number}. {m.square}: -{m.loss:g}</title></circle>"
+        f"<title>{m.number}. {m.square or 'pass'}: -{m.loss:g}</title></circle>"
         for i, m in enumerate(review.moves) if m.mistake)
+    band = (width - 20) / n
+    steps = "".join(
+        f'<rect class="step" data-i="{i}" x="{round(x(i) - band / 2, 1)}" y="0" '
+        f'width="{round(band, 1)}" height="{height}" fill="transparent"/>'
+        for i in range(len(review.moves) + 1))
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
             f'class="score-graph" role="img" aria-label="score over the game">'
             f'<rect width="{width}" height="{height}" fill="#f4f1e8"/>'
             f'<line x1="0" y1="{mid}" x2="{width}" y2="{mid}" stroke="#888"/>'
             f'<polygon points="{area}" fill="#333" fill-opacity="0.35"/>'
             f'<polyline points="{line}" fill="none" stroke="#111" stroke-width="2"/>'
-            f"{dots}</svg>")
+            f'<line class="cursor" x1="{x(0)}" y1="0" x2="{x(0)}" y2="{height}" '
+            f'stroke="#0b63c4" stroke-width="2"/>'
+            f"{dots}{steps}</svg>")

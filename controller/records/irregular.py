@@ -63,10 +63,18 @@ class Entry:
     def text(self) -> str:
         return describe(self.kind, self.player, self.squares)
 
+    @property
+    def counts(self) -> bool:
+        """Whether it counts among the game's irregularities: every one but a move taken
+        back and played again (it never happened on the board). The one definition of
+        the count the table's page, the record and ``kaeshi games list`` give."""
+        return self.status != WITHDRAWN
+
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["text"] = self.text()
         d["status_text"] = STATUS_TEXT[self.status]
+        d["counts"] = self.counts
         if self.status == OPEN:
             flow = Flow().flagged(self.player, self.n, [Fault(Irregularity(self.kind),
                                                                tuple(self.squares))])
@@ -89,7 +97,7 @@ class Entry:
             RULED: "The arbiter set the position.",
             OPEN: "It may still be pointed out.",
         }[self.status]
-        return f"Irregular move (rule 5): {self.text()}. {tail}".strip()
+        return f"{IRREGULAR_NOTE}{self.text()}. {tail}".strip()
 
 
 @dataclass
@@ -153,7 +161,33 @@ class History:
         return [e.to_json() for e in self.entries]
 
     def on_move(self, n: int) -> list[Entry]:
-        return [e for e in self.entries if e.n == n and e.status != WITHDRAWN]
+        """The irregularities the record notes on move ``n``: those that count."""
+        return [e for e in self.entries if e.n == n and e.counts]
+
+    def count(self) -> int:
+        """How many irregularities the game had (:attr:`Entry.counts`)."""
+        return sum(e.counts for e in self.entries)
+
+
+#: How the record's note on a move begins, once per irregularity that counts
+#: (:meth:`Entry.comment`): a finished game's count is read back from its record.
+IRREGULAR_NOTE = "Irregular move (rule 5): "
+
+
+def count_in_comments(comments: Iterable[str]) -> int:
+    """The irregularities a record notes on its moves (what :meth:`History.count` gave).
+
+    A record in words has one :data:`IRREGULAR_NOTE` per irregularity; a record the
+    arbiter wrote without the words (``kind squares; kind squares``) one note per kind."""
+    kinds = {k.value for k in Irregularity}
+    total = 0
+    for comment in comments:
+        said = comment.count(IRREGULAR_NOTE)
+        if not said:
+            said = sum(1 for part in comment.split(";")
+                       if part.split()[:1] and part.split()[0] in kinds)
+        total += said
+    return total
 
 
 #: How a record says, in words, that play went on from a board the rules do not give.

@@ -24,6 +24,7 @@ from controller.service.outputs import Outputs
 from controller.service.states import StateMachine
 from controller.squares import Color
 from controller.web.facade import ActionError, ChangeNotifier, View, disc_graph, result_of
+from controller.web.heading import heading
 
 if TYPE_CHECKING:
     from controller.events import Event
@@ -69,7 +70,8 @@ class TableFacade:
             size = self.table.config["game.size"]
             return {"version": self.table.notifier.version, "state": self.table.states.state.value,
                     "mode": self.table.config["game.mode"], "size": size,
-                    "board": "-" * board_size(size).squares, "events": []}
+                    "board": "-" * board_size(size).squares, "events": [],
+                    "heading": self._heading(view)}
         arb = core.arbiter
         now = self.table.shown_time()
         position = arb.position
@@ -126,6 +128,7 @@ class TableFacade:
                 "winner": core.signoff.winner, "black_says": core.signoff.black_says,
                 "white_says": core.signoff.white_says, "status": core.signoff.status},
         }
+        snap["heading"] = self._heading(view)
         snap["flags"] = snap["irregularities"] if advisory else []
         devices = getattr(self.outputs.source, "devices", None)
         if devices is not None:  # the phone and the tablet: connected, synced, charged
@@ -134,6 +137,8 @@ class TableFacade:
             snap["device_key"] = getattr(self.outputs.source, "device_key", "")
         # what happens next to the last move's irregularity, in the one text of its state
         snap["flow"] = arb.flow().step().to_json()
+        if mode == "home" and core.game_over:  # a finished home game: its review's address
+            snap["review_url"] = self._review_url()
         if self.outputs.engine is not None and mode == "home":  # rule 21: home tables only
             snap["engine"] = self.outputs.engine.snapshot(board)
             if audience == "players":  # as on the LEDs (Outputs.update_leds)
@@ -187,6 +192,30 @@ class TableFacade:
         folder = Path(self.table.config["games.folder"])
         return await asyncio.to_thread(review_document, folder, name,
                                        spec_from_config(self.table.config))
+
+    def _review_url(self) -> str | None:
+        """Where the finished game's review is, once its record is in the games folder."""
+        from pathlib import Path
+
+        game = self.table.game
+        if game is None or not (Path(self.table.config["games.folder"]) /
+                                f"{game.id}.json").is_file():
+            return None
+        return f"/review/{game.id}"
+
+    def _heading(self, view: View) -> dict[str, str]:
+        """The page's header and tab: the event, the hall's table and round, the players."""
+        config, core, game = self.table.config, self.table.core, self.table.game
+        hub = self.outputs.hub
+        settings = core.settings if core is not None else None
+        return heading(
+            settings.mode if settings else config["game.mode"],
+            settings.black if settings else config["game.black"],
+            settings.white if settings else config["game.white"],
+            view=view,
+            event=(settings.event if settings else config["game.event"]) or config["hub.event"],
+            table=config["hub.table"] or None,  # the hall's number for it, if it has one
+            round=hub.rounds.get(game.id) if hub is not None and game is not None else None)
 
     def _mode(self) -> str:
         core = self.table.core

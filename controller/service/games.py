@@ -18,6 +18,7 @@ from pathlib import Path
 
 from controller.errors import KaeshiError
 from controller.records import load_games, save_games, transcript, write_ggf
+from controller.records.irregular import count_in_comments
 from controller.records.model import GameRecord, RecordError
 
 log = logging.getLogger("kaeshi.service")
@@ -125,6 +126,7 @@ class GameEntry:
     result: tuple[int, int] | None
     result_note: str
     moves: int
+    #: Irregularities that count (every one but a move taken back), as the page counts.
     flagged: int
     record: GameRecord | None = None
     problem: str = ""
@@ -141,7 +143,7 @@ def _entry(path: Path) -> GameEntry | None:
     if not games:
         return None
     rec = games[0]
-    flagged = sum(1 for m in rec.moves if m.comment)
+    flagged = count_in_comments(m.comment for m in rec.moves)
     return GameEntry(path.stem, rec.black, rec.white, rec.result, rec.result_note,
                      len(rec.transcript_moves()), flagged, rec)
 
@@ -158,7 +160,7 @@ def _raw_entry(path: Path, problem: str) -> GameEntry | None:
             (int(result[0]), int(result[1])) if result else None,
             str(game.get("result_note", "")),
             sum(1 for m in moves if m.get("square")),
-            sum(1 for m in moves if m.get("comment")),
+            count_in_comments(str(m.get("comment") or "") for m in moves),
             None, problem,
         )
     except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:

@@ -32,6 +32,8 @@ and clock. A snapshot is a plain JSON-ready dict:
   "kind_names": {"forgotten_flip": "forgotten flip", ...},  # controller.irregularities
   "flow": {"stage": "pointed_out", "text": "Pointed out: ...", "who": "black",
            "press": "black"},      # controller.irregular_flow: the one text of the state
+  "heading": {"title": "Club night · Table 3 · Round 2",   # controller.web.heading
+              "players": "Ann (black) vs Bob (white)", "tab": "Table: Ann vs Bob · ..."},
 }
 ```
 
@@ -68,6 +70,7 @@ PLAYER_KEYS = frozenset(
         "version",
         "devices",  # a phone camera's and a clock tablet's health: nothing of the game
         "game",
+        "heading",  # the event, table, round and players the header names
         "mode",
         "state",
         "size",

@@ -34,6 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from controller import strictjson
 from controller.errors import KaeshiError
+from controller.web.refusal import refusal_page, wants_page
 from controller.web.tokens import WeakTokenError, check_token_strength, token_bits
 
 log = logging.getLogger("kaeshi.web")
@@ -230,7 +231,15 @@ class InternalErrors:
         except Exception:
             log.exception("%s: %s %s failed", self.what, scope.get("method"), scope.get("path"))
             if not started:
-                await _send_json(send, 500, {"error": "internal error, see the service log"})
+                said = "internal error, see the service log"
+                if wants_page(scope):  # a browser's navigation: a page with the sentence
+                    body = refusal_page(500, said).encode("utf-8")
+                    await send({"type": "http.response.start", "status": 500, "headers": [
+                        (b"content-type", b"text/html; charset=utf-8"),
+                        (b"content-length", str(len(body)).encode())]})
+                    await send({"type": "http.response.body", "body": body})
+                    return
+                await _send_json(send, 500, {"error": said})
 
 
 # --------------------------------------------------------------------- failures

@@ -100,9 +100,13 @@ def phone_routes(link: PhoneLink) -> list[BaseRoute]:
 
         key = request.query_params.get("key")
         if not key_ok(link, key):
-            return Response("This page's address needs the table's device key: the arbiter's "
-                            "view and the terminal that started the table show it.", 403,
-                            media_type="text/plain; charset=utf-8")
+            from controller.web.refusal import refusal_page
+
+            # a page a person opened: the sentence on a page (controller/web/refusal.py)
+            return Response(refusal_page(403, "this page's address needs the table's device "
+                                         "key: the arbiter's view and the terminal that "
+                                         "started the table show it"), 403,
+                            media_type="text/html; charset=utf-8")
         base = f"{request.url.scheme}://{request.headers.get('host', '')}"
         suffix = f"?key={link.device_key}" if link.device_key else ""
         parts = []

@@ -63,6 +63,8 @@ from controller.web.guard import (
     read_body,
     read_json,
 )
+from controller.web.heading import tab_title
+from controller.web.refusal import refusal_page, wants_page
 
 log = logging.getLogger("kaeshi.web")
 
@@ -72,6 +74,7 @@ STATIC_TYPES = {
     "app.js": "text/javascript; charset=utf-8",
     "clockface.js": "text/javascript; charset=utf-8",  # the clocks' times, /clock's too
     "engine.js": "text/javascript; charset=utf-8",
+    "review.js": "text/javascript; charset=utf-8",  # the review page (engine/report.py)
     "engine.css": "text/css; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
 }
@@ -197,6 +200,9 @@ class WebServer:
             message = f"no such page: {request.url.path}"
         elif exc.status_code == 405 and message == "Method Not Allowed":
             message = f"{request.method} is not allowed on {request.url.path}"
+        if wants_page(request.scope):  # a browser asked for a page: a sentence, not JSON
+            return Response(refusal_page(exc.status_code, str(message)), exc.status_code,
+                            {"Cache-Control": "no-store", **dict(exc.headers or {})}, HTML)
         return _json(exc.status_code, {"error": message}, dict(exc.headers or {}))
 
     async def _too_many(self, request: Request, exc: TooManyFailures) -> Response:
@@ -230,7 +236,9 @@ class WebServer:
 
     # ------------------------------------------------------------------- pages
     def _page(self, view: View) -> Response:
-        body = self._pages["index.html"].replace("{{VIEW}}", view)
+        # the tab's title from the start, before the page's script has its first state
+        title = html.escape(tab_title(self._snapshot(view), view))
+        body = self._pages["index.html"].replace("{{VIEW}}", view).replace("{{TITLE}}", title)
         return Response(body, 200, {"Cache-Control": "no-store"}, HTML)
 
     def _login_page(self, status: int, message: str, headers: dict[str, str] | None = None

@@ -7,6 +7,7 @@ import asyncio
 import urllib.error
 import urllib.request
 
+import pytest
 from hand_source import QueueSource
 from test_engine_service import (
     Player,
@@ -142,3 +143,82 @@ def test_the_player_picks_the_engines_colour_and_level_on_the_page(tmp_path):
     assert service.core.arbiter.moves[1].square == square
     assert service.outputs.engine.client.name == "Kaeshi3" and _engine(service)["level"] == 3
     assert _engine(service)["level_name"] == "club"  # the own engine's level by strength
+
+
+
+async def _engine_move_put_right(service: Service, player: Player, browser,
+                                 size: tuple[int, int]) -> tuple[str, str, list[str]]:
+    """The engine's move carried out with a flip forgotten, pointed out and put right,
+    with what the page says beside the board (and in the flags) at each step."""
+    from controller.service.sources import Reading
+    from controller.squares import parse_square
+
+    said: list[str] = []
+
+    async def read(expression: str) -> None:
+        said.append(await asyncio.to_thread(browser.js, expression))
+
+    task = asyncio.create_task(service.run())
+    await _until(lambda: bool(service.url))
+    await asyncio.to_thread(browser.navigate, "about:blank")
+    await asyncio.to_thread(browser.viewport, *size)
+    await asyncio.to_thread(browser.navigate, service.url + "/")
+    await player.start()
+    await player.own_move()  # black
+    await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
+    move = _engine(service)["move"]
+    asked = service.outputs.engine.asked
+    await asyncio.to_thread(browser.wait_for,
+                            f"{_text('engine-say')}.startsWith('Engine (White): put')", 10)
+    await read(_text("engine-say"))
+    forgotten, kept = move["flips"][0], move["flips"][1:]
+    await player.move(move["square"], kept, Color.WHITE)  # one flip forgotten
+    player.source.queue.put_nowait(Reading(press=Color.BLACK))  # black points it out
+    await _until(lambda: service.core.arbiter.flow().stage == "pointed_out")
+    await asyncio.to_thread(browser.wait_for,
+                            f"{_text('engine-say')}.includes('not carried out')", 10)
+    await read(_text("engine-say"))
+    await read("document.querySelector('#irregularities .instruction').textContent")
+    await asyncio.sleep(0.3)  # time for a (wrong) second request to go out
+    assert service.outputs.engine.asked == asked
+    player.board[parse_square(forgotten)] = Color.WHITE.symbol  # put right
+    player.show()
+    await _until(lambda: service.core.arbiter.flow().stage == "put_right")
+    player.source.queue.put_nowait(Reading(press=Color.WHITE))
+    await _until(lambda: service.core.arbiter.to_move is Color.BLACK
+                 and service.core.arbiter.phase == "turn")
+    await asyncio.to_thread(browser.wait_for, f"{_text('engine-say')}.includes('played')", 10)
+    await read(_text("engine-say"))
+    await read("document.body.innerText")
+    await asyncio.sleep(0.3)
+    assert service.outputs.engine.asked == asked  # no second engine move
+    assert not await asyncio.to_thread(browser.scrolls_sideways)
+    service.stop()
+    await task
+    return move["square"], forgotten, said
+
+
+@pytest.mark.parametrize("size", [(1280, 900), (390, 844)], ids=["desktop", "phone"])
+def test_an_engine_move_with_a_forgotten_flip_pointed_out_and_fixed_in_the_browser(
+        tmp_path, browser, size):
+    """What the home player reads beside the board at each step of an engine move
+    carried out with a flip forgotten, pointed out and put right: the move to carry
+    out; what to fix (never a second engine move); the move done. The engine is asked
+    once, and no pass is recorded."""
+    source = QueueSource()
+    service = Service(_config(tmp_path, **{"web.enabled": True}), source=source)
+    service.open()
+    player = Player(service, source)
+    square, forgotten, said = asyncio.run(
+        _engine_move_put_right(service, player, browser, size))
+    assert said[0].startswith(f"Engine (White): put a white disc on {square}, then turn ")
+    assert said[1].startswith(f"The engine's move {square} was not carried out as shown. "
+                              f"Pointed out: White must turn the disc on {forgotten}")
+    assert said[2] == (f"Pointed out: White must turn the disc on {forgotten} to white, "
+                       "then press White's clock.")
+    assert said[3] == f"Engine (White): played {square}."
+    assert "put a white disc" not in said[4]  # no second engine move on the page
+    assert f"2. {square}" in said[4]  # the move stands as the engine's, numbered once
+    assert f"Move 2 White did not turn the disc on {forgotten}. put right" in said[4]
+    assert [m.square for m in service.core.arbiter.moves].count(None) == 0  # no pass
+    assert browser.errors == []

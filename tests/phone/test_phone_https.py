@@ -23,7 +23,11 @@ def test_the_table_serves_https_with_a_certificate_it_made_once(tmp_path):
         assert stat.S_IMODE((certs / "key.pem").stat().st_mode) == 0o600
         with httpx.Client(verify=ssl.create_default_context(cafile=str(cert))) as client:
             key = table.key
-            assert client.get(f"https://127.0.0.1:{port}/phone").status_code == 403
+            refused = client.get(f"https://127.0.0.1:{port}/phone")
+            assert refused.status_code == 403  # said in a sentence, on a page
+            assert ("This page&#x27;s address needs the table&#x27;s device key: the "
+                    "arbiter&#x27;s view and the terminal that started the table show it.") in (
+                refused.text)
             page = client.get(f"https://127.0.0.1:{port}/phone?key={key}")
             assert page.status_code == 200
             assert page.text.count('src="data:image/svg+xml') == 2

@@ -251,3 +251,12 @@ def test_a_correction_from_an_older_journal_is_only_said_to_be_put_right() -> No
     (entry,) = history.entries
     assert entry.pointed_out is None
     assert entry.comment().endswith("It was put right.")
+
+
+def test_a_records_irregularities_are_counted_in_words_or_as_the_arbiter_noted_them() -> None:
+    from controller.records.irregular import count_in_comments
+
+    rec = played_game().core.record()
+    history = played_game().core.history
+    assert count_in_comments(m.comment for m in rec.moves) == history.count() == 3
+    assert count_in_comments(["forgotten_flip e5; over_flip d4", "resync", ""]) == 2

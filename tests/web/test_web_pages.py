@@ -93,7 +93,9 @@ def test_game_over_shows_the_result_history_and_graph(screen: DevTools) -> None:
             text = screen.text()
             assert "Game over: Hasegawa (black) wins 64–0" in text
             assert "Black 64, White 0." in text and "empty square" not in text  # a full board
-            assert screen.js("document.title") == "Hasegawa vs Tamaru · Kaeshi"
+            assert screen.js("document.title") == (
+                f"{'Arbiter' if view == 'arbiter' else 'Table'}: Hasegawa vs Tamaru · "
+                "Club night · Table 3 · Round 2 — Kaeshi")
             assert screen.js("getComputedStyle(document.querySelector('#result-title .score'))"
                              ".whiteSpace") == "nowrap"
             assert "1 irregularity in this game" in text
@@ -274,6 +276,51 @@ def test_the_point_out_flow_step_by_step_and_a_two_fault_move(screen: DevTools) 
         assert screen.js("document.querySelector('#moves [data-n=\"3\"]')"
                          ".textContent").startswith("3. ")
         assert not screen.scrolls_sideways()
+        assert screen.errors == []
+    finally:
+        live.close()
+
+
+def test_the_header_names_the_event_and_the_count_is_the_games_list_count(
+        screen: DevTools, tmp_path) -> None:
+    """The header says the event, table, round and players; at game over the page
+    counts the irregularities as ``kaeshi games list`` does: an illegal pass taken back
+    and played again is listed, but is not counted."""
+    from controller.service.games import list_games, write_game_files
+
+    live = LiveServer(SimulatedGame(Mode.TOURNAMENT))
+    try:
+        game = live.game
+        live.on_loop(game.start_clock)
+        live.on_loop(game.pass_turn)  # black passes with a move: an illegal pass
+        live.on_loop(lambda: game.press(Color.WHITE))  # white points it out
+        live.on_loop(lambda: game.play("d3"))  # black moves instead: the pass taken back
+        live.on_loop(lambda: game.play("c3", forget=("d4",)))  # stands: not pointed out
+
+        def to_the_end() -> None:
+            while not game.arbiter.game_over:
+                pos = game.arbiter.position
+                if pos.legal_moves():
+                    game.play(pos.legal_squares()[0])
+                else:
+                    game.pass_turn()
+
+        live.on_loop(to_the_end)
+        for view in ("arbiter", "player"):
+            open_page(screen, live, view)
+            screen.wait_for("!document.getElementById('result').hidden", 5)
+            assert screen.js("document.getElementById('heading').textContent") == (
+                "Club night · Table 3 · Round 2")
+            assert screen.js("document.getElementById('players-line').textContent") == (
+                "Hasegawa (black) vs Tamaru (white)")
+            text = screen.text()
+            assert ("1 irregularity in this game (and 1 move taken back and played again), "
+                    "listed below.") in text
+            assert screen.js("document.querySelectorAll('#history li').length") == 2
+            assert not screen.scrolls_sideways()
+        write_game_files(live.on_loop(game.game_record), "20261128-101500", tmp_path)
+        (entry,) = list_games(tmp_path)
+        assert entry.flagged == 1
         assert screen.errors == []
     finally:
         live.close()

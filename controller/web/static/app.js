@@ -17,6 +17,31 @@ function el(tag, attrs, text) {
   return e;
 }
 
+// A text as a sentence: a capital first letter and a full stop (controller/web/refusal.py).
+function sentenceOf(text) {
+  const t = String(text || "").replace(/\s+/g, " ").trim() || "the request was refused";
+  const s = t[0].toUpperCase() + t.slice(1);
+  return /[.!?]$/.test(s) ? s : s + ".";
+}
+
+// What a refused request says, as the sentence a person reads: the service's own
+// reason (its JSON "error"), never the body itself. `what` names what did not happen.
+const STATUS_SAYS = {
+  403: "that needs the arbiter's login", 404: "this table has no such thing",
+  429: "too many wrong tries: wait a little", 500: "the service failed: see its log",
+  503: "the table is busy: try again in a moment",
+};
+async function refusalText(r, what) {
+  let said = "";
+  try {
+    const body = JSON.parse(await r.text());
+    if (body && typeof body.error === "string") said = body.error;
+  } catch (_) { /* not JSON: the status says it */ }
+  if (!said) said = STATUS_SAYS[r.status] || `the table answered ${r.status}`;
+  return sentenceOf(what ? `${what}: ${said}` : said);
+}
+const NO_ANSWER = "No answer from the table: is the service running?";
+
 const LEGAL_RGB = "0,255,60"; // plan_overlay's colour for a legal move
 let draft = null; // the arbiter's position being set up, or null
 
@@ -173,6 +198,9 @@ function drawResult(s) {
   const box = $("result");
   box.hidden = !r;
   if (!r) return;
+  // a finished home game links to its review (controller/engine/report.py)
+  $("result-review").hidden = !s.review_url;
+  if (s.review_url) $("review-link").setAttribute("href", s.review_url);
   const players = s.players || {};
   const name = (c) => players[c] ? `${players[c]} (${c})` : c[0].toUpperCase() + c.slice(1);
   const head = r.winner === "draw" ? "Draw " : `${name(r.winner)} wins `;
@@ -180,7 +208,11 @@ function drawResult(s) {
   // the score is never split over two lines (a phone's narrow column)
   $("result-title").appendChild(el("span", { class: "score" }, `${r.black}–${r.white}`));
   const why = { time: `${r.loser || "a player"} ran out of time`, both_flags: "both flags fell" }[r.reason];
-  const open = (s.history || []).length;
+  // one count everywhere (controller/records/irregular.py Entry.counts): a move taken
+  // back and played again is listed, but is no irregularity of the game
+  const history = s.history || [];
+  const open = history.filter((h) => h.counts !== false).length;
+  const back = history.length - open;
   const parts = [];
   if (why) parts.push(why[0].toUpperCase() + why.slice(1) + ".");
   const n = s.size || 8;
@@ -188,7 +220,11 @@ function drawResult(s) {
   parts.push(`Black ${r.black}, White ${r.white}` + (empty > 0 ? ` (the ${empty} empty square${empty > 1 ? "s go" : " goes"} to the winner).` : "."));
   // no draws in this event: the 伏せ石 gave the 32–32 board to the holder of the right
   if (r.decided_by === "draw_win_right") parts.push(`${name(r.winner)} holds the draw-win right (引き分け勝ち).`);
-  if ("history" in s) parts.push(open ? `${open} irregularit${open > 1 ? "ies" : "y"} in this game, listed below.` : "No irregularities in this game.");
+  if ("history" in s) {
+    const taken = back ? ` (and ${back} move${back > 1 ? "s" : ""} taken back and played again)` : "";
+    parts.push(open ? `${open} irregularit${open > 1 ? "ies" : "y"} in this game${taken}, listed below.`
+                    : `No irregularities in this game${taken}.`);
+  }
   $("result-detail").textContent = parts.join(" ");
 }
 
@@ -257,12 +293,19 @@ function drawSignoff(s) {
 }
 
 async function dispute(color) {
-  await fetch("/api/dispute", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ color }),
-    credentials: "same-origin",
-  }).catch(() => {});
+  const out = $("signoff-said");
+  try {
+    const r = await fetch("/api/dispute", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ color }),
+      credentials: "same-origin",
+    });
+    out.textContent = r.ok ? `${color === "black" ? "Black" : "White"} disputes the result: the arbiter is called.`
+                           : await refusalText(r, "Not sent");
+  } catch (err) {
+    out.textContent = NO_ANSWER;
+  }
 }
 
 const LATE_TEXT = {
@@ -329,7 +372,11 @@ function render(s) {
   $("state").dataset.state = s.state || "";
   $("legal-toggle").hidden = !(s.mode === "home" && VIEW === "player");
   const players = s.players || {};
-  document.title = `${players.black || "Black"} vs ${players.white || "White"} · Kaeshi`;
+  // the event, table, round and players, in the snapshot's one wording (controller/web/heading.py)
+  const h = s.heading || {};
+  $("heading").textContent = h.title || "Kaeshi";
+  $("players-line").textContent = h.players || `${players.black || "Black"} vs ${players.white || "White"}`;
+  document.title = h.tab || `${players.black || "Black"} vs ${players.white || "White"} — Kaeshi`;
   $("name-black").textContent = players.black || "Black";
   $("name-white").textContent = players.white || "White";
   const counts = s.counts || {};
@@ -387,15 +434,14 @@ async function act(action, body) {
       body: JSON.stringify(body || {}),
       credentials: "same-origin",
     });
-    const data = await r.json().catch(() => ({}));
     const DONE = {
       pause: "Clock paused.", resume: "Clock running again.", adjust_time: "Time adjusted.",
       accept_position: "The board as it stands is now the position.", correct_position: "Position set.",
     };
-    out.textContent = r.ok ? DONE[action] || "Done." : `Refused: ${data.error || r.status}`;
+    out.textContent = r.ok ? DONE[action] || "Done." : await refusalText(r, "Refused");
     out.classList.toggle("bad", !r.ok);
   } catch (err) {
-    out.textContent = `no answer from the service: ${err}`;
+    out.textContent = NO_ANSWER;
     out.classList.add("bad");
   }
 }

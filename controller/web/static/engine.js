@@ -69,20 +69,24 @@
         method: "POST", headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ heat }),
       });
-      const body = await r.text();
-      $("engine-error").textContent = r.ok ? "" : body;
+      // a refusal is a sentence (app.js refusalText), never the answer's body
+      $("engine-error").textContent = r.ok ? "" : await refusalText(r, "No hint");
     } catch (err) {
-      $("engine-error").textContent = String(err);
+      $("engine-error").textContent = NO_ANSWER;
     }
   }
   $("engine-choice").addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const r = await fetch("/api/engine", {
-      method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ plays: $("engine-plays").value,
-                             level: Number($("engine-level").value) }),
-    });
-    $("engine-error").textContent = r.ok ? "" : await r.text();
+    try {
+      const r = await fetch("/api/engine", {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ plays: $("engine-plays").value,
+                               level: Number($("engine-level").value) }),
+      });
+      $("engine-error").textContent = r.ok ? "" : await refusalText(r, "Not changed");
+    } catch (err) {
+      $("engine-error").textContent = NO_ANSWER;
+    }
   });
   $("hint-best").addEventListener("click", () => ask(false));
   $("hint-heat").addEventListener("click", () => ask(true));
