@@ -1,0 +1,41 @@
+"""The hall's incident log: an irregularity stays listed after its flag is settled, with
+how it ended, the open ones first."""
+
+from __future__ import annotations
+
+from hub_web_support import Hall, moves_of
+
+from controller.hub.incidents import Incidents
+
+FLIP = {"event": "irregularity", "player": "white", "kind": "forgotten_flip",
+        "squares": ["d5"]}
+
+
+def test_a_flag_is_logged_open_then_with_how_it_ended() -> None:
+    hall = Hall()
+    moves = moves_of(["f5", "d6", "c3", "d3"])
+    for ev in moves[:2]:
+        hall.event(1, "g1", ev, 100.0)
+    hall.event(1, "g1", {"t": 1.5, **FLIP}, 101.0)
+    hall.event(2, "g2", moves[0], 100.0)
+    hall.event(2, "g2", {"t": 0.5, "event": "irregularity", "player": "black",
+                         "kind": "forgotten_flip", "squares": ["e5"]}, 102.0)
+    hall.event(2, "g2", {"t": 0.7, "event": "pointed_out", "player": "black",
+                         "squares": ["e5"]}, 102.5)
+    hall.state(1, 101.0, game="g1")
+    hall.state(2, 102.0, game="g2")
+    log = Incidents(hall.store)
+    first = log.log(hall.store.tables(), {(1, "g1"): 1}, everything=True)
+    assert [(e["table"], e["round"], e["open"], e["outcome"]) for e in first] == [
+        (2, None, True, "It was pointed out and is being put right."),
+        (1, 1, True, "It may still be pointed out.")]
+    # black plays on at table 1: the flip stands; table 2's is put right after the point-out
+    hall.event(1, "g1", moves[2], 103.0)
+    hall.event(2, "g2", {"t": 1.0, "event": "corrected", "kind": "forgotten_flip",
+                         "squares": ["e5"], "pointed_out": True}, 104.0)
+    hall.state(1, 103.0, game="g1")
+    hall.state(2, 104.0, game="g2")
+    after = log.log(hall.store.tables(), {}, everything=False)
+    assert [(e["table"], e["n"], e["text"], e["outcome"]) for e in after] == [
+        (2, 1, "Black did not turn the disc on e5", "It was pointed out and put right."),
+        (1, 2, "White did not turn the disc on d5", "It was not pointed out and stands.")]
