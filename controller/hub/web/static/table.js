@@ -122,7 +122,7 @@
       else if (e.event === "resync") {
         for (const m of e.moves || []) { const [p, sq] = String(m).split(" "); put(p, sq || "pass"); }
       } else if (e.event === "irregularity" && cells.has(n)) {
-        // a fault found in move n: marked on it, and an illegal pass named as one
+        // a fault found in move n: marked on it, and a pass flagged as illegal named so
         const cell = cells.get(n);
         cell.classList.add("irregular");
         if (e.kind === "illegal_pass") cell.lastChild.textContent = ` ${Hub.moveText({ illegal: true })}`;
