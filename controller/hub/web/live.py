@@ -365,16 +365,17 @@ class Views:
         return {"as_of": view.as_of, "delay": self.delay, "event": self.event_name,
                 **view.to_dict(boards=True)}
 
-    def delayed_records(self) -> list[GameRecord]:
-        """Every game as far as a spectator may see it, as records (for the feeds)."""
+    def delayed_records(self, only: GameKey | None = None) -> list[GameRecord]:
+        """Every game as far as a spectator may see it, as records (for the feeds);
+        ``only``: that one game (none if its table never announced it)."""
         now = self.clock()
         self._statuses()
 
         def seen(table: int, game: str) -> list[StoredEvent]:
             return visible(self.store.events(table, game), now, self.delay)
 
-        records = event_records(self.store.games(announced=True), seen, self.book.infos(),
-                                self.event_name)
+        games = [k for k in self.store.games(announced=True) if only is None or k == only]
+        records = event_records(games, seen, self.book.infos(), self.event_name)
         # a board kept "as it stood" would say that a fault went unnoticed: the arbiter's
         for rec in records:
             for mv in rec.moves:
