@@ -175,6 +175,12 @@ def test_a_ten_by_ten_side_event_table_is_drawn_on_its_own_board(
     assert screen.js("document.querySelector('#board .cell.last').dataset.sq") == "f4"
     assert screen.js("document.querySelector('[data-sq=\"j10\"]').dataset.disc") == "empty"
     assert screen.js("document.querySelector('[data-sq=\"f4\"]').dataset.disc") == "white"
+    # stepped back to the start: Grand Othello's four discs in the middle of 10x10
+    screen.wait_for("!document.getElementById('nav-first').disabled", timeout=10)
+    screen.js("document.getElementById('nav-first').click()")
+    middle = screen.js("['e5', 'f5', 'e6', 'f6', 'f4'].map(q => document.querySelector("
+                       "`[data-sq=\"${q}\"]`).dataset.disc)")
+    assert middle == ["white", "black", "black", "white", "empty"]
     assert not screen.scrolls_sideways()
     screen.navigate(live.url + "/")
     card = "document.querySelector('#tables .card[data-table=\"6\"]')"
