@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from controller.hall_protocol.protocol import TableStatus
-from controller.hub.results import Director, ResultDesk, drawn_on_board
+from controller.hub.results import Director, Pairing, ResultDesk, drawn_on_board
 from controller.round_flow import TableRound, bar, of_facts
 
 
@@ -29,14 +29,17 @@ class HallRound:
 
 
 def table_round(status: TableStatus | None, table: int, director: Director,
-                desk: ResultDesk | None) -> TableRound:
+                desk: ResultDesk | None, paired: dict[int, Pairing] | None = None
+                ) -> TableRound:
     """Where the round stands at ``table`` (a table that has not reported: ``status``
-    None)."""
+    None); ``paired``: the round's pairings by table, when the caller has them."""
     rnd = director.current_round()
     online = status is None or status.online
     if rnd is None:
         return of_facts(None, table, paired=None, online=online)
-    p = next((p for p in director.pairings(rnd) if p.table == table), None)
+    if paired is None:
+        paired = {q.table: q for q in director.pairings(rnd)}
+    p = paired.get(table)
     if p is None:
         return of_facts(rnd, table, paired=None, online=online)
     s = status.state if status is not None else None
@@ -76,10 +79,10 @@ def hall_round(statuses: Iterable[TableStatus], director: Director,
     """Every table that reported or is paired, and every bye, in the current round."""
     rnd = director.current_round()
     by_table = {st.table: st for st in statuses}
-    numbers = set(by_table)
-    if rnd is not None:
-        numbers |= {p.table for p in director.pairings(rnd)}
-    tables = {n: table_round(by_table.get(n), n, director, desk) for n in sorted(numbers)}
+    paired = {p.table: p for p in director.pairings(rnd)} if rnd is not None else {}
+    numbers = set(by_table) | set(paired)
+    tables = {n: table_round(by_table.get(n), n, director, desk, paired)
+              for n in sorted(numbers)}
     byes_of = getattr(director, "byes", None)  # a director without byes has none
     names: list[str] = list(byes_of(rnd)) if rnd is not None and callable(byes_of) else []
     byes = [TableRound().bye(rnd, name) for name in names] if rnd is not None else []
