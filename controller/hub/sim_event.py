@@ -257,7 +257,8 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
                  if g.table is not None and g.done and not g.forfeit) - len(arbiter)
     board = leaderboard(t)
     standings = [_standing(r.position, r.name, r.wins, r.grade, r.ouza) for r in board.rows]
-    notes = [hall.latency_note(), *(f"incident: {x}" for x in incidents.log)]
+    notes = [hall.latency_note(), *_round_bar(pages),
+             *(f"incident: {x}" for x in incidents.log)]
     if t.extension:
         notes.append(f"note: {t.extension}")
     if interrupted:
@@ -322,6 +323,15 @@ def _confirm_waiting(pages: HubPages, refused: set[tuple[int, str]],
         out.append(f"round {r['round']} table {r['table']}: {r['black']}-{r['white']} "
                    f"({c['attention']['detail'] or c['attention']['reason']})")
     return out
+
+
+def _round_bar(pages: HubPages) -> list[str]:
+    """The dashboard's round bar as the day ended (controller/round_flow.py's words)."""
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        bar = pages.call("/api/dashboard").get("hall_round")
+        if bar:
+            return [f"dashboard: {bar['text']}"]
+    return []
 
 
 def _standing(rank: int, name: str, wins: int, grade: str | None = None,
