@@ -42,10 +42,11 @@ def _state(table: int, game: str, round: int, black: str, white: str, result: Ga
 @pytest.fixture(scope="module")
 def hub() -> Iterator[str]:
     hall = Hall()
-    rounds = {1: [Pairing(1, t, f"P{t}b", f"P{t}w") for t in (1, 2, 3)],
-              2: [Pairing(2, 1, "Ann", "Bob"), Pairing(2, 2, "Cid", "Dan")]}
+    rounds = {1: [Pairing(1, t, f"P{t}b", f"P{t}w") for t in (1, 2, 3, 4)],
+              2: [Pairing(2, 1, "Ann", "Bob"), Pairing(2, 2, "Cid", "Dan"),
+                  Pairing(2, 4, "Gus", "Hal")]}
     director = ByeDirector(rounds, round=2)
-    for t in (1, 2, 3):
+    for t in (1, 2, 3, 4):
         director.results[(1, t)] = Confirmed(1, t, 40, 24, "black")
     director.results[(2, 1)] = Confirmed(2, 1, 45, 19, "black")
     states = [
@@ -54,6 +55,9 @@ def hub() -> Iterator[str]:
         _state(2, "r2t2", 2, "Cid", "Dan", GameResult(30, 34, "white"),
                SignOff(30, 34, "white", True, False)),
         _state(3, "r1t3", 1, "P3b", "P3w", GameResult(40, 24, "black"),
+               SignOff(40, 24, "black", True, True)),
+        # paired in round 2, still showing its round-1 game
+        _state(4, "r1t4", 1, "P4b", "P4w", GameResult(40, 24, "black"),
                SignOff(40, 24, "black", True, True)),
     ]
     events: list[dict[str, Any]] = moves_of(OPENING)
@@ -64,7 +68,7 @@ def hub() -> Iterator[str]:
                       "running": "white", "paused": False})
     events.append({"t": 9.0, "event": "clock", "black": 590.0, "white": 580.0,
                    "running": None, "paused": False})
-    for table, state in zip((1, 2, 3), states, strict=True):
+    for table, state in zip((1, 2, 3, 4), states, strict=True):
         for ev in events if table == 2 else moves_of(OPENING):
             hall.event(table, state.game, ev, NOW - 60)
         hall.store.set_state(state, encode_state(state), NOW - 30)
@@ -91,8 +95,8 @@ def test_the_round_bar_names_the_bye_and_the_idle_table_is_not_live(hub: str,
                                                                     page: DevTools) -> None:
     page.navigate(f"{hub}/arbiter?token={TOKEN}")
     page.wait_for(LIVE + " && !document.getElementById('round-bar').hidden", timeout=15)
-    assert _text(page, "#round-bar") == ("Round 2: 1 of 2 results, 1 bye, 1 waiting for "
-                                         "the arbiter, 1 table idle · byes: Eve")
+    assert _text(page, "#round-bar") == ("Round 2: 1 of 3 results, 1 bye, 1 not started, 1 "
+                                         "waiting for the arbiter, 1 table idle · byes: Eve")
     idle = '#tables .card[data-table="3"]'
     said = _text(page, idle)
     assert "idle (no game this round)" in said
@@ -100,6 +104,9 @@ def test_the_round_bar_names_the_bye_and_the_idle_table_is_not_live(hub: str,
     assert page.js(f"document.querySelector({idle!r}).querySelectorAll('.clock').length") == 0
     assert "move 5" not in said and "round 1" not in _text(page, idle + " h3")
     assert "waiting for the arbiter" in _text(page, '#tables .card[data-table="2"]')
+    paired = _text(page, '#tables .card[data-table="4"]')
+    assert "paired, not started\n\nRound 2: Gus (black) – Hal (white): paired, not set up at " \
+        "the table yet." in paired and "P4b" not in paired.split("last game")[0]
     assert "done 45–19" in _text(page, '#tables .card[data-table="1"]')
     # the flag is gone from every card; the log keeps it, with how it ended
     log = _text(page, "#incidents")
@@ -117,6 +124,7 @@ def test_a_result_signed_by_both_leaves_nothing_to_do(hub: str, page: DevTools) 
     assert page.js("document.getElementById('result-form').hidden") is True
     assert page.js("document.querySelector('[data-action=\"pause\"]').disabled") is True
     assert page.js("document.querySelector('[data-action=\"resume\"]').disabled") is True
+    assert page.js("document.title") == "Meijin 2026 — table 1 · round 2 · Ann – Bob"
     assert not page.scrolls_sideways()
     assert page.errors == []
 

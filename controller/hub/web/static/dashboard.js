@@ -52,6 +52,7 @@
       small,
       stale ? null : el("p", { class: "clocks" }, black, white),
       said,
+      step && step.stage === "paired" ? el("p", { class: "next-game" }, step.text) : null,
       stale && t.result ? el("p", { class: "last-game" },
         `last game: ${Hub.players(t)} · ${result}${t.round !== null && t.round !== undefined ? ` (round ${t.round})` : ""}`) : null);
   }

@@ -18,10 +18,14 @@
       { coords: true, size: t.size });
   }
 
+  const titled = document.title; // "<event> — table N", from the page
   function render(d) {
     kindNames = d.kind_names || {};
     const t = d.card;
     card = t;
+    // the tab names the event, the table, the round and the players
+    document.title = [titled, t.round !== null && t.round !== undefined ? `round ${t.round}` : "",
+      t.black || t.white ? `${t.black || "?"} – ${t.white || "?"}` : ""].filter((x) => x).join(" · ");
     game = t.game || null;
     drawBoard();
     Hub.clocks(document.getElementById("clock-black"), document.getElementById("clock-white"), t.clock);
