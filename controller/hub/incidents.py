@@ -47,7 +47,10 @@ class Incidents:
             elif kind == "resync":
                 g.moves += len(ev.get("moves") or [])
             before = len(g.history.entries)
-            g.history.take([ev], g.moves, float(ev.get("t") or 0.0))
+            try:
+                g.history.take([ev], g.moves, float(ev.get("t") or 0.0))
+            except (KeyError, TypeError, ValueError):  # a value an older hub let in
+                del g.history.entries[before:]
             for i in range(before, len(g.history.entries)):
                 g.wall[i] = stored.received
             g.seq = stored.seq

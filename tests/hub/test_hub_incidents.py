@@ -39,3 +39,12 @@ def test_a_flag_is_logged_open_then_with_how_it_ended() -> None:
     assert [(e["table"], e["n"], e["text"], e["outcome"]) for e in after] == [
         (2, 1, "Black did not turn the disc on e5", "It was pointed out and put right."),
         (1, 2, "White did not turn the disc on d5", "It was not pointed out and stands.")]
+
+
+def test_an_event_no_reader_takes_is_left_out_of_the_log_alone() -> None:
+    hall = Hall()
+    hall.event(1, "g1", moves_of(["f5"])[0], 100.0)
+    hall.event(1, "g1", {"t": 1.0, "event": "irregularity", "kind": "forgotten_flip"}, 101.0)
+    hall.event(1, "g1", {"t": 2.0, **FLIP}, 102.0)
+    log = Incidents(hall.store).log(hall.store.tables(), {}, everything=True)
+    assert [e["text"] for e in log] == ["White did not turn the disc on d5"]
