@@ -28,6 +28,8 @@ class _Game:
     seq: int = 0
     moves: int = 0
     wall: dict[int, float] = field(default_factory=dict)  # entry index -> hub time
+    board: str | None = None  # the official board after the last event that said one
+    corrected_t: object = None  # game time of the players' last correction
 
 
 class Incidents:
@@ -51,6 +53,17 @@ class Incidents:
                 g.history.take([ev], g.moves, float(ev.get("t") or 0.0))
             except (KeyError, TypeError, ValueError):  # a value an older hub let in
                 del g.history.entries[before:]
+            if kind == "corrected":
+                g.corrected_t = ev.get("t")
+            elif (kind not in ("move", "pass", "resync", "irregularity") and stored.board
+                  and g.board is not None and stored.board != g.board
+                  and ev.get("t") != g.corrected_t):
+                # the board changed without a move or the players' correction: the
+                # arbiter set the position (a ruling has no event of its own; letting the
+                # board stand as it is changes nothing, and the fault then stands)
+                g.history.ruled(float(ev.get("t") or 0.0), accepted=False)
+            if stored.board:
+                g.board = stored.board
             for i in range(before, len(g.history.entries)):
                 g.wall[i] = stored.received
             g.seq = stored.seq

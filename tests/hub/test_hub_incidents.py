@@ -3,8 +3,9 @@ how it ended, the open ones first."""
 
 from __future__ import annotations
 
-from hub_web_support import Hall, moves_of
+from hub_web_support import START, Hall, board_after, moves_of
 
+from controller.hall_protocol.protocol import EventMessage
 from controller.hub.incidents import Incidents
 
 FLIP = {"event": "irregularity", "player": "white", "kind": "forgotten_flip",
@@ -48,3 +49,37 @@ def test_an_event_no_reader_takes_is_left_out_of_the_log_alone() -> None:
     hall.event(1, "g1", {"t": 2.0, **FLIP}, 102.0)
     log = Incidents(hall.store).log(hall.store.tables(), {}, everything=True)
     assert [e["text"] for e in log] == ["White did not turn the disc on d5"]
+
+
+def test_a_position_the_arbiter_set_ends_what_was_open() -> None:
+    """A ruling has no event of its own: the next step's official board shows it."""
+    hall = Hall()
+    board = START
+    seq = 0
+
+    def send(event: dict, board: str) -> None:
+        nonlocal seq
+        seq += 1
+        hall.store.announce(1, "g1")
+        assert hall.store.add_event(EventMessage(1, "g1", seq, event, None, board, "white"),
+                                    100.0 + seq).value == "stored"
+
+    after = board_after(["f5"])
+    send(moves_of(["f5"])[0], after)
+    send({"t": 1.0, "event": "irregularity", "player": "black", "kind": "forgotten_flip",
+          "squares": ["e5"]}, after)
+    # the players put one right (a correction in the same step)...
+    send({"t": 2.0, "event": "irregularity", "player": "black", "kind": "over_flip",
+          "squares": ["d4"]}, after)
+    fixed = "X" + after[1:]
+    send({"t": 3.0, "event": "corrected", "kind": "over_flip", "squares": ["d4"],
+          "pointed_out": False}, fixed)
+    send({"t": 3.0, "event": "clock", "black": 500.0, "white": 500.0, "running": "white",
+          "paused": False}, fixed)
+    # ...then the arbiter sets the position: the clock reading after it carries the board
+    send({"t": 9.0, "event": "clock", "black": 500.0, "white": 490.0, "running": "white",
+          "paused": False}, board)
+    log = Incidents(hall.store).log(hall.store.tables(), {}, everything=True)
+    assert [(e["kind"], e["outcome"]) for e in log] == [
+        ("over_flip", "It was put right without being pointed out."),
+        ("forgotten_flip", "The arbiter set the position.")]
