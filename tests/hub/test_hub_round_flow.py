@@ -4,6 +4,7 @@ disputes, tosses, confirmations and hub restarts, never stuck and never contradi
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import replace
 
@@ -201,7 +202,7 @@ class ByeDirector(FakeDirector):
 
 
 class HubRound(RuleBasedStateMachine):
-    """Tables play a three-round event into the hub's real result desk; after every step
+    """Tables play a six-round event into the hub's real result desk; after every step
     the flow the hub builds from what it holds equals the flow driven step by step, the
     hub restarted between any two steps builds it again, and each state names someone
     whose step moves it on."""
@@ -249,33 +250,24 @@ class HubRound(RuleBasedStateMachine):
         return s if s is not None and s.round == self.director.current_round() else None
 
     # ------------------------------------------------------------------ steps
-    @precondition(lambda self: any(f.stage is Stage.PAIRED for f in self.flows.values()))
-    @rule(data=st.data())
-    def table_sets_up(self, data: st.DataObject) -> None:
-        t = data.draw(st.sampled_from([t for t, f in self.flows.items()
-                                       if f.stage is Stage.PAIRED]))
+    def _at(self, data: st.DataObject, *stages: Stage, toss: bool = False) -> int:
+        return data.draw(st.sampled_from([t for t, f in self.flows.items() if f.stage in stages
+                                          and (f.needs_toss or not toss)]))
+
+    def sets_up(self, t: int) -> None:
         p = self._pairing(t)
         assert p is not None
         self.flows[t] = self.flows[t].started()
         self.publish(t, TableState(t, f"r{p.round}t{t}", p.round, p.black, p.white,
                                    "tournament", "playing", START, "black", None))
 
-    @precondition(lambda self: any(f.stage is Stage.PLAYING for f in self.flows.values()))
-    @rule(data=st.data(), n=st.integers(1, 59))
-    def move(self, data: st.DataObject, n: int) -> None:
-        t = data.draw(st.sampled_from([t for t, f in self.flows.items()
-                                       if f.stage is Stage.PLAYING]))
+    def moves(self, t: int, n: int) -> None:
         s = self._state(t)
         assert s is not None
         self.flows[t] = self.flows[t].moved(n)
         self.publish(t, replace(s, moves=n))
 
-    @precondition(lambda self: any(f.stage is Stage.PLAYING for f in self.flows.values()))
-    @rule(data=st.data(), b=st.sampled_from([32, 32, 32, 45, 19, 64, 33]),
-          card=st.sampled_from([True, True, False]), flag=st.sampled_from([False, False, True]))
-    def game_over(self, data: st.DataObject, b: int, card: bool, flag: bool) -> None:
-        t = data.draw(st.sampled_from([t for t, f in self.flows.items()
-                                       if f.stage is Stage.PLAYING]))
+    def ends(self, t: int, b: int, card: bool, flag: bool) -> None:
         s = self._state(t)
         assert s is not None
         w = 64 - b
@@ -285,13 +277,7 @@ class HubRound(RuleBasedStateMachine):
         self.publish(t, replace(s, service="game_over", to_move=None, moves=60,
                                 result=GameResult(b, w, winner), signoff=sign))
 
-    @precondition(lambda self: any(f.stage is Stage.SIGNATURES
-                                   for f in self.flows.values()))
-    @rule(data=st.data(), colour=st.sampled_from(COLOURS),
-          agrees=st.sampled_from([True, True, False]))
-    def player_answers(self, data: st.DataObject, colour: str, agrees: bool) -> None:
-        t = data.draw(st.sampled_from([t for t, f in self.flows.items()
-                                       if f.stage is Stage.SIGNATURES]))
+    def answers(self, t: int, colour: str, agrees: bool) -> None:
         s = self._state(t)
         assert s is not None and s.signoff is not None
         said = s.signoff.black_says if colour == "black" else s.signoff.white_says
@@ -300,17 +286,12 @@ class HubRound(RuleBasedStateMachine):
         self.flows[t] = self.flows[t].said(colour, agrees)
         self.publish(t, replace(s, signoff=s.signoff.answer(colour, agrees)))
 
-    @precondition(lambda self: any(f.stage in (Stage.ARBITER, Stage.SIGNATURES)
-                                   for f in self.flows.values()))
-    @rule(data=st.data())
-    def arbiter_confirms(self, data: st.DataObject) -> None:
-        t = data.draw(st.sampled_from([t for t, f in self.flows.items()
-                                       if f.stage in (Stage.ARBITER, Stage.SIGNATURES)]))
+    def confirms(self, t: int) -> None:
         s = self._state(t)
         assert s is not None and s.result is not None
-        flow = self.flows[t]
         try:
-            expected = flow.confirmed(s.result.black, s.result.white, s.result.winner)
+            expected = self.flows[t].confirmed(s.result.black, s.result.white,
+                                               s.result.winner)
         except RoundFlowError:
             expected = None
         try:
@@ -322,9 +303,7 @@ class HubRound(RuleBasedStateMachine):
         self.flows[t] = expected
         self._follow_the_director()
 
-    def _toss(self, data: st.DataObject, holder: str, stages: tuple[Stage, ...]) -> None:
-        t = data.draw(st.sampled_from([t for t, f in self.flows.items()
-                                       if f.needs_toss and f.stage in stages]))
+    def tosses(self, t: int, holder: str) -> None:
         p = self._pairing(t)
         assert p is not None
         name = p.black if holder == "black" else p.white
@@ -332,11 +311,40 @@ class HubRound(RuleBasedStateMachine):
         self.flows[t] = self.flows[t].toss(holder)
         self._follow_the_director()
 
+    @precondition(lambda self: any(f.stage is Stage.PAIRED for f in self.flows.values()))
+    @rule(data=st.data())
+    def table_sets_up(self, data: st.DataObject) -> None:
+        self.sets_up(self._at(data, Stage.PAIRED))
+
+    @precondition(lambda self: any(f.stage is Stage.PLAYING for f in self.flows.values()))
+    @rule(data=st.data(), n=st.integers(1, 59))
+    def move(self, data: st.DataObject, n: int) -> None:
+        self.moves(self._at(data, Stage.PLAYING), n)
+
+    @precondition(lambda self: any(f.stage is Stage.PLAYING for f in self.flows.values()))
+    @rule(data=st.data(), b=st.sampled_from([32, 32, 32, 45, 19, 64, 33]),
+          card=st.sampled_from([True, True, False]), flag=st.sampled_from([False, False, True]))
+    def game_over(self, data: st.DataObject, b: int, card: bool, flag: bool) -> None:
+        self.ends(self._at(data, Stage.PLAYING), b, card, flag)
+
+    @precondition(lambda self: any(f.stage is Stage.SIGNATURES
+                                   for f in self.flows.values()))
+    @rule(data=st.data(), colour=st.sampled_from(COLOURS),
+          agrees=st.sampled_from([True, True, False]))
+    def player_answers(self, data: st.DataObject, colour: str, agrees: bool) -> None:
+        self.answers(self._at(data, Stage.SIGNATURES), colour, agrees)
+
+    @precondition(lambda self: any(f.stage in (Stage.ARBITER, Stage.SIGNATURES)
+                                   for f in self.flows.values()))
+    @rule(data=st.data())
+    def arbiter_confirms(self, data: st.DataObject) -> None:
+        self.confirms(self._at(data, Stage.ARBITER, Stage.SIGNATURES))
+
     @precondition(lambda self: any(f.needs_toss and f.stage in AFTER
                                    for f in self.flows.values()))
     @rule(data=st.data(), holder=st.sampled_from(COLOURS))
     def toss_after_the_game(self, data: st.DataObject, holder: str) -> None:
-        self._toss(data, holder, AFTER)
+        self.tosses(self._at(data, *AFTER, toss=True), holder)
 
     @rule()
     def hub_restarts(self) -> None:
@@ -364,6 +372,47 @@ class HubRound(RuleBasedStateMachine):
         assert int(counts.group(2)) == games
         assert int(counts.group(1)) == sum(
             1 for p in self.director.pairings(r or 0) if self.director.result(r or 0, p.table))
+
+    def _copy(self) -> HubRound:
+        """The hall as it stands, to try a step on without touching this one."""
+        other = HubRound()
+        other.director = copy.deepcopy(self.director)
+        other.desk = ResultDesk(other.director, lambda t, c: None)
+        other.desk.held, other.desk.refused = dict(self.desk.held), dict(self.desk.refused)
+        other.states, other.flows = dict(self.states), dict(self.flows)
+        other.seen_round = self.seen_round
+        return other
+
+    def _named_step(self, t: int) -> None:
+        """Do what the table's text says is next, as the one it names would."""
+        flow = self.flows[t]
+        stage = flow.stage
+        if stage is Stage.PAIRED:
+            self.sets_up(t)
+        elif stage is Stage.PLAYING:
+            self.ends(t, 45, True, False)
+        elif stage is Stage.SIGNATURES:
+            for colour, said in zip(COLOURS, flow.signed, strict=True):
+                if said is None:
+                    self.answers(t, colour, True)
+        elif stage is Stage.TOSS:
+            self.tosses(t, "white")
+        elif stage is Stage.ARBITER:
+            if flow.needs_toss and flow.score is not None and flow.score[0] == flow.score[1]:
+                self.tosses(t, "black")  # the todo: the 伏せ石 first, then confirm
+            self.confirms(t)
+
+    @invariant()
+    def the_named_step_moves_the_table_on(self) -> None:
+        for t, flow in self.flows.items():
+            if flow.stage.over:
+                continue
+            other = self._copy()
+            other._named_step(t)
+            after = other.flows[t]
+            assert after.round != flow.round or ORDER[after.stage] > ORDER[flow.stage], (
+                f"table {t}: {flow.step().text!r} was followed and nothing moved: "
+                f"{after.step().text!r}")
 
     @invariant()
     def someone_has_a_next_step(self) -> None:
