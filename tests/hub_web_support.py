@@ -164,11 +164,14 @@ class Hall:
         return s
 
 
-def serve_hub(hall: Hall, gate: Gate) -> tuple[EmbeddedServer, Served]:
+def serve_hub(hall: Hall, gate: Gate, director: Any = None, event_name: str = ""
+              ) -> tuple[EmbeddedServer, Served]:
     """The hub's pages on the hall's store behind ``gate``, served on a free port of
     127.0.0.1 from a thread of their own with the listeners running, as ``kaeshi hub``
-    serves them: for tests that talk to it over real sockets."""
-    app = build_app(hall.store, FakeBus(), None, HubWebSettings(TOKEN, delay=0.0))
+    serves them: for tests that talk to it over real sockets (with ``director``, a
+    tournament's rounds and results)."""
+    app = build_app(hall.store, FakeBus(), director,
+                    HubWebSettings(TOKEN, delay=0.0, event_name=event_name))
     app.state.use_gate(gate)
     server = EmbeddedServer(app, "127.0.0.1", 0, gate=gate,
                             before_stop=app.state.close_streams)

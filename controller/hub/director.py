@@ -126,6 +126,13 @@ class TournamentDirector:
         return out
 
     @_locked
+    def byes(self, round: int) -> list[str]:
+        """The players of ``round`` with no opponent (a win without a game, no table)."""
+        if not 1 <= round <= len(self.t.rounds):
+            return []
+        return [g.first for g in self.t.rounds[round - 1].games if g.is_bye]
+
+    @_locked
     def result(self, round: int, table: int) -> Confirmed | None:
         if not 1 <= round <= len(self.t.rounds):
             return None

@@ -277,7 +277,7 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
         - len(desk.confirmed) - len(desk.rulings)
     board = leaderboard(t)
     standings = [_standing(r.position, r.name, r.wins, r.grade, r.ouza) for r in board.rows]
-    notes = [hall.latency_note(),
+    notes = [hall.latency_note(), *_round_bar(pages),
              *(f"incident: {x}" for x in [*at_table.log, *incidents.log])]
     if t.extension:
         notes.append(f"note: {t.extension}")
@@ -323,6 +323,15 @@ class Tosses:
                     raise
                 continue
             self.count += 1
+
+
+def _round_bar(pages: HubPages) -> list[str]:
+    """The dashboard's round bar as the day ended (controller/round_flow.py's words)."""
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        bar = pages.call("/api/dashboard").get("hall_round")
+        if bar:
+            return [f"dashboard: {bar['text']}"]
+    return []
 
 
 def _standing(rank: int, name: str, wins: int, grade: str | None = None,

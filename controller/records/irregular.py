@@ -85,7 +85,11 @@ class Entry:
 
     def comment(self) -> str:
         """The sentence for the record, on the move it happened on."""
-        tail = {
+        return f"{IRREGULAR_NOTE}{self.text()}. {self.outcome()}".strip()
+
+    def outcome(self) -> str:
+        """What became of it, in one sentence (the record's comment, the hub's log)."""
+        return {
             CORRECTED: {True: "It was pointed out and put right.",
                         False: "It was put right without being pointed out.",
                         None: "It was put right."}[self.pointed_out],
@@ -95,9 +99,9 @@ class Entry:
             STOOD: "It was not pointed out and stands.",
             ACCEPTED: "The arbiter accepted the board as it stood.",
             RULED: "The arbiter set the position.",
-            OPEN: "It may still be pointed out.",
+            OPEN: "It was pointed out and is being put right." if self.pointed_out
+            else "It may still be pointed out.",
         }[self.status]
-        return f"{IRREGULAR_NOTE}{self.text()}. {tail}".strip()
 
 
 @dataclass

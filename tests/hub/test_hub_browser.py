@@ -220,7 +220,8 @@ def test_hub_browser_irregularity_on_top_and_pause_reaches_the_table(
     browser.wait_for("document.querySelector('#events .ev-resync') !== null", timeout=10)
     assert browser.js("document.querySelector('#events .ev-resync').textContent") == (
         "board adopted after white d6, black c3, white to move (changed: c3 d4 d6)")
-    assert browser.js("document.querySelector('#events .ev-resync').value") == 1  # numbered once
+    # the event's sequence number, once
+    assert browser.js("document.querySelector('#events .ev-resync').dataset.seq") == "1"
     # the event list names a kind in the words /api/table brings (kind_names)
     flagged_event = {"t": 10.0, "event": "irregularity", "player": "white",
                      "kind": "forgotten_flip", "squares": ["d4", "e4"]}

@@ -8,6 +8,7 @@ what a spectator may see.
 from __future__ import annotations
 
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,12 +76,15 @@ def test_multiboard_links_each_table_to_its_own_page(
     live, _ = played
     screen.navigate(live.url + "/")
     screen.wait_for(LIVE + " && document.querySelector('#tables .card[data-table=\"3\"]')"
-                    "?.innerText.includes('1. f5 d6 2. c3 d3 3. c4')", timeout=15)
+                    "?.innerText.includes('1. f5 2. d6 3. c3 4. d3 5. c4')", timeout=15)
     card = "document.querySelector('#tables .card[data-table=\"3\"]')"
     assert screen.js(f"{card}.getAttribute('href')") == "/board/3"
     text = screen.js(f"{card}.innerText")
     assert "white to move · move 5 · discs" in text
     assert screen.js(f"{card}.querySelector('.cell.last').dataset.sq") == "c4"
+    # the mini-board's coordinates, a-h across and 1-8 down
+    assert screen.js(f"[...{card}.querySelectorAll('.coord')].map(c => c.textContent)"
+                     ".join('')") == "abcdefgh12345678"
     assert screen.js("document.getElementById('aside').hidden") is True  # no tournament
     assert screen.js(f"{card}.getBoundingClientRect().width") > 300 or (
         screen.js("window.innerWidth") > 600)  # a phone gives each card the screen
@@ -97,7 +101,8 @@ def test_the_board_page_shows_one_game_big(
                     timeout=15)
     rows = screen.js("[...document.querySelectorAll('#moves tbody tr')]"
                      ".map(r => r.innerText.split('\\t').join(' '))")
-    assert rows == ["1 f5 d6", "2 c3 d3", "3 c4 "]
+    # each move under its kifu number, as the flags and records number it
+    assert rows == ["1. f5 2. d6", "3. c3 4. d3", "5. c4 "]
     assert screen.js("document.querySelector('#board .cell.last').dataset.sq") == "c4"
     assert screen.js("[...document.querySelectorAll('#board .coord')].map(c => c.textContent)"
                      ".join('')") == "abcdefgh12345678"
@@ -170,9 +175,57 @@ def test_a_ten_by_ten_side_event_table_is_drawn_on_its_own_board(
     assert screen.js("document.querySelector('#board .cell.last').dataset.sq") == "f4"
     assert screen.js("document.querySelector('[data-sq=\"j10\"]').dataset.disc") == "empty"
     assert screen.js("document.querySelector('[data-sq=\"f4\"]').dataset.disc") == "white"
+    # stepped back to the start: Grand Othello's four discs in the middle of 10x10
+    screen.wait_for("!document.getElementById('nav-first').disabled", timeout=10)
+    screen.js("document.getElementById('nav-first').click()")
+    middle = screen.js("['e5', 'f5', 'e6', 'f6', 'f4'].map(q => document.querySelector("
+                       "`[data-sq=\"${q}\"]`).dataset.disc)")
+    assert middle == ["white", "black", "black", "white", "empty"]
     assert not screen.scrolls_sideways()
     screen.navigate(live.url + "/")
     card = "document.querySelector('#tables .card[data-table=\"6\"]')"
     screen.wait_for(LIVE + f" && {card}?.querySelectorAll('.cell').length === 100", timeout=15)
     assert screen.js(f"{card}.querySelectorAll('.cell').length") == 100
+    assert screen.errors == []
+
+
+def test_a_spectator_steps_back_through_the_game_and_downloads_it(
+        played: tuple[LiveHub, dict[int, Table]], screen: DevTools) -> None:
+    live, _ = played
+    screen.navigate(live.url + "/board/3")
+    screen.wait_for(LIVE + " && document.querySelectorAll('#moves td[data-i]').length === 5"
+                    " && !document.getElementById('nav-prev').disabled", timeout=15)
+    at = "document.getElementById('nav-at').textContent"
+    disc = "document.querySelector('[data-sq=\"{}\"]').dataset.disc"
+    assert screen.js(at) == "latest: move 5 of 5, black c4"
+    assert screen.js("document.getElementById('nav-next').disabled") is True
+    for _ in range(3):
+        screen.js("document.getElementById('nav-prev').click()")
+    assert screen.js(at) == "move 2 of 5, white d6"
+    pos = Position.start().play("f5").play("d6")
+    black, white = pos.counts()
+    assert screen.js(disc.format("c3")) == "empty" and screen.js(disc.format("d6")) == "white"
+    assert screen.js("document.getElementById('discs-black').textContent") == str(black)
+    assert screen.js("document.getElementById('discs-white').textContent") == str(white)
+    assert screen.js("document.querySelector('#board .cell.last').dataset.sq") == "d6"
+    assert screen.js("document.querySelector('#moves td.at').textContent") == "2. d6"
+    screen.js("document.getElementById('nav-first').click()")
+    assert screen.js(at) == "start position · 5 moves played"
+    assert screen.js(disc.format("f5")) == "empty"
+    screen.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight'}))")
+    assert screen.js(at) == "move 1 of 5, black f5"
+    screen.js("document.querySelector('#moves td[data-n=\"4\"]').click()")
+    assert screen.js(at) == "move 4 of 5, white d3"
+    screen.js("document.getElementById('nav-last').click()")
+    assert screen.js(at) == "latest: move 5 of 5, black c4"
+    assert screen.js("document.title").startswith("Black 3 – White 3 · table 3")
+    # the game as a GGF file of its own
+    href = screen.js("document.getElementById('ggf').getAttribute('href')")
+    assert href == "/feed/game/3/g3.ggf"
+    with urllib.request.urlopen(live.url + href, timeout=10) as r:
+        disposition, ggf = r.headers["Content-Disposition"], r.read().decode()
+    assert disposition == 'attachment; filename="table3-g3.ggf"'
+    assert ggf.startswith("(;GM[Othello]") and ggf.count("(;") == 1
+    assert "PB[Black 3]PW[White 3]" in ggf and "B[f5]W[d6]B[c3]W[d3]B[c4];)" in ggf
+    assert not screen.scrolls_sideways()
     assert screen.errors == []

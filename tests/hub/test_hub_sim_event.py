@@ -64,6 +64,12 @@ def test_two_rounds_paired_by_the_director_signed_at_the_tables(tmp_path, data_d
     # every result reached the director through the players' signatures, none by hand
     assert summary.arbiter == []
     assert summary.signed == 6  # an 8-player open event: 4 games, then 2 (and byes)
+    # the dashboard's bar as the day ended (controller/round_flow.py): round 3 paired,
+    # its tables still showing round 2's games
+    third = store.load(tmp_path / "event.sqlite")[1].rounds[2].games
+    byes, games = sum(1 for g in third if g.is_bye), sum(1 for g in third if g.table)
+    assert (f"dashboard: Round 3: 0 of {games} results, {byes} byes, {games} not started, "
+            f"{4 - games} tables idle") in summary.text().splitlines(), summary.text()
 
     _, t = store.load(tmp_path / "event.sqlite")
     first, second = t.rounds[0], t.rounds[1]

@@ -202,7 +202,9 @@ def test_the_dashboard_shows_the_held_draw_and_the_toss_action_settles_it(tmp_pa
         view = client.get(f"/api/table/{first.table}").json()
         assert view["pairing"] == {"round": 1, "black": first.black, "white": first.white,
                                    "draw_win_right": "none", "draws": False,
-                                   "needs_toss": True, "result": False}
+                                   "needs_toss": True, "result": False,
+                                   "game_text": f"round 1: {first.black} – {first.white}",
+                                   "elsewhere": False}
         # a confirmation is refused with what to do; so is a toss from another site
         r = client.post(f"/api/table/{first.table}/confirm", json={}, headers=origin)
         assert r.status_code == 400 and "record the toss" in r.json()["error"]

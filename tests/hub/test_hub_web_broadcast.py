@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
-from hub_web_support import START, Hall, board_after, moves_of
+from hub_web_support import START, TOKEN, FakeBus, Hall, board_after, moves_of
+from starlette.testclient import TestClient
 
 from controller.hub.broadcast import GameInfo, delayed_table, public_event, spectator_tables
+from controller.hub.web import HubWebSettings, build_app
 
 DELAY = 900.0
 T0 = 50_000.0
@@ -143,3 +145,21 @@ def test_a_replay_kept_between_calls_shows_what_a_fresh_one_shows() -> None:
         assert kept == fresh, now
     assert list(replays) == [(1, "g2")]  # the finished game's replay was let go
 
+
+
+def test_one_games_ggf_holds_what_the_delay_lets_be_seen_and_nothing_else() -> None:
+    hall = Hall()
+    times = played(hall)  # f5 at T0, … c4 at T0 + 240
+    hall.state(1, times[-1], game="g1", black="Ann", white="Bob")
+    played(hall, table=2, game="g2", squares=["d3"])
+    now = [times[2] + DELAY + 1]  # three moves are old enough
+    app = build_app(hall.store, FakeBus(), None,
+                    HubWebSettings(TOKEN, delay=DELAY, clock=lambda: now[0]))
+    client = TestClient(app)
+    r = client.get("/feed/game/1/g1.ggf")
+    assert r.status_code == 200
+    assert r.headers["content-disposition"] == 'attachment; filename="table1-g1.ggf"'
+    assert "PB[Ann]PW[Bob]" in r.text and r.text.count("(;") == 1
+    assert "B[f5]W[d6]B[c3];)" in r.text and "d3" not in r.text
+    for address in ("/feed/game/1/nope.ggf", "/feed/game/3/g1.ggf"):
+        assert client.get(address).status_code == 404

@@ -23,7 +23,9 @@ from controller.hub.broadcast import (
     visible,
 )
 from controller.hub.export import event_records
+from controller.hub.incidents import Incidents
 from controller.hub.results import Director, ResultDesk
+from controller.hub.round_status import HallRound, hall_round
 from controller.hub.web.dashboard import REASONS, RESULT, dashboard
 from controller.irregularities import KIND_NAMES
 from controller.records.model import GameRecord
@@ -187,6 +189,8 @@ class Views:
         self.replays: dict[tuple[int, str], Replay] = {}
         self.last_good: dict[int, SpectatorTable] = {}
         self.shown: dict[int, SpectatorTable] = {}  # the last spectator build, by table
+        self.incidents = Incidents(self.store)
+        self._incidents_read = float("-inf")  # when every game was last read for the log
 
     def _statuses(self) -> list[TableStatus]:
         statuses = self.store.tables()
@@ -245,9 +249,38 @@ class Views:
                 trouble = self.trouble(card["table"])
                 if trouble is not None:
                     card["trouble"] = trouble
+        hall = self._round(statuses, cards)
         return {"now": now, "tables": cards, "pairings": self.pairings(),
                 "standings": self.standings(),
-                "round": self.director.current_round() if self.director else None}
+                "round": self.director.current_round() if self.director else None,
+                "hall_round": None if hall is None else {
+                    "round": hall.round, "text": hall.text,
+                    "byes": [b.black for b in hall.byes]},
+                "incidents": self.incident_log(statuses)}
+
+    def _round(self, statuses: list[TableStatus], cards: list[dict[str, Any]]
+               ) -> HallRound | None:
+        """Each card's round in words (``round_step``), from one flow per table."""
+        if self.director is None:
+            return None
+        hall = hall_round(statuses, self.director, self.desk)
+        for c in cards:
+            flow = hall.tables.get(c["table"])
+            if flow is not None:
+                c["round_step"] = flow.step().to_json()
+        return hall
+
+    def incident_log(self, statuses: list[TableStatus], table: int | None = None
+                     ) -> list[dict[str, Any]]:
+        """The hall's irregularities and how each ended (one table's with ``table``)."""
+        now = self.clock()
+        everything = now - self._incidents_read >= 5.0
+        if everything:
+            self._incidents_read = now
+        rounds = {key: info.round for key, info in self.book.infos().items()}
+        log = self.incidents.log(statuses, rounds, everything,
+                                 limit=100 if table is None else 100_000)
+        return log if table is None else [e for e in log if e["table"] == table][:100]
 
     def table(self, table: int) -> dict[str, Any] | None:
         """One table in full for the arbiter: its card and every event of its game."""
@@ -258,6 +291,7 @@ class Views:
         now = self.clock()
         card = dashboard([status], now, self.awaiting, self.warning)[0]
         self._toss_notes([status], [card])
+        self._round(self.store.tables(), [card])
         self._mark([card])
         game = status.state.game if status.state is not None else None
         events = [] if game is None else [
@@ -268,7 +302,8 @@ class Views:
             card["trouble"] = trouble
         unannounced = [g for t, g in self.store.games(announced=False) if t == table]
         return {"now": now, "card": card, "events": events, "unannounced": unannounced,
-                "pairing": self._pairing(table), "kind_names": KIND_NAMES}
+                "pairing": self._pairing(table), "kind_names": KIND_NAMES,
+                "incidents": self.incident_log([status], table)}
 
     def _toss_notes(self, statuses: list[TableStatus], cards: list[dict[str, Any]]) -> None:
         """A drawn board that waits for the 伏せ石 says so, and what to do, on its card."""
@@ -290,7 +325,12 @@ class Views:
         p = next((p for p in self.desk.current_pairings() if p.table == table), None)
         if p is None:
             return None
+        s = self.store.table(table)
+        shows = s.state.round if s is not None and s.state is not None else None
         return {"round": p.round, "black": p.black, "white": p.white,
+                # the game the 伏せ石 is for, and whether the table still shows another
+                "game_text": f"round {p.round}: {p.black} – {p.white}",
+                "elsewhere": shows != p.round,
                 "draw_win_right": p.draw_win_right, "draws": p.draws_allowed,
                 "needs_toss": p.needs_toss,
                 "result": self.director.result(p.round, table) is not None}
@@ -325,16 +365,17 @@ class Views:
         return {"as_of": view.as_of, "delay": self.delay, "event": self.event_name,
                 **view.to_dict(boards=True)}
 
-    def delayed_records(self) -> list[GameRecord]:
-        """Every game as far as a spectator may see it, as records (for the feeds)."""
+    def delayed_records(self, only: GameKey | None = None) -> list[GameRecord]:
+        """Every game as far as a spectator may see it, as records (for the feeds);
+        ``only``: that one game (none if its table never announced it)."""
         now = self.clock()
         self._statuses()
 
         def seen(table: int, game: str) -> list[StoredEvent]:
             return visible(self.store.events(table, game), now, self.delay)
 
-        records = event_records(self.store.games(announced=True), seen, self.book.infos(),
-                                self.event_name)
+        games = [k for k in self.store.games(announced=True) if only is None or k == only]
+        records = event_records(games, seen, self.book.infos(), self.event_name)
         # a board kept "as it stood" would say that a fault went unnoticed: the arbiter's
         for rec in records:
             for mv in rec.moves:

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from controller.hall_protocol.protocol import GameKey
 from controller.hub.export import event_ggf, event_json
 from controller.hub.web.context import HubContext
 from controller.hub.web.spectator_view import spectator_marked
@@ -64,6 +65,19 @@ def spectator_routes(hub: HubContext) -> list[Route]:
         return snapshot(request, await ggf_feed.built(), "application/x-ggf; charset=utf-8",
                         feed_max_age)
 
+    async def game_ggf(request: Request) -> Response:
+        """One game as a spectator may see it, as a GGF file to download."""
+        table, game = int(request.path_params["table"]), str(request.path_params["game"])
+        records = await run_in_threadpool(views.delayed_records, GameKey(table, game))
+        text = event_ggf(records)
+        if not text:
+            return JSONResponse({"error": f"no game {game} of table {table} on the broadcast"},
+                                status_code=404, headers={"Cache-Control": "no-store"})
+        name = f"table{table}-{''.join(c for c in game if c.isalnum() or c in '-_')[:40]}.ggf"
+        return Response(text, media_type="application/x-ggf; charset=utf-8", headers={
+            "Content-Disposition": f'attachment; filename="{name}"',
+            "Cache-Control": f"public, max-age={int(feed_max_age)}"})
+
     async def feed_json(request: Request) -> Response:
         return snapshot(request, await json_feed.built(), "application/json", feed_max_age)
 
@@ -91,6 +105,7 @@ def spectator_routes(hub: HubContext) -> list[Route]:
         Route("/events/broadcast", broadcast_events),
         Route("/feed/games.ggf", feed_ggf),
         Route("/feed/games.json", feed_json),
+        Route("/feed/game/{table:int}/{game:str}.ggf", game_ggf),
         Route("/api/standings", standings),
     ]
 

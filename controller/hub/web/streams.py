@@ -124,7 +124,8 @@ def dashboard_built(data: dict[str, Any]) -> Built:
         except strictjson.StrictJSONError as exc:
             key = parts[name] = unreadable_json(card["table"], str(exc))
         keys[name] = key
-    others = {k: to_json(data[k]) for k in ("pairings", "standings", "round")}
+    names: tuple[str, ...] = ("pairings", "standings", "round", "hall_round", "incidents")
+    others = {k: to_json(data[k]) for k in names if k in data}
     order = to_json([card["table"] for card in data["tables"]])
     # the cards are all the parts so far: encoded once, each on its own
     text = (f'{{"now":{to_json(data["now"])},"tables":[' + ",".join(parts.values()) + "],"

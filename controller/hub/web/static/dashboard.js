@@ -15,31 +15,56 @@
       f.instruction ? el("p", { class: "instruction" }, f.instruction) : null);
   }
 
+  // A table whose round has no game here, or whose pairing it has not set up yet, still
+  // shows its last game: it is drawn faded, and says so, never as if live.
+  const NOT_LIVE = new Set(["idle", "paired"]);
+
   function card(t, big) {
     const flags = t.irregularities || [];
     const marks = flags.flatMap((f) => f.squares || []);
     const a = t.attention || {};
+    const step = t.round_step || null;
+    const stale = step && NOT_LIVE.has(step.stage);
     const state = !t.online ? "offline" : (t.service || "").replace(/_/g, " ");
     const result = t.result ? `${t.result.black}–${t.result.white}` : "";
     const small = el("div", { class: "board small" });
     Hub.board(small, t.board, marks, { size: t.size });
     const black = el("span", { class: "clock black" }), white = el("span", { class: "clock white" });
-    Hub.clocks(black, white, t.clock);
-    const progress = t.discs
+    Hub.clocks(black, white, stale ? null : t.clock);
+    const progress = t.discs && !stale
       ? `move ${t.moves || 0} · discs ${t.discs.black}–${t.discs.white}` : "";
     const why = flags.length ? flags.map(flagBox)
       : [el("p", { class: "attention" }, a.reason ? `${a.reason}: ${a.detail}` : "")];
-    return el("a", { class: `card rank-${a.rank}${big ? " big-card" : ""}`, href: `/arbiter/table/${t.table}`,
-                     "data-table": t.table, "data-rank": a.rank },
-      el("h3", {}, `Table ${t.table}`, t.round !== null && t.round !== undefined ? el("small", {}, ` round ${t.round}`) : null),
-      el("p", { class: "players" }, Hub.players(t)),
+    // the round's one text for this table (controller/round_flow.py), else the table's own state
+    const said = step
+      ? el("p", { class: `state round-step stage-${step.stage}`, title: step.text },
+        !t.online ? `offline · ${step.label}` : step.label)
+      : el("p", { class: "state" }, state, result ? ` · ${result}` : "",
+        t.signoff ? ` · ${t.signoff === "signed" ? "signed by both" : t.signoff}` : "",
+        t.late ? ` · ${t.late.player} late (${t.late.state.replace(/_/g, " ")})` : "");
+    return el("a", { class: `card rank-${a.rank}${big ? " big-card" : ""}${stale ? " stale" : ""}`,
+                     href: `/arbiter/table/${t.table}`, "data-table": t.table, "data-rank": a.rank,
+                     "data-stage": step ? step.stage : null },
+      el("h3", {}, `Table ${t.table}`, t.round !== null && t.round !== undefined && !stale ? el("small", {}, ` round ${t.round}`) : null),
+      el("p", { class: "players" }, stale ? "" : Hub.players(t)),
       el("p", { class: "progress" }, progress),
       ...why,
       small,
-      el("p", { class: "clocks" }, black, white),
-      el("p", { class: "state" }, state, result ? ` · ${result}` : "",
-        t.signoff ? ` · ${t.signoff === "signed" ? "signed by both" : t.signoff}` : "",
-        t.late ? ` · ${t.late.player} late (${t.late.state.replace(/_/g, " ")})` : ""));
+      stale ? null : el("p", { class: "clocks" }, black, white),
+      said,
+      step && step.stage === "paired" ? el("p", { class: "next-game" }, step.text) : null,
+      stale && t.result ? el("p", { class: "last-game" },
+        `last game: ${Hub.players(t)} · ${result}${t.round !== null && t.round !== undefined ? ` (round ${t.round})` : ""}`) : null);
+  }
+
+  // "Table 3 · round 2 · move 14 · White did not turn… — It was pointed out and put right."
+  function incident(e) {
+    return el("li", { class: e.open ? "incident open" : "incident", "data-table": e.table },
+      el("a", { href: `/arbiter/table/${e.table}` }, `Table ${e.table}`),
+      e.round !== null && e.round !== undefined ? ` · round ${e.round}` : "",
+      ` · move ${e.n} · ${e.text} — `,
+      el("span", { class: "outcome" }, e.outcome),
+      e.at ? el("span", { class: "since", "data-at": e.at }, Hub.ago(e.at)) : null);
   }
 
   // The stream sends what changed: the cards that changed, the tables gone, and the
@@ -63,6 +88,20 @@
     document.getElementById("urgent-box").hidden = !needing.length;
     document.getElementById("summary").textContent =
       `${data.size} tables, ${needing.length ? `${needing.length} need${needing.length === 1 ? "s" : ""} you` : "none needs you"}`;
+    if ("hall_round" in d) {
+      const bar = document.getElementById("round-bar");
+      const h = d.hall_round;
+      bar.hidden = !h;
+      if (h) {
+        bar.replaceChildren(el("b", {}, h.text),
+          h.byes && h.byes.length ? el("span", { class: "byes" }, ` · byes: ${h.byes.join(", ")}`) : "");
+      }
+    }
+    if ("incidents" in d) {
+      const list = d.incidents || [];
+      document.getElementById("incidents").replaceChildren(...list.map(incident));
+      document.getElementById("incidents-box").hidden = !list.length;
+    }
     if ("round" in d) {
       document.getElementById("round").textContent = d.round !== null && d.round !== undefined ? `(round ${d.round})` : "";
     }

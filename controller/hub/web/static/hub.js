@@ -154,7 +154,19 @@ const Hub = (() => {
   // " · 1 min 12 s ago": since a wall time (seconds; the hall keeps its clocks in step)
   function ago(at) {
     const s = Math.max(0, Math.round(Date.now() / 1000 - at));
+    if (s >= 3600) return ` · ${Math.floor(s / 3600)} h ${Math.floor(s / 60) % 60} min ago`;
     return ` · ${s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`} ago`;
+  }
+
+  // One vocabulary for a move list's entries on every hub page (as on the table's own
+  // page): a square, "pass", "pass (illegal)" for a pass the arbiter flagged, and a board
+  // changed without a move in words
+  function moveText(m) {
+    if (m.kind === "board") {
+      return m.ruling ? "board set by the arbiter" : "board put right by the players";
+    }
+    if (m.square) return m.square;
+    return m.illegal ? (m.withdrawn ? "pass (illegal, taken back)" : "pass (illegal)") : "pass";
   }
 
   function players(s) {
@@ -163,5 +175,5 @@ const Hub = (() => {
   }
 
   return { el, board, clocks, stream, post, standings, pairings, tournamentPanels, players, fmt,
-           ago };
+           ago, moveText };
 })();

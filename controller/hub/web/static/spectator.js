@@ -6,39 +6,42 @@
   const { el } = Hub;
   const cards = new Map();
 
-  // "1. f5 d6 2. c3 d3": numbered as players write them (white alone after a gap: "… d3")
+  // "1. f5 2. d6 3. c3": each move under its kifu number (1–60, passes counted), the
+  // number the board page, the flags and the records give it; passes and boards changed
+  // without a move in the hub's one vocabulary (Hub.moveText)
   function numbered(moves) {
-    const out = [];
-    let n = 0, afterBlack = false;
-    for (const m of moves || []) {
-      const text = m.kind === "board" ? "[board set]" : m.square || (m.illegal ? "pass (illegal)" : "pass");
-      if (m.player === "black") { n += 1; out.push(`${n}. ${text}`); afterBlack = true; continue; }
-      if (afterBlack) out.push(text);
-      else { n += 1; out.push(`${n}. … ${text}`); }
-      afterBlack = false;
+    return (moves || []).map((m) => (m.n ? `${m.n}. ${Hub.moveText(m)}` : `[${Hub.moveText(m)}]`))
+      .join(" ");
+  }
+
+  // One score: the final count once the game is over, else the discs on the board
+  function score(t) {
+    if (t.result) {
+      const r = t.result;
+      const who = r.winner === "draw" ? "a draw" : `${r.winner} wins`;
+      return `Final ${r.black}–${r.white} (${who})`;
     }
-    return out.join(" ");
+    const discs = t.discs ? `discs ${t.discs.black}–${t.discs.white}` : "";
+    const n = (t.moves || []).filter((m) => m.n).length;
+    return [t.to_move ? `${t.to_move} to move` : "", `move ${n}`, discs].filter((x) => x).join(" · ");
   }
 
   function card(t, asOf) {
-    const small = el("div", { class: "board small" });
-    Hub.board(small, t.board, [], { last: t.last_move, size: t.size });
+    const small = el("div", { class: "board small coords" });
+    Hub.board(small, t.board, [], { last: t.last_move, size: t.size, coords: true });
     const black = el("span", { class: "clock black" }), white = el("span", { class: "clock white" });
     Hub.clocks(black, white, t.clock, t.clock ? (asOf - t.clock.at) * 1000 : 0);
-    const discs = t.discs ? `discs ${t.discs.black}–${t.discs.white}` : "";
-    const result = t.result ? `Final ${t.result.black}–${t.result.white}` : "";
-    const n = (t.moves || []).length;
     return el("a", { class: "card", href: `/board/${t.table}`, "data-table": t.table },
       el("h3", {}, `Table ${t.table}`, t.round !== null && t.round !== undefined ? el("small", {}, ` round ${t.round}`) : null),
       el("p", { class: "players" }, Hub.players(t)),
       small,
       el("p", { class: "clocks" }, black, white),
-      el("p", { class: "state" }, [result || (t.to_move ? `${t.to_move} to move` : ""), `move ${n}`, discs]
-        .filter((x) => x).join(" · ")),
+      el("p", { class: "state" }, score(t)),
       el("p", { class: "moves" }, numbered(t.moves)));
   }
 
   function render(d) {
+    if (d.event) document.title = `${d.event} — live`;
     if (d.full) cards.clear();
     for (const t of d.tables) cards.set(t.table, card(t, d.as_of));
     for (const n of d.gone) cards.delete(n);

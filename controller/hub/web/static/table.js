@@ -18,10 +18,14 @@
       { coords: true, size: t.size });
   }
 
+  const titled = document.title; // "<event> — table N", from the page
   function render(d) {
     kindNames = d.kind_names || {};
     const t = d.card;
     card = t;
+    // the tab names the event, the table, the round and the players
+    document.title = [titled, t.round !== null && t.round !== undefined ? `round ${t.round}` : "",
+      t.black || t.white ? `${t.black || "?"} – ${t.white || "?"}` : ""].filter((x) => x).join(" · ");
     game = t.game || null;
     drawBoard();
     Hub.clocks(document.getElementById("clock-black"), document.getElementById("clock-white"), t.clock);
@@ -39,14 +43,96 @@
       el("p", { class: "instruction" }, f.instruction || "")))
       : [el("p", { class: "attention" }, a.reason ? `${a.reason}: ${a.detail}` : "")]));
     toss(d.pairing);
-    const resultBox = document.getElementById("result-box");
-    resultBox.hidden = !t.result;
-    if (t.result && document.activeElement.closest("#result-box") === null) {
+    const step = t.round_step || null;
+    const line = document.getElementById("round-step");
+    line.hidden = !step;
+    line.textContent = step ? step.text : "";
+    line.dataset.stage = step ? step.stage : "";
+    resultBox(t, step);
+    controls(t);
+    const list = document.getElementById("events");
+    const events = d.events || [];
+    const clocks = events.filter((e) => e.event === "clock");
+    // each move and pass under its kifu number, as in the move table and the flags
+    let n = 0;
+    list.replaceChildren(...events.filter((e) => e.event !== "clock").map((e) => {
+      if (e.event === "move" || e.event === "pass") n += 1;
+      else if (e.event === "resync") n += (e.moves || []).length;
+      const kifu = e.event === "move" || e.event === "pass" ? `${n}. ` : "";
+      return el("li", { class: `ev ev-${e.event}`, "data-seq": e.seq }, kifu, describe(e));
+    }));
+    // the clock's readings are folded away: half of a game's events are clock lines
+    document.getElementById("clock-lines").hidden = !clocks.length;
+    document.getElementById("clock-count").textContent =
+      `${clocks.length} clock reading${clocks.length === 1 ? "" : "s"}`;
+    document.getElementById("clock-events").replaceChildren(...clocks.map((e) =>
+      el("li", { class: "ev ev-clock", "data-seq": e.seq }, describe(e))));
+    moveTable(events);
+    const incidents = d.incidents || [];
+    document.getElementById("incidents-box").hidden = !incidents.length;
+    document.getElementById("incidents").replaceChildren(...incidents.map((e) =>
+      el("li", { class: e.open ? "incident open" : "incident" },
+        `move ${e.n} · ${e.text} — `, el("span", { class: "outcome" }, e.outcome))));
+  }
+
+  // The result: nothing to edit once the director holds it (signed by both, or
+  // confirmed); the counts to check and confirm while it waits for the arbiter.
+  function resultBox(t, step) {
+    const box = document.getElementById("result-box");
+    const said = document.getElementById("result-said");
+    const form = document.getElementById("result-form");
+    box.hidden = !t.result && !(step && step.stage === "done");
+    const done = step && step.stage === "done";
+    const toss = step && step.stage === "toss";
+    said.hidden = !(done || toss || (step && step.stage === "signatures"));
+    said.textContent = step ? step.text.replace(/^Round \d+: /, "") : "";
+    form.hidden = !!(done || toss);
+    if (t.result && !form.hidden && document.activeElement.closest("#result-box") === null) {
       document.getElementById("result-black").value = t.result.black;
       document.getElementById("result-white").value = t.result.white;
     }
-    const list = document.getElementById("events");
-    list.replaceChildren(...d.events.map((e) => el("li", { class: `ev ev-${e.event}`, value: e.seq }, describe(e))));
+  }
+
+  // Pause while the game runs, Resume while it is paused; neither once it is over.
+  function controls(t) {
+    const over = !!t.result || t.service === "game_over";
+    const paused = t.service === "paused" || !!(t.clock && t.clock.paused);
+    document.querySelector('[data-action="pause"]').disabled = over || paused;
+    document.querySelector('[data-action="resume"]').disabled = over || !paused;
+    document.getElementById("pause-said").textContent = over ? "the game is over" : "";
+  }
+
+  // Black's and White's moves side by side, each under its kifu number (1–60, passes
+  // counted; no row numbers to confuse with them): the number the flags and records say.
+  function moveTable(events) {
+    const body = document.getElementById("moves").tBodies[0];
+    const rows = [], cells = new Map();
+    let row = null, n = 0;
+    const put = (player, text) => {
+      n += 1;
+      if (!row || player === "black") {
+        row = el("tr", {}, el("td", {}), el("td", {}));
+        rows.push(row);
+      }
+      const cell = row.children[player === "black" ? 0 : 1];
+      cell.replaceChildren(el("span", { class: "n" }, `${n}.`), ` ${text}`);
+      cell.dataset.n = n;
+      cells.set(n, cell);
+      if (player === "white") row = null;
+    };
+    for (const e of events) {
+      if (e.event === "move") put(e.player, e.square);
+      else if (e.event === "pass") put(e.player, Hub.moveText({}));
+      else if (e.event === "resync") {
+        for (const m of e.moves || []) { const [p, sq] = String(m).split(" "); put(p, sq || "pass"); }
+      } else if (e.event === "irregularity" && cells.has(n)) {
+        // a fault found in move n: marked on it, and a pass flagged as illegal named so
+        const cell = cells.get(n);
+        cell.classList.add("irregular");
+        if (e.kind === "illegal_pass") cell.lastChild.textContent = ` ${Hub.moveText({ illegal: true })}`;
+      }
+    }
+    body.replaceChildren(...rows);
   }
 
   // The 伏せ石 of the game paired here: who plays black, who wins a 32–32 board.
@@ -54,10 +140,14 @@
     const box = document.getElementById("toss-box");
     box.hidden = !p || p.draws || p.result;
     if (box.hidden) return;
+    // the toss is for the game paired here now: named, since the table may still show
+    // the round before's game above
+    document.getElementById("toss-title").textContent = `伏せ石 (toss) for ${p.game_text}`;
     const holder = p.draw_win_right === "black" ? p.black : p.draw_win_right === "white" ? p.white : null;
-    document.getElementById("toss-state").textContent = holder
+    document.getElementById("toss-state").textContent = (holder
       ? `Recorded: ${p.black} plays black; ${holder} wins a 32–32 board.`
-      : "Not recorded yet: a 32–32 board has no winner until it is.";
+      : "Not recorded yet: a 32–32 board has no winner until it is.") +
+      (p.elsewhere ? " This is for the next game: the board above still shows the table's last game." : "");
     for (const [id, chosen] of [["toss-black", p.black], ["toss-holder", holder || p.black]]) {
       const select = document.getElementById(id);
       if (document.activeElement === select) continue;
@@ -75,7 +165,7 @@
     const sq = (e.squares || []).join(" ");
     switch (e.event) {
       case "move": return `${who(e.player)} ${e.square}`;
-      case "pass": return `${who(e.player)} passes`;
+      case "pass": return `${who(e.player)} pass`;
       case "irregularity": return `${who(e.player)}: ${kindNames[e.kind] || e.kind} ${sq}`;
       case "corrected": return `put right: ${kindNames[e.kind] || e.kind} ${sq}`;
       case "game_over": return `game over ${e.black}–${e.white}` + (e.winner === "draw" ? ", a draw" : `, ${e.winner} wins`);
