@@ -43,6 +43,8 @@ STATUS_TEXT: dict[str, str] = {
     ACCEPTED: "accepted by the arbiter as it stood",
     RULED: "position set by the arbiter",
 }
+#: An open one the opponent has pointed out: no longer "may be pointed out".
+POINTED_OUT_TEXT = "pointed out: being put right"
 
 
 @dataclass
@@ -73,7 +75,8 @@ class Entry:
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["text"] = self.text()
-        d["status_text"] = STATUS_TEXT[self.status]
+        d["status_text"] = (POINTED_OUT_TEXT if self.status == OPEN and self.pointed_out
+                            else STATUS_TEXT[self.status])
         d["counts"] = self.counts
         if self.status == OPEN:
             flow = Flow().flagged(self.player, self.n, [Fault(Irregularity(self.kind),

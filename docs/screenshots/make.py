@@ -8,6 +8,7 @@ final ranking from a simulated hall day (docs/tournament.md). Run from the repos
 
     .venv/bin/python docs/screenshots/make.py              # every page
     .venv/bin/python docs/screenshots/make.py tournament   # only the tournament's
+    .venv/bin/python docs/screenshots/make.py home         # only the home game's
 
 Needs chromium and mosquitto, as the browser tests do, and a Japanese font (Debian's
 fonts-ipafont-gothic) for the pages' 伏せ石 and 引き分け勝ち.
@@ -25,7 +26,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "hub"),
-                str(ROOT / "tests" / "web"), str(ROOT / "tests" / "phone")]
+                str(ROOT / "tests" / "web"), str(ROOT / "tests" / "phone"),
+                str(ROOT / "tests" / "engine")]
 
 from devtools import DevTools  # noqa: E402
 from test_hub_browser import LIVE as HUB_LIVE  # noqa: E402
@@ -37,6 +39,7 @@ from test_web_browser import LIVE, LiveServer  # noqa: E402
 from web_support import TOKEN, SimulatedGame  # noqa: E402
 
 from controller.arbiter import Mode  # noqa: E402
+from controller.squares import Color  # noqa: E402
 
 
 def phone_pages() -> None:
@@ -102,7 +105,11 @@ def table_pages(browser: DevTools) -> None:
         live.on_loop(lambda: game.play("d7", forget=("e6",)))  # black forgets e6
         shoot(browser, arbiter, LIVE + " && !document.getElementById('flags').hidden",
               "table-arbiter-flag")
+        live.on_loop(lambda: game.press(Color.WHITE))  # white points it out
+        shoot(browser, arbiter, LIVE + " && document.getElementById('flags').textContent"
+              ".includes('Pointed out')", "table-arbiter-pointout")
         live.on_loop(game.put_right)
+        live.on_loop(lambda: game.press(Color.BLACK))
         while not live.on_loop(lambda: game.arbiter.game_over):
             pos = live.on_loop(lambda: game.arbiter.position)
             if pos.legal_squares():
@@ -218,13 +225,89 @@ def tournament_pages(browser: DevTools) -> None:
             live.close()
 
 
+def home_pages(browser: DevTools) -> None:
+    """A home game against Kaeshi's own engine: its move shown beside the board, then
+    carried out with a flip forgotten and pointed out (what to fix, not a second move);
+    then a game in which a fault stood, at game over and in its review at that move."""
+    import asyncio
+
+    from hand_source import QueueSource
+    from home_games import play_with_a_standing_fault
+    from test_engine_service import Player, _config, _until
+
+    from controller.service.app import Service
+    from controller.service.sources import Reading
+
+    def engine(service: Service) -> dict:
+        return service.facade.snapshot("player").get("engine") or {}
+
+    async def engine_move(tmp: Path) -> None:
+        source = QueueSource()
+        service = Service(_config(tmp, **{"web.enabled": True, "game.black": "Ann"}),
+                          source=source)
+        service.open()
+        player = Player(service, source)
+        task = asyncio.create_task(service.run())
+        await _until(lambda: bool(service.url))
+        await player.start()
+        await player.own_move()  # black
+        await _until(lambda: (engine(service).get("move") or {}).get("stage") == "put")
+        say = "(document.getElementById('engine-say') || {}).textContent || ''"
+        await asyncio.to_thread(shoot, browser, service.url + "/",
+                                LIVE + f" && ({say}).startsWith('Engine (White): put')",
+                                "home-engine-move")
+        move = engine(service)["move"]
+        await player.move(move["square"], move["flips"][1:], Color.WHITE)  # one forgotten
+        source.queue.put_nowait(Reading(press=Color.BLACK))  # black points it out
+        await _until(lambda: service.core.arbiter.flow().stage == "pointed_out")
+        await asyncio.to_thread(shoot, browser, service.url + "/",
+                                LIVE + f" && ({say}).includes('not carried out')",
+                                "home-engine-fix")
+        service.stop()
+        await task
+
+    async def review(tmp: Path) -> None:
+        source = QueueSource()
+        service = Service(_config(tmp, **{"web.enabled": True, "engine.plays": "none",
+                                          "engine.time": 0.3, "game.black": "Ann",
+                                          "game.white": "Bob"}), source=source)
+        service.open()
+        task = asyncio.create_task(service.run())
+        await _until(lambda: bool(service.url))
+        faulty = await play_with_a_standing_fault(Player(service, source))
+        await asyncio.to_thread(shoot, browser, service.url + "/",
+                                LIVE + " && !document.getElementById('result').hidden",
+                                "home-game-over")
+
+        def at_fault(b: DevTools) -> None:
+            b.js(f"document.querySelector('.score-graph rect.step[data-i=\"{faulty}\"]')"
+                 ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+            b.wait_for(f"document.getElementById('review-step').dataset.i === '{faulty}'", 5)
+
+        await asyncio.to_thread(shoot, browser, f"{service.url}/review/{service.game.id}",
+                                "!!document.getElementById('review-step')", "home-review",
+                                at_fault)
+        service.stop()
+        await task
+
+    with tempfile.TemporaryDirectory(prefix="kaeshi-shots-") as tmp:
+        for name, scenario in (("engine", engine_move), ("review", review)):
+            folder = Path(tmp) / name
+            folder.mkdir()
+            asyncio.run(scenario(folder))
+
+
 def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="kaeshi-chromium-") as profile:
         browser = DevTools(Path(profile))
         try:
             browser.open("about:blank")
+            if argv == ["home"]:
+                home_pages(browser)
+                return 0
             if argv != ["tournament"]:
                 table_pages(browser)
+                home_pages(browser)
                 hall_pages(browser)
                 toss_page(browser)
             tournament_pages(browser)

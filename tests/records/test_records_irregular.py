@@ -260,3 +260,28 @@ def test_a_records_irregularities_are_counted_in_words_or_as_the_arbiter_noted_t
     history = played_game().core.history
     assert count_in_comments(m.comment for m in rec.moves) == history.count() == 3
     assert count_in_comments(["forgotten_flip e5; over_flip d4", "resync", ""]) == 2
+
+
+def test_a_pointed_out_fault_is_never_said_to_be_still_open_to_point_out() -> None:
+    """Between the point-out and the fix, the history's words agree with the flow's
+    instruction: pointed out, to be put right (not "it may still be pointed out")."""
+    table = Table()
+    table.play("f5")
+    pos = table.position
+    square = pos.legal_squares()[0]
+    after = pos.play(square)
+    flipped = next(sq for sq in ("d4", "e4", "d5", "e5", "f4", "e6", "d6")
+                   if after.board_string()[parse_square(sq)] == "O"
+                   and pos.board_string()[parse_square(sq)] == "X")
+    table.play(square, {flipped: "X"})  # white forgets to turn a disc
+    (entry,) = table.core.history.entries
+    before = entry.to_json()
+    assert before["status_text"] == "open: it may still be pointed out"
+    table.press(Color.BLACK)  # black points it out
+    (entry,) = table.core.history.entries
+    said = entry.to_json()
+    assert entry.status == "open" and entry.pointed_out is True
+    assert "may still be pointed out" not in said["status_text"]
+    assert said["status_text"].startswith("pointed out")
+    assert said["instruction"].startswith("Pointed out: White must turn")
+    assert "may still be pointed out" not in entry.outcome()
