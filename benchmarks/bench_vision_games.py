@@ -89,13 +89,14 @@ def _delays(log: list[Observation], wait: float) -> list[float]:
     out: list[float] = []
     for obs in log:
         due = arbiter.held_until()
-        pressed = arbiter._held[0] if arbiter._held is not None else None
+        held = arbiter.state.held
+        pressed = held.t if held is not None else None
         arbiter.feed(obs)
         if due is not None and pressed is not None and arbiter.held_until() != due:
             out.append(min(due, obs.t) - pressed)
-    due = arbiter.held_until()
-    if due is not None and arbiter._held is not None:
-        out.append(min(due, log[-1].t) - arbiter._held[0])
+    due, held = arbiter.held_until(), arbiter.state.held
+    if due is not None and held is not None:
+        out.append(min(due, log[-1].t) - held.t)
     return out
 
 

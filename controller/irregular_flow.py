@@ -12,7 +12,7 @@ faults in one move are one flow with one combined instruction.
 
 Pure: no I/O, no clock (beside the vocabulary it speaks, :mod:`controller.irregularities`).
 The arbiter builds its flow from its own state
-(:meth:`controller.arbiter.views.Views.flow`); whoever only has the open flags as
+(:func:`controller.arbiter.views.flow`); whoever only has the open flags as
 JSON (the hub) builds the same one with :func:`of_flags`.
 """
 

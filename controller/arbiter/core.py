@@ -9,6 +9,12 @@ with irregularities the board may still be put right before the opponent's next
 move (rule 5①: the opponent presses, points it out, the mover corrects and
 presses); otherwise the physical position becomes the official one, exactly as
 unnoticed forgotten flips stay on a tournament board.
+
+The arbiter's whole state is one :class:`~controller.arbiter.state.ArbiterState`.
+The parts that judge are functions over it, each given the state and the
+configuration: ``turns`` (a turn judged, passes, the end), ``corrections``,
+``noclock``, ``explain``, ``presswait`` and ``views``. This module routes each
+input to them.
 """
 
 from __future__ import annotations
@@ -16,97 +22,117 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from controller.arbiter import corrections, presswait, views
 from controller.arbiter.config import ArbiterConfig
-from controller.arbiter.corrections import (
-    CORRECTING,
-    OVER,
-    TURN,
-    WAITING,
-    Corrections,
-    OpenMove,
-    names,
-)
-from controller.arbiter.explain import Explain, in_rules_order
-from controller.arbiter.judge import Flag, judge
-from controller.arbiter.noclock import Frame, NoClock
-from controller.arbiter.presswait import HeldPress
+from controller.arbiter.explain import explained, in_rules_order
+from controller.arbiter.noclock import without_clock
 from controller.arbiter.readings import StableBoard, frame_masks
-from controller.arbiter.views import Views
+from controller.arbiter.state import CORRECTING, OVER, TURN, WAITING, ArbiterState, OpenMove
+from controller.arbiter.turns import adopt_turn, end_game, judge_turn
+from controller.arbiter.views import Overlay
 from controller.events import Event, Irregularity
-from controller.events import game_over as game_over_event
-from controller.events import irregularity as irregularity_event
-from controller.events import move as move_event
-from controller.events import pass_ as pass_event
+from controller.irregular_flow import Flow
 from controller.observation import Observation
 from controller.position import Position
-from controller.records.model import Move
-from controller.squares import Color, square_name
+from controller.records.model import GameRecord, Move
+from controller.squares import Color
 
 
 class RulingRefused(ValueError):
     """An arbiter's ruling that cannot apply now; the message says why."""
 
 
-class Arbiter(Corrections, NoClock, Explain, Views, HeldPress):
-    """Judges one game. ``feed`` every observation in time order; ``finish`` at the end."""
+class Arbiter:
+    """Judges one game. ``feed`` every observation in time order; ``finish`` at the end.
+
+    Its whole state is :attr:`state` (:class:`~controller.arbiter.state.ArbiterState`);
+    the parts that judge are functions over it, called from here.
+    """
 
     def __init__(self, config: ArbiterConfig | None = None) -> None:
+        #: how the game is run; the service may change its draw rules mid-game
         self.config = config or ArbiterConfig()
-        start = self.config.start
-        self.position: Position = start
-        self.shifted = 0
-        self.stable = StableBoard.of(start.black, start.white)
-        self.last_board: str | None = None
-        self.clock: bool | None = self.config.clock
-        self.phase = WAITING if self.clock else TURN
-        self.turn_t: float | None = None
-        self.challenge_t: float | None = None
-        self._was_over = False
-        self._challenged: OpenMove | None = None
-        self._said: Event | None = None
-        self._fixed_any = False
-        self._first: int | None = None  # the first new disc of the turn
-        self._repeats = 0  # how often the last board string came again in a row
-        self.open: OpenMove | None = None
-        self.moves: list[Move] = []
-        self.notes: list[str] = []
-        self.result: tuple[int, int] | None = None
-        self.last_move: str | None = None
-        self.last_t: float | None = None
-        # No clock: per frame since the last judgement, (occupied, known) as read, the
-        # confirmed (black, white, shifted) after it, and its time.
-        self._history: list[Frame] = []
-        self._base: tuple[int, int, int] = (start.black, start.white, 0)
-        # a press waiting for the frames after it (see ``presswait``)
-        self._held: tuple[float, Color] | None = None
-        self._held_masks: tuple[int, int, int] = (0, 0, 0)
-        self._view: StableBoard | None = None
-        self._at_press: str | None = None
+        self.state = ArbiterState.start(self.config.start, self.config.clock)
 
     # ------------------------------------------------------------ properties
     @property
+    def position(self) -> Position:
+        """The official position: every fault left on the board is part of it."""
+        return self.state.position
+
+    @property
+    def stable(self) -> StableBoard:
+        return self.state.stable
+
+    @property
+    def phase(self) -> str:
+        return self.state.phase
+
+    @property
+    def open(self) -> OpenMove | None:
+        return self.state.open
+
+    @property
+    def moves(self) -> list[Move]:
+        return self.state.moves
+
+    @property
+    def result(self) -> tuple[int, int] | None:
+        return self.state.result
+
+    @property
+    def last_board(self) -> str | None:
+        return self.state.last_board
+
+    @property
+    def last_move(self) -> str | None:
+        return self.state.last_move
+
+    @property
     def game_over(self) -> bool:
-        return self.phase == OVER
+        return self.state.phase == OVER
 
     @property
     def to_move(self) -> Color:
-        return self.position.to_move
+        return self.state.position.to_move
+
+    # ------------------------------------------------------------------ views
+    def flow(self) -> Flow:
+        """Where the irregularity of the last move stands (rule 5①), for every output."""
+        return views.flow(self.state)
+
+    def overlay(self) -> Overlay:
+        """Pending and wrong discs for the LEDs, computed on demand (never per frame)."""
+        return views.overlay(self.state)
+
+    def open_flags(self) -> list[dict[str, Any]]:
+        """Irregularities flagged on the last move and not yet put right (arbiter's view)."""
+        return views.open_flags(self.state)
+
+    def record(self) -> GameRecord:
+        """The game so far; irregularities are comments on the moves they happened in."""
+        return views.record(self.state, self.config)
+
+    def held_until(self) -> float | None:
+        """When the held press will be judged (None: no press is held)."""
+        return presswait.held_until(self.state.held, self.config)
 
     # ------------------------------------------------------------------ input
     def feed(self, obs: Observation) -> list[Event]:
         """Take one observation; return the events it causes, in time order."""
-        if self.last_t is not None and obs.t < self.last_t:
-            raise ValueError(f"time goes backwards ({obs.t} after {self.last_t})")
-        self.last_t = obs.t
-        events = self._release_before(obs.t)
+        s = self.state
+        if s.last_t is not None and obs.t < s.last_t:
+            raise ValueError(f"time goes backwards ({obs.t} after {s.last_t})")
+        s.last_t = obs.t
+        events = self._release_at(presswait.release_before(s.held, self.config, obs.t))
         board = obs.board
         if board is not None:
-            if board == self.last_board:
-                self._repeats += 1
-                if self._repeats >= 2:  # a still board read a third time changes nothing
+            if board == s.last_board:
+                s.repeats += 1
+                if s.repeats >= 2:  # a still board read a third time changes nothing
                     return events + self._release_reached(obs.t)
             else:
-                self._repeats = 0
+                s.repeats = 0
             events += self._board(obs.t, board)
             return events + self._release_reached(obs.t)
         if obs.press is not None:
@@ -123,25 +149,27 @@ class Arbiter(Corrections, NoClock, Explain, Views, HeldPress):
         call: its next observation does the same. With ``settled`` readings nothing
         is ever left waiting. A held press whose wait has ended by ``t`` is judged.
         """
-        if self._held is not None:
+        s = self.state
+        if s.held is not None:
+            held = s.held
             released = self._release_reached(t)
-            if not released and self._view is not None:  # the facts wait for the press
-                self.stable.elapse(t)
-                self._view.elapse(t)
+            if not released and s.held is not None:  # the facts wait for the press
+                s.stable.elapse(t)
+                held.view.elapse(t)
                 return []
             return released + self.elapse(t)
-        if not self.stable.elapse(t):
+        if not s.stable.elapse(t):
             return []
-        if self.clock is True:
+        if s.clock is True:
             return self._confirmed_with_clock(t)
-        h = self._history
+        h = s.history
         occ, known = h[-1][:2] if h else (0, 0)
-        return self._without_clock(t, occ, known, True)
+        return without_clock(s, self.config, t, occ, known, True)
 
     def settles_at(self) -> float | None:
         """When a reading no observation has confirmed yet will count if it still stands,
         or a held press is judged, whichever comes first."""
-        times = [x for x in (self.stable.due(), self.held_until()) if x is not None]
+        times = [x for x in (self.state.stable.due(), self.held_until()) if x is not None]
         return min(times) if times else None
 
     def finish(self, t: float) -> list[Event]:
@@ -151,20 +179,22 @@ class Arbiter(Corrections, NoClock, Explain, Views, HeldPress):
         went on (a video played to its end) passes that time; ``arbitrate`` passes
         the last observation's, so a log's last reading needs a second one.
         """
-        if self._held is not None:  # the input ended: judged with what it showed
+        s = self.state
+        if s.held is not None:  # the input ended: judged with what it showed
             return self._release(t) + self.finish(t)
-        if self.phase == OVER:
+        if s.phase == OVER:
             return []
-        if self.clock:
+        if s.clock:
             # A faulty last move nobody put right: the game ended as it stands.
-            return self._end(t) if self.open and self.position.is_game_over() else []
+            return end_game(s, self.config, t) if s.open and s.position.is_game_over() else []
         events = self.elapse(t)
-        if self.phase == OVER:
+        if s.phase == OVER:
             return events
-        sb = self.stable
-        if not (sb.black | sb.white) & ~(self.position.black | self.position.white):
+        sb = s.stable
+        if not (sb.black | sb.white) & ~(s.position.black | s.position.white):
             return events
-        return events + self._judge(t, self.position.to_move, sb.black, sb.white, sb.shifted)
+        return events + judge_turn(s, self.config, t, s.position.to_move, sb.black, sb.white,
+                                   sb.shifted)
 
     # ---------------------------------------------------------------- rulings
     def rule_position(self, t: float, board: str | None = None) -> list[Event]:
@@ -173,173 +203,141 @@ class Arbiter(Corrections, NoClock, Explain, Views, HeldPress):
         The rules leave an irregular position to the arbiter's judgement; after the
         ruling the game goes on from it with the same side to move and no open flag.
         """
-        if self.phase == OVER:
+        s = self.state
+        if s.phase == OVER:
             raise RulingRefused("the game is over")
-        to_move = self.position.to_move
+        to_move = s.position.to_move
         if board is None:
-            sb = self.stable
+            sb = s.stable
             if (sb.black | sb.white) == 0:
                 raise RulingRefused("no board has been read yet")
-            position = Position(sb.black, sb.white, to_move, self.position.size)
+            position = Position(sb.black, sb.white, to_move, s.position.size)
             shifted = sb.shifted
         else:
-            position = Position.from_board_string(board, to_move, self.position.size)
+            position = Position.from_board_string(board, to_move, s.position.size)
             shifted = 0
-        self.position = position
-        self.shifted = shifted
-        self.open = None
-        self.stable = StableBoard.of(position.black, position.white, shifted)
-        self.notes.append(f"position set by the arbiter at {t:.1f}s: {position.board_string()}")
+        s.position = position
+        s.shifted = shifted
+        s.open = None
+        s.stable = StableBoard.of(position.black, position.white, shifted)
+        s.notes.append(f"position set by the arbiter at {t:.1f}s: {position.board_string()}")
         if position.is_game_over():
-            return self._end(t)
-        if self.phase == CORRECTING:
-            self.phase = TURN
+            return end_game(s, self.config, t)
+        if s.phase == CORRECTING:
+            s.phase = TURN
         return []
 
     # ----------------------------------------------------------------- boards
     def _board(self, t: float, board: str) -> list[Event]:
-        black, white, shifted, known = frame_masks(board, self.position.size)
-        self.last_board = board
-        if self._held is not None:  # the board at the held press: taken in when it is judged
-            self._view_board(black, white, shifted, known, t)
-        changed = self.stable.update(black, white, shifted, known, t, self.config.settled)
-        if self._held is not None:
+        s = self.state
+        black, white, shifted, known = frame_masks(board, s.position.size)
+        s.last_board = board
+        if s.held is not None:  # the board at the held press: taken in when it is judged
+            presswait.see(s.held, black, white, shifted, known, t, s.position.size,
+                          self.config.settled)
+        changed = s.stable.update(black, white, shifted, known, t, self.config.settled)
+        if s.held is not None:
             return []
-        if self.clock is not True:
-            return self._without_clock(t, black | white, known, changed)
+        if s.clock is not True:
+            return without_clock(s, self.config, t, black | white, known, changed)
         return self._confirmed_with_clock(t) if changed else []
 
     def _confirmed_with_clock(self, t: float) -> list[Event]:
         """A confirmed square changed in a clock game: note the first new disc, check fixes."""
-        sb = self.stable
-        if self._first is None:
-            new = (sb.black | sb.white) & ~(self.position.black | self.position.white)
+        s = self.state
+        sb = s.stable
+        if s.first is None:
+            new = (sb.black | sb.white) & ~(s.position.black | s.position.white)
             if new:
-                self._first = (new & -new).bit_length() - 1
-        if self.open is not None:
-            return self._check_corrections(t)
+                s.first = (new & -new).bit_length() - 1
+        if s.open is not None:
+            return corrections.check_corrections(s, self.config, t)
         return []
 
     # ---------------------------------------------------------------- presses
     def _press(self, t: float, player: Color) -> list[Event]:
-        if self.clock is False:
+        s = self.state
+        if s.clock is False:
             return []  # a stray press in a game played without a clock
-        if self.clock is None:
-            self.clock = True
-            self.phase = WAITING
-            self._history.clear()
+        if s.clock is None:
+            s.clock = True
+            s.phase = WAITING
+            s.history.clear()
         if self.config.press_wait > 0:
-            return self._hold(t, player)
-        events = self._confirmed_with_clock(t) if self.stable.settle(t) else []
+            # a press already held is judged first, with what came before
+            events = self._release(t) if s.held is not None else []
+            s.held = presswait.hold(t, player, s.stable, s.last_board)
+            return events
+        events = self._confirmed_with_clock(t) if s.stable.settle(t) else []
         return events + self._pressed(t, player)
 
     def _pressed(self, t: float, player: Color) -> list[Event]:
-        if self.phase == WAITING:
-            if player is self.position.to_move.opponent:
-                self.phase = TURN
-                self.turn_t = t
+        s = self.state
+        if s.phase == WAITING:
+            if player is s.position.to_move.opponent:
+                s.phase = TURN
+                s.turn_t = t
             return []
-        if player is not self.position.to_move:
-            if self.phase != TURN:
+        if player is not s.position.to_move:
+            if s.phase != TURN:
                 return []  # that side's time is not running: the button does nothing
             # The press says ``player`` moved last: adopt the board if legal play ending
             # with them gives it (a press forgotten, a turn lost) — unless it is the
             # move of a player who passed illegally and now simply plays instead.
-            sb = self.stable
-            plies = self._explained(player, sb.black, sb.white, lost_turn=True)
-            op = self.open
+            sb = s.stable
+            plies = explained(s, player, sb.black, sb.white, lost_turn=True)
+            op = s.open
             if op is not None and op.judgement.player is player and any(
                     f.kind is Irregularity.ILLEGAL_PASS for f in op.flags) \
-                    and (plies is None or not in_rules_order(self.position, plies)):
-                return self._pass_replaced(t, player, op)
+                    and (plies is None or not in_rules_order(s.position, plies)):
+                return corrections.pass_replaced(s, self.config, t, player, op)
             if plies is not None:
-                return self._adopt(t, plies, sb.black, sb.white, sb.shifted)
+                return adopt_turn(s, self.config, t, plies, sb.black, sb.white, sb.shifted)
             return []
-        if self.phase == CORRECTING:
-            return self._end_correction(t, player)
-        sb = self.stable
-        pos = self.position
+        if s.phase == CORRECTING:
+            return corrections.end_correction(s, self.config, t, player)
+        sb = s.stable
+        pos = s.position
         unchanged = (
             sb.black == pos.black
             and sb.white == pos.white
-            and not sb.shifted & ~self.shifted
+            and not sb.shifted & ~s.shifted
         )
-        op = self.open
+        op = s.open
         if unchanged and op is not None and op.judgement.player is player.opponent:
-            return self._challenge(t, op)
-        if self.phase == OVER:
+            return corrections.challenge(s, t, op)
+        if s.phase == OVER:
             return []
-        return self._judge(t, player, sb.black, sb.white, sb.shifted)
+        return judge_turn(s, self.config, t, player, sb.black, sb.white, sb.shifted)
 
-    # --------------------------------------------------------------- judging
-    def _judge(self, t: float, player: Color, black: int, white: int, shifted: int
-               ) -> list[Event]:
-        j = judge(self.position.with_to_move(player), self.shifted, player, black, white, shifted,
-                  self._first)
-        if j.flags and j.square is not None:
-            plies = self._explained(player, black, white)
-            if plies is not None:
-                return self._adopt(t, plies, black, white, shifted)
-        self._first = None
-        size = self.position.size
-        events: list[Event] = []
-        if j.square is None:
-            events.append(pass_event(t, player.value))
-        else:
-            events.append(move_event(t, player.value, square_name(j.square, size),
-                                     names(j.flips, size)))
-        for flag in j.flags:
-            events.append(irregularity_event(t, player.value, flag.kind,
-                                             names(flag.squares, size)))
-        used = None
-        if self.clock and self.turn_t is not None:
-            used = round(t - self.turn_t, 3)
-        self.turn_t = t
-        self.moves.append(Move(player, None if j.square is None else square_name(j.square, size),
-                               used, comment=_comment(j.flags, size)))
-        if j.square is not None:
-            self.last_move = square_name(j.square, size)
-        self.position = j.physical
-        self.shifted = j.shifted
-        self.open = OpenMove(j, list(j.flags), len(self.moves) - 1) if self.clock and j.flags \
-            else None
-        events.extend(self._after_turn(t))
+    # ------------------------------------------------------------ held press
+    def _release_reached(self, t: float) -> list[Event]:
+        """The readings have reached ``t``: a press whose wait ends by then is judged."""
+        return self._release_at(presswait.release_reached(self.state.held, self.config, t))
+
+    def _release_at(self, until: float | None) -> list[Event]:
+        return [] if until is None else self._release(until)
+
+    def _release(self, until: float) -> list[Event]:
+        """Judge the held press on its view with the readings up to ``until`` (what
+        stood until then counts, a lone reading that did not has had its chance),
+        then take in what changed on the board after the press."""
+        s = self.state
+        held = s.held
+        assert held is not None
+        s.held = None
+        view, real = held.view, s.stable
+        view.settle(until)
+        real.elapse(until)
+        s.stable = view  # the press is judged on the board as it stood at the press
+        try:
+            events = self._confirmed_with_clock(held.t) if view.masks() != held.masks else []
+            events += self._pressed(held.t, held.player)
+        finally:
+            s.stable = real
+        if real.masks() != view.masks() and s.phase != OVER and s.clock is True:
+            events += self._confirmed_with_clock(until)
         return events
-
-    def _after_turn(self, t: float) -> list[Event]:
-        """Passes without a clock are implied by the board; the end is when nobody can move."""
-        pos = self.position
-        self.phase = TURN
-        if pos.is_game_over():
-            if self.open is not None:
-                return []  # rule 9: a faulty last move may still be pointed out and put right
-            return self._end(t)
-        if not self.clock and not pos.legal_moves():
-            self.moves.append(Move(pos.to_move, None))
-            events = [pass_event(t, pos.to_move.value)]
-            self.position = pos.pass_turn()
-            return events
-        return []
-
-    def _end(self, t: float) -> list[Event]:
-        self.phase = OVER
-        b, w = self.position.final_score()
-        self.result = (b, w)
-        extra: dict[str, Any] = {}
-        if b > w:
-            winner = Color.BLACK.value
-        elif w > b:
-            winner = Color.WHITE.value
-        else:
-            holder = self.config.draw_winner()
-            winner = holder.value if holder else "draw"
-            if holder:
-                extra["decided_by"] = "draw_win_right"
-        return [game_over_event(t, b, w, winner, **extra)]
-
-
-def _comment(flags: Iterable[Flag], size: int) -> str:
-    return "; ".join(f"{f.kind.value} {' '.join(names(f.squares, size))}" for f in flags)
 
 
 def arbitrate(

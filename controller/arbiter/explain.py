@@ -12,6 +12,7 @@ nothing but a note. Pure and small: at most :data:`LIMIT` new discs are searched
 
 from __future__ import annotations
 
+from controller.arbiter.state import ArbiterState
 from controller.bitboard import Geometry, bit_indices
 from controller.events import Event
 from controller.events import move as move_event
@@ -88,63 +89,50 @@ def _search(geo: Geometry, b: int, w: int, left: int, plies: tuple[Ply, ...], bl
                     found)
 
 
-class Explain:
-    """The part of the arbiter that adopts a board explained by legal play."""
+def explained(s: ArbiterState, player: Color, black: int, white: int, lost_turn: bool = False
+              ) -> tuple[Ply, ...] | None:
+    """Legal play other than ``player``'s single move that gives this board, if any.
 
-    position: Position
-    shifted: int
-    clock: bool | None
-    open: object
-    moves: list[Move]
-    last_move: str | None
-    turn_t: float | None
-    _first: int | None
+    With a clock the press names who moved last, so the play must end with them.
+    """
+    plies = legal_play(s.position, black, white, lost_turn, s.first)
+    if plies is None or plies == ((s.position.to_move, plies[0][1]),):
+        return None  # the expected single move: judged as such, faults and all
+    if s.clock and plies[-1][0] is not player:
+        return None
+    return plies
 
-    def _after_turn(self, t: float) -> list[Event]:
-        raise NotImplementedError  # the arbiter's end-of-turn (core.Arbiter)
 
-    def _explained(self, player: Color, black: int, white: int, lost_turn: bool = False
-                   ) -> tuple[Ply, ...] | None:
-        """Legal play other than ``player``'s single move that gives this board, if any.
-
-        With a clock the press names who moved last, so the play must end with them.
-        """
-        plies = legal_play(self.position, black, white, lost_turn, self._first)
-        if plies is None or plies == ((self.position.to_move, plies[0][1]),):
-            return None  # the expected single move: judged as such, faults and all
-        if self.clock and plies[-1][0] is not player:
-            return None
-        return plies
-
-    def _adopt(self, t: float, plies: tuple[Ply, ...], black: int, white: int, shifted: int
-               ) -> list[Event]:
-        """Take the board: moves in the rules' order are announced as moves (a press or a
-        turn boundary was missed); any other order is a ``resync``."""
-        start = self.position
-        size = start.size
-        normal = in_rules_order(start, plies)
-        events: list[Event] = []
-        if not normal:
-            diff = (black ^ start.black) | (white ^ start.white)
-            events.append(resync_event(
-                t, squares_of(diff, size), plies[-1][0].opponent.value,
-                [f"{c.value} {square_name(sq, size)}" for c, sq in plies]))
-        pos = start
-        for player, sq in plies:
-            if player is not pos.to_move:
-                if normal:  # a pass the rules force
-                    events.append(pass_event(t, pos.to_move.value))
-                    self.moves.append(Move(pos.to_move, None))
-                pos = pos.with_to_move(player)
-            name = square_name(sq, size)
-            if normal:
-                events.append(move_event(t, player.value, name, squares_of(pos.flips(sq), size)))
-            self.moves.append(Move(player, name, None, comment="" if normal else "resync"))
-            pos = pos.play(sq)
-        self.last_move = square_name(plies[-1][1], size)
-        self.position = Position(black, white, plies[-1][0].opponent, size)
-        self.shifted = shifted & (black | white)
-        self.open = None
-        self._first = None
-        self.turn_t = t
-        return events + self._after_turn(t)
+def adopt(s: ArbiterState, t: float, plies: tuple[Ply, ...], black: int, white: int,
+          shifted: int) -> list[Event]:
+    """Take the board: moves in the rules' order are announced as moves (a press or a
+    turn boundary was missed); any other order is a ``resync``. What follows a turn
+    is the caller's (:func:`~controller.arbiter.turns.adopt_turn`)."""
+    start = s.position
+    size = start.size
+    normal = in_rules_order(start, plies)
+    events: list[Event] = []
+    if not normal:
+        diff = (black ^ start.black) | (white ^ start.white)
+        events.append(resync_event(
+            t, squares_of(diff, size), plies[-1][0].opponent.value,
+            [f"{c.value} {square_name(sq, size)}" for c, sq in plies]))
+    pos = start
+    for player, sq in plies:
+        if player is not pos.to_move:
+            if normal:  # a pass the rules force
+                events.append(pass_event(t, pos.to_move.value))
+                s.moves.append(Move(pos.to_move, None))
+            pos = pos.with_to_move(player)
+        name = square_name(sq, size)
+        if normal:
+            events.append(move_event(t, player.value, name, squares_of(pos.flips(sq), size)))
+        s.moves.append(Move(player, name, None, comment="" if normal else "resync"))
+        pos = pos.play(sq)
+    s.last_move = square_name(plies[-1][1], size)
+    s.position = Position(black, white, plies[-1][0].opponent, size)
+    s.shifted = shifted & (black | white)
+    s.open = None
+    s.first = None
+    s.turn_t = t
+    return events

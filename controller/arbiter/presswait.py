@@ -15,7 +15,7 @@ its own time.
 have been taken, from the camera's frame rate and the watcher's ``stable``. The
 service, ``kaeshi arbitrate --fps`` and the simulators all compute it here and
 hand it to the arbiter (``ArbiterConfig.press_wait``), which holds each press for
-that long in the readings' own time (:class:`HeldPress`). A settled source (the
+that long in the readings' own time (:func:`hold`). A settled source (the
 Hall-sensor board) has seen every square settle before it reports it: it does
 not wait. Times are the observations' own; nothing here reads a clock.
 """
@@ -25,10 +25,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from controller.arbiter.config import ArbiterConfig
-from controller.arbiter.corrections import OVER
 from controller.arbiter.readings import StableBoard, frame_masks
-from controller.events import Event
-from controller.position import Position
+from controller.arbiter.state import HeldPress
 from controller.squares import Color
 
 #: The most a press is held, in seconds, whatever the frame rate: beyond it a slow
@@ -66,8 +64,15 @@ def press_wait(fps: float, stable: int = 2, bound: float = MAX_PRESS_WAIT) -> fl
     return min(frames_after_press(stable) / fps, bound)
 
 
-class HeldPress:
-    """The press-holding part of :class:`~controller.arbiter.core.Arbiter`.
+def held_until(held: HeldPress | None, config: ArbiterConfig) -> float | None:
+    """When the held press will be judged (None: no press is held)."""
+    if held is None:
+        return None
+    return held.t + config.press_wait
+
+
+def hold(t: float, player: Color, stable: StableBoard, last_board: str | None) -> HeldPress:
+    """A press held at ``t``, its view started from the readings at the press.
 
     While a press is held, boards update the readings as ever, and a second set of
     readings, the *press view*, started from those at the press: the board at the
@@ -75,84 +80,38 @@ class HeldPress:
     before the press read, and settle what it could not read (squares under the
     hand or moving, ``?``); a square it read that reads otherwise after the press
     was changed after it (a fault put right at once, the opponent reaching in) and
-    is left out of the view. The press is judged on the view when it is released:
-    once a reading comes from after the wait (before that reading is folded in),
-    once the readings reach the end of the wait, on :meth:`elapse` at or after it,
-    or at the end of the input. It keeps its own time in the events and the
-    record; what changed after it is then taken in as any later board is.
+    is left out of the view (:func:`see`). The press is judged on the view when it
+    is released (:func:`release_before`, :func:`release_reached`): once a reading
+    comes from after the wait (before that reading is folded in), once the readings
+    reach the end of the wait, on the arbiter's ``elapse`` at or after it, or at the
+    end of the input. It keeps its own time in the events and the record; what
+    changed after it is then taken in as any later board is.
     """
+    return HeldPress(t, player, stable.masks(), replace(stable), last_board)
 
-    config: ArbiterConfig
-    position: Position
-    stable: StableBoard
-    last_board: str | None
-    phase: str
-    clock: bool | None
-    _held: tuple[float, Color] | None
-    _held_masks: tuple[int, int, int]  # the confirmed board at the held press
-    _view: StableBoard | None
-    _at_press: str | None  # the last board before the held press
 
-    def _confirmed_with_clock(self, t: float) -> list[Event]:
-        raise NotImplementedError  # the arbiter's own (core.Arbiter)
+def see(held: HeldPress, black: int, white: int, shifted: int, known: int, t: float,
+        size: int, settled: bool) -> None:
+    """Fold a board read while a press is held into the press view."""
+    if held.at_press is not None:
+        pb, pw, ps, pk = frame_masks(held.at_press, size)
+        known &= ~(pk & ((black ^ pb) | (white ^ pw) | (shifted ^ ps)))
+    held.view.update(black, white, shifted, known, t, settled)
 
-    def _pressed(self, t: float, player: Color) -> list[Event]:
-        raise NotImplementedError  # the arbiter's own (core.Arbiter)
 
-    def held_until(self) -> float | None:
-        """When the held press will be judged (None: no press is held)."""
-        if self._held is None:
-            return None
-        return self._held[0] + self.config.press_wait
+def release_before(held: HeldPress | None, config: ArbiterConfig, t: float) -> float | None:
+    """A reading at ``t`` comes: when the held press is judged first, if its wait
+    ended before it (None: it is not)."""
+    due = held_until(held, config)
+    if due is not None and t > due + _EPS:
+        return due
+    return None
 
-    def _hold(self, t: float, player: Color) -> list[Event]:
-        """Hold a press; a press already held is judged first, with what came before."""
-        events = self._release(t) if self._held is not None else []
-        self._held = (t, player)
-        self._view = replace(self.stable)
-        self._held_masks = self.stable.masks()
-        self._at_press = self.last_board
-        return events
 
-    def _view_board(self, black: int, white: int, shifted: int, known: int,
-                    t: float) -> None:
-        """Fold a board read while a press is held into the press view."""
-        assert self._view is not None
-        if self._at_press is not None:
-            pb, pw, ps, pk = frame_masks(self._at_press, self.position.size)
-            known &= ~(pk & ((black ^ pb) | (white ^ pw) | (shifted ^ ps)))
-        self._view.update(black, white, shifted, known, t, self.config.settled)
-
-    def _release_before(self, t: float) -> list[Event]:
-        """A reading at ``t`` comes: a press whose wait ended before it is judged first."""
-        due = self.held_until()
-        if due is not None and t > due + _EPS:
-            return self._release(due)
-        return []
-
-    def _release_reached(self, t: float) -> list[Event]:
-        """The readings have reached ``t``: a press whose wait ends by then is judged."""
-        due = self.held_until()
-        if due is not None and t >= due - _EPS:
-            return self._release(due)
-        return []
-
-    def _release(self, until: float) -> list[Event]:
-        """Judge the held press on the view with the readings up to ``until`` (what
-        stood until then counts, a lone reading that did not has had its chance),
-        then take in what changed on the board after the press."""
-        assert self._held is not None and self._view is not None
-        t, player = self._held
-        view, real = self._view, self.stable
-        self._held = self._view = self._at_press = None
-        view.settle(until)
-        real.elapse(until)
-        self.stable = view
-        try:
-            events = self._confirmed_with_clock(t) if view.masks() != self._held_masks else []
-            events += self._pressed(t, player)
-        finally:
-            self.stable = real
-        if real.masks() != view.masks() and self.phase != OVER and self.clock is True:
-            events += self._confirmed_with_clock(until)
-        return events
+def release_reached(held: HeldPress | None, config: ArbiterConfig, t: float) -> float | None:
+    """The readings have reached ``t``: when the held press is judged, if its wait
+    ends by then (None: it is not)."""
+    due = held_until(held, config)
+    if due is not None and t >= due - _EPS:
+        return due
+    return None

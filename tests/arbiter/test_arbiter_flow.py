@@ -11,7 +11,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from controller.arbiter import Arbiter
 from controller.arbiter.config import ArbiterConfig
-from controller.arbiter.corrections import CORRECTING
+from controller.arbiter.state import CORRECTING
 from controller.events import Irregularity
 from controller.irregular_flow import Fault, Flow, FlowError, Stage, of_flags
 from controller.observation import Observation

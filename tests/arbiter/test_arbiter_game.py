@@ -1,18 +1,14 @@
-"""Passes, the end of the game, draw rules, handicaps, modes, records, overlay, resume."""
+"""Passes, the end of the game, draw rules, handicaps, modes, records, overlay."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from arbiter_logs import Log, brief, wthor_2001
+from arbiter_logs import Log, brief
 
 from controller.arbiter import Arbiter, ArbiterConfig, Mode, arbitrate
-from controller.arbiter.persist import restore, snapshot
 from controller.leds.plan import WRONG, plan_overlay
 from controller.observation import Observation
 from controller.position import Position
-from controller.simulator import SimOptions, simulate_game
 from controller.squares import Color, squares_of
 
 # Black a1 turns b1; then white has no move and black has f8 (turning g8).
@@ -180,25 +176,6 @@ def test_tournament_players_overlay_gives_no_advice():
         arbiter.feed(o)
     assert arbiter.overlay().pending == ["e5"]  # the arbiter's view
     assert plan_overlay(Mode.TOURNAMENT, arbiter.overlay(), "playing") == {}
-
-
-def test_snapshot_restore_resumes_mid_game(data_dir):
-    game = wthor_2001(data_dir)[7]
-    for clock in (True, False):
-        sim = simulate_game(game, SimOptions(errors=0.3, seed=3, noise=0.05, clock=clock))
-        whole = Arbiter()
-        straight = [e for o in sim.observations for e in whole.feed(o)]
-        straight += whole.finish(sim.observations[-1].t)
-        assert any(e.event == "irregularity" for e in straight)
-        for cut in (len(sim.observations) // 3, len(sim.observations) // 2):
-            first = Arbiter()
-            events = [e for o in sim.observations[:cut] for e in first.feed(o)]
-            saved = json.loads(json.dumps(snapshot(first)))
-            second = restore(saved)
-            events += [e for o in sim.observations[cut:] for e in second.feed(o)]
-            events += second.finish(sim.observations[-1].t)
-            assert events == straight
-            assert second.record() == whole.record()
 
 
 def test_time_going_backwards_is_refused():

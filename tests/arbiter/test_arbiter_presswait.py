@@ -13,7 +13,6 @@ from types import SimpleNamespace
 import pytest
 
 from controller.arbiter import Arbiter, ArbiterConfig, arbitrate
-from controller.arbiter.persist import restore, snapshot
 from controller.arbiter.presswait import MAX_PRESS_WAIT, frames_after_press, press_wait
 from controller.cli import main
 from controller.observation import LogHeader, Observation
@@ -117,22 +116,6 @@ def test_the_next_press_and_the_end_of_the_input_judge_a_held_press():
     events = arbitrate(log, ArbiterConfig(press_wait=WAIT))
     assert brief(events)[0] == CLEAN[0]
     assert brief(arbitrate(LONE, ArbiterConfig(press_wait=5.0))) == CLEAN  # by finish
-
-
-def test_a_game_resumed_while_a_press_is_held_ends_as_the_uninterrupted_one():
-    config = ArbiterConfig(press_wait=WAIT)
-    log = [*LONE, board(2.5, DONE[:20] + "?" + DONE[21:])]
-    whole = arbitrate(log, config)
-    a = Arbiter(config)
-    events = []
-    for obs in log[:-2]:
-        events += a.feed(obs)
-    assert a.held_until() is not None
-    b = restore(json.loads(json.dumps(snapshot(a))))
-    for obs in log[-2:]:
-        events += b.feed(obs)
-    events += b.finish(log[-1].t)
-    assert [e.to_dict() for e in events] == [e.to_dict() for e in whole]
 
 
 def test_the_sensor_board_path_does_not_wait():

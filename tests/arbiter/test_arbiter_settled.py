@@ -10,12 +10,9 @@ readings counts as it arrives, however soon the press follows.
 
 from __future__ import annotations
 
-import json
-
 from arbiter_logs import brief
 
 from controller.arbiter import Arbiter, ArbiterConfig, arbitrate
-from controller.arbiter.persist import restore, snapshot
 from controller.arbiter.readings import HOLD, frame_masks
 from controller.observation import Observation
 from controller.position import Position
@@ -131,14 +128,6 @@ def test_without_a_clock_the_end_of_input_confirms_a_board_that_stood():
     ]
 
 
-def test_a_resumed_arbiter_still_confirms_the_last_board_by_time():
-    arbiter = Arbiter(ArbiterConfig(clock=True))
-    for obs in (at(0.0, START), at(1.0, Color.WHITE), at(2.0, F5), at(2.6, AFTER_F5)):
-        arbiter.feed(obs)
-    resumed = restore(json.loads(json.dumps(snapshot(arbiter))))
-    assert brief(resumed.feed(at(3.0, Color.BLACK))) == [MOVE_F5]
-
-
 SETTLED = ArbiterConfig(settled=True)
 #: A hall-like input: each change reported once, the press 0.01 s after the last flip.
 QUICK_PRESS = [
@@ -177,12 +166,3 @@ def test_without_a_clock_settled_boards_judge_a_quick_next_move_and_the_last_boa
     assert brief(arbitrate(log, SETTLED)) == [
         MOVE_F5, ("move", "white", "f6", ("e5",)), ("move", "black", "e6", ("e5",)),
     ]
-
-
-def test_a_resumed_settled_arbiter_stays_settled():
-    arbiter = Arbiter(SETTLED)
-    for obs in QUICK_PRESS[:3]:
-        arbiter.feed(obs)
-    resumed = restore(json.loads(json.dumps(snapshot(arbiter))))
-    assert resumed.config.settled
-    assert [brief(resumed.feed(obs)) for obs in QUICK_PRESS[3:]] == [[], [MOVE_F5]]

@@ -13,7 +13,6 @@ from collections import Counter
 import pytest
 
 from controller.arbiter import Arbiter, ArbiterConfig, arbitrate
-from controller.arbiter.persist import restore, snapshot
 from controller.bitboard import bit_indices
 from controller.events import Event, Irregularity
 from controller.observation import Observation
@@ -66,23 +65,6 @@ def test_a_flag_on_a_ten_by_ten_board_names_squares_beyond_h8():
             if d["event"] in ("move", "irregularity"):
                 found.update(d.get("squares", []) + [d.get("square") or ""])
     assert any(s[:1] in "ij" or s[1:] == "10" for s in found if s)
-
-
-@pytest.mark.parametrize("size", [6, 10])
-def test_snapshot_and_restore_keep_the_size_mid_game(size):
-    sim = simulate_game(random_game(size, 5), SimOptions(errors=0.3, seed=9, clock=True))
-    config = ArbiterConfig(start=Position.start(size))
-    want = content(arbitrate(sim.observations, config))
-    arbiter = Arbiter(config)
-    got: list[Event] = []
-    for n, obs in enumerate(sim.observations):
-        got += arbiter.feed(obs)
-        if n % 37 == 0:
-            arbiter = restore(json.loads(json.dumps(snapshot(arbiter))))
-            assert arbiter.position.size == size
-            assert arbiter.config.start.size == size
-    got += arbiter.finish(sim.observations[-1].t)
-    assert content(got) == want
 
 
 def test_the_overlay_and_open_flags_name_squares_of_the_game_board():
