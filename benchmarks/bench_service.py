@@ -109,9 +109,9 @@ async def _sse_client(url: str, received: list[tuple[int, float]]) -> None:
 async def _run(service: Service) -> tuple[list[tuple[int, float]], float, float]:
     received: list[tuple[int, float]] = []
     task = asyncio.create_task(service.run())
-    while not service.url:
+    while not service.outputs.url:
         await asyncio.sleep(0.01)
-    client = asyncio.create_task(_sse_client(service.url, received))
+    client = asyncio.create_task(_sse_client(service.outputs.url, received))
     cpu0, wall0 = time.process_time(), time.monotonic()
     await task
     cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
@@ -138,7 +138,7 @@ def main() -> None:
 
         def on_step(events: list[object]) -> None:
             if service.last_arrival is not None:
-                versions[service.notifier.version] = service.last_arrival
+                versions[service.table.notifier.version] = service.last_arrival
 
         service.on_step = on_step
         service.open()
@@ -256,7 +256,8 @@ def flag_fall(trials: int = 8, scale: float = 20.0) -> tuple[list[float], list[f
                 for e in events:
                     if getattr(e, "event", None) is not None and e.event.value == "game_over":
                         fall = press_t + 10.0
-                        real_fall = service._m0 + (fall - service._base) / service._scale
+                        clock = service.time
+                        real_fall = clock._m0 + (fall - clock._base) / clock._scale
                         got.append((e.t, fall, time.monotonic() - real_fall))
                         service.stop()
 
@@ -328,7 +329,7 @@ def _replay(log: list[Observation], speed: float) -> list[dict]:
         service = Service(config, source=LogSource(log, speed=speed))
         service.open()
         asyncio.run(asyncio.wait_for(service.run(), 120))
-        return [dict(e) for e in service.events]
+        return [dict(e) for e in service.table.events]
 
 
 def _pair(arrivals: list[float], shown: list[float]) -> list[tuple[float, float]]:

@@ -159,12 +159,12 @@ def run(args: argparse.Namespace) -> int:
         if board is not None:
             with contextlib.suppress(Exception):
                 board.stop()
-    if not service.finished_files:
+    if not service.lifecycle.finished_files:
         why = f": the board's link was lost ({service.intake.lost_detail})" if (
-            service.intake.lost_detail and service.states.state is State.SENSOR_LOST) else ""
+            service.intake.lost_detail and service.table.states.state is State.SENSOR_LOST) else ""
         terminal.message(f"the game did not finish{why}; no record written")
         return 1
-    terminal.message("game record: " + ", ".join(str(p) for p in service.finished_files))
+    terminal.message("game record: " + ", ".join(str(p) for p in service.lifecycle.finished_files))
     if not args.no_review:
         _review(service, out, terminal)
     return code
@@ -176,7 +176,7 @@ def _review(service: Service, out: Path, terminal: TerminalDisplay) -> None:
     from controller.engine.review import text_graph
     from controller.engine.seat import spec_from_config
 
-    game_id = service.finished_files[0].stem
+    game_id = service.lifecycle.finished_files[0].stem
     config = service.config.replace(**{"engine.level": 2, "engine.command": "",
                                        "engine.protocol": "nboard"})
     try:
@@ -228,9 +228,9 @@ def _service(demo: DemoGame, board: Any, log_path: Path, tmp: Path, out: Path,
 
     def ready(svc: Service) -> None:
         terminal.message(f"board: {where}")
-        if svc.url:
-            terminal.message(f"web page: {svc.url}   arbiter view: "
-                             f"{svc.url}/arbiter?token={svc.token}")
+        if svc.outputs.url:
+            terminal.message(f"web page: {svc.outputs.url}   arbiter view: "
+                             f"{svc.outputs.url}/arbiter?token={svc.token}")
         terminal.message(ending)
 
     service.on_ready = ready
@@ -250,7 +250,7 @@ async def _main(service: Service, board: Any, demo: DemoGame) -> int:
 
 
 async def _players(service: Service, board: Any, demo: DemoGame) -> None:
-    while not service.url and service.config["web.enabled"]:
+    while not service.outputs.url and service.config["web.enabled"]:
         await asyncio.sleep(0.01)
     players = asyncio.create_task(play_on_board(board, service, demo))
     try:
@@ -266,7 +266,7 @@ async def _give_up_on_a_lost_link(service: Service, players: asyncio.Task[None])
     loop = asyncio.get_running_loop()
     down_since: float | None = None
     while not players.done():
-        if service.states.state is State.SENSOR_LOST:
+        if service.table.states.state is State.SENSOR_LOST:
             down_since = loop.time() if down_since is None else down_since
             if loop.time() - down_since > LINK_GIVE_UP:
                 service.stop()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -62,14 +63,14 @@ def spec_from_config(config: Config) -> EngineSpec:
 
 
 class SeatedTable(Protocol):
-    """What the seat needs of the home table it sits at: its game, and the page and
-    LEDs to tell (``message``, ``show``)."""
+    """What the seat needs of the home table it sits at: its game, and what the page
+    says (``message``, changed by ``say``)."""
 
     core: GameCore | None
     notifier: ChangeNotifier
     message: str
 
-    def show(self, arrival: float | None = None) -> None: ...
+    def say(self, message: str) -> None: ...
 
 
 def _game_of(table: SeatedTable) -> GameCore:
@@ -82,10 +83,12 @@ def _game_of(table: SeatedTable) -> GameCore:
 class EngineSeat:
     """The engine's side of a home game (and the hint desk for the player)."""
 
-    def __init__(self, service: SeatedTable, spec: EngineSpec, plays: Color | None,
-                 client: EngineClient | None = None) -> None:
+    def __init__(self, service: SeatedTable, show: Callable[[], None], spec: EngineSpec,
+                 plays: Color | None, client: EngineClient | None = None) -> None:
         require_home(_game_of(service).settings.mode)
         self.service = service
+        #: Shows the table's change (the page, the LEDs: the service's outputs).
+        self.show = show
         self.plays = plays
         self.client = client or EngineClient(spec)
         self.instruction: Instruction | None = None
@@ -149,14 +152,14 @@ class EngineSeat:
         self.service.notifier.notify()  # the page shows "thinking"
         move = await asyncio.to_thread(self.client.choose, game)
         if move is not None and self.service.message.startswith("engine: "):
-            self.service.message = ""  # started again and answering
+            self.service.say("")  # started again and answering
         if move is not None and self._position_key() == key:
             self.instruction = Instruction.of(position, move)
             log.info("engine plays %s (%s)", move.square or "pass",
                      "no score" if move.score is None else f"{move.score:+g}")
         elif move is None:
-            self.service.message = f"engine: {self.client.problem}"
-        self.service.show()
+            self.service.say(f"engine: {self.client.problem}")
+        self.show()
         if move is None and not self.client.gone and self._position_key() == key:
             self._task = asyncio.ensure_future(self._ask_move(key))  # one restart
 
@@ -169,14 +172,14 @@ class EngineSeat:
         game, position = self._game()
         scores = await asyncio.to_thread(self.client.hints, game, None if heat else 1)
         if scores is None:
-            self.service.message = f"engine: {self.client.problem}"
-            self.service.show()
+            self.service.say(f"engine: {self.client.problem}")
+            self.show()
             return None
         if self._position_key() == key:
             self.hints = Hints(position.to_move, {sq: s for sq, s in scores.items()
                                                   if sq is not None})
             self.heat = heat
-            self.service.show()
+            self.show()
         return self.hints
 
     # ---------------------------------------------------------- outputs
@@ -224,7 +227,7 @@ class EngineSeat:
         self.instruction = None
         self._key = None
         self.changed()
-        self.service.show()
+        self.show()
 
     async def close(self) -> None:
         if self._task is not None:

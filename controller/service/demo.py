@@ -134,12 +134,13 @@ async def play_on_board(sim: SimBoard, service: Service, demo: DemoGame) -> None
                 await loop.run_in_executor(None, sim.set_board, board)
         elif obs.press is not None:
             for _ in range(100):
-                if service.core is not None and service.core.arbiter.last_board == board:
+                core = service.table.core
+                if core is not None and core.arbiter.last_board == board:
                     break
                 await asyncio.sleep(0.01)
-            service.clock_press(obs.press)
+            service.intake.press(obs.press)
     for _ in range(300):
-        if service.core is not None and service.core.game_over:
+        if service.table.core is not None and service.table.core.game_over:
             break
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.5)  # let the last picture reach the terminal and the web page

@@ -13,23 +13,21 @@ import asyncio
 import datetime as dt
 import logging
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 from controller.boardsize import board_size
 from controller.irregularities import KIND_NAMES
 from controller.leds.plan import plan_overlay, with_engine
-from controller.service.core import ActionRefused, GameCore
-from controller.service.journal import GameRow
+from controller.service.core import ActionRefused
 from controller.service.outputs import Outputs
-from controller.service.states import StateMachine
+from controller.service.table import Stepper, Table
+from controller.service.timing import FlagTimer
 from controller.squares import Color
-from controller.web.facade import ActionError, ChangeNotifier, View, disc_graph, result_of
+from controller.web.facade import ActionError, View, disc_graph, result_of
 from controller.web.heading import heading
 
 if TYPE_CHECKING:
-    from controller.events import Event
     from controller.records.model import GameRecord
-    from controller.service.config import Config
 
 log = logging.getLogger("kaeshi.service")
 
@@ -37,32 +35,15 @@ log = logging.getLogger("kaeshi.service")
 FALL_POLL = 0.005
 
 
-class ViewedTable(Protocol):
-    """What the page sees of the service, and its one step function for the actions."""
-
-    config: Config
-    core: GameCore | None
-    game: GameRow | None
-    states: StateMachine
-    notifier: ChangeNotifier
-    events: list[dict[str, Any]]
-    events_total: int
-    message: str
-
-    def shown_time(self) -> float: ...
-    def fall_unconfirmed(self) -> bool:
-        """A flag has fallen and a press stamped before it may still arrive."""
-        ...
-    def step(self, data: dict[str, Any], *, t: float | None = None,
-             arrival: float | None = None) -> list[Event]: ...
-
-
 class TableFacade:
     """The web page's :class:`~controller.web.ServiceFacade` over one table."""
 
-    def __init__(self, table: ViewedTable, outputs: Outputs) -> None:
+    def __init__(self, table: Table, outputs: Outputs, flags: FlagTimer,
+                 play: Stepper) -> None:
         self.table = table
         self.outputs = outputs
+        self.flags = flags
+        self.play = play
 
     def snapshot(self, view: View = "player") -> dict[str, Any]:
         core = self.table.core
@@ -73,7 +54,7 @@ class TableFacade:
                     "board": "-" * board_size(size).squares, "events": [],
                     "heading": self._heading(view)}
         arb = core.arbiter
-        now = self.table.shown_time()
+        now = self.flags.shown_time()
         position = arb.position
         board = arb.last_board or position.board_string()
         b, w = position.counts()
@@ -242,19 +223,19 @@ class TableFacade:
         stamped in time could still count. The caller awaits what is returned."""
         if self.table.core is None:
             raise ActionError("the service is still starting")
-        if self.table.fall_unconfirmed():
+        if self.flags.fall_unconfirmed():
             return self._after_fall(data)
         self._step(data)
         return None
 
     async def _after_fall(self, data: dict[str, Any]) -> None:
-        while self.table.fall_unconfirmed():
+        while self.flags.fall_unconfirmed():
             await asyncio.sleep(FALL_POLL)
         self._step(data)
 
     def _step(self, data: dict[str, Any]) -> None:
         try:
-            self.table.step(data)
+            self.play.step(data)
         except ActionRefused as exc:
             raise ActionError(str(exc)) from None
         log.info("arbiter action: %s", data)

@@ -1,27 +1,33 @@
-"""A game's start and end in the service: its settings, the journal's new game, and
-its record files.
+"""A game's start and end in the service: its settings, the journal's new game or the
+resumed one, its record files, and play going on once the journal is written again.
 
 A game starts from the configuration (and a hub's next-game order), and ends by
 writing its records before the journal marks it finished, so a failure between the
 two resumes the game and writes the same records again rather than losing them.
+
+Resuming replays the journaled inputs through a fresh pure core, so the position,
+the clocks and the events come back exactly.
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from controller.errors import KaeshiError
-from controller.service.bootclock import BootStamp
+from controller.events import numbered
+from controller.service.choice import SourceChoice
 from controller.service.config import Config
 from controller.service.core import GameCore, GameSettings
 from controller.service.games import write_game_files
-from controller.service.journal import GameRow, Journal, JournalError
-from controller.service.recovery import JournalKeeper
+from controller.service.gametime import GameTime
+from controller.service.journal import GameRow, JournalError
+from controller.service.outputs import Outputs
+from controller.service.recovery import JournalKeeper, apply_journaled
 from controller.service.replay_logs import ReplayLogs
+from controller.service.table import Stepper, Table
 
 log = logging.getLogger("kaeshi.service")
 
@@ -49,33 +55,6 @@ def settings_from_config(config: Config, settled: bool = False,
     )
 
 
-class PlayedTable(Protocol):
-    """What starting and ending a game changes of the service."""
-
-    config: Config
-    journal: Journal | None
-    game: GameRow | None
-    core: GameCore | None
-    message: str
-    events: list[dict[str, Any]]
-    events_total: int
-    recent_boards: tuple[str | None, str | None]
-    board_seen: bool
-    #: The settings a hub's next_game order gave the next game (applied when it starts).
-    next_game_overrides: dict[str, Any] | None
-    #: The record files of the game that ended last.
-    finished_files: list[Path]
-    boot_clock: Callable[[], BootStamp]
-
-    def now(self) -> float: ...
-    def wall_time(self) -> float: ...
-    def set_base(self, t: float) -> None: ...
-    def refresh_state(self) -> None: ...
-    def show(self, arrival: float | None = None) -> None: ...
-    def source_settled(self) -> bool: ...
-    def source_press_wait(self) -> float: ...
-
-
 class ReplayDone(KaeshiError):
     """The configured log was already replayed to its end; nothing is left to do."""
 
@@ -83,27 +62,34 @@ class ReplayDone(KaeshiError):
 class GameLifecycle:
     """A game's start and end (see the module docstring)."""
 
-    def __init__(self, table: PlayedTable, logs: ReplayLogs, keeper: JournalKeeper) -> None:
+    def __init__(self, table: Table, time: GameTime, keeper: JournalKeeper,
+                 outputs: Outputs, logs: ReplayLogs, choice: SourceChoice,
+                 play: Stepper) -> None:
         self.table = table
-        self.logs = logs
+        self.config = table.config
+        self.time = time
         self.keeper = keeper
+        self.outputs = outputs
+        self.logs = logs
+        self.choice = choice
+        self.play = play
         #: The game is over but not yet marked finished in the journal.
         self.finish_pending = False
+        #: The record files of the game that ended last.
+        self.finished_files: list[Path] = []
+        #: The settings a hub's next_game order gave the next game (applied when it starts).
+        self.next_game_overrides: dict[str, Any] | None = None
 
     def open(self) -> None:
         """Open the journal and resume the unfinished game, or start a new one."""
-        table, config = self.table, self.table.config
+        table, config = self.table, self.config
         if (config["leds.driver"] == "board" and config["source.kind"] != "hall"
                 and not self.logs.injected):
             raise KaeshiError(f"{config.source}: leds.driver = \"board\" needs "
                               "source.kind = \"hall\" (the LEDs are on the sensor board)")
         if not self.logs.injected and config["source.kind"] == "sim":
             self.logs.check()  # a bad log stops start-up, before anything
-        try:
-            journal = table.journal = Journal(config["journal.path"],
-                                              boot_clock=table.boot_clock)
-        except OSError as exc:
-            raise JournalError(f"{config['journal.path']}: {exc}") from None
+        journal = self.keeper.open(config["journal.path"])
         for line in journal.recovery:
             log.warning("%s", line)
         try:
@@ -124,75 +110,158 @@ class GameLifecycle:
         if game is None:
             self.new_game()
             if journal.recovery:
-                table.message = "journal damaged, nothing left to resume: a new game begins"
+                table.say("journal damaged, nothing left to resume: a new game begins")
         else:
-            self.keeper.resume(game)
+            self.resume(game)
         if journal.recovery:
-            table.message = "; ".join([*journal.recovery, table.message])
+            table.say("; ".join([*journal.recovery, table.message]))
 
     def new_game(self) -> None:
-        assert self.table.journal is not None
-        settings = settings_from_config(self.table.config, self.table.source_settled(),
-                                        self.table.source_press_wait())
-        if self.table.next_game_overrides:
+        journal = self.keeper.journal
+        assert journal is not None
+        settings = settings_from_config(self.config, self.choice.settled(),
+                                        self.choice.press_wait())
+        if self.next_game_overrides:
             settings = GameSettings.from_dict({**settings.to_dict(),
-                                               **self.table.next_game_overrides})
-            self.table.next_game_overrides = None
+                                               **self.next_game_overrides})
+            self.next_game_overrides = None
         info: dict[str, Any] = {"settings": settings.to_dict(),
-                                "source": self.table.config["source.kind"]}
+                                "source": self.config["source.kind"]}
         sig = self.logs.signature()
         if sig is not None:
             info["log"] = sig
-        self.table.game = self.table.journal.new_game(info, self.table.wall_time())
-        self.table.core = GameCore(settings)
-        self.table.events = []
-        self.table.events_total = 0
-        self.table.board_seen = False
-        self.table.recent_boards = (None, None)
-        self.table.set_base(0.0)
-        log.info("new game %s", self.table.game.id)
+        game = journal.new_game(info, self.time.wall_time())
+        self.table.begin(game, GameCore(settings))
+        self.time.set_base(0.0)
+        log.info("new game %s", game.id)
+
+    def order(self, overrides: dict[str, Any]) -> None:
+        """A hub's next_game order: the next game's settings, applied when it starts."""
+        self.next_game_overrides = overrides
+
+    def amend(self, settings: dict[str, Any]) -> bool:
+        """Add ``settings`` to the next game's, if one is ordered."""
+        if self.next_game_overrides is None:
+            return False
+        self.next_game_overrides = {**self.next_game_overrides, **settings}
+        return True
+
+    def resume(self, game: GameRow) -> None:
+        """Replay the journaled inputs through a fresh core: same position, same clocks."""
+        journal = self.keeper.journal
+        assert journal is not None
+        settings = GameSettings.from_dict(game.info.get("settings", {}))
+        core = GameCore(settings)
+        replayed: list[dict[str, Any]] = []
+        journaled: list[dict[str, Any]] = []
+        last_wall = game.started
+        boards: list[str | None] = [None, None]
+        seen = False
+        for entry in journal.entries(game.id):
+            last_wall = entry.wall
+            if entry.kind == "input":
+                events = apply_journaled(core, entry)
+                replayed.extend(numbered(events, len(core.arbiter.moves)))
+                board = entry.data.get("obs", {}).get("board")
+                if board is not None:
+                    boards = [boards[1], board]
+                    seen = True
+            elif entry.kind == "event":
+                journaled.append(entry.data)
+        if [{k: v for k, v in d.items() if k != "n"} for d in replayed] != journaled:
+            log.warning(
+                "journal of game %s: replay gave %d events where %d were shown; "
+                "the replay is kept", game.id, len(replayed), len(journaled)
+            )
+        # the game's time goes on from its last input, not from a note written after
+        # it (a note's time is the wall's, and would shift a resumed replay's times)
+        last_t = core.t
+        self.table.resumed(game, core, replayed, (boards[0], boards[1]), seen)
+        policy = self.config["clock.resume"]
+        down = self.keeper.outage(last_wall)
+        charged = down.boot if policy == "charge" and down.boot is not None else 0.0
+        base = last_t + charged * self.time.scale
+        self.time.set_base(base)
+        log.info("resumed game %s at %.1fs after %d moves (%s; policy %s)",
+                 game.id, base, len(core.arbiter.moves), down.describe(), policy)
+        self.table.say(f"resumed after an interruption: {down.describe()}")
+        if policy == "charge":
+            self.table.add(f"; {charged:.1f} s charged to the side on move"
+                           if down.boot is not None else "")
+        if core.game_over:
+            self.table.refresh_state()
+            self.finish_game()  # the game ended just before the interruption
+            return
+        clock = core.clock
+        unmeasured = policy == "charge" and down.boot is None
+        if ((policy == "pause" or unmeasured) and clock is not None
+                and clock.running is not None and not clock.paused):
+            self.play.step({"action": "pause", "why": "restart"}, t=last_t)
+            if unmeasured:
+                # never charged silently: the arbiter sees both figures and decides
+                self.table.add("; nothing charged (the outage cannot be measured "
+                               "on a clock that does not jump): clock paused until "
+                               "the arbiter adjusts it and resumes")
+            else:
+                self.table.add("; clock paused until the arbiter resumes it")
+
+    def retry_journal(self) -> None:
+        """Try a write; once one succeeds, leave ``journal failed`` with the clock stopped."""
+        if not self.keeper.written_again():
+            return
+        self.table.refresh_state()
+        core = self.table.core
+        self.table.say("the journal is written again")
+        if (core is not None and core.clock is not None and core.clock.running is not None
+                and not core.paused and not core.game_over):
+            self.play.step({"action": "pause", "why": "journal"}, t=self.keeper.failed_at)
+            self.table.add("; the clock stands at the failure until the arbiter resumes it")
+        elif core is not None and core.game_over and self.finish_pending:
+            self.finish_game()
+        else:
+            self.keeper.note({"journal": "recovered"})
+        self.keeper.release()
+        self.outputs.show()
 
     def replace_unstarted_game(self) -> bool:
         """A hub's next_game: if no move of the current game is made yet, start the new
         game at once (the empty one is closed); otherwise it waits for this one's end."""
-        core = self.table.core
-        if (core is None or self.table.journal is None or self.table.game is None
+        core, journal = self.table.core, self.keeper.journal
+        if (core is None or journal is None or self.table.game is None
                 or core.game_over or core.started or core.arbiter.moves):
             return False
         # The new game is written first: whichever write fails, the journal's latest
         # unfinished game is the one in play, so a restart resumes the right one.
-        old, overrides = self.table.game, self.table.next_game_overrides
+        old, overrides = self.table.game, self.next_game_overrides
         try:
             self.new_game()
         except (JournalError, sqlite3.Error) as exc:
-            self.table.next_game_overrides = overrides  # still wanted once the journal is back
-            self.keeper.down(str(exc), self.table.now())
+            self.next_game_overrides = overrides  # still wanted once the journal is back
+            self.keeper.down(str(exc), self.time.now())
             return False
         try:
-            self.table.journal.finish_game(old.id, self.table.wall_time())
+            journal.finish_game(old.id, self.time.wall_time())
         except JournalError as exc:
             # the empty game stays unfinished in the journal; nothing of it is lost
-            self.keeper.down(str(exc), self.table.now())
+            self.keeper.down(str(exc), self.time.now())
         self.table.refresh_state()
-        self.table.show()
+        self.outputs.show()
         return True
 
     def finish_game(self) -> None:
         """Write the record files, then mark the game finished in the journal."""
-        table = self.table
-        core, journal, game = table.core, table.journal, table.game
+        core, journal, game = self.table.core, self.keeper.journal, self.table.game
         assert core is not None and journal is not None and game is not None
         self.finish_pending = True
-        folder = Path(self.table.config["games.folder"])
+        folder = Path(self.config["games.folder"])
         try:
-            self.table.finished_files = write_game_files(core.record(),
-                                                         game.id, folder)
+            self.finished_files = write_game_files(core.record(), game.id, folder)
         except OSError as exc:
             log.error("cannot write the game record into %s: %s", folder, exc)
-            self.table.message = f"cannot write the game record: {exc}"
+            self.table.say(f"cannot write the game record: {exc}")
             return
         try:
-            journal.finish_game(game.id, self.table.wall_time())
+            journal.finish_game(game.id, self.time.wall_time())
         except JournalError as exc:
             # the records are written; the journal still says "unfinished", so a restart
             # resumes this game and finishes it again (same record) rather than losing it
@@ -202,7 +271,7 @@ class GameLifecycle:
                 "written, but the journal could not mark the game finished")
             return
         self.finish_pending = False
-        names = ", ".join(p.name for p in self.table.finished_files)
+        names = ", ".join(p.name for p in self.finished_files)
         log.info("game %s written to %s: %s", game.id, folder, names)
         # the page shows file names only: the service's folders are no one else's business
-        self.table.message = f"Game record saved: {names}. Download it with the link above."
+        self.table.say(f"Game record saved: {names}. Download it with the link above.")

@@ -17,11 +17,12 @@ from controller.boardsize import board_size
 from controller.leds.drivers import LED_DRIVERS, LedSetup, make_leds
 from controller.leds.plan import LedDriver, Plan, plan_overlay, with_engine
 from controller.service.config import Config
+from controller.service.gametime import GameTime
 from controller.service.sources import Source
+from controller.service.table import Table
 from controller.squares import Color
-from controller.table_link.table import LinkedTable
 from controller.terminal import tell_terminal
-from controller.web.facade import ChangeNotifier, ServiceFacade, for_view
+from controller.web.facade import ServiceFacade, for_view
 
 if TYPE_CHECKING:
     from controller.clockhw import ClockPins
@@ -29,33 +30,38 @@ if TYPE_CHECKING:
     from controller.engine.seat import EngineSeat
     from controller.service.display import TerminalDisplay
     from controller.table_link.link import HubLink
+    from controller.table_link.table import LinkedTable
     from controller.web.server import WebServer
 
 log = logging.getLogger("kaeshi.service")
 
 
-class ShownTable(LinkedTable, Protocol):
-    """What the outputs draw from and report to: the game's state, the page's facade,
-    the service's clock, and where a clock button's press goes."""
-
-    notifier: ChangeNotifier
-    terminal: TerminalDisplay | None
-    token: str
-    facade: ServiceFacade
-    message: str
+class ClockFace(Protocol):
+    """The game time the clocks are shown at (a fall waiting to be confirmed stands)."""
 
     def shown_time(self) -> float: ...
-    def monotonic(self) -> float: ...
-    def clock_press(self, color: Color, at: float | None = None) -> None: ...
-    def clock_pause_button(self) -> None: ...
-    def show(self, arrival: float | None = None) -> None: ...
+
+
+class Buttons(Protocol):
+    """Where the clock's buttons go: the players' presses and the arbiter's pause."""
+
+    def press(self, color: Color, at: float | None) -> None: ...
+    def pause_button(self) -> None: ...
 
 
 class Outputs:
     """The devices and servers that show a table, and the drawing of each step."""
 
-    def __init__(self, table: ShownTable) -> None:
+    def __init__(self, table: Table, time: GameTime, terminal: TerminalDisplay | None,
+                 token: str) -> None:
         self.table = table
+        self.time = time
+        self.terminal = terminal
+        #: The arbiter's token (the web page's arbiter view).
+        self.token = token
+        #: What the terminal draws (the web page's view, given at :meth:`start`).
+        self.facade: ServiceFacade | None = None
+        self._face: ClockFace | None = None
         #: The board's lights ([leds]); some drivers also have ``run()`` and ``off()``.
         self.leds: LedDriver | None = None
         self.led_plan: Plan | None = None
@@ -85,6 +91,15 @@ class Outputs:
         if self.engine is not None:
             self.engine.changed()
 
+    def hub_changed(self) -> None:
+        """The hall link looks at the table (a note journaled, a next game set up)."""
+        if self.hub is not None:
+            self.hub.changed()
+
+    def hub_rounds(self) -> dict[str, int] | None:
+        """The round of each game the hub paired (None: no hall link)."""
+        return None if self.hub is None else self.hub.rounds
+
     def buzz(self) -> None:
         if self.clockhw is not None:
             self.clockhw.buzz()
@@ -104,15 +119,15 @@ class Outputs:
         self.led_plan = plan
         task = asyncio.ensure_future(self.leds.show(plan))
         if arrival is not None:
-            self.latencies.append((arrival, table.monotonic()))
+            self.latencies.append((arrival, self.time.monotonic()))
             del self.latencies[:-1000]
         task.add_done_callback(_log_task_error)
 
     def update_clock_display(self) -> None:
         core = self.table.core
-        if self.clockhw is None or core is None or core.clock is None:
+        if self.clockhw is None or self._face is None or core is None or core.clock is None:
             return
-        c = core.clocks(self.table.shown_time())
+        c = core.clocks(self._face.shown_time())
         running = Color(c["running"]) if c["running"] else None
         self.clockhw.show(c["black"], c["white"], running, c["paused"])
 
@@ -127,24 +142,30 @@ class Outputs:
 
     async def draw(self) -> None:
         """Keep the terminal view up to date (while the service runs)."""
-        table = self.table
-        assert table.terminal is not None
+        notifier, terminal, facade = self.table.notifier, self.terminal, self.facade
+        assert terminal is not None and facade is not None
         shown = -1
         last = 0.0
         while True:
             await asyncio.sleep(0.1)
-            if table.notifier.version != shown or table.monotonic() - last > 0.5:
-                shown = table.notifier.version
-                last = table.monotonic()
+            if notifier.version != shown or self.time.monotonic() - last > 0.5:
+                shown = notifier.version
+                last = self.time.monotonic()
                 try:
-                    table.terminal.update(for_view(table.facade.snapshot("arbiter"), "arbiter"))
+                    terminal.update(for_view(facade.snapshot("arbiter"), "arbiter"))
                 except Exception:  # the view must never take the service down
                     log.exception("terminal view failed")
 
-    async def start(self, source: Source) -> None:
+    async def start(self, source: Source, facade: ServiceFacade, face: ClockFace,
+                    buttons: Buttons, hall: LinkedTable) -> None:
+        """Open the devices and servers: the clock's ``buttons`` go where they say, the
+        web page shows ``facade``, the clock displays ``face``'s time, and the hall
+        link joins ``hall``."""
         table = self.table
         config = table.config
         self.source = source
+        self.facade = facade
+        self._face = face
         driver = config["leds.driver"]
         kind = LED_DRIVERS.get(driver)  # an unknown name is refused by make_leds
         covers = kind.covers if kind is not None else None
@@ -158,7 +179,7 @@ class Outputs:
         self.leds = make_leds(driver, LedSetup(
             source, table.notifier.notify, config["leds.order"], config.source))
         if config["clock.buttons"]:
-            self.clockhw = _open_clock_hardware(table)
+            self.clockhw = _open_clock_hardware(config, buttons, self.time)
         if config["web.enabled"]:
             from controller.web import WebServer
 
@@ -167,8 +188,8 @@ class Outputs:
                 from controller.web.phone_routes import phone_routes
 
                 routes = phone_routes(source)  # type: ignore[arg-type]
-            self.web = WebServer(table.facade, config["web.host"], config["web.port"],
-                                 table.token, extra_routes=routes,
+            self.web = WebServer(facade, config["web.host"], config["web.port"],
+                                 self.token, extra_routes=routes,
                                  ssl=_certificate(config),
                                  session_seconds=config["web.session_hours"] * 3600.0)
             await self.web.start()
@@ -186,7 +207,7 @@ class Outputs:
                               f"{qr_text(self.url + '/camera' + key)}{self.url}/camera{key}\n"
                               f"clock page: {self.url}/clock{key}\n"
                               f"both as QR codes: {self.url}/phone{key}")
-            if not tell_terminal(f"arbiter view: {self.url}/arbiter?token={table.token}") \
+            if not tell_terminal(f"arbiter view: {self.url}/arbiter?token={self.token}") \
                     and not config["web.token"]:
                 log.warning("web.token is empty and the output is not a terminal: the random "
                             "arbiter token cannot be shown; set web.token")
@@ -194,13 +215,13 @@ class Outputs:
             from controller.engine.seat import EngineSeat, spec_from_config
 
             plays = config["engine.plays"]
-            self.engine = EngineSeat(table, spec_from_config(config),
+            self.engine = EngineSeat(table, self.show, spec_from_config(config),
                                      None if plays == "none" else Color(plays))
             self.engine.changed()
         if config["hub.enabled"]:
             from controller.table_link.link import HubLink, link_settings
 
-            self.hub = HubLink(table, link_settings(config))
+            self.hub = HubLink(hall, link_settings(config))
             self.hub.start()
 
     def wants_engine(self) -> bool:
@@ -226,9 +247,8 @@ class Outputs:
         if self.leds is not None and hasattr(self.leds, "off"):
             with contextlib.suppress(Exception):
                 self.leds.off()
-        if self.table.terminal is not None:
-            self.table.terminal.update(for_view(self.table.facade.snapshot("arbiter"),
-                                                "arbiter"))
+        if self.terminal is not None and self.facade is not None:
+            self.terminal.update(for_view(self.facade.snapshot("arbiter"), "arbiter"))
 
 
 def _certificate(config: Config) -> tuple[str, str] | None:
@@ -268,16 +288,16 @@ def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable[..., object], *args
     loop.call_soon_threadsafe(fn, *args)
 
 
-def _open_clock_hardware(service: ShownTable) -> ClockHardware:
+def _open_clock_hardware(config: Config, buttons: Buttons, time: GameTime) -> ClockHardware:
     from controller.clockhw.hardware import ClockHardware
 
     loop = asyncio.get_running_loop()
     return ClockHardware(
-        clock_pins(service.config),
-        on_press=lambda color, t: _call_soon(loop, service.clock_press, color, t),
-        on_pause=lambda t: _call_soon(loop, service.clock_pause_button),
-        time_source=service.monotonic,  # the service's own clock: edges map to game time
-        display=service.config["clock.display"],
+        clock_pins(config),
+        on_press=lambda color, t: _call_soon(loop, buttons.press, color, t),
+        on_pause=lambda t: _call_soon(loop, buttons.pause_button),
+        time_source=time.monotonic,  # the service's own clock: edges map to game time
+        display=config["clock.display"],
     )
 
 

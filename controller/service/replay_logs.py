@@ -153,3 +153,32 @@ class ReplayLogs:
         files = list(self.counts)
         later = files[files.index(self.file) + 1:] if self.file in files else []
         return later[0] if later else None
+
+
+class ReplayClock:
+    """Where a replayed log's own times sit in game time: shifted once per log, so the
+    game's time continues (a replay, killed and resumed or not, is the same game)."""
+
+    def __init__(self) -> None:
+        self.offset: float | None = None  # service time minus log time, this log
+        #: The game time the service opened at (a replay's first reading continues it).
+        self.open_base = 0.0
+
+    def opened(self, base: float) -> None:
+        self.open_base = base
+
+    def next_log(self) -> None:
+        """The folder's next log: a new game, from game time 0."""
+        self.offset = None
+        self.open_base = 0.0
+
+    def time_of(self, t: float) -> float:
+        """The game time of a reading the log stamps ``t``."""
+        if self.offset is None:
+            self.offset = max(0.0, self.open_base - t)
+        return t + self.offset
+
+    def pending_time(self, pending: float) -> float:
+        """The game time of the reading the log holds next (the offset may not be fixed yet)."""
+        offset = self.offset if self.offset is not None else max(0.0, self.open_base - pending)
+        return pending + offset

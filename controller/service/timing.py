@@ -21,13 +21,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Protocol
 
-from controller.service.sources import Source
-
-if TYPE_CHECKING:
-    from controller.events import Event
-    from controller.service.core import GameCore
+from controller.service.gametime import GameTime
+from controller.service.recovery import JournalKeeper
+from controller.service.table import Stepper, Table
 
 log = logging.getLogger("kaeshi.service")
 
@@ -43,40 +41,38 @@ BUTTON_LATENCY = 0.1
 MAX_HELD_BACK = 1000
 
 
-class TimedTable(Protocol):
-    """What the flag's timer and the periodic checks need of the service."""
+class Inputs(Protocol):
+    """What the flag asks of the inputs (the intake): how late one may come, whether a
+    replay still holds one from before the fall, and the ones held back after it."""
 
-    core: GameCore | None
-
-    @property
-    def journal_problem(self) -> str | None: ...
-    @property
-    def scale(self) -> float: ...
-    def now(self) -> float: ...
-    def step(self, data: dict[str, Any], *, t: float | None = None,
-             arrival: float | None = None) -> list[Event]: ...
-    def input_latency(self) -> float:
+    def latency(self) -> float:
         """Real seconds the slowest live input may take from its stamp to the service."""
         ...
     def pending_before(self, fall: float) -> bool:
         """A replay still holds a reading stamped before ``fall`` (it is on its way)."""
         ...
-    def retry_journal(self) -> None: ...
-    def watch_sensor(self, source: Source) -> None:
-        """Say ``sensor lost`` if ``source`` has been silent too long."""
+    def flush_held_back(self) -> None:
+        """Take the readings held back while a fall was confirmed, in order."""
         ...
-    def update_clock_display(self) -> None: ...
 
 
 class FlagTimer:
     """The one timer for the flag's fall, the readings held back while a fall is being
     confirmed, and the periodic tick (see the module docstring)."""
 
-    def __init__(self, table: TimedTable) -> None:
+    def __init__(self, table: Table, time: GameTime, keeper: JournalKeeper,
+                 play: Stepper) -> None:
         self.table = table
+        self.time = time
+        self.keeper = keeper
+        self.play = play
         self.timer: asyncio.TimerHandle | None = None
-        #: Readings stamped after a fall not yet confirmed: (input, time, arrival).
-        self.held_back: list[tuple[dict[str, Any], float, float | None]] = []
+        self.inputs: Inputs | None = None
+
+    def follow(self, inputs: Inputs) -> None:
+        """The inputs whose latency and held readings the flag waits for (the intake,
+        made after the timer because it holds readings back by it)."""
+        self.inputs = inputs
 
     def schedule(self) -> None:
         """Set the one timer for the running side's flag fall (none while no time runs)."""
@@ -91,22 +87,30 @@ class FlagTimer:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # not running yet: run() schedules it
-        delay = max(0.0, (fall + self._wait() - self.table.now()) / self.table.scale)
+        delay = max(0.0, (fall + self._wait() - self.time.now()) / self.time.scale)
         self.timer = loop.call_later(delay, self._due, fall)
 
     def _wait(self) -> float:
         """Game seconds after a fall before it may be declared: the slowest input's latency."""
-        return self.table.input_latency() * self.table.scale
+        latency = 0.0 if self.inputs is None else self.inputs.latency()
+        return latency * self.time.scale
 
     def ready(self, fall: float) -> bool:
         """No press stamped before ``fall`` can still arrive: the flag may be declared."""
-        return self.table.now() >= fall + self._wait() and not self.table.pending_before(fall)
+        return self.time.now() >= fall + self._wait() and not self._pending_before(fall)
+
+    def _pending_before(self, fall: float) -> bool:
+        return self.inputs is not None and self.inputs.pending_before(fall)
+
+    def _flush(self) -> None:
+        if self.inputs is not None:
+            self.inputs.flush_held_back()
 
     def shown_time(self) -> float:
         """The game time the clocks are shown at: now, except while a fall waits to be
         confirmed, when they stand at zero with no flag, so a press stamped before the
         fall that then counts never takes back a flag somebody saw."""
-        now = self.table.now()
+        now = self.time.now()
         core = self.table.core
         if core is None or core.clock is None or core.game_over:
             return now
@@ -123,6 +127,10 @@ class FlagTimer:
         fall = core.clock.fall_time()
         return fall is not None and t >= fall and not self.ready(fall)
 
+    def fall_unconfirmed(self) -> bool:
+        """A flag has fallen and a press stamped before it may still arrive."""
+        return self.in_window(self.time.now())
+
     def settle_before(self, t: float) -> None:
         """A reading that stood before ``t`` counts at the instant it stood, before the
         input stamped ``t``: so whether the tick or the next input found it first (a
@@ -132,19 +140,7 @@ class FlagTimer:
             return
         due = core.arbiter.settles_at()
         if due is not None and due <= t:
-            self.table.step({"action": "elapse"}, t=due)
-
-    def flush_held_back(self) -> None:
-        """Take the readings held back while a fall was confirmed, in order."""
-        while self.held_back and self.table.journal_problem is None:
-            data, t, arrival = self.held_back[0]
-            if self.in_window(t):
-                return
-            self.held_back.pop(0)
-            try:
-                self.table.step(data, t=t, arrival=arrival)
-            except ValueError as exc:
-                log.warning("reading not used: %s", exc)
+            self.play.step({"action": "elapse"}, t=due)
 
     def cancel(self) -> None:
         if self.timer is not None:
@@ -154,60 +150,42 @@ class FlagTimer:
     def _due(self, fall: float) -> None:
         self.timer = None
         core = self.table.core
-        if core is None or core.clock is None or core.game_over or self.table.journal_problem:
+        if core is None or core.clock is None or core.game_over or self.keeper.problem:
             return
         if core.clock.fall_time() != fall:
             self.schedule()  # the clock changed since (it should have rescheduled)
             return
-        now = self.table.now()
+        now = self.time.now()
         if not self.ready(fall):
             # a timer may fire a hair early, or a replayed reading stamped before the
             # fall is still on its way: look again in a moment, declare nothing yet
-            wait = max(0.001, (fall + self._wait() - now) / self.table.scale)
+            wait = max(0.001, (fall + self._wait() - now) / self.time.scale)
             self.timer = asyncio.get_running_loop().call_later(
                 wait, self._due, fall)
             return
         try:
             # stamped with the fall itself: the readings held back keep their own times
-            self.table.step({"action": "flag"}, t=fall)
-            self.flush_held_back()
+            self.play.step({"action": "flag"}, t=fall)
+            self._flush()
         except Exception:
             log.exception("flag check failed")
 
-    async def tick(self, source: Source) -> None:
-        """Time-driven checks: a reading that stood, a silent sensor, a journal to retry,
-        the clock displays, and a fallen flag as a backstop to its timer."""
-        since_retry = 0.0
-        while True:
-            await asyncio.sleep(TICK)
-            try:
-                if self.table.journal_problem is not None:
-                    since_retry += TICK
-                    if since_retry >= JOURNAL_RETRY:
-                        since_retry = 0.0
-                        self.table.retry_journal()
-                    self.table.update_clock_display()
-                    continue
-                self._tick_once(source)
-            except Exception:  # a bug here must not stop the time checks for good
-                log.exception("time check failed")
-
-    def _tick_once(self, source: Source) -> None:
+    def check(self) -> None:
+        """One periodic check (:data:`TICK`): a fallen flag, as a backstop to its timer,
+        and a reading that stood."""
         core = self.table.core
         if core is None:
             return
-        if core.clock is not None and not core.game_over and core.clock.flag(self.table.now()):
+        if core.clock is not None and not core.game_over and core.clock.flag(self.time.now()):
             fall = core.clock.fall_time()
             if fall is None or self.ready(fall):
-                self.table.step({"action": "flag"}, t=fall)
-                self.flush_held_back()
+                self.play.step({"action": "flag"}, t=fall)
+                self._flush()
         due = core.arbiter.settles_at()
-        if (due is not None and not core.game_over and self.table.now() >= due
-                and not self.table.pending_before(due)):
+        if (due is not None and not core.game_over and self.time.now() >= due
+                and not self._pending_before(due)):
             # a raw source may report a board once and fall silent (a camera whose board
             # changed again before a second frame agreed): it counts once it stood, not
             # only at the next input, so the LEDs and corrections follow at once. It is
             # stamped with the instant it stood, not when the tick saw it.
-            self.table.step({"action": "elapse"}, t=due)
-        self.table.watch_sensor(source)
-        self.table.update_clock_display()
+            self.play.step({"action": "elapse"}, t=due)

@@ -128,7 +128,7 @@ class HubLink:
     def __init__(self, service: LinkedTable, settings: LinkSettings) -> None:
         self.service = service
         self.settings = settings
-        self.journal_path = Path(service.config["journal.path"])
+        self.journal_path = Path(service.table.config["journal.path"])
         self.publisher = TablePublisher(settings, self.journal_path)
         self._rounds_file = self.journal_path.with_name(self.journal_path.name + ".rounds")
         self.rounds: dict[str, int] = self._load_rounds()
@@ -156,7 +156,7 @@ class HubLink:
 
     def changed(self) -> None:
         """After a step: the new state to the publisher, which also reads the journal."""
-        svc = self.service
+        svc, time = self.service.table, self.service.time
         try:
             if svc.core is not None and svc.game is not None:
                 if self.next_round is not None and svc.game.id != self.next_round[1]:
@@ -164,7 +164,7 @@ class HubLink:
                     self.next_round = None
                 self.publisher.set_state(table_state(
                     self.settings.table, svc.game.id, svc.core, svc.states.state.value,
-                    self.rounds.get(svc.game.id), svc.now(), svc.wall_time(),
+                    self.rounds.get(svc.game.id), time.now(), time.wall_time(),
                 ))
             self.publisher.wake()
         except Exception:  # the hall link must never take the table down
@@ -213,12 +213,12 @@ class HubLink:
         self.changed()
 
     def _next_game(self, cmd: DownlinkCommand) -> None:
-        svc = self.service
-        svc.next_game_overrides = next_game_overrides(cmd)
-        self.next_round = (int(cmd.args["round"]), svc.game.id if svc.game else None)
-        if svc.play_held_log():
+        game = self.service.table.game
+        self.next_round = (int(cmd.args["round"]), game.id if game else None)
+        started = self.service.next_games.order_next_game(next_game_overrides(cmd))
+        if started == "held":
             log.info("round %s: the held log's game starts", cmd.args["round"])
-        elif svc.replace_unstarted_game():
+        elif started == "now":
             log.info("next game set up at once: round %s", cmd.args["round"])
         else:
             log.info("next game (round %s) starts when this one is over", cmd.args["round"])
@@ -226,20 +226,18 @@ class HubLink:
     def _toss(self, cmd: DownlinkCommand) -> Awaitable[None] | None:
         """The 伏せ石 of a round's game: the game waiting to start, if the round's
         next_game is kept for it, else the game in play, if it is that round's."""
-        a, svc = cmd.args, self.service
+        a, svc = cmd.args, self.service.table
         wanted = {"black": a["black"], "white": a["white"], "draws_allowed": False,
                   "draw_win_right": a["draw_win_right"]}
-        pending = svc.next_game_overrides
-        if (pending is not None and self.next_round is not None
-                and self.next_round[0] == a["round"]):
-            svc.next_game_overrides = {**pending, **wanted}
+        if (self.next_round is not None and self.next_round[0] == a["round"]
+                and self.service.next_games.amend_next_game(wanted)):
             log.info("round %s: the toss is kept for the next game", a["round"])
             return None
         if svc.game is None or self.rounds.get(svc.game.id) != a["round"]:
             # not paired here yet: the round's next_game, built after the toss, carries it
             log.info("round %s: the toss came before the pairing", a["round"])
             return None
-        return svc.facade.record_toss(a["black"], a["white"], a["draw_win_right"])
+        return self.service.facade.record_toss(a["black"], a["white"], a["draw_win_right"])
 
     def _set_round(self, game: str, round: int) -> None:
         self.rounds[game] = round

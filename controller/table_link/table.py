@@ -13,19 +13,43 @@ if TYPE_CHECKING:
     from controller.web.facade import ServiceFacade
 
 
-class LinkedTable(Protocol):
-    """What the link needs of the table it joins: its game, and the arbiter's actions
-    (``facade``: the web page's buttons, so an order is journaled like them)."""
+class LinkedGame(Protocol):
+    """The table's game as the link reports it."""
 
     config: Config
     core: GameCore | None
     game: GameRow | None
     states: StateMachine
-    facade: ServiceFacade
-    #: The settings a next_game order gives the next game (applied when it starts).
-    next_game_overrides: dict[str, Any] | None
+
+
+class Clocks(Protocol):
+    """The table's game time and wall clock (the state's figures carry both)."""
 
     def now(self) -> float: ...
     def wall_time(self) -> float: ...
-    def replace_unstarted_game(self) -> bool: ...
-    def play_held_log(self) -> bool: ...
+
+
+class NextGames(Protocol):
+    """Where a next_game order goes: the next game's settings, kept until it starts."""
+
+    def order_next_game(self, overrides: dict[str, Any]) -> str:
+        """Set up the next game; says whether it started ``"held"`` (a held log's game),
+        ``"now"`` (the unstarted game replaced) or waits (``"later"``)."""
+        ...
+    def amend_next_game(self, settings: dict[str, Any]) -> bool:
+        """Add ``settings`` to the next game's, if one is ordered (False: none is)."""
+        ...
+
+
+class LinkedTable(Protocol):
+    """What the link needs of the table it joins: its game, its clocks, and the arbiter's
+    actions (``facade``: the web page's buttons, so an order is journaled like them)."""
+
+    @property
+    def table(self) -> LinkedGame: ...
+    @property
+    def time(self) -> Clocks: ...
+    @property
+    def facade(self) -> ServiceFacade: ...
+    @property
+    def next_games(self) -> NextGames: ...

@@ -16,8 +16,8 @@ from controller.arbiter import Arbiter, ArbiterConfig, arbitrate
 from controller.arbiter.presswait import MAX_PRESS_WAIT, frames_after_press, press_wait
 from controller.cli import main
 from controller.observation import LogHeader, Observation
+from controller.service.choice import SourceChoice
 from controller.service.config import defaults
-from controller.service.intake import Intake
 from controller.simulator.prompt import prompt_presses
 from controller.squares import Color
 
@@ -134,9 +134,8 @@ def test_the_sensor_board_path_does_not_wait():
 ])
 def test_the_service_computes_the_wait_from_its_camera(kind, fps, header, want):
     config = defaults().replace(**{"source.kind": kind, "source.fps": fps})
-    intake = SimpleNamespace(table=SimpleNamespace(config=config),
-                             logs=SimpleNamespace(header=lambda: header))
-    assert Intake.source_press_wait(intake) == pytest.approx(want)  # type: ignore[arg-type]
+    choice = SimpleNamespace(config=config, logs=SimpleNamespace(header=lambda: header))
+    assert SourceChoice.press_wait(choice) == pytest.approx(want)  # type: ignore[arg-type]
 
 
 def test_arbitrate_fps_judges_presses_with_the_frames_after_them(tmp_path, capsys):

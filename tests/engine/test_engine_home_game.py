@@ -57,30 +57,31 @@ def test_a_whole_home_game_against_the_own_engine_at_its_defaults(tmp_path):
 
     async def play(board: str, color: Color) -> None:
         """Lay out the board after a move (or none: a pass) and press the mover's clock."""
-        n = len(service.core.arbiter.moves)
-        if board != service.core.arbiter.last_board:
+        n = len(service.table.core.arbiter.moves)
+        if board != service.table.core.arbiter.last_board:
             sim.set_board(board)
-            await _until(lambda: service.core.arbiter.last_board == board)
-        service.clock_press(color)
-        await _until(lambda: len(service.core.arbiter.moves) > n or service.core.game_over)
+            await _until(lambda: service.table.core.arbiter.last_board == board)
+        service.intake.press(color)
+        table = service.table
+        await _until(lambda: len(table.core.arbiter.moves) > n or table.core.game_over)
 
     async def scenario():
         sim.set_board("-" * 64)
         task = asyncio.create_task(service.run())
-        await _until(lambda: service.states.state is State.WAITING_FOR_START)
+        await _until(lambda: service.table.states.state is State.WAITING_FOR_START)
         sim.set_board(Position.start().board_string())
-        await _until(lambda: service.states.state is State.PLAYING)
-        service.clock_press(Color.WHITE)  # white starts black's clock
+        await _until(lambda: service.table.states.state is State.PLAYING)
+        service.intake.press(Color.WHITE)  # white starts black's clock
         timing(service.outputs.engine.client)
-        while not service.core.game_over:
-            pos = service.core.arbiter.position
+        while not service.table.core.game_over:
+            pos = service.table.core.arbiter.position
             if pos.to_move is Color.BLACK:  # the player: the first legal move, or a pass
                 squares = pos.legal_squares()
                 after = pos.play(squares[0]) if squares else pos
                 await play(after.board_string(), Color.BLACK)
                 continue
             await _until(lambda: (_engine(service).get("move") or {}).get("stage")
-                         in ("put", "press") or service.core.game_over, timeout=30)
+                         in ("put", "press") or service.table.core.game_over, timeout=30)
             move = _engine(service).get("move")
             if move is None:
                 continue
@@ -98,9 +99,9 @@ def test_a_whole_home_game_against_the_own_engine_at_its_defaults(tmp_path):
     finally:
         sim.stop()
     client = service.outputs.engine.client
-    moves = service.core.arbiter.moves
+    moves = service.table.core.arbiter.moves
     whites = [m for m in moves if m.player is Color.WHITE and m.square]
-    assert service.core.game_over and len(whites) >= 20 and len(lit) == len(whites)
+    assert service.table.core.game_over and len(whites) >= 20 and len(lit) == len(whites)
     assert client.spec.level == DEFAULT_LEVEL and client.name.startswith("Kaeshi")
     assert client.problem is None and client.failures == 0 and not client.gone
     assert len(asked) >= len(whites) - 1  # all but the first, which started the engine
@@ -108,6 +109,6 @@ def test_a_whole_home_game_against_the_own_engine_at_its_defaults(tmp_path):
         assert took < deadline
         # the engine's own account: it answered within the time per move
         assert own is not None and own <= SECONDS
-    assert not [e for e in service.events if e["event"] == "irregularity"]
+    assert not [e for e in service.table.events if e["event"] == "irregularity"]
     # the clock ran for the engine too
-    assert service.core.clocks(service.now())["white"] < cfg["clock.main"]
+    assert service.table.core.clocks(service.time.now())["white"] < cfg["clock.main"]

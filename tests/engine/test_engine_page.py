@@ -38,8 +38,8 @@ def test_the_page_names_the_engine_and_says_when_it_is_gone(tmp_path, browser):
 
     async def scenario():
         task = asyncio.create_task(service.run())
-        await _until(lambda: bool(service.url))
-        await asyncio.to_thread(browser.navigate, service.url + "/")
+        await _until(lambda: bool(service.outputs.url))
+        await asyncio.to_thread(browser.navigate, service.outputs.url + "/")
         await player.start()
         await player.own_move()
         await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
@@ -70,7 +70,7 @@ def test_the_page_names_the_engine_and_says_when_it_is_gone(tmp_path, browser):
         await task
 
     asyncio.run(scenario())
-    assert len(service.core.arbiter.moves) == 6
+    assert len(service.table.core.arbiter.moves) == 6
     assert browser.errors == []
 
 
@@ -97,8 +97,8 @@ def test_the_review_page_of_a_finished_game(tmp_path, data_dir):
 
         async def scenario():
             task = asyncio.create_task(service.run())
-            await _until(lambda: bool(service.url))
-            out = [await asyncio.to_thread(get, service.url + p) for p in paths]
+            await _until(lambda: bool(service.outputs.url))
+            out = [await asyncio.to_thread(get, service.outputs.url + p) for p in paths]
             service.stop()
             await task
             return out
@@ -122,11 +122,11 @@ def test_the_player_picks_the_engines_colour_and_level_on_the_page(tmp_path):
     player = Player(service, source)
 
     def post(body: dict) -> tuple[int, str]:
-        return post_json(service.url, "/api/engine", body)
+        return post_json(service.outputs.url, "/api/engine", body)
 
     async def scenario():
         task = asyncio.create_task(service.run())
-        await _until(lambda: bool(service.url))
+        await _until(lambda: bool(service.outputs.url))
         await player.start()
         await player.own_move()  # black
         await asyncio.sleep(0.3)
@@ -140,7 +140,7 @@ def test_the_player_picks_the_engines_colour_and_level_on_the_page(tmp_path):
         return square
 
     square = asyncio.run(scenario())
-    assert service.core.arbiter.moves[1].square == square
+    assert service.table.core.arbiter.moves[1].square == square
     assert service.outputs.engine.client.name == "Kaeshi3" and _engine(service)["level"] == 3
     assert _engine(service)["level_name"] == "club"  # the own engine's level by strength
 

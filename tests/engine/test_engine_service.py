@@ -73,21 +73,21 @@ class Player:
     async def start(self) -> None:
         self.show()
         self.source.queue.put_nowait(Reading(press=Color.WHITE))
-        await _until(lambda: self.service.core.started)
+        await _until(lambda: self.service.table.core.started)
 
     async def move(self, square: str, flips: list[str], color: Color) -> None:
-        n = len(self.service.core.arbiter.moves)
+        n = len(self.service.table.core.arbiter.moves)
         self.board[parse_square(square)] = color.symbol
         self.show()
         for sq in flips:
             self.board[parse_square(sq)] = color.symbol
         self.show()
         self.source.queue.put_nowait(Reading(press=color))
-        await _until(lambda: len(self.service.core.arbiter.moves) > n)
+        await _until(lambda: len(self.service.table.core.arbiter.moves) > n)
 
     async def own_move(self) -> None:
         """The side to move plays its first legal move, correctly."""
-        pos = self.service.core.arbiter.position
+        pos = self.service.table.core.arbiter.position
         sq = pos.legal_squares()[0]
         await self.move(sq, squares_of(pos.flips(sq)), pos.to_move)
 
@@ -120,17 +120,17 @@ def test_the_engine_plays_white_at_a_home_table(tmp_path):
             await player.own_move()  # black
             played.append(await _engine_move(player))
         hints = await service.facade.ask_hints(heat=True)  # black asks for every move's score
-        assert set(hints["scores"]) == set(service.core.arbiter.position.legal_squares())
+        assert set(hints["scores"]) == set(service.table.core.arbiter.position.legal_squares())
         assert _engine(service)["hints"]["heat"] is True
         service.stop()
         await task
         return played
 
     played = asyncio.run(scenario())
-    whites = [m.square for m in service.core.arbiter.moves if m.player is Color.WHITE]
+    whites = [m.square for m in service.table.core.arbiter.moves if m.player is Color.WHITE]
     assert whites == played
     assert service.outputs.engine.client.name.startswith("Kaeshi")
-    assert service.core.clocks(service.now())["white"] < 1200.0  # white's clock ran too
+    assert service.table.core.clocks(service.time.now())["white"] < 1200.0  # white's clock ran too
 
 
 @pytest.mark.parametrize("mode", ["hang", "crash", "garbage"])
@@ -157,7 +157,7 @@ def test_an_engine_failing_mid_game_leaves_the_game_going(tmp_path, mode):
         await player.own_move()
         # ... and fails again: now it is gone, and the page says so
         await _until(lambda: _engine(service).get("status") == "gone"
-                     and service.message.startswith("engine: "))
+                     and service.table.message.startswith("engine: "))
         snap = service.facade.snapshot("player")
         assert snap["engine"]["gone"] and snap["engine"]["problem"]
         assert "engine" in snap["message"]
@@ -169,16 +169,16 @@ def test_an_engine_failing_mid_game_leaves_the_game_going(tmp_path, mode):
 
     asyncio.run(scenario())
     assert marker.read_text().count("started") == 2
-    moves = service.core.arbiter.moves
+    moves = service.table.core.arbiter.moves
     assert len(moves) == 13 and all(m.square for m in moves)
     # nothing lost: every move is in the journal, and a resume rebuilds them all
     journal = Journal(tmp_path / "journal.sqlite")
     assert sum(e.data["event"] == "move"
-               for e in journal.entries(service.game.id, ("event",))) == 13
+               for e in journal.entries(service.table.game.id, ("event",))) == 13
     journal.close()
     resumed = Service(cfg.replace(**{"engine.plays": "none"}), source=QueueSource())
     resumed.open()
-    assert [m.square for m in resumed.core.arbiter.moves] == [m.square for m in moves]
+    assert [m.square for m in resumed.table.core.arbiter.moves] == [m.square for m in moves]
 
 
 @pytest.mark.parametrize("mode", ["tournament", "record"])
@@ -198,7 +198,7 @@ def test_no_engine_is_started_or_consulted_outside_home(tmp_path, mode):
             await player.own_move()
         with pytest.raises(ActionError, match="rule 21"):
             await service.facade.ask_hints(heat=False)
-        status, body = await asyncio.to_thread(post_json, service.url, "/api/hint",
+        status, body = await asyncio.to_thread(post_json, service.outputs.url, "/api/hint",
                                               {"heat": True}, 5)
         service.stop()
         await task
@@ -211,7 +211,7 @@ def test_no_engine_is_started_or_consulted_outside_home(tmp_path, mode):
         snap = service.facade.snapshot(view)
         assert "engine" not in snap
         assert "hints" not in json.dumps(snap)
-    assert len(service.core.arbiter.moves) == 6
+    assert len(service.table.core.arbiter.moves) == 6
 
 
 def test_the_engine_playing_black_opens_the_game(tmp_path):
@@ -232,8 +232,8 @@ def test_the_engine_playing_black_opens_the_game(tmp_path):
         return move["square"]
 
     first = asyncio.run(scenario())
-    assert service.core.arbiter.moves[0].square == first
-    assert service.core.arbiter.moves[0].player is Color.BLACK
+    assert service.table.core.arbiter.moves[0].square == first
+    assert service.table.core.arbiter.moves[0].player is Color.BLACK
 
 
 def test_a_handicap_game_against_the_engine_at_a_home_table(tmp_path):
@@ -248,7 +248,7 @@ def test_a_handicap_game_against_the_engine_at_a_home_table(tmp_path):
         task = asyncio.create_task(service.run())
         player.show()
         source.queue.put_nowait(Reading(press=Color.BLACK))  # black's press starts white
-        await _until(lambda: service.core.started)
+        await _until(lambda: service.table.core.started)
         first = await _engine_move(player)
         await player.own_move()
         await _engine_move(player)
@@ -257,13 +257,13 @@ def test_a_handicap_game_against_the_engine_at_a_home_table(tmp_path):
         return first
 
     first = asyncio.run(scenario())
-    moves = service.core.arbiter.moves
+    moves = service.table.core.arbiter.moves
     assert [m.player for m in moves] == [Color.WHITE, Color.BLACK, Color.WHITE]
     assert moves[0].square == first and Position.handicap(2).is_legal(first)
-    assert service.core.record().start == Position.handicap(2)
+    assert service.table.core.record().start == Position.handicap(2)
     resumed = Service(service.config.replace(**{"engine.plays": "none"}), source=QueueSource())
     resumed.open()
-    assert resumed.core.arbiter.position == service.core.arbiter.position
+    assert resumed.table.core.arbiter.position == service.table.core.arbiter.position
 
 
 
@@ -289,9 +289,9 @@ def test_a_forgotten_flip_on_the_engines_move_pointed_out_and_fixed_asks_no_seco
         assert move["flips"], "the engine's first reply turns a disc"
         forgotten, kept = move["flips"][0], move["flips"][1:]
         await player.move(move["square"], kept, Color.WHITE)  # one flip forgotten
-        n = len(service.core.arbiter.moves)
+        n = len(service.table.core.arbiter.moves)
         source.queue.put_nowait(Reading(press=Color.BLACK))  # black points it out
-        await _until(lambda: service.core.arbiter.flow().stage == "pointed_out")
+        await _until(lambda: service.table.core.arbiter.flow().stage == "pointed_out")
         await asyncio.sleep(0.3)  # time for a (wrong) second request to go out
         shown = _engine(service)["move"]
         seen.append(shown["text"])
@@ -299,26 +299,26 @@ def test_a_forgotten_flip_on_the_engines_move_pointed_out_and_fixed_asks_no_seco
         assert service.outputs.engine.asked == asked
         player.board[parse_square(forgotten)] = Color.WHITE.symbol  # put right
         player.show()
-        await _until(lambda: service.core.arbiter.flow().stage == "put_right")
+        await _until(lambda: service.table.core.arbiter.flow().stage == "put_right")
         source.queue.put_nowait(Reading(press=Color.WHITE))
-        await _until(lambda: service.core.arbiter.to_move is Color.BLACK
-                     and service.core.arbiter.phase == "turn")
+        await _until(lambda: service.table.core.arbiter.to_move is Color.BLACK
+                     and service.table.core.arbiter.phase == "turn")
         await asyncio.sleep(0.3)
         assert service.outputs.engine.asked == asked
         assert _engine(service)["move"] is None
         seen.append(_engine(service)["done"]["text"])
-        assert len(service.core.arbiter.moves) == n
+        assert len(service.table.core.arbiter.moves) == n
         service.stop()
         await task
 
     asyncio.run(scenario())
-    square = service.core.arbiter.moves[-1].square
-    assert [m.square for m in service.core.arbiter.moves].count(None) == 0  # no pass
+    square = service.table.core.arbiter.moves[-1].square
+    assert [m.square for m in service.table.core.arbiter.moves].count(None) == 0  # no pass
     assert seen[0].startswith(f"Engine (White): put a white disc on {square}, then turn ")
     assert seen[1].startswith(f"The engine's move {square} was not carried out as shown. "
                               "Pointed out: White must turn the disc on ")
     assert seen[2] == f"Engine (White): played {square}."
-    assert "corrected" in service.core.arbiter.moves[-1].comment
+    assert "corrected" in service.table.core.arbiter.moves[-1].comment
 
 
 def test_the_engines_square_wins_over_the_legal_moves_on_the_leds_and_the_page(tmp_path):
@@ -335,7 +335,7 @@ def test_the_engines_square_wins_over_the_legal_moves_on_the_leds_and_the_page(t
         await player.own_move()  # black; white (the engine) to move, its moves all legal
         await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
         square = _engine(service)["move"]["square"]
-        legal = service.core.arbiter.position.legal_squares()
+        legal = service.table.core.arbiter.position.legal_squares()
         assert square in legal and len(legal) > 1
         await _until(lambda: service.outputs.led_plan is not None
                      and service.outputs.led_plan[square].rgb == (255, 255, 255))

@@ -38,8 +38,9 @@ class HeldActions:
 
 
 def _link(tmp_path: Path, actions: HeldActions) -> tuple[HubLink, list[int]]:
-    service = SimpleNamespace(config={"journal.path": str(tmp_path / "journal.sqlite")},
-                              core=None, game=None, facade=actions)
+    table = SimpleNamespace(config={"journal.path": str(tmp_path / "journal.sqlite")},
+                            core=None, game=None)
+    service = SimpleNamespace(table=table, facade=actions)
     link = HubLink(service, LinkSettings(BrokerSettings(), 1, "open"))  # type: ignore[arg-type]
     changes: list[int] = []
     link.changed = lambda: changes.append(len(actions.done))  # type: ignore[method-assign]

@@ -135,7 +135,7 @@ def test_the_spectator_board_is_the_tables_official_board_after_a_forgotten_flip
     assert after_d6[4 * 8 + 3] == "X"  # d5: row 5, column d
     # the last view is the table's own final position
     final = delayed_table(4, stored, 1000.0 + len(messages) * STEP + DELAY, DELAY)
-    assert final.board == service.core.position()["board"]
+    assert final.board == service.table.core.position()["board"]
     assert [m["square"] for m in final.moves] == [
         e["square"] for e in events if e["event"] == "move"]
 

@@ -104,36 +104,36 @@ def _service(tmp_path) -> Service:
 def test_the_hubs_toss_order_is_journaled_and_survives_a_restart(tmp_path):
     service = _service(tmp_path)
     link = HubLink(service, LinkSettings(BrokerSettings(), table=7, event="open"))
-    game = service.game.id
+    game = service.table.game.id
     link.rounds[game] = 3  # the hub's next_game gave this game round 3
     order = decode_command(encode_command(toss(3, "Murakami", "Tanida", "black")))
     link.execute(order)
-    s = service.core.settings
+    s = service.table.core.settings
     assert (s.black, s.white, s.draw_win_right, s.draws_allowed) == (
         "Murakami", "Tanida", "black", False)
     # an order for another round does nothing to this game
     link.execute(toss(4, "Tanida", "Murakami", "white"))
-    assert service.core.settings.black == "Murakami"
-    service.journal.close()
+    assert service.table.core.settings.black == "Murakami"
+    service.keeper.journal.close()
 
     again = _service(tmp_path)  # the table restarts: its journal resumes the game
-    assert again.game.id == game
-    s = again.core.settings
+    assert again.table.game.id == game
+    s = again.table.core.settings
     assert (s.black, s.white, s.draw_win_right) == ("Murakami", "Tanida", "black")
-    assert again.core.arbiter.config.draw_win_right is Color.BLACK
-    again.journal.close()
+    assert again.table.core.arbiter.config.draw_win_right is Color.BLACK
+    again.keeper.journal.close()
 
 
 def test_a_toss_for_the_game_waiting_to_start_is_kept_with_its_next_game(tmp_path):
     service = _service(tmp_path)
     link = HubLink(service, LinkSettings(BrokerSettings(), table=7, event="open"))
-    service.core.started = True  # this game is under way: round 5's game waits for it
-    service.next_game_overrides = {"black": "Tanida", "white": "Murakami", "main": 1200.0,
-                                   "draw_win_right": "none", "draws_allowed": False}
-    link.next_round = (5, service.game.id)
+    service.table.core.started = True  # this game is under way: round 5's game waits for it
+    service.lifecycle.order({"black": "Tanida", "white": "Murakami", "main": 1200.0,
+                             "draw_win_right": "none", "draws_allowed": False})
+    link.next_round = (5, service.table.game.id)
     link.execute(toss(5, "Murakami", "Tanida", "white"))
-    assert service.next_game_overrides == {
+    assert service.lifecycle.next_game_overrides == {
         "black": "Murakami", "white": "Tanida", "main": 1200.0,
         "draw_win_right": "white", "draws_allowed": False}
-    assert service.core.settings.black == "Tanida"  # the game in play is not touched
-    service.journal.close()
+    assert service.table.core.settings.black == "Tanida"  # the game in play is not touched
+    service.keeper.journal.close()

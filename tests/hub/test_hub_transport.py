@@ -323,11 +323,12 @@ def test_a_table_game_reaches_the_hub_exactly_and_the_hub_can_pause_it(
         task = asyncio.create_task(service.run())
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, lambda: until(
-            lambda: service.core.arbiter.moves and service.core.clock.running is not None
+            lambda: service.table.core.arbiter.moves
+            and service.table.core.clock.running is not None
             and store.table(6) is not None and store.table(6).state is not None
             and store.table(6).state.moves >= 10, what="moves at the hub"))
         hub.send(6, DownlinkCommand("pause"))
-        await loop.run_in_executor(None, lambda: until(lambda: service.core.paused,
+        await loop.run_in_executor(None, lambda: until(lambda: service.table.core.paused,
                                                        what="the pause"))
         # a bad order (its own clock is paused already) is refused, and the table plays on
         hub.send(6, DownlinkCommand("pause"))
@@ -337,15 +338,15 @@ def test_a_table_game_reaches_the_hub_exactly_and_the_hub_can_pause_it(
         # the hub's last acks are still on their way back: a table stopped before
         # they arrive resends those events on its next start, which is not this test
         await loop.run_in_executor(None, lambda: until(
-            lambda: _acked(tmp_path, service.game.id)
-            == len(_journal_events(tmp_path / "journal.sqlite", service.game.id)),
+            lambda: _acked(tmp_path, service.table.game.id)
+            == len(_journal_events(tmp_path / "journal.sqlite", service.table.game.id)),
             what="the hub's acks at the table"))
         service.stop()
         await task
 
     try:
         asyncio.run(play())
-        game = service.game.id
+        game = service.table.game.id
         journaled = _journal_events(tmp_path / "journal.sqlite", game)
         until(lambda: len(store.events(6, game)) == len(journaled), what="all events")
         assert [e.event for e in store.events(6, game)] == journaled
@@ -373,7 +374,7 @@ def test_next_game_from_the_hub_sets_up_an_unstarted_table(broker, tmp_path, sim
                       source=LogSource([Observation(0.0, board="-" * 64)], speed=200.0),
                       exit_when_done=False)
     service.open()
-    first = service.game.id
+    first = service.table.game.id
 
     async def run():
         task = asyncio.create_task(service.run())
@@ -390,13 +391,14 @@ def test_next_game_from_the_hub_sets_up_an_unstarted_table(broker, tmp_path, sim
 
     try:
         asyncio.run(run())
-        s = service.core.settings
-        assert service.game.id != first
+        s = service.table.core.settings
+        assert service.table.game.id != first
         assert (s.black, s.white, s.main, s.draw_win_right, s.draws_allowed) == (
             "Tanida", "Murakami", 1800.0, "white", False)
         state = store.table(7).state
-        assert (state.black, state.white, state.game) == ("Tanida", "Murakami", service.game.id)
-        assert store.game_info(7, service.game.id).round == 3
+        assert (state.black, state.white, state.game) == (
+            "Tanida", "Murakami", service.table.game.id)
+        assert store.game_info(7, service.table.game.id).round == 3
     finally:
         hub.stop()
 
@@ -406,7 +408,7 @@ def test_a_table_without_a_broker_plays_and_records_as_always(tmp_path, sim_log)
     service = Service(_table_config(tmp_path, dead, 1), source=LogSource(sim_log, speed=400.0))
     service.open()
     assert asyncio.run(service.run()) == 0
-    assert service.core.game_over and len(service.finished_files) == 3
+    assert service.table.core.game_over and len(service.lifecycle.finished_files) == 3
     assert service.outputs.hub is not None and not service.outputs.hub.publisher.connected.is_set()
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from controller.service.intake import device_key
+from controller.service.choice import device_key
 
 
 @dataclass(frozen=True)

@@ -121,7 +121,7 @@ class LiveTable:
         return asyncio.run_coroutine_threadsafe(call(), self.loop).result(10)
 
     def events(self) -> list[dict[str, Any]]:
-        return self.on_loop(lambda: list(self.service.events))
+        return self.on_loop(lambda: list(self.service.table.events))
 
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self.service.stop)

@@ -18,7 +18,7 @@ def test_the_table_serves_https_with_a_certificate_it_made_once(tmp_path):
                       **{"web.https": "on", "web.certificate": str(certs)})
     try:
         port = table.service.outputs.web.port
-        assert table.service.url.startswith("https://")
+        assert table.service.outputs.url.startswith("https://")
         cert = certs / "cert.pem"
         assert stat.S_IMODE((certs / "key.pem").stat().st_mode) == 0o600
         with httpx.Client(verify=ssl.create_default_context(cafile=str(cert))) as client:

@@ -71,10 +71,10 @@ def test_a_replayed_game_is_judged_journaled_and_recorded(tmp_path, real_game):
     service.open()
     assert asyncio.run(service.run()) == 0
 
-    assert service.states.state is State.GAME_OVER
-    files = sorted(p.suffix for p in service.finished_files)
+    assert service.table.states.state is State.GAME_OVER
+    files = sorted(p.suffix for p in service.lifecycle.finished_files)
     assert files == [".ggf", ".json", ".txt"]
-    rec = load_games(tmp_path / "games" / f"{service.game.id}.json")[0]
+    rec = load_games(tmp_path / "games" / f"{service.table.game.id}.json")[0]
     pure = Arbiter(ArbiterConfig(clock=True))
     for obs in log:
         pure.feed(obs)
@@ -84,22 +84,22 @@ def test_a_replayed_game_is_judged_journaled_and_recorded(tmp_path, real_game):
     assert rec.black == "B. Player" and rec.result == real_game.result
     assert rec.time_control == "20:00"
     assert all(m.time is not None and m.time > 0 for m in rec.moves if m.square)
-    ggf = (tmp_path / "games" / f"{service.game.id}.ggf").read_text()
+    ggf = (tmp_path / "games" / f"{service.table.game.id}.ggf").read_text()
     assert "Black did not turn the disc on e5" in ggf and "PB[B. Player]" in ggf
-    txt = (tmp_path / "games" / f"{service.game.id}.txt").read_text()
+    txt = (tmp_path / "games" / f"{service.table.game.id}.txt").read_text()
     assert "# move 9 black" in txt and txt.splitlines()[-1] == "".join(real_game.transcript_moves())
     # The flagged disc was lit as "still to turn" in home mode, then cleared.
-    flag = next(e for e in service.events if e["event"] == "irregularity")
+    flag = next(e for e in service.table.events if e["event"] == "irregularity")
     assert any(flag["squares"][0] in p for p in plans)
 
     journal = Journal(tmp_path / "journal.sqlite")
-    states = [e.data["to"] for e in journal.entries(service.game.id, ("state",))]
+    states = [e.data["to"] for e in journal.entries(service.table.game.id, ("state",))]
     assert states[0] == "waiting_for_board" and states[-1] == "game_over"
     assert "playing" in states
     # A still board is not journaled frame by frame: fewer inputs than readings.
-    inputs = list(journal.entries(service.game.id, ("input",)))
+    inputs = list(journal.entries(service.table.game.id, ("input",)))
     assert len(inputs) < len(log)
-    assert journal.game(service.game.id).finished is not None
+    assert journal.game(service.table.game.id).finished is not None
 
 
 def test_resume_pauses_the_clock_at_the_last_journaled_instant(tmp_path, real_game):
@@ -112,25 +112,27 @@ def test_resume_pauses_the_clock_at_the_last_journaled_instant(tmp_path, real_ga
                     boot_clock=boot)
     first.open()
     asyncio.run(first.run())
-    assert not first.core.game_over
-    moves = len(first.core.arbiter.moves)
-    last_clock = list(Journal(tmp_path / "journal.sqlite").entries(first.game.id, ("clock",)))[-1]
+    assert not first.table.core.game_over
+    moves = len(first.table.core.arbiter.moves)
+    last_clock = list(Journal(tmp_path / "journal.sqlite").entries(first.table.game.id,
+                                                                   ("clock",)))[-1]
     assert last_clock.data["running"] is not None and not last_clock.data["paused"]
 
     wall[0] += 300.0  # five minutes of power cut
     up[0] += 300.0
     second = Service(cfg, source=QueueSource(), wall=lambda: wall[0], boot_clock=boot)
     second.open()
-    assert second.game.id == first.game.id
-    assert len(second.core.arbiter.moves) == moves
-    assert second.core.arbiter.position == first.core.arbiter.position
-    assert second.states.state is State.PAUSED
-    clocks = second.core.clocks(second.now() + 50)  # paused: no time runs
+    assert second.table.game.id == first.table.game.id
+    assert len(second.table.core.arbiter.moves) == moves
+    assert second.table.core.arbiter.position == first.table.core.arbiter.position
+    assert second.table.states.state is State.PAUSED
+    clocks = second.table.core.clocks(second.time.now() + 50)  # paused: no time runs
     running = last_clock.data["running"]
-    assert clocks[running] == pytest.approx(first.core.clocks(last_clock.t)[running], abs=1e-6)
-    assert "resumed after an interruption: 300.0 s by the boot clock" in second.message
+    assert clocks[running] == pytest.approx(first.table.core.clocks(last_clock.t)[running],
+                                            abs=1e-6)
+    assert "resumed after an interruption: 300.0 s by the boot clock" in second.table.message
     second.facade.resume()
-    assert not second.core.paused
+    assert not second.table.core.paused
     # The replay continues after the last journaled reading; what follows it in the
     # log can only be repeats of a still board, which were not journaled.
     cursor = second.keeper.resume_cursor()
@@ -148,16 +150,16 @@ def test_charge_policy_charges_the_outage_to_the_side_on_move(tmp_path, real_gam
                     boot_clock=boot)
     first.open()
     asyncio.run(first.run())
-    t_last = first.core.t
-    running = first.core.clock.running
-    before = first.core.clocks(t_last)[running.value]
+    t_last = first.table.core.t
+    running = first.table.core.clock.running
+    before = first.table.core.clocks(t_last)[running.value]
     wall[0] += 120.0
     up[0] += 120.0
     second = Service(cfg, source=QueueSource(), wall=lambda: wall[0], boot_clock=boot)
     second.open()
-    after = second.core.clocks(second.now())[running.value]
+    after = second.table.core.clocks(second.time.now())[running.value]
     assert before - after == pytest.approx(120.0, abs=0.5)
-    assert not second.core.paused
+    assert not second.table.core.paused
 
 
 def test_sensor_lost_is_a_state_and_the_game_goes_on(tmp_path):
@@ -169,34 +171,35 @@ def test_sensor_lost_is_a_state_and_the_game_goes_on(tmp_path):
 
     async def scenario():
         task = asyncio.create_task(service.run())
-        await _until(lambda: service.states.state is State.WAITING_FOR_BOARD)
+        await _until(lambda: service.table.states.state is State.WAITING_FOR_BOARD)
         source.queue.put_nowait(Reading(board="-" * 64))
-        await _until(lambda: service.states.state is State.WAITING_FOR_START)
+        await _until(lambda: service.table.states.state is State.WAITING_FOR_START)
         for _ in range(2):
             source.queue.put_nowait(Reading(board=start))
         source.queue.put_nowait(Reading(press=Color.WHITE))
-        await _until(lambda: service.states.state is State.PLAYING)
+        await _until(lambda: service.table.states.state is State.PLAYING)
         source.queue.put_nowait(LinkChange(False, "disconnected: cable pulled"))
-        await _until(lambda: service.states.state is State.SENSOR_LOST)
+        await _until(lambda: service.table.states.state is State.SENSOR_LOST)
         assert "cable pulled" in service.facade.snapshot()["message"]
         # A driver that fails outright is a lost sensor too, not a crash.
         source.queue.put_nowait(OSError("device vanished"))
         await asyncio.sleep(0.05)
-        assert service.states.state is State.SENSOR_LOST and not task.done()
+        assert service.table.states.state is State.SENSOR_LOST and not task.done()
         await asyncio.sleep(2.1)  # the service retries the source
         source.queue.put_nowait(LinkChange(True, "reconnected"))
-        await _until(lambda: service.states.state is State.PLAYING)
+        await _until(lambda: service.table.states.state is State.PLAYING)
         for _ in range(2):
             source.queue.put_nowait(Reading(board=after_f5))
         source.queue.put_nowait(Reading(press=Color.BLACK))
-        await _until(lambda: len(service.core.arbiter.moves) == 1)
+        await _until(lambda: len(service.table.core.arbiter.moves) == 1)
         service.stop()
         await task
 
     asyncio.run(scenario())
-    assert service.events[0]["square"] == "f5"
+    assert service.table.events[0]["square"] == "f5"
     notes = [
-        e.data for e in Journal(tmp_path / "journal.sqlite").entries(service.game.id, ("note",))
+        e.data for e in Journal(tmp_path / "journal.sqlite").entries(service.table.game.id,
+                                                                     ("note",))
     ]
     assert {"link": "down", "detail": "disconnected: cable pulled"} in notes
 
@@ -220,26 +223,26 @@ def test_a_board_reported_once_counts_once_it_stood_and_resume_agrees(tmp_path):
 
     async def scenario():
         task = asyncio.create_task(service.run())
-        await _until(lambda: service.states.state is State.WAITING_FOR_BOARD)
+        await _until(lambda: service.table.states.state is State.WAITING_FOR_BOARD)
         source.queue.put_nowait(Reading(board=start.board_string()))
         source.queue.put_nowait(Reading(press=Color.WHITE))
-        await _until(lambda: service.states.state is State.PLAYING)
+        await _until(lambda: service.table.states.state is State.PLAYING)
         source.queue.put_nowait(Reading(board=f5))
-        await _until(lambda: service.core.arbiter.overlay().pending == ["e5"])
+        await _until(lambda: service.table.core.arbiter.overlay().pending == ["e5"])
         source.queue.put_nowait(Reading(board=start.play("f5").board_string()))
-        await _until(lambda: service.core.arbiter.overlay().pending == [])
-        assert service.core.arbiter.last_board == start.play("f5").board_string()
+        await _until(lambda: service.table.core.arbiter.overlay().pending == [])
+        assert service.table.core.arbiter.last_board == start.play("f5").board_string()
         service.stop()
         await task
 
     asyncio.run(scenario())
-    inputs = [e.data for e in Journal(tmp_path / "journal.sqlite").entries(service.game.id,
+    inputs = [e.data for e in Journal(tmp_path / "journal.sqlite").entries(service.table.game.id,
                                                                            ("input",))]
     assert inputs.count({"action": "elapse"}) == 2
     resumed = Service(service.config, source=QueueSource())
     resumed.open()
-    assert resumed.core.arbiter.stable.masks() == service.core.arbiter.stable.masks()
-    assert resumed.core.arbiter.overlay() == service.core.arbiter.overlay()
+    assert resumed.table.core.arbiter.stable.masks() == service.table.core.arbiter.stable.masks()
+    assert resumed.table.core.arbiter.overlay() == service.table.core.arbiter.overlay()
 
 
 def test_a_settled_source_counts_a_board_at_once_and_resume_keeps_it(tmp_path):
@@ -254,26 +257,26 @@ def test_a_settled_source_counts_a_board_at_once_and_resume_keeps_it(tmp_path):
 
     async def scenario():
         task = asyncio.create_task(service.run())
-        await _until(lambda: len(service.core.arbiter.moves) == 1)
+        await _until(lambda: len(service.table.core.arbiter.moves) == 1)
         service.stop()
         await task
 
     asyncio.run(scenario())
-    assert [(e["event"], e.get("square"), e.get("flips")) for e in service.events] == [
+    assert [(e["event"], e.get("square"), e.get("flips")) for e in service.table.events] == [
         ("move", "f5", ["e5"]),
     ]
     journal = Journal(tmp_path / "journal.sqlite")
-    inputs = [e.data for e in journal.entries(service.game.id, ("input",))]
+    inputs = [e.data for e in journal.entries(service.table.game.id, ("input",))]
     assert {"action": "elapse"} not in inputs  # nothing was left for time to confirm
     journal.close()
-    assert service.game.info["settings"]["settled"] is True
+    assert service.table.game.info["settings"]["settled"] is True
     # The journal, not the source at hand, decides how a resumed game reads its board.
     resumed = Service(service.config, source=QueueSource())
     resumed.open()
-    assert resumed.core.arbiter.config.settled
-    assert resumed.events == service.events
+    assert resumed.table.core.arbiter.config.settled
+    assert resumed.table.events == service.table.events
     # A journal written before the setting existed replays its readings as raw ones.
-    old = {k: v for k, v in service.game.info["settings"].items() if k != "settled"}
+    old = {k: v for k, v in service.table.game.info["settings"].items() if k != "settled"}
     assert not GameSettings.from_dict(old).settled
 
 
@@ -293,7 +296,7 @@ def test_arbiter_actions_and_the_web_page(tmp_path):
     start = Position.start().board_string()
 
     def fetch(path, token=None):
-        req = urllib.request.Request(service.url + path)
+        req = urllib.request.Request(service.outputs.url + path)
         if token:
             req.add_header("Authorization", f"Bearer {token}")
         with urllib.request.urlopen(req, timeout=5) as r:
@@ -301,11 +304,11 @@ def test_arbiter_actions_and_the_web_page(tmp_path):
 
     async def scenario():
         task = asyncio.create_task(service.run())
-        await _until(lambda: service.url != "")
+        await _until(lambda: service.outputs.url != "")
         for _ in range(2):
             source.queue.put_nowait(Reading(board=start))
         source.queue.put_nowait(Reading(press=Color.WHITE))
-        await _until(lambda: service.core.clock.running is Color.BLACK)
+        await _until(lambda: service.table.core.clock.running is Color.BLACK)
         loop = asyncio.get_running_loop()
         state = await loop.run_in_executor(None, fetch, "/api/state?view=player")
         assert state["state"] == "playing" and state["clocks"]["running"] == "black"
@@ -315,19 +318,19 @@ def test_arbiter_actions_and_the_web_page(tmp_path):
         assert arb["irregularities"] == [] and "legal" in arb
 
         service.facade.pause()
-        assert service.states.state is State.PAUSED
+        assert service.table.states.state is State.PAUSED
         with pytest.raises(ActionError, match="already paused"):
             service.facade.pause()
-        left = service.core.clocks(service.now())["black"]
+        left = service.table.core.clocks(service.time.now())["black"]
         await asyncio.sleep(0.1)
-        assert service.core.clocks(service.now())["black"] == left
+        assert service.table.core.clocks(service.time.now())["black"] == left
         service.facade.adjust_time(Color.BLACK, -60)
-        assert service.core.clocks(service.now())["black"] == pytest.approx(left - 60)
+        assert service.table.core.clocks(service.time.now())["black"] == pytest.approx(left - 60)
         service.facade.resume()
-        assert service.states.state is State.PLAYING
+        assert service.table.states.state is State.PLAYING
         service.facade.correct_position(Position.start().play("d3").board_string())
         assert (
-            service.core.arbiter.position.board_string()
+            service.table.core.arbiter.position.board_string()
             == Position.start().play("d3").board_string()
         )
         service.stop()
@@ -336,7 +339,7 @@ def test_arbiter_actions_and_the_web_page(tmp_path):
     asyncio.run(scenario())
     actions = [
         e.data
-        for e in Journal(tmp_path / "journal.sqlite").entries(service.game.id, ("input",))
+        for e in Journal(tmp_path / "journal.sqlite").entries(service.table.game.id, ("input",))
         if "action" in e.data
     ]
     assert [a["action"] for a in actions] == ["pause", "adjust", "resume", "correct"]
@@ -350,12 +353,13 @@ def test_games_command_lists_and_exports(tmp_path, real_game, capsys):
     folder = str(tmp_path / "games")
     assert cli_main(["games", "--folder", folder, "list"]) == 0
     out = capsys.readouterr().out
-    assert service.game.id in out and "B. Player vs W. Player" in out and "1 flagged" in out
-    assert cli_main(["games", "--folder", folder, "export", service.game.id, "txt"]) == 0
+    assert service.table.game.id in out and "B. Player vs W. Player" in out and "1 flagged" in out
+    assert cli_main(["games", "--folder", folder, "export", service.table.game.id, "txt"]) == 0
     assert "".join(real_game.transcript_moves()) in capsys.readouterr().out
     wtb = tmp_path / "out.wtb"
     assert (
-        cli_main(["games", "--folder", folder, "export", service.game.id, "wtb", "--out", str(wtb)])
+        cli_main(["games", "--folder", folder, "export", service.table.game.id, "wtb",
+                  "--out", str(wtb)])
         == 0
     )
     assert load_games(wtb)[0].transcript_moves() == real_game.transcript_moves()
@@ -405,11 +409,11 @@ def test_a_game_that_ended_just_before_a_crash_is_written_on_restart(
     monkeypatch.setattr(first.lifecycle, "finish_game", lambda: None)  # "crashed" before writing
     first.open()
     asyncio.run(first.run())
-    assert first.core.game_over and not (tmp_path / "games").exists()
+    assert first.table.core.game_over and not (tmp_path / "games").exists()
     second = Service(cfg, source=QueueSource())
     second.open()
-    assert second.states.state is State.GAME_OVER
-    assert sorted(p.suffix for p in second.finished_files) == [".ggf", ".json", ".txt"]
+    assert second.table.states.state is State.GAME_OVER
+    assert sorted(p.suffix for p in second.lifecycle.finished_files) == [".ggf", ".json", ".txt"]
     assert Journal(tmp_path / "journal.sqlite", writer=False).unfinished_game() is None
 
 
@@ -436,23 +440,23 @@ def test_a_new_game_begins_when_the_start_position_is_set_up_again(tmp_path):
         task = asyncio.create_task(service.run())
         for _ in range(2):
             source.queue.put_nowait(Reading(board=start))
-        await _until(lambda: service.states.state is State.PLAYING)
-        first = service.game.id
+        await _until(lambda: service.table.states.state is State.PLAYING)
+        first = service.table.game.id
         service.facade.correct_position(full)
-        assert service.states.state is State.GAME_OVER
-        assert service.finished_files
+        assert service.table.states.state is State.GAME_OVER
+        assert service.lifecycle.finished_files
         await asyncio.sleep(1.1)  # game ids are start times, to the second
         for _ in range(2):
             source.queue.put_nowait(Reading(board=start))
-        await _until(lambda: service.game.id != first)
-        await _until(lambda: service.states.state is State.PLAYING)
+        await _until(lambda: service.table.game.id != first)
+        await _until(lambda: service.table.states.state is State.PLAYING)
         service.stop()
         await task
         return first
 
     first = asyncio.run(scenario())
     games = Journal(tmp_path / "journal.sqlite").games()
-    assert [g.id for g in games] == [first, service.game.id]
+    assert [g.id for g in games] == [first, service.table.game.id]
     assert games[0].finished is not None and games[1].finished is None
     rec = load_games(tmp_path / "games" / f"{first}.json")[0]
     assert rec.result == (40, 24)
@@ -491,7 +495,7 @@ def test_legal_moves_reach_the_home_page_on_request_and_never_a_tournament(
                       source=LogSource(log[: presses[2] + 1], speed=400.0))
     service.open()
     asyncio.run(service.run())
-    expected = service.core.arbiter.position.legal_squares()
+    expected = service.table.core.arbiter.position.legal_squares()
     assert expected
     player = player_safe(service.facade.snapshot("player"))
     assert player.get("legal", []) == (expected if shown else [])
@@ -511,21 +515,21 @@ def test_a_fallen_flag_ends_the_game_on_time_and_replays_the_same(tmp_path):
         for _ in range(2):
             source.queue.put_nowait(Reading(board=start))
         source.queue.put_nowait(Reading(press=Color.WHITE))
-        await _until(lambda: service.states.state is State.GAME_OVER)
+        await _until(lambda: service.table.states.state is State.GAME_OVER)
         service.stop()
         await task
 
     asyncio.run(scenario())
-    over = service.events[-1]
+    over = service.table.events[-1]
     assert over["event"] == "game_over" and over["reason"] == "time"
     assert over["winner"] == "white" and over["loser"] == "black"
-    rec = load_games(tmp_path / "games" / f"{service.game.id}.json")[0]
+    rec = load_games(tmp_path / "games" / f"{service.table.game.id}.json")[0]
     assert rec.result_note == "time"
     # The flag decision is an input of its own: a replay reaches the same end.
     replayed = Service(cfg, source=QueueSource())
-    replayed.journal = Journal(tmp_path / "journal.sqlite")
-    replayed.keeper.resume(replayed.journal.game(service.game.id))
-    assert replayed.core.game_over and replayed.events[-1] == over
+    replayed.keeper.open(tmp_path / "journal.sqlite")
+    replayed.lifecycle.resume(replayed.keeper.journal.game(service.table.game.id))
+    assert replayed.table.core.game_over and replayed.table.events[-1] == over
 
 
 def test_a_bad_observation_log_stops_start_up_naming_file_and_line(tmp_path, capsys):

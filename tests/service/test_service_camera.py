@@ -75,10 +75,10 @@ def test_service_reads_a_game_from_camera_video(tmp_path, monkeypatch, quarter_o
         def with_presses():
             for n, f in enumerate(frames):
                 for color in presses.get(n, []):
-                    loop.call_soon_threadsafe(service.clock_press, color)
+                    loop.call_soon_threadsafe(service.intake.press, color)
                 yield f
             for color in presses.get(len(boards), []):
-                loop.call_soon_threadsafe(service.clock_press, color)
+                loop.call_soon_threadsafe(service.intake.press, color)
 
         return source, with_presses()
 
@@ -90,13 +90,13 @@ def test_service_reads_a_game_from_camera_video(tmp_path, monkeypatch, quarter_o
         return await asyncio.wait_for(service.run(), 60)
 
     assert asyncio.run(main()) == 0
-    assert [m.square for m in service.core.arbiter.moves] == OPENING
+    assert [m.square for m in service.table.core.arbiter.moves] == OPENING
     expected = Position.start()
     for sq in OPENING:
         expected = expected.play(sq)
-    assert service.core.arbiter.position.board_string() == expected.board_string()
-    assert not [e for e in service.events if e["event"] == "irregularity"]
-    assert service.states.state is State.PLAYING
+    assert service.table.core.arbiter.position.board_string() == expected.board_string()
+    assert not [e for e in service.table.events if e["event"] == "irregularity"]
+    assert service.table.states.state is State.PLAYING
     kept = CameraSetup.from_dict(json.loads(setup_file.read_text()))
     assert not kept.turn_unsettled
     assert np.allclose(kept.homography, renders[0].homography)

@@ -98,17 +98,17 @@ def test_the_service_tells_the_arbiter_and_plays_on(tmp_path: Path) -> None:
     async def scenario() -> None:
         task = asyncio.create_task(service.run())
         for _ in range(500):
-            if service.core is not None and service.core.arbiter.last_board == AFTER_F5:
+            if service.table.core is not None and service.table.core.arbiter.last_board == AFTER_F5:
                 break
             await asyncio.sleep(0.01)
         service.stop()
         await task
 
     asyncio.run(asyncio.wait_for(scenario(), 30))
-    assert service.message == told
+    assert service.table.message == told
     assert service.facade.snapshot("arbiter")["message"] == told
     journal = Journal(tmp_path / "j.sqlite", writer=False)
     game = journal.games()[-1]
     notes = [e.data for e in journal.entries(game.id, ("note",))]
     assert {"notice": told} in notes
-    assert service.core is not None and service.core.arbiter.last_board == AFTER_F5
+    assert service.table.core is not None and service.table.core.arbiter.last_board == AFTER_F5

@@ -49,7 +49,7 @@ def played(tmp_path_factory, data_dir) -> dict[str, Any]:
     crashed: dict[str, bytes] = {}
 
     def on_step(events: list) -> None:  # copied mid-game, while the journal is open
-        if len(service.core.arbiter.moves) == MOVES - 2 and not crashed:
+        if len(service.table.core.arbiter.moves) == MOVES - 2 and not crashed:
             for suffix in ("", "-wal"):
                 crashed[suffix] = Path(f"{folder / 'journal.sqlite'}{suffix}").read_bytes()
 
@@ -77,9 +77,9 @@ def _check(folder: Path, files: dict[str, bytes], want_moves: list[str]) -> bool
     for suffix, data in files.items():
         Path(f"{folder / 'journal.sqlite'}{suffix}").write_bytes(data)
     service = _open(folder)
-    moves = [m.square for m in service.core.arbiter.moves]
+    moves = [m.square for m in service.table.core.arbiter.moves]
     message = service.facade.snapshot("player")["message"]
-    service.journal.close()
+    service.keeper.journal.close()
     kept = sorted(k for k in folder.glob("journal.sqlite.damaged-*")
                   if not k.name.endswith(("-wal", "-shm")))
     found = bool(kept)
@@ -92,9 +92,9 @@ def _check(folder: Path, files: dict[str, bytes], want_moves: list[str]) -> bool
     else:
         assert moves == want_moves, "damage went unnoticed and changed the game"
     again = _open(folder)  # what the first start recovered starts again, cleanly
-    assert not again.journal.recovery
-    assert [m.square for m in again.core.arbiter.moves] == moves
-    again.journal.close()
+    assert not again.keeper.journal.recovery
+    assert [m.square for m in again.table.core.arbiter.moves] == moves
+    again.keeper.journal.close()
     return found
 
 
@@ -163,10 +163,10 @@ def test_a_row_whose_content_is_damaged_is_named_and_left_out(tmp_path, played):
     data[at + len(needle) + 3] ^= 0x01  # '-' (0x2d) becomes ',' (0x2c): no board string
     (folder / "journal.sqlite").write_bytes(bytes(data))
     service = _open(folder)
-    text = " ".join(service.journal.recovery)
-    service.journal.close()
+    text = " ".join(service.keeper.journal.recovery)
+    service.keeper.journal.close()
     assert "1 damaged journal entries, left out (seq " in text
-    assert [m.square for m in service.core.arbiter.moves] == played["moves"]  # one frame less
+    assert [m.square for m in service.table.core.arbiter.moves] == played["moves"]  # one frame less
     clean = tmp_path / "clean.sqlite"
     clean.write_bytes(played["clean"])
     before = Journal(clean, check=False)
@@ -278,9 +278,9 @@ def test_a_recovery_killed_at_any_moment_is_completed_by_the_next_start(
     for suffix, content in files.items():
         Path(f"{reference / 'journal.sqlite'}{suffix}").write_bytes(content)
     unkilled = _open(reference)
-    want = [m.square for m in unkilled.core.arbiter.moves]
-    unkilled.journal.close()
-    assert unkilled.journal.recovery and len(want) >= MOVES - 2
+    want = [m.square for m in unkilled.table.core.arbiter.moves]
+    unkilled.keeper.journal.close()
+    assert unkilled.keeper.journal.recovery and len(want) >= MOVES - 2
 
     folder = _fresh(tmp_path, "killed")
     for suffix, content in files.items():
@@ -290,9 +290,9 @@ def test_a_recovery_killed_at_any_moment_is_completed_by_the_next_start(
                           cwd=root, capture_output=True, text=True, timeout=60)
     assert done.returncode == 9, done.stderr  # killed where it was meant to be
     service = _open(folder)
-    assert service.journal.recovery and "was damaged" in service.journal.recovery[-1]
-    assert [m.square for m in service.core.arbiter.moves] == want
-    service.journal.close()
+    assert service.keeper.journal.recovery and "was damaged" in service.keeper.journal.recovery[-1]
+    assert [m.square for m in service.table.core.arbiter.moves] == want
+    service.keeper.journal.close()
     kept = [k for k in folder.glob("journal.sqlite.damaged-*")
             if not k.name.endswith(("-wal", "-shm"))]
     assert len(kept) == 1
@@ -300,8 +300,8 @@ def test_a_recovery_killed_at_any_moment_is_completed_by_the_next_start(
         assert _sha(Path(f"{kept[0]}{suffix}").read_bytes()) == _sha(content), suffix
     assert not list(folder.glob("*.recovering*"))
     again = _open(folder)
-    assert not again.journal.recovery
-    again.journal.close()
+    assert not again.keeper.journal.recovery
+    again.keeper.journal.close()
 
 
 def test_a_row_whose_text_is_no_longer_utf8_is_named_and_left_out(tmp_path, played):
@@ -313,10 +313,10 @@ def test_a_row_whose_text_is_no_longer_utf8_is_named_and_left_out(tmp_path, play
     data[at + len(needle) + 5] = 0xFF  # never valid in UTF-8
     (folder / "journal.sqlite").write_bytes(bytes(data))
     service = _open(folder)
-    text = " ".join(service.journal.recovery)
-    service.journal.close()
+    text = " ".join(service.keeper.journal.recovery)
+    service.keeper.journal.close()
     assert "1 damaged journal entries, left out (seq " in text
-    assert [m.square for m in service.core.arbiter.moves] == played["moves"]
+    assert [m.square for m in service.table.core.arbiter.moves] == played["moves"]
 
 
 def test_kaeshi_run_on_a_journal_with_two_hundred_flipped_bytes_starts_every_time(

@@ -56,15 +56,15 @@ def test_a_link_lost_mid_game_ends_the_demo(monkeypatch: pytest.MonkeyPatch) -> 
 
     monkeypatch.setattr(demo, "LINK_GIVE_UP", 0.2)
     stopped: list[bool] = []
-    service = SimpleNamespace(states=SimpleNamespace(state=State.PLAYING),
-                              stop=lambda: stopped.append(True))
+    table = SimpleNamespace(states=SimpleNamespace(state=State.PLAYING))
+    service = SimpleNamespace(table=table, stop=lambda: stopped.append(True))
 
     async def scenario() -> None:
         players = asyncio.create_task(asyncio.sleep(30))  # still playing
         watch = asyncio.create_task(demo._give_up_on_a_lost_link(service, players))
         await asyncio.sleep(0.5)
         assert not stopped and not watch.done()  # a link that is up never ends it
-        service.states.state = State.SENSOR_LOST
+        service.table.states.state = State.SENSOR_LOST
         await asyncio.wait_for(watch, 5)
         players.cancel()
 

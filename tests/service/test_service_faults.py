@@ -84,11 +84,11 @@ class FailingDb:
 
 
 def _journaled_moves(service: Service) -> list[str]:
-    assert service.journal is not None and service.game is not None
-    db = service.journal._db
+    assert service.keeper.journal is not None and service.table.game is not None
+    db = service.keeper.journal._db
     real = db.db if isinstance(db, FailingDb) else db
     rows = real.execute("SELECT data FROM entries WHERE game=? AND kind='event' ORDER BY seq",
-                        (service.game.id,)).fetchall()
+                        (service.table.game.id,)).fetchall()
     return [r[0] for r in rows if '"event":"move"' in r[0] or '"event":"pass"' in r[0]]
 
 
@@ -112,7 +112,7 @@ def test_a_failed_journal_write_holds_play_and_shows_nothing_unrecorded(
     log = scripted_log(real_game)
     service = Service(_config(tmp_path), source=LogSource(log, speed=400.0))
     service.open()
-    db = service.journal._db
+    db = service.keeper.journal._db
     seen: list[tuple[int, int]] = []  # (moves shown, moves journaled) at every show
     held: list[dict[str, Any]] = []
     armed: list[bool] = []
@@ -130,7 +130,7 @@ def test_a_failed_journal_write_holds_play_and_shows_nothing_unrecorded(
         task = asyncio.create_task(service.run())
         loop = asyncio.get_running_loop()
         end = loop.time() + 20
-        while service.states.state is not State.JOURNAL_FAILED:
+        while service.table.states.state is not State.JOURNAL_FAILED:
             assert loop.time() < end and not task.done()
             await asyncio.sleep(0.005)
         await asyncio.sleep(0.3)  # the replay keeps coming; nothing of it may show
@@ -147,13 +147,13 @@ def test_a_failed_journal_write_holds_play_and_shows_nothing_unrecorded(
     assert error in snap["message"]
     assert [(s, j) for s, j in seen if s != j] == []
     # The replay waited while the journal failed, so nothing was lost or fed twice.
-    rec = load_games(tmp_path / "games" / f"{service.game.id}.json")[0]
+    rec = load_games(tmp_path / "games" / f"{service.table.game.id}.json")[0]
     assert rec.transcript_moves() == real_game.transcript_moves()
     journal = Journal(tmp_path / "journal.sqlite")
-    cursors = [e.data["cursor"] for e in journal.entries(service.game.id, ("input",))
+    cursors = [e.data["cursor"] for e in journal.entries(service.table.game.id, ("input",))
                if "cursor" in e.data]
     assert cursors == sorted(set(cursors))
-    notes = [e.data for e in journal.entries(service.game.id, ("note",))]
+    notes = [e.data for e in journal.entries(service.table.game.id, ("note",))]
     assert any(n.get("journal") == "written again" and error in n["failed"] for n in notes)
     # the clock stood from the failure on (no arbiter here resumes it), while the moves
     # made meanwhile were still judged one by one
@@ -165,21 +165,21 @@ def test_a_failed_game_end_write_is_a_journal_fault_not_a_lost_sensor(tmp_path, 
     log = scripted_log(real_game)
     service = Service(_config(tmp_path), source=LogSource(log, speed=400.0))
     service.open()
-    db = FailingDb(service.journal._db, "database or disk is full")
+    db = FailingDb(service.keeper.journal._db, "database or disk is full")
     db.only = "UPDATE"  # only the write that marks the game finished fails
     db.failing = True
-    service.journal._db = db
+    service.keeper.journal._db = db
     states: list[str] = []
 
     async def scenario() -> None:
         task = asyncio.create_task(service.run())
         loop = asyncio.get_running_loop()
         end = loop.time() + 20
-        while not service.finish_pending or service.journal_problem is None:
+        while not service.lifecycle.finish_pending or service.keeper.problem is None:
             assert loop.time() < end and not task.done()
-            states.append(service.states.state.value)
+            states.append(service.table.states.state.value)
             await asyncio.sleep(0.005)
-        assert service.states.state is State.JOURNAL_FAILED
+        assert service.table.states.state is State.JOURNAL_FAILED
         db.failing = False
         await asyncio.wait_for(task, 10)
 
@@ -234,8 +234,8 @@ def test_a_damaged_database_is_kept_aside_and_what_reads_is_resumed(tmp_path, re
         f.write(b"\xde\xad\xbe\xef" * 1024)
     service = Service(_config(folder), source=LogSource([], speed=400.0))
     service.open()
-    text = " ".join(service.journal.recovery)
-    assert service.game.id == game_id  # the game goes on; it is never silently begun again
+    text = " ".join(service.keeper.journal.recovery)
+    assert service.table.game.id == game_id  # the game goes on; it is never silently begun again
     assert "was damaged" in text and "kept as" in text and "recovered" in text
     assert "not recovered" in text or "nothing was lost" in text
     kept = [k for k in folder.glob("journal.sqlite.damaged-*")
@@ -287,7 +287,7 @@ def test_a_lost_wal_costs_no_move(tmp_path, real_game):
     shutil.copyfile(path, crashed / "journal.sqlite")  # its WAL is gone
     service = Service(_config(crashed), source=LogSource([], speed=400.0))
     service.open()
-    assert len(service.core.arbiter.moves) == len(moves) == 20
+    assert len(service.table.core.arbiter.moves) == len(moves) == 20
 
 
 @pytest.mark.parametrize("damage", ["flip", "header"])
@@ -340,9 +340,9 @@ def test_a_finished_replay_is_not_replayed_as_a_new_game(tmp_path, real_game):
     cfg = _config(tmp_path, **{"source.log": str(log_path), "leds.driver": "none"})
     first = Service(cfg)
     first.open()
-    assert isinstance(first.intake.make_source().observations, Path)  # streamed, not a list
+    assert isinstance(first.choice.make().observations, Path)  # streamed, not a list
     asyncio.run(first.run())
-    assert first.states.state is State.GAME_OVER
+    assert first.table.states.state is State.GAME_OVER
     again = Service(cfg)
     with pytest.raises(ReplayDone, match="already replayed to its end"):
         again.open()

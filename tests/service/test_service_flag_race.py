@@ -51,7 +51,7 @@ def _run_log(tmp: Path, log: list[Observation], speed: float, main: float,
     service = Service(cfg, source=LogSource(log, speed=speed))
     service.open()
     asyncio.run(asyncio.wait_for(service.run(), 60))
-    service.journal = Journal(cfg["journal.path"], writer=False)  # to read it back
+    service.keeper.journal = Journal(cfg["journal.path"], writer=False)  # to read it back
     return service
 
 
@@ -73,15 +73,15 @@ def test_the_press_a_millisecond_before_the_fall_counts_at_every_replay_speed(
             folder.mkdir()
             service = _run_log(folder, _issue_log(10.301 if late else 10.299), speed,
                                main=10, increment=5)
-            kinds = [e["event"] for e in service.events]
-            over = [e for e in service.events if e["event"] == "game_over"]
+            kinds = [e["event"] for e in service.table.events]
+            over = [e for e in service.table.events if e["event"] == "game_over"]
             if late:
                 ok = (kinds == ["game_over"] and over[0]["reason"] == "time"
                       and over[0]["loser"] == "black" and over[0]["t"] == pytest.approx(10.3))
             else:
-                ok = kinds == ["move"] and service.core.clock.running is W
+                ok = kinds == ["move"] and service.table.core.clock.running is W
             if not ok:
-                wrong.append((n, late, service.events))
+                wrong.append((n, late, service.table.events))
     assert wrong == []
 
 
@@ -110,13 +110,13 @@ def test_a_hundred_presses_each_a_millisecond_before_zero_all_count(tmp_path, sp
         pure.apply(obs.t, {"obs": obs.to_dict()})
     # every press counted: the time left after each side's last move is exactly the
     # pure model's (a press lost, or taken late, would charge or credit it)
-    assert service.core.clock.snapshot()["left"] == pure.clock.snapshot()["left"]
-    assert len([e for e in service.journal.entries(service.game.id, ("input",))
+    assert service.table.core.clock.snapshot()["left"] == pure.clock.snapshot()["left"]
+    assert len([e for e in service.keeper.journal.entries(service.table.game.id, ("input",))
                 if "press" in e.data.get("obs", {})]) == 101
     # the replay's time runs on after its last press until the service stops, so the
     # last mover's opponent may lose on time then, but never before
     last_fall = pure.clock.fall_time()
-    assert all(e["t"] == pytest.approx(last_fall) for e in service.events
+    assert all(e["t"] == pytest.approx(last_fall) for e in service.table.events
                if e["event"] == "game_over")
 
 
@@ -137,7 +137,7 @@ def test_presses_a_millisecond_after_zero_never_count(tmp_path, speed):
         folder = tmp_path / str(n)
         folder.mkdir()
         service = _run_log(folder, log, speed, main=10, increment=1)
-        over = [e for e in service.events if e["event"] == "game_over"]
+        over = [e for e in service.table.events if e["event"] == "game_over"]
         if not (len(over) == 1 and over[0]["loser"] == loser.value
                 and over[0]["t"] == pytest.approx(fall, abs=1e-9)):
             wrong += 1
@@ -210,17 +210,17 @@ async def _black_to_play(service: Service, source: SettledQueueSource, clock: Ed
     task = asyncio.create_task(service.run())
     await _until(lambda: service.outputs.clockhw is not None)
     source.queue.put_nowait(Reading(board=START))
-    await _until(lambda: service.core.started)
+    await _until(lambda: service.table.core.started)
     now = time.monotonic()
     await asyncio.to_thread(_press_from_thread, clock, white, now, now)
-    await _until(lambda: service.core.clock.running is B)
+    await _until(lambda: service.table.core.clock.running is B)
     return task
 
 
 def _skip_to_fall(service: Service, ahead: float) -> float:
     """Move game time to ``ahead`` seconds before the running side's fall; the fall."""
-    fall = service.core.clock.fall_time()
-    service._base += fall - ahead - service.now()
+    fall = service.table.core.clock.fall_time()
+    service.time._base += fall - ahead - service.time.now()
     service.flags.schedule()
     return fall
 
@@ -228,13 +228,13 @@ def _skip_to_fall(service: Service, ahead: float) -> float:
 def _widen_button_latency(monkeypatch: pytest.MonkeyPatch) -> None:
     """Let the flag wait 2 s for a press: the test's threads, not the service, are what a
     loaded machine makes late (see the first GPIO test)."""
-    import controller.service.app as app
+    import controller.service.intake as intake
 
-    monkeypatch.setattr(app, "BUTTON_LATENCY", 2.0)
+    monkeypatch.setattr(intake, "BUTTON_LATENCY", 2.0)
 
 def _mono_of(service: Service, t: float) -> float:
     """The monotonic instant of game time ``t``."""
-    return service._m0 + (t - service._base) / service._scale
+    return service.time._m0 + (t - service.time._base) / service.time._scale
 
 
 def test_gpio_a_hundred_presses_a_millisecond_before_zero_all_count(tmp_path, mock_pins,
@@ -264,9 +264,9 @@ def test_gpio_a_hundred_presses_a_millisecond_before_zero_all_count(tmp_path, mo
             late = rng.uniform(0.0, 0.06)
             await asyncio.to_thread(_press_from_thread, clock, pins[side],
                                     fall - 0.001, fall + late)
-            await _until(lambda s=side: service.core.clock.running is s.opponent
-                         or service.core.game_over)
-            if service.core.game_over:
+            await _until(lambda s=side: service.table.core.clock.running is s.opponent
+                         or service.table.core.game_over)
+            if service.table.core.game_over:
                 break
             counted += 1
             side = side.opponent
@@ -275,7 +275,7 @@ def test_gpio_a_hundred_presses_a_millisecond_before_zero_all_count(tmp_path, mo
 
     asyncio.run(asyncio.wait_for(scenario(), 120))
     assert counted == 100
-    assert not any(e["event"] == "game_over" for e in service.events)
+    assert not any(e["event"] == "game_over" for e in service.table.events)
 
 
 def test_gpio_presses_a_millisecond_after_zero_never_count(tmp_path, mock_pins):
@@ -294,21 +294,22 @@ def test_gpio_presses_a_millisecond_after_zero_never_count(tmp_path, mock_pins):
         for n in range(100):
             games = len(results)
             source.queue.put_nowait(Reading(board=START))
-            await _until(lambda: service.core.started and not service.core.game_over)
+            await _until(lambda: service.table.core.started and not service.table.core.game_over)
             now = time.monotonic()
             await asyncio.to_thread(_press_from_thread, clock, pins[W], now, now)
             # Black's clock starts at white's edge and has 10 s of game time (25 ms here):
             # on a loaded machine the flag may already be out before this task looks.
-            await _until(lambda: service.core.clock.running is B or service.core.game_over)
-            fall_t = service.game_time(now) + 10
+            await _until(lambda: service.table.core.clock.running is B
+                         or service.table.core.game_over)
+            fall_t = service.time.game_time(now) + 10
             fall = _mono_of(service, fall_t)
             await asyncio.to_thread(_press_from_thread, clock, pins[B],
                                     fall + 0.001 / scale, fall + 0.001 / scale)
-            await _until(lambda: service.core.game_over)
-            over = service.core.over_by_time
+            await _until(lambda: service.table.core.game_over)
+            over = service.table.core.over_by_time
             results.append({"t": over.t if over else None, "fall": fall_t,
                             "loser": over["loser"] if over else None,
-                            "moves": len(service.core.arbiter.moves)})
+                            "moves": len(service.table.core.arbiter.moves)})
             assert len(results) == games + 1 and n + 1 == len(results)
         service.stop()
         await task
@@ -333,7 +334,7 @@ def test_while_a_fall_waits_to_be_confirmed_the_clock_shows_zero_and_no_flag(tmp
     async def scenario() -> None:
         task = await _black_to_play(service, source, clock, white)
         _skip_to_fall(service, 0.02)
-        while not service.core.game_over:
+        while not service.table.core.game_over:
             seen.append(service.facade.snapshot("arbiter")["clocks"])
             await asyncio.sleep(0.005)
         seen.append(service.facade.snapshot("arbiter")["clocks"])
@@ -373,8 +374,8 @@ def test_an_arbiter_action_during_the_wait_lets_a_press_in_time_count_first(tmp_
         await task
 
     asyncio.run(asyncio.wait_for(scenario(), 30))
-    assert not any(e["event"] == "game_over" for e in service.events)
-    assert service.core.clock.running is W and service.core.paused
+    assert not any(e["event"] == "game_over" for e in service.table.events)
+    assert service.table.core.clock.running is W and service.table.core.paused
 
 
 def test_an_arbiter_action_during_the_wait_comes_after_the_flag_it_could_not_stop(
@@ -396,12 +397,12 @@ def test_an_arbiter_action_during_the_wait_comes_after_the_flag_it_could_not_sto
         held = service.facade.adjust_time(B, 60)
         assert held is not None
         await held
-        left.append(service.core.clock.remaining(B, service.now()))
+        left.append(service.table.core.clock.remaining(B, service.time.now()))
         service.stop()
         await task
 
     asyncio.run(asyncio.wait_for(scenario(), 30))
-    over = [e for e in service.events if e["event"] == "game_over"]
+    over = [e for e in service.table.events if e["event"] == "game_over"]
     assert over and over[0]["loser"] == "black"
     assert over[0]["t"] == pytest.approx(falls[0], abs=1e-6)
     assert left == [pytest.approx(60.0)]

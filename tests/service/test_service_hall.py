@@ -51,29 +51,32 @@ def test_service_on_the_simulated_sensor_board(tmp_path):
         async def scenario():
             sim.set_board("-" * 64)
             task = asyncio.create_task(service.run())
-            await _until(lambda: service.states.state is State.WAITING_FOR_START)
+            await _until(lambda: service.table.states.state is State.WAITING_FOR_START)
             sim.set_board(start.board_string())
-            await _until(lambda: service.states.state is State.PLAYING)
-            service.clock_press(Color.WHITE)
+            await _until(lambda: service.table.states.state is State.PLAYING)
+            service.intake.press(Color.WHITE)
             sim.place("f5", "black")
             sim.flip("e5")
-            await _until(lambda: service.core.arbiter.last_board == start.play("f5").board_string())
+            after = start.play("f5").board_string()
+            await _until(lambda: service.table.core.arbiter.last_board == after)
             # The board reports each change once, settled: pressed right after it is
             # read, the flip is part of the move (no forgotten flip).
-            service.clock_press(Color.BLACK)
-            await _until(lambda: len(service.core.arbiter.moves) == 1)
+            service.intake.press(Color.BLACK)
+            await _until(lambda: len(service.table.core.arbiter.moves) == 1)
             # home mode: the last move is lit on the board itself
             await _until(lambda: sim.leds()[parse_square("f5")] != (0, 0, 0))
             sim.unplug()
-            await _until(lambda: service.states.state is State.SENSOR_LOST)
+            await _until(lambda: service.table.states.state is State.SENSOR_LOST)
             sim.replug()
-            await _until(lambda: service.states.state is State.PLAYING)
+            await _until(lambda: service.table.states.state is State.PLAYING)
             service.stop()
             await task
 
         asyncio.run(scenario())
-        assert service.events[0]["square"] == "f5" and service.events[0]["flips"] == ["e5"]
-        assert not [e for e in service.events if e["event"] == "irregularity"]
-        assert service.core.arbiter.config.settled  # the sensor board's readings count at once
+        first = service.table.events[0]
+        assert first["square"] == "f5" and first["flips"] == ["e5"]
+        assert not [e for e in service.table.events if e["event"] == "irregularity"]
+        # the sensor board's readings count at once
+        assert service.table.core.arbiter.config.settled
     finally:
         sim.stop()

@@ -65,8 +65,8 @@ def test_an_unplugged_board_logs_a_retry_once_a_minute(
     assert len(shown) <= len(tried) // intake.RETRIES_PER_LOG + 1  # ... and said so rarely
     lost = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(lost) == 1 and "that port does not exist" in lost[0].getMessage()
-    assert service.states.state is State.SENSOR_LOST
-    assert "USB cable" in service.message
+    assert service.table.states.state is State.SENSOR_LOST
+    assert "USB cable" in service.table.message
 
 
 def test_games_list_without_a_folder_says_how_to_name_one(tmp_path: Path) -> None:

@@ -49,7 +49,7 @@ def test_the_snapshot_keeps_the_history_to_the_end(tmp_path: Path, real_game) ->
 
     shown = for_view(player, "player")
     assert shown["history"] == arbiter["history"] and shown["result"] == arbiter["result"]
-    assert "/" not in service.message.split(":")[1]  # no folder of the service on the page
+    assert "/" not in service.table.message.split(":")[1]  # no folder of the service on the page
 
 
 def test_a_restart_rebuilds_the_history(tmp_path: Path, real_game) -> None:

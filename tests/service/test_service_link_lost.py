@@ -55,25 +55,25 @@ def test_a_port_that_fails_to_configure_is_reported_and_no_press_is_judged(
 
     async def scenario() -> None:
         task = asyncio.create_task(service.run())
-        await _until(lambda: service.states.state is State.SENSOR_LOST)
+        await _until(lambda: service.table.states.state is State.SENSOR_LOST)
         for color in (Color.WHITE, Color.BLACK, Color.WHITE, Color.BLACK):
-            service.clock_press(color)  # the players keep pressing, as in the demo
+            service.intake.press(color)  # the players keep pressing, as in the demo
             await asyncio.sleep(0.05)  # retries of the port run meanwhile
         service.stop()
         await task
 
     asyncio.run(scenario())
-    assert service.states.state is State.SENSOR_LOST  # no press brought it "back"
+    assert service.table.states.state is State.SENSOR_LOST  # no press brought it "back"
     expected = (f"cannot configure the sensor board port {unconfigurable_port} at 250000 "
                 "baud: Function not implemented (errno 38)")
-    assert expected in service.message
-    assert "4 clock presses held until the board is seen again" in service.message
-    assert service.events == []  # no illegal_pass, nothing judged against an unseen board
-    assert not service.core.arbiter.moves
+    assert expected in service.table.message
+    assert "4 clock presses held until the board is seen again" in service.table.message
+    assert service.table.events == []  # no illegal_pass, nothing judged against an unseen board
+    assert not service.table.core.arbiter.moves
     journal = Journal(tmp_path / "journal.sqlite")
     try:
-        inputs = [e.data for e in journal.entries(service.game.id, ("input",))]
-        notes = [e.data for e in journal.entries(service.game.id, ("note",))]
+        inputs = [e.data for e in journal.entries(service.table.game.id, ("input",))]
+        notes = [e.data for e in journal.entries(service.table.game.id, ("note",))]
     finally:
         journal.close()
     assert not [i for i in inputs if "press" in i.get("obs", {})]
@@ -99,11 +99,11 @@ async def _white_starts_then_the_link_goes(
     the clock, then the link drops; returns the running service's task, now in SENSOR_LOST."""
     task = asyncio.create_task(service.run())
     source.queue.put_nowait(Reading(board=Position.start().board_string()))
-    await _until(lambda: service.states.state in (State.PLAYING, State.WAITING_FOR_START))
-    service.clock_press(Color.WHITE)
-    await _until(lambda: service.core.started)
+    await _until(lambda: service.table.states.state in (State.PLAYING, State.WAITING_FOR_START))
+    service.intake.press(Color.WHITE)
+    await _until(lambda: service.table.core.started)
     source.queue.put_nowait(LinkChange(False, why))
-    await _until(lambda: service.states.state is State.SENSOR_LOST)
+    await _until(lambda: service.table.states.state is State.SENSOR_LOST)
     return task
 
 
@@ -115,21 +115,21 @@ def test_held_presses_are_judged_once_the_board_is_seen_again(tmp_path: Path) ->
     async def scenario() -> None:
         task = await _white_starts_then_the_link_goes(
             service, source, "disconnected: no data for 1 s")
-        service.clock_press(Color.BLACK)
+        service.intake.press(Color.BLACK)
         await asyncio.sleep(0.05)
-        assert not service.core.arbiter.moves and service.events == []
-        assert "1 clock press held" in service.message
+        assert not service.table.core.arbiter.moves and service.table.events == []
+        assert "1 clock press held" in service.table.message
         source.queue.put_nowait(LinkChange(True, "reconnected: sensor board back"))
         source.queue.put_nowait(Reading(board=_f5()))
-        await _until(lambda: len(service.core.arbiter.moves) == 1)
+        await _until(lambda: len(service.table.core.arbiter.moves) == 1)
         service.stop()
         await task
 
     asyncio.run(scenario())
-    assert service.states.state is State.PLAYING
-    assert [(e["event"], e.get("square")) for e in service.events] == [("move", "f5")]
+    assert service.table.states.state is State.PLAYING
+    assert [(e["event"], e.get("square")) for e in service.table.events] == [("move", "f5")]
     assert len(service.intake.held_presses) == 0
-    clocks = service.core.clocks(service.core.t)
+    clocks = service.table.core.clocks(service.table.core.t)
     assert clocks["running"] == "white"  # black's held press ended black's move
 
 
@@ -142,16 +142,16 @@ def test_a_press_after_the_return_releases_the_held_ones_first(tmp_path: Path) -
         task = await _white_starts_then_the_link_goes(service, source, "disconnected")
         source.queue.put_nowait(Reading(press=Color.BLACK))  # a press from the source too
         await asyncio.sleep(0.05)
-        assert len(service.intake.held_presses) == 1 and service.events == []
+        assert len(service.intake.held_presses) == 1 and service.table.events == []
         source.queue.put_nowait(LinkChange(True, "reconnected: board unchanged"))
-        await _until(lambda: service.states.state is State.PLAYING)
-        service.clock_press(Color.WHITE)
-        await _until(lambda: len(service.events) >= 1)
+        await _until(lambda: service.table.states.state is State.PLAYING)
+        service.intake.press(Color.WHITE)
+        await _until(lambda: len(service.table.events) >= 1)
         service.stop()
         await task
 
     asyncio.run(scenario())
     assert len(service.intake.held_presses) == 0
     # black pressed without a move (the board came back unchanged): judged as black's
-    assert [(e["event"], e.get("player"), e.get("kind")) for e in service.events[:2]] == [
+    assert [(e["event"], e.get("player"), e.get("kind")) for e in service.table.events[:2]] == [
         ("pass", "black", None), ("irregularity", "black", "illegal_pass")]

@@ -83,8 +83,9 @@ def test_a_stop_mid_day_resumes_the_game_in_play_from_its_own_log(tmp_path, day)
     first.open()
 
     def stop_in_game_two(events: list) -> None:
-        games = first.journal.games() if first.journal is not None else []
-        if len(games) == 2 and first.core is not None and len(first.core.arbiter.moves) >= 10:
+        games = first.keeper.journal.games() if first.keeper.journal is not None else []
+        core = first.table.core
+        if len(games) == 2 and core is not None and len(core.arbiter.moves) >= 10:
             first.stop()
 
     first.on_step = stop_in_game_two
@@ -94,7 +95,7 @@ def test_a_stop_mid_day_resumes_the_game_in_play_from_its_own_log(tmp_path, day)
     assert len(games) == 2 and games[1].finished is None  # stopped inside game two
     again = Service(cfg)
     again.open()
-    assert again.game is not None and again.game.id == games[1].id
+    assert again.table.game is not None and again.table.game.id == games[1].id
     asyncio.run(again.run())
     assert _played(Journal(tmp_path / "journal.sqlite", writer=False)) == [
         ("round-1.jsonl", day[0].transcript_moves()),
@@ -135,20 +136,20 @@ def test_with_wait_for_pairing_each_log_waits_for_the_hubs_next_game(tmp_path, d
     seen: list[tuple[str, int]] = []  # (what, moves journaled) while a log was held
 
     def moves() -> int:
-        assert service.journal is not None
-        return sum(1 for g in service.journal.games()
-                   for e in service.journal.entries(g.id, ("event",))
+        assert service.keeper.journal is not None
+        return sum(1 for g in service.keeper.journal.games()
+                   for e in service.keeper.journal.entries(g.id, ("event",))
                    if e.data["event"] == "move")
 
     async def hub_side() -> None:
         for black, white in (("Ann", "Bo"), ("Cy", "Di")):
-            while service.intake.held_log is None:
+            while service.next_games.held_log is None:
                 await asyncio.sleep(0.01)
             await asyncio.sleep(0.3)  # held: nothing is replayed meanwhile
-            seen.append((service.intake.held_log.name, moves()))
-            service.next_game_overrides = {"black": black, "white": white, "main": 900.0}
-            assert service.play_held_log()
-        while service.core is None or not service.core.game_over:
+            seen.append((service.next_games.held_log.name, moves()))
+            service.lifecycle.order({"black": black, "white": white, "main": 900.0})
+            assert service.next_games.play_held_log()
+        while service.table.core is None or not service.table.core.game_over:
             await asyncio.sleep(0.01)
         service.stop()
 

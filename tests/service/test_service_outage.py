@@ -42,9 +42,9 @@ def test_a_wall_clock_jump_across_a_restart_is_never_charged(tmp_path, real_game
                     boot_clock=lambda: stamp[0])
     first.open()
     asyncio.run(first.run())  # the log ends mid-game: the service is gone
-    assert not first.core.game_over
-    side = first.core.clock.running.value
-    left = first.core.clocks(first.core.t)[side]
+    assert not first.table.core.game_over
+    side = first.table.core.clock.running.value
+    left = first.table.core.clocks(first.table.core.t)[side]
 
     wall[0] += jump + OUTAGE  # down for 7 s, and the wall clock moved meanwhile
     stamp[0] = (BootStamp("boot-b", 25.0) if rebooted
@@ -52,20 +52,20 @@ def test_a_wall_clock_jump_across_a_restart_is_never_charged(tmp_path, real_game
     second = Service(cfg, source=LogSource([]), wall=lambda: wall[0],
                      boot_clock=lambda: stamp[0])
     second.open()
-    now = second.now()
-    charged = left - second.core.clocks(now)[side]
-    message = second.message
-    second.journal.close()
+    now = second.time.now()
+    charged = left - second.table.core.clocks(now)[side]
+    message = second.table.message
+    second.keeper.journal.close()
 
     measured = not rebooted
     if policy == "charge" and measured:
         assert charged == pytest.approx(OUTAGE, abs=0.05)
-        assert not second.core.paused
+        assert not second.table.core.paused
         assert f"{OUTAGE:.1f} s by the boot clock" in message and "moved meanwhile" in message
     else:
         assert charged == pytest.approx(0.0, abs=0.05)
     paused = policy == "pause" or (policy == "charge" and not measured)
-    assert second.core.paused is paused
+    assert second.table.core.paused is paused
     if rebooted:  # the arbiter is told what the wall clock says, and why it is all
         assert f"{jump + OUTAGE:.0f} s by the wall clock" in message
         assert "the machine restarted" in message
@@ -97,5 +97,5 @@ def test_a_damaged_stamp_is_never_charged(tmp_path, real_game):
     stamp[0] = BootStamp("boot-a", 905.0)
     second = Service(cfg, source=LogSource([]), boot_clock=lambda: stamp[0])
     second.open()
-    assert second.core.paused and "nothing charged" in second.message
-    second.journal.close()
+    assert second.table.core.paused and "nothing charged" in second.table.message
+    second.keeper.journal.close()

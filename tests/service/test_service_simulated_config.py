@@ -64,12 +64,12 @@ def test_a_finished_replay_keeps_its_game_over_page_up_until_stopped(tmp_path, c
         run = asyncio.create_task(service.run())
         await _until(lambda: any("the replay has ended" in r.getMessage()
                                  for r in caplog.records))
-        assert service.states.state is State.GAME_OVER and service.finished_files
+        assert service.table.states.state is State.GAME_OVER and service.lifecycle.finished_files
         await asyncio.sleep(0.5)
         assert not run.done()  # nobody stopped it: the page stays
         async with httpx.AsyncClient() as client:
-            page = await client.get(service.url, timeout=10)
-            snapshot = await client.get(f"{service.url}/api/state", timeout=10)
+            page = await client.get(service.outputs.url, timeout=10)
+            snapshot = await client.get(f"{service.outputs.url}/api/state", timeout=10)
         assert page.status_code == 200
         assert snapshot.status_code == 200 and "game_over" in snapshot.text
         service.stop()  # what Ctrl-C does
@@ -90,4 +90,4 @@ def test_with_linger_the_replay_ends_by_itself(tmp_path, linger):
         return await asyncio.wait_for(service.run(), 30)
 
     assert asyncio.run(scenario()) == 0
-    assert service.states.state is State.GAME_OVER and service.finished_files
+    assert service.table.states.state is State.GAME_OVER and service.lifecycle.finished_files

@@ -130,17 +130,17 @@ def test_after_a_restart_moves_before_the_arbiter_resumes_are_each_judged(tmp_pa
     first.open()
     first.exit_when_done = True
     asyncio.run(first.run())  # ten moves, then the power goes
-    assert len(first.core.arbiter.moves) == 10
+    assert len(first.table.core.arbiter.moves) == 10
 
     rest = LogSource(log[presses[10] + 1: presses[14] + 1], speed=400.0)
     second = Service(cfg, source=rest)
     second.open()
-    assert second.core.paused  # stands at the last journaled instant
+    assert second.table.core.paused  # stands at the last journaled instant
     second.exit_when_done = False
 
     async def scenario() -> None:
         task = asyncio.create_task(second.run())
-        while len(second.core.arbiter.moves) < 14:
+        while len(second.table.core.arbiter.moves) < 14:
             assert not task.done()
             await asyncio.sleep(0.01)
         second.facade.resume()  # the arbiter comes
@@ -148,10 +148,10 @@ def test_after_a_restart_moves_before_the_arbiter_resumes_are_each_judged(tmp_pa
         await task
 
     asyncio.run(asyncio.wait_for(scenario(), 20))
-    moves = second.core.arbiter.moves
+    moves = second.table.core.arbiter.moves
     assert [m.square for m in moves] == game.transcript_moves()[:14]
-    assert not any(e["event"] == "irregularity" for e in second.events)
-    assert second.core.clock.running.value == second.core.arbiter.position.to_move.value
+    assert not any(e["event"] == "irregularity" for e in second.table.events)
+    assert second.table.core.clock.running.value == second.table.core.arbiter.position.to_move.value
 
 
 def test_pause_before_the_start_press_is_refused_with_its_reason(tmp_path):
@@ -164,15 +164,16 @@ def test_pause_before_the_start_press_is_refused_with_its_reason(tmp_path):
     service.intake.reading(Reading(board=START.board_string()))
     with pytest.raises(ActionError, match="has not started yet"):
         service.facade.pause()
-    service.clock_pause_button()
-    assert "has not started yet" in service.message
-    assert not service.core.paused and service.core.clock.running is None
+    service.intake.pause_button()
+    assert "has not started yet" in service.table.message
+    assert not service.table.core.paused and service.table.core.clock.running is None
     service.intake.reading(Reading(press=W))  # white starts black's time
-    assert service.core.clock.running is B
+    assert service.table.core.clock.running is B
     service.facade.pause()
-    assert service.core.paused
+    assert service.table.core.paused
     service.facade.resume()
-    assert not service.core.paused and service.core.clock.running is B
-    inputs = [e.data.get("action") for e in service.journal.entries(service.game.id, ("input",))]
+    assert not service.table.core.paused and service.table.core.clock.running is B
+    journal = service.keeper.journal
+    inputs = [e.data.get("action") for e in journal.entries(service.table.game.id, ("input",))]
     assert inputs.count("pause") == 1  # the refused ones were never journaled
-    service.journal.close()
+    service.keeper.journal.close()

@@ -211,7 +211,8 @@ def test_the_service_replays_a_watch_log_as_arbitrate_judges_it(camera_log, tmp_
     seen: list[dict] = []
     service.on_step = lambda events: seen.extend(e.to_dict() for e in events)
     service.open()
-    assert service.core is not None and service.core.settings.press_wait == press_wait(FPS)
+    core = service.table.core
+    assert core is not None and core.settings.press_wait == press_wait(FPS)
     assert asyncio.run(asyncio.wait_for(service.run(), 60)) == 0
     kinds = ("move", "pass", "irregularity", "corrected")
 

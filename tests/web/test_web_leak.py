@@ -95,8 +95,8 @@ def test_web_tournament_leaks_nothing_to_players_until_the_game_is_over(
 
     async def scenario() -> None:
         run = asyncio.create_task(service.run())
-        await until(lambda: service.url != "")
-        async with httpx.AsyncClient(base_url=service.url, timeout=10) as client:
+        await until(lambda: service.outputs.url != "")
+        async with httpx.AsyncClient(base_url=service.outputs.url, timeout=10) as client:
             static = {path: (await client.get(path)).content for path in STATIC}
             reader = asyncio.create_task(follow_stream(client))
             for obs in log:
@@ -114,7 +114,7 @@ def test_web_tournament_leaks_nothing_to_players_until_the_game_is_over(
     asyncio.run(scenario())
 
     # the game was played through, and the players' view followed it
-    assert service.core is not None and service.core.game_over
+    assert service.table.core is not None and service.table.core.game_over
     assert polls[-1]["state"] == "game_over"
     assert max(p["moves"] for p in polls) == len(real_game.moves)
     # the arbiter's channel had the flag at once, at the press that left the disc unturned
