@@ -248,19 +248,19 @@ def home_pages(browser: DevTools) -> None:
         service.open()
         player = Player(service, source)
         task = asyncio.create_task(service.run())
-        await _until(lambda: bool(service.url))
+        await _until(lambda: bool(service.outputs.url))
         await player.start()
         await player.own_move()  # black
         await _until(lambda: (engine(service).get("move") or {}).get("stage") == "put")
         say = "(document.getElementById('engine-say') || {}).textContent || ''"
-        await asyncio.to_thread(shoot, browser, service.url + "/",
+        await asyncio.to_thread(shoot, browser, service.outputs.url + "/",
                                 LIVE + f" && ({say}).startsWith('Engine (White): put')",
                                 "home-engine-move")
         move = engine(service)["move"]
         await player.move(move["square"], move["flips"][1:], Color.WHITE)  # one forgotten
         source.queue.put_nowait(Reading(press=Color.BLACK))  # black points it out
-        await _until(lambda: service.core.arbiter.flow().stage == "pointed_out")
-        await asyncio.to_thread(shoot, browser, service.url + "/",
+        await _until(lambda: service.table.core.arbiter.flow().stage == "pointed_out")
+        await asyncio.to_thread(shoot, browser, service.outputs.url + "/",
                                 LIVE + f" && ({say}).includes('not carried out')",
                                 "home-engine-fix")
         service.stop()
@@ -273,9 +273,9 @@ def home_pages(browser: DevTools) -> None:
                                           "game.white": "Bob"}), source=source)
         service.open()
         task = asyncio.create_task(service.run())
-        await _until(lambda: bool(service.url))
+        await _until(lambda: bool(service.outputs.url))
         faulty = await play_with_a_standing_fault(Player(service, source))
-        await asyncio.to_thread(shoot, browser, service.url + "/",
+        await asyncio.to_thread(shoot, browser, service.outputs.url + "/",
                                 LIVE + " && !document.getElementById('result').hidden",
                                 "home-game-over")
 
@@ -284,7 +284,7 @@ def home_pages(browser: DevTools) -> None:
                  ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
             b.wait_for(f"document.getElementById('review-step').dataset.i === '{faulty}'", 5)
 
-        await asyncio.to_thread(shoot, browser, f"{service.url}/review/{service.game.id}",
+        await asyncio.to_thread(shoot, browser, f"{service.outputs.url}/review/{service.table.game.id}",
                                 "!!document.getElementById('review-step')", "home-review",
                                 at_fault)
         service.stop()

@@ -19,13 +19,13 @@ async def play_with_a_standing_fault(player: Player) -> int:
     service = player.service
     faulty = 0
     await player.start()
-    while not service.core.game_over:
-        arb = service.core.arbiter
+    while not service.table.core.game_over:
+        arb = service.table.core.arbiter
         pos, n = arb.position, len(arb.moves)
         if not pos.legal_moves():
             player.source.queue.put_nowait(Reading(press=pos.to_move))
-            await _until(lambda n=n: len(service.core.arbiter.moves) > n
-                         or service.core.game_over)
+            await _until(lambda n=n: len(service.table.core.arbiter.moves) > n
+                         or service.table.core.game_over)
             continue
         turning = [sq for sq in pos.legal_squares() if len(squares_of(pos.flips(sq))) >= 2]
         if not faulty and n + 1 >= FAULT_AT and turning:

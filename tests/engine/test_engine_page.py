@@ -159,10 +159,10 @@ async def _engine_move_put_right(service: Service, player: Player, browser,
         said.append(await asyncio.to_thread(browser.js, expression))
 
     task = asyncio.create_task(service.run())
-    await _until(lambda: bool(service.url))
+    await _until(lambda: bool(service.outputs.url))
     await asyncio.to_thread(browser.navigate, "about:blank")
     await asyncio.to_thread(browser.viewport, *size)
-    await asyncio.to_thread(browser.navigate, service.url + "/")
+    await asyncio.to_thread(browser.navigate, service.outputs.url + "/")
     await player.start()
     await player.own_move()  # black
     await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
@@ -174,7 +174,7 @@ async def _engine_move_put_right(service: Service, player: Player, browser,
     forgotten, kept = move["flips"][0], move["flips"][1:]
     await player.move(move["square"], kept, Color.WHITE)  # one flip forgotten
     player.source.queue.put_nowait(Reading(press=Color.BLACK))  # black points it out
-    await _until(lambda: service.core.arbiter.flow().stage == "pointed_out")
+    await _until(lambda: service.table.core.arbiter.flow().stage == "pointed_out")
     await asyncio.to_thread(browser.wait_for,
                             f"{_text('engine-say')}.includes('not carried out')", 10)
     await read(_text("engine-say"))
@@ -183,10 +183,10 @@ async def _engine_move_put_right(service: Service, player: Player, browser,
     assert service.outputs.engine.asked == asked
     player.board[parse_square(forgotten)] = Color.WHITE.symbol  # put right
     player.show()
-    await _until(lambda: service.core.arbiter.flow().stage == "put_right")
+    await _until(lambda: service.table.core.arbiter.flow().stage == "put_right")
     player.source.queue.put_nowait(Reading(press=Color.WHITE))
-    await _until(lambda: service.core.arbiter.to_move is Color.BLACK
-                 and service.core.arbiter.phase == "turn")
+    await _until(lambda: service.table.core.arbiter.to_move is Color.BLACK
+                 and service.table.core.arbiter.phase == "turn")
     await asyncio.to_thread(browser.wait_for, f"{_text('engine-say')}.includes('played')", 10)
     await read(_text("engine-say"))
     await read("document.body.innerText")
@@ -220,5 +220,5 @@ def test_an_engine_move_with_a_forgotten_flip_pointed_out_and_fixed_in_the_brows
     assert "put a white disc" not in said[4]  # no second engine move on the page
     assert f"2. {square}" in said[4]  # the move stands as the engine's, numbered once
     assert f"Move 2 White did not turn the disc on {forgotten}. put right" in said[4]
-    assert [m.square for m in service.core.arbiter.moves].count(None) == 0  # no pass
+    assert [m.square for m in service.table.core.arbiter.moves].count(None) == 0  # no pass
     assert browser.errors == []

@@ -124,22 +124,22 @@ def test_a_home_game_in_which_a_fault_stood_is_reviewed_from_its_game_over_page(
 
     async def scenario():
         task = asyncio.create_task(service.run())
-        await _until(lambda: bool(service.url))
+        await _until(lambda: bool(service.outputs.url))
         seen["faulty"] = await play_with_a_standing_fault(player)
-        record = service.core.record()
+        record = service.table.core.record()
         stood = record.moves[seen["faulty"] - 1].stands
         assert stood is not None, "the forgotten flip stood"
         for size in SIZES.values():
             await asyncio.to_thread(browser.navigate, "about:blank")
             await asyncio.to_thread(browser.viewport, *size)
-            await asyncio.to_thread(_read_review, browser, service.url, service.game.id,
+            await asyncio.to_thread(_read_review, browser, service.outputs.url, service.table.game.id,
                                     seen["faulty"], stood.board_string(), len(record.moves))
         service.stop()
         await task
 
     asyncio.run(scenario())
     assert browser.errors == []
-    saved = load_review(review_paths(tmp_path / "games", service.game.id)[1])
+    saved = load_review(review_paths(tmp_path / "games", service.table.game.id)[1])
     assert [m.number for m in saved.moves if m.stood] == [seen["faulty"]]
 
 
@@ -154,7 +154,7 @@ def test_kaeshi_games_review_reviews_a_game_in_which_a_fault_stood(tmp_path, cap
         return faulty
 
     faulty = asyncio.run(scenario())
-    game = service.game.id
+    game = service.table.game.id
     folder = tmp_path / "games"
     assert cli_main(["games", "review", game, "--folder", str(folder), "--level", "1"]) == 0
     out = capsys.readouterr().out
@@ -175,7 +175,7 @@ def test_a_refused_review_is_a_sentence_on_a_page_for_a_browser(tmp_path):
     service.open()
 
     def get(path: str, accept: str) -> tuple[int, str, str]:
-        req = urllib.request.Request(service.url + path, headers={"Accept": accept})
+        req = urllib.request.Request(service.outputs.url + path, headers={"Accept": accept})
         try:
             with urllib.request.urlopen(req, timeout=10) as r:
                 return r.status, r.headers["Content-Type"], r.read().decode()
@@ -184,7 +184,7 @@ def test_a_refused_review_is_a_sentence_on_a_page_for_a_browser(tmp_path):
 
     async def scenario():
         task = asyncio.create_task(service.run())
-        await _until(lambda: bool(service.url))
+        await _until(lambda: bool(service.outputs.url))
         out = [await asyncio.to_thread(get, "/review/20260101-120000", accept)
                for accept in ("text/html,application/xhtml+xml,*/*;q=0.8", "*/*")]
         out.append(await asyncio.to_thread(get, "/no/such/page", "text/html"))

@@ -65,8 +65,8 @@ def test_the_round_is_the_one_the_hub_paired_this_game_in(tmp_path: Path) -> Non
         "games.folder": str(tmp_path / "g"), "web.enabled": False})
     service = Service(cfg, source=QueueSource())
     service.open()
-    assert service.game is not None
-    service.outputs.hub = SimpleNamespace(rounds={service.game.id: 3})  # type: ignore[assignment]
+    assert service.table.game is not None
+    service.outputs.hub = SimpleNamespace(rounds={service.table.game.id: 3})  # type: ignore[assignment]
     assert service.facade.snapshot("player")["heading"]["title"] == (
         "Meijin 2026 · Table 4 · Round 3")
     service.outputs.hub = SimpleNamespace(rounds={})  # type: ignore[assignment]
