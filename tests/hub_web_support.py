@@ -26,6 +26,7 @@ from controller.hub.store import HubStore
 from controller.hub.web import HubWebSettings, build_app
 from controller.position import Position
 from controller.squares import square_name
+from controller.tournament.leaderboard import WINS
 from controller.web.embed import EmbeddedServer
 from controller.web.gate import Gate
 
@@ -92,21 +93,18 @@ class FakeDirector:
         return self.pairings(self.round)
 
     def standings(self) -> list[Standing]:
-        points: dict[str, float] = {}
-        discs: dict[str, float] = {}
-        games: dict[str, int] = {}
+        """Wins under the rules' word (a draw is no one's win; no division plays
+        draws), ties broken by disc difference as a stand-in for the rules' criteria."""
+        wins: dict[str, int] = {}
+        discs: dict[str, int] = {}
         for (rnd, table), r in self.results.items():
             p = next(p for p in self.rounds[rnd] if p.table == table)
             for name, mine, theirs, colour in ((p.black, r.black, r.white, "black"),
                                                (p.white, r.white, r.black, "white")):
-                won = 1.0 if r.winner == colour else 0.5 if r.winner == "draw" else 0.0
-                points[name] = points.get(name, 0.0) + won
-                discs[name] = discs.get(name, 0.0) + mine - theirs
-                games[name] = games.get(name, 0) + 1
-        order = sorted(points, key=lambda n: (-points[n], -discs[n], n))
-        return [Standing(i + 1, n, points[n], (("Points", points[n]), ("Games", games[n]),
-                                               ("Discs", discs[n])))
-                for i, n in enumerate(order)]
+                wins[name] = wins.get(name, 0) + (r.winner == colour)
+                discs[name] = discs.get(name, 0) + mine - theirs
+        order = sorted(wins, key=lambda n: (-wins[n], -discs[n], n))
+        return [Standing(i + 1, n, wins[n], ((WINS, wins[n]),)) for i, n in enumerate(order)]
 
 
 def moves_of(squares: list[str], t0: float = 0.0) -> list[dict[str, Any]]:

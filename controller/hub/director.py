@@ -200,6 +200,6 @@ class TournamentDirector:
 
         board = leaderboard(self.t)
         note = self.t.extension or ""
-        return [Standing(r.position, r.name, float(r.wins), r.criteria, board.final,
+        return [Standing(r.position, r.name, r.wins, r.criteria, board.final,
                          r.grade, r.ouza, note if k == 0 else "")
                 for k, r in enumerate(board.rows)]

@@ -52,11 +52,12 @@ class Pairing:
 class Standing:
     """One line of the ranking the director shows: ``criteria`` are its ranking
     criteria in order, each under the name the event's rules give it; ``final`` is
-    set once the ranking is the final one (then ``rank`` is the place)."""
+    set once the ranking is the final one (then ``rank`` is the place); ``wins`` is
+    the player's score, the rules' 勝数 (``controller.tournament.leaderboard.WINS``)."""
 
     rank: int
     player: str
-    points: float
+    wins: int
     criteria: tuple[tuple[str, int | float | str | bool | None], ...] = ()
     final: bool = False
     grade: str | None = None

@@ -275,8 +275,7 @@ def _run_day(hall: Hall, path: Path, rounds: int, started: float,
     signed = sum(1 for r in t.rounds[:done] for g in r.games
                  if g.table is not None and g.done and not g.forfeit) \
         - len(desk.confirmed) - len(desk.rulings)
-    board = leaderboard(t)
-    standings = [_standing(r.position, r.name, r.wins, r.grade, r.ouza) for r in board.rows]
+    standings = leaderboard(t).lines()  # the dashboard's and the sheets' 勝数
     notes = [hall.latency_note(), *_round_bar(pages),
              *(f"incident: {x}" for x in [*at_table.log, *incidents.log])]
     if t.extension:
@@ -333,8 +332,3 @@ def _round_bar(pages: HubPages) -> list[str]:
             return [f"dashboard: {bar['text']}"]
     return []
 
-
-def _standing(rank: int, name: str, wins: int, grade: str | None = None,
-              ouza: bool | None = None) -> str:
-    extra = "".join(f", {x}" for x in (grade, "王座戦" if ouza else None) if x)
-    return f"{rank}. {name}: {wins} win{'' if wins == 1 else 's'}{extra}"

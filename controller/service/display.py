@@ -1,4 +1,5 @@
-"""The terminal view: board in colour, both clocks, the state, flags and last events.
+"""The terminal view: the page's header, the board in colour, both clocks, the state,
+flags and last events.
 
 It draws from the same snapshot the web page gets, so what the terminal shows is
 what the journal holds. On a terminal it redraws in place; into a pipe or a file
@@ -62,6 +63,16 @@ def describe_event(e: dict[str, Any]) -> str:
     return str(e)
 
 
+def heading_lines(snapshot: dict[str, Any]) -> tuple[str, str]:
+    """The page's header (``controller/web/heading.py``, the snapshot's ``heading``):
+    the event, table and round, then the players; a snapshot without one, its names."""
+    given = snapshot.get("heading")
+    if isinstance(given, dict) and given.get("title") and given.get("players"):
+        return f"Kaeshi — {given['title']}", str(given["players"])
+    black, white = snapshot.get("black") or "Black", snapshot.get("white") or "White"
+    return "Kaeshi", f"{black} (black) vs {white} (white)"
+
+
 def render(snapshot: dict[str, Any], colour: bool = True) -> list[str]:
     """The lines of the view for one snapshot."""
     size = board_size(snapshot.get("size") or STANDARD)
@@ -69,9 +80,8 @@ def render(snapshot: dict[str, Any], colour: bool = True) -> list[str]:
     board = snapshot.get("board") or "-" * size.squares
     flagged = {sq for f in snapshot.get("flags", []) for sq in f.get("squares", [])}
     last = snapshot.get("last_move")
-    lines = []
-    title = f"Kaeshi — {snapshot.get('black') or 'Black'} vs {snapshot.get('white') or 'White'}"
-    lines.append(f"{_BOLD}{title}{_RESET}" if colour else title)
+    title, players = heading_lines(snapshot)
+    lines = [f"{_BOLD}{title}{_RESET}" if colour else title, players]
     lines.append("    " + " ".join(size.columns))
     for row in range(n):
         cells = []
@@ -142,6 +152,7 @@ class TerminalDisplay:
         self.live = bool(getattr(self.out, "isatty", lambda: False)())
         self._shown_events = 0
         self._last_state: str | None = None
+        self._last_heading: tuple[str, str] | None = None
         self._height = 0
 
     def update(self, snapshot: dict[str, Any]) -> None:
@@ -151,6 +162,10 @@ class TerminalDisplay:
             self.out.write(up + "".join(f"\x1b[2K{line}\n" for line in lines))
             self._height = len(lines)
         else:
+            head = heading_lines(snapshot)
+            if head != self._last_heading:  # the first game, and each new game or round
+                self.out.write(f"{head[0]}: {head[1]}\n")
+                self._last_heading = head
             events = snapshot.get("events_total", 0)
             recent = snapshot.get("events", [])
             new = events - self._shown_events

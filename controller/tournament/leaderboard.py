@@ -6,6 +6,12 @@ broadcast cannot disagree about who is first.  Each criterion carries the label 
 rules give it (「勝数」, 「抽選番号」, …), and the columns are exactly the rules'
 criteria: nothing that is not one of them (a disc difference, a count of games that
 leaves out byes) is shown as if it ranked anyone.
+
+A player's score is one figure under one word everywhere: :data:`WINS`, the rules'
+勝数 — the games won that the ranking counts (the leagues' in the open division, *1;
+every game in 新オセロ方式), a bye counted as a won game from the moment it is paired,
+and in the open division a qualified player's remaining league games counted as won
+(*2).  :func:`score` writes it in a line of text, as the hall-day summary does.
 """
 
 from __future__ import annotations
@@ -19,14 +25,17 @@ from controller.tournament.ranking import CRITERIA, OpenStanding
 if TYPE_CHECKING:
     from controller.tournament.event import Tournament
 
+#: The rules' word for a player's score (勝数, "wins"): the dashboard's column, the
+#: sheets' and the summaries' all read it from here.
+WINS = "勝数"
 #: 暫定順位決定方法 (無差別の部), criteria 2–8: wins of the best k beaten opponents plus
 #: those of the worst k opponents lost to; 1 and 9 are 勝数 and 抽選番号.
-OPEN_LABELS = ("勝数", *(f"{k + 1}. 上位{k}+下位{k}の勝数" for k in range(1, CRITERIA + 1)),
+OPEN_LABELS = (WINS, *(f"{k + 1}. 上位{k}+下位{k}の{WINS}" for k in range(1, CRITERIA + 1)),
                "抽選番号")
 #: 暫定/最終順位決定方法 (新オセロ方式), criteria 1–5.
-KNOCKOUT_LABELS = ("順位", "勝数", "直近の対局前の勝数", "直近の対局前の順位", "抽選番号")
+KNOCKOUT_LABELS = ("順位", WINS, f"直近の対局前の{WINS}", "直近の対局前の順位", "抽選番号")
 #: 最終順位決定方法, and what the prize-giving reads.
-FINAL_LABELS = ("勝数", "段級位", "王座戦")
+FINAL_LABELS = (WINS, "段級位", "王座戦")
 
 Value = int | str | bool | None
 
@@ -60,6 +69,19 @@ class Leaderboard:
     @property
     def labels(self) -> tuple[str, ...]:
         return tuple(label for label, _ in self.rows[0].criteria) if self.rows else ()
+
+    def lines(self) -> list[str]:
+        """The ranking as lines of text ("1. Ann — 勝数 3, 七段, 王座戦")."""
+        out = []
+        for r in self.rows:
+            extra = "".join(f", {x}" for x in (r.grade, "王座戦" if r.ouza else None) if x)
+            out.append(f"{r.position}. {r.name} — {score(r.wins)}{extra}")
+        return out
+
+
+def score(wins: int) -> str:
+    """A player's score in a line of text, under the rules' word."""
+    return f"{WINS} {wins}"
 
 
 def provisional_rows(t: Tournament) -> list[Row]:

@@ -11,7 +11,7 @@ from controller.boardsize import STANDARD, board_size
 from controller.tournament.awards import award_list
 from controller.tournament.event import Tournament
 from controller.tournament.game import Round
-from controller.tournament.leaderboard import Leaderboard, leaderboard
+from controller.tournament.leaderboard import WINS, Leaderboard, leaderboard
 from controller.tournament.model import TournamentError
 from controller.tournament.ranking import KnockoutStanding, OpenStanding
 from controller.tournament.verdict import REASON_TEXT
@@ -149,12 +149,12 @@ def standings_sheet(t: Tournament, fmt: str) -> str:
     if board.final:
         notes.append("最終順位決定方法: the final's winner 1st, loser 2nd, the third-place "
                      "match's winner 3rd" + (", loser 4th" if t.settings.system == "league"
-                                             else "") + "; then 勝数, ties in the order of "
+                                             else "") + f"; then {WINS}, ties in the order of "
                      "the last provisional ranking.")
     return _html(f"{t.name} — {board.title}", header, rows, notes)
 
 
-PRIZE_HEADER = ["順位", "name", "club", "number", "勝数", "段級位", "王座戦"]
+PRIZE_HEADER = ["順位", "name", "club", "number", WINS, "段級位", "王座戦"]
 DIVISION_NAMES = {"open": "無差別の部", "women": "女子の部", "children": "小学生以下の部"}
 
 

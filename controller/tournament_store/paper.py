@@ -10,7 +10,7 @@ from typing import Any
 
 from controller.tournament.event import Tournament
 from controller.tournament.game import Game, Round
-from controller.tournament.leaderboard import leaderboard
+from controller.tournament.leaderboard import WINS, leaderboard
 from controller.tournament_store.formats import csv_sheet, html_sheet, note_rows
 
 CARD_STYLE = (
@@ -98,7 +98,7 @@ def crosstable(t: Tournament, fmt: str) -> str:
     * corrected) round by round."""
     board = leaderboard(t)
     header = ["place" if board.final else "position", "number", "name",
-              *(f"R{r.number}" for r in t.rounds), "勝数"]
+              *(f"R{r.number}" for r in t.rounds), WINS]
     rows: list[list[Any]] = []
     for row in board.rows:
         cells = []

@@ -26,6 +26,7 @@ from importlib import resources
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
@@ -39,6 +40,8 @@ READ_DEADLINE = 10.0
 STATUS_EVERY = 0.5
 PAGES = {"camera": "camera.html", "clock": "clock.html", "phone": "phone.html"}
 ASSETS = {"camera.js", "clock.js", "phone.css"}
+#: Where a person finds the device key an address needs.
+KEY_WHERE = "the arbiter's view and the terminal that started the table show it"
 
 
 class PhoneSession(Protocol):
@@ -82,8 +85,8 @@ def phone_routes(link: PhoneLink) -> list[BaseRoute]:
 
     async def asset(request: Request) -> Response:
         name = request.path_params["name"]
-        if name not in assets:
-            return Response("no such file", 404)
+        if name not in assets:  # said as the server's refusals are (a page, or JSON)
+            raise HTTPException(404, f"no such file: /phone/{name[:60]}")
         kind = "text/css" if name.endswith(".css") else "text/javascript"
         return Response(assets[name], 200, {"Cache-Control": "no-cache"},
                         f"{kind}; charset=utf-8")
@@ -104,8 +107,7 @@ def phone_routes(link: PhoneLink) -> list[BaseRoute]:
 
             # a page a person opened: the sentence on a page (controller/web/refusal.py)
             return Response(refusal_page(403, "this page's address needs the table's device "
-                                         "key: the arbiter's view and the terminal that "
-                                         "started the table show it"), 403,
+                                         f"key: {KEY_WHERE}"), 403,
                             media_type="text/html; charset=utf-8")
         base = f"{request.url.scheme}://{request.headers.get('host', '')}"
         suffix = f"?key={link.device_key}" if link.device_key else ""
@@ -126,9 +128,11 @@ def phone_routes(link: PhoneLink) -> list[BaseRoute]:
 
         role = request.path_params["role"]
         if role not in ("camera", "clock"):
-            return Response("no such page", 404)
+            raise HTTPException(404, f"no QR code for {role[:40]!r}: the camera's and the "
+                                "clock's pages have one")
         if not key_ok(link, request.query_params.get("key")):
-            return Response("the device key is missing or wrong", 403)
+            raise HTTPException(403, f"the QR code's address needs the table's device key: "
+                                f"{KEY_WHERE}")
         base = f"{request.url.scheme}://{request.headers.get('host', '')}"
         suffix = f"?key={link.device_key}" if link.device_key else ""
         return Response(qr_svg(f"{base}/{role}{suffix}"), 200, {"Cache-Control": "no-store"},

@@ -9,9 +9,12 @@ A Starlette app served by uvicorn on the service's own event loop
 * ``/events?view=player|arbiter`` Server-Sent Events: one ``state`` event per change
 * ``/record.ggf?view=player|arbiter`` the game record as a download
 * the engine's routes (hints, its colour and level, reviews): :mod:`controller.web.engine_routes`
-* ``POST /api/arbiter/<action>`` with JSON body: ``pause``, ``resume``,
-  ``adjust_time`` ``{"color": "black", "seconds": -30}``, ``accept_position``,
-  ``correct_position`` ``{"board": "<one - X O per square>"}``
+* the requests that change the game (``POST /api/arbiter/<action>``, ``POST
+  /api/dispute``), each body read once: :mod:`controller.web.action_routes`
+
+This module serves: it assembles the routes, listens, recognises the arbiter and
+answers pages, state and downloads; the event stream's loop is
+:mod:`controller.web.live_stream`.
 
 The arbiter is recognised by the cookie set at login, by ``?token=`` on ``/arbiter``
 (which then sets the cookie and drops the token from the address bar), or, for
@@ -26,12 +29,11 @@ from __future__ import annotations
 
 import asyncio
 import html
-import inspect
 import json
 import logging
 import math
 import socket
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, quote
@@ -43,11 +45,9 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 
-from controller.boardsize import size_of_board_string
-from controller.errors import KaeshiError
 from controller.records import write_ggf
 from controller.records.files import record_filename
-from controller.squares import Color, validate_board_string
+from controller.web.action_routes import action_routes
 from controller.web.auth import SESSION_SECONDS, ArbiterAuth
 from controller.web.embed import MAX_CONNECTIONS, EmbeddedServer
 from controller.web.engine_routes import engine_routes
@@ -61,14 +61,13 @@ from controller.web.guard import (
     TooManyFailures,
     client_key,
     read_body,
-    read_json,
 )
 from controller.web.heading import tab_title
+from controller.web.live_stream import counted, state_stream
 from controller.web.refusal import refusal_page, wants_page
 
 log = logging.getLogger("kaeshi.web")
 
-KEEPALIVE_SECONDS = 15.0
 STATIC_TYPES = {
     "kaeshi-board.js": "text/javascript; charset=utf-8",  # the board renderer, hub's too
     "app.js": "text/javascript; charset=utf-8",
@@ -142,8 +141,7 @@ class WebServer:
                 Route("/events", self._events, methods=["GET"]),
                 Route("/record.ggf", self._record, methods=["GET"]),
                 Route("/static/{name}", self._asset, methods=["GET"]),
-                Route("/api/arbiter/{action}", self._action, methods=["POST"]),
-                Route("/api/dispute", self._dispute, methods=["POST"]),
+                *action_routes(facade, self._is_arbiter, lambda obj: _json(200, obj)),
                 *engine_routes(facade),
                 *extra,
             ],
@@ -324,93 +322,12 @@ class WebServer:
         if not self.gate.stream_room(address):
             raise HTTPException(503, "too many live pages open; the page tries again")
         first = self._snapshot(view)  # a failing facade is a 500 before the stream starts
+        stream = state_stream(self.facade, first, lambda: self._snapshot(view), self._closing)
         return StreamingResponse(
-            self._counted(address, self._stream(view, first)),
+            counted(self.gate, address, stream),
             media_type="text/event-stream; charset=utf-8",
             headers={"Cache-Control": "no-store"},
         )
-
-    async def _counted(self, address: str, stream: AsyncIterator[bytes]
-                       ) -> AsyncIterator[bytes]:
-        """``stream``, counted against its client's live pages while it runs."""
-        self.gate.open_stream(address)
-        try:
-            async for chunk in stream:
-                yield chunk
-        finally:
-            self.gate.close_stream(address)
-
-    async def _stream(self, view: View, snapshot: dict[str, Any]) -> AsyncIterator[bytes]:
-        yield b"retry: 1000\n\n"
-        change: asyncio.Future[int] | None = None
-        try:
-            while True:
-                version = int(snapshot.get("version", 0))
-                data = json.dumps(snapshot, separators=(",", ":"), default=str)
-                yield f"event: state\ndata: {data}\n\n".encode()
-                change = asyncio.ensure_future(self.facade.wait_change(version))
-                while not change.done():
-                    waiting: set[asyncio.Future[Any]] = {change}
-                    if self._closing is not None:
-                        waiting.add(self._closing)
-                    await asyncio.wait(waiting, timeout=KEEPALIVE_SECONDS,
-                                       return_when=asyncio.FIRST_COMPLETED)
-                    if self._closing is not None and self._closing.done():
-                        return
-                    if not change.done():
-                        yield b": keepalive\n\n"
-                change = None
-                snapshot = self._snapshot(view)
-        finally:
-            if change is not None:
-                change.cancel()
-
-    async def _action(self, request: Request) -> Response:
-        action = request.path_params["action"]
-        if not self._is_arbiter(request):
-            raise HTTPException(403, "arbiter actions need the arbiter token")
-        body = await read_json(request)
-        f = self.facade
-        handlers: dict[str, Callable[[], object]] = {
-            "pause": f.pause,
-            "resume": f.resume,
-            "accept_position": f.accept_position,
-            "adjust_time": lambda: f.adjust_time(*_adjust_args(body)),
-            "correct_position": lambda: f.correct_position(_board_arg(body)),
-            "late": lambda: f.late_step("late", _color_arg(body, "late")),
-            "late_arrived": lambda: f.late_step("late_arrived"),
-            "late_play_on": lambda: f.late_step("late_play_on"),
-            "late_forfeit": lambda: f.late_step("late_forfeit"),
-        }
-        if action not in handlers:
-            raise HTTPException(404, f"no such arbiter action: {action[:40]}")
-        try:
-            result = handlers[action]()
-            if inspect.isawaitable(result):
-                await result
-        except (ValueError, KaeshiError) as exc:  # ActionError, BoardStringError ...
-            raise HTTPException(400, str(exc)) from None
-        log.info("arbiter action: %s %s", action, body or "")
-        return _json(200, {"ok": True, "action": action})
-
-
-    async def _dispute(self, request: Request) -> Response:
-        """A player disputes the result on the table page (rule 15). No token: it can only
-        send the result to the arbiter, never settle one; a confirmation needs the
-        player's own clock button."""
-        body = await read_json(request)
-        try:
-            color = Color.parse(str(body.get("color", "")))
-        except ValueError as exc:
-            raise HTTPException(400, f"dispute: {exc}") from None
-        try:
-            result = self.facade.dispute_result(color)
-            if inspect.isawaitable(result):
-                await result
-        except (ValueError, KaeshiError) as exc:
-            raise HTTPException(400, str(exc)) from None
-        log.info("%s disputes the result", color.value)
-        return _json(200, {"ok": True, "dispute": color.value})
 
 
 def _reachable_host() -> str:
@@ -423,37 +340,3 @@ def _reachable_host() -> str:
     except OSError:
         return "127.0.0.1"
 
-
-def _color_arg(body: dict[str, Any], action: str) -> Color:
-    try:
-        return Color.parse(str(body.get("color", "")))
-    except ValueError as exc:
-        raise HTTPException(400, f"{action}: {exc}") from None
-
-
-def _adjust_args(body: dict[str, Any]) -> tuple[Color, float]:
-    try:
-        color = Color.parse(str(body.get("color", "")))
-    except ValueError as exc:
-        raise HTTPException(400, f"adjust_time: {exc}") from None
-    seconds = body.get("seconds")
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds != seconds:
-        raise HTTPException(
-            400, "adjust_time: 'seconds' must be a number (negative takes time away)"
-        )
-    if abs(seconds) > 24 * 3600:
-        raise HTTPException(400, "adjust_time: 'seconds' is out of range")
-    return color, float(seconds)
-
-
-def _board_arg(body: dict[str, Any]) -> str:
-    board = body.get("board")
-    if not isinstance(board, str):
-        raise HTTPException(
-            400, "correct_position: 'board' must be a string of - X O, one per square"
-        )
-    try:
-        # of the table's board, whichever size it plays (the game refuses another size)
-        return validate_board_string(board, size_of_board_string(board))
-    except ValueError as exc:
-        raise HTTPException(400, f"correct_position: {exc}") from None

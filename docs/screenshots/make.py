@@ -284,7 +284,9 @@ def home_pages(browser: DevTools) -> None:
                  ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
             b.wait_for(f"document.getElementById('review-step').dataset.i === '{faulty}'", 5)
 
-        await asyncio.to_thread(shoot, browser, f"{service.outputs.url}/review/{service.table.game.id}",
+        game = service.table.game
+        assert game is not None
+        await asyncio.to_thread(shoot, browser, f"{service.outputs.url}/review/{game.id}",
                                 "!!document.getElementById('review-step')", "home-review",
                                 at_fault)
         service.stop()

@@ -132,8 +132,9 @@ def test_a_home_game_in_which_a_fault_stood_is_reviewed_from_its_game_over_page(
         for size in SIZES.values():
             await asyncio.to_thread(browser.navigate, "about:blank")
             await asyncio.to_thread(browser.viewport, *size)
-            await asyncio.to_thread(_read_review, browser, service.outputs.url, service.table.game.id,
-                                    seen["faulty"], stood.board_string(), len(record.moves))
+            await asyncio.to_thread(_read_review, browser, service.outputs.url,
+                                    service.table.game.id, seen["faulty"],
+                                    stood.board_string(), len(record.moves))
         service.stop()
         await task
 

@@ -18,14 +18,18 @@ and the event goes on to round 2.
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import json
 import shutil
 import sqlite3
 
 import pytest
 
+from controller.cli import main
 from controller.hub.sim_event import EventPlan, simulate_event
 from controller.hub.sim_summary import SimulateOptions
+from controller.tournament.leaderboard import WINS
 from controller.tournament_store import store
 
 
@@ -50,7 +54,8 @@ def _finished_games(folder, table):
 
 
 @pytest.mark.slow
-def test_two_rounds_paired_by_the_director_signed_at_the_tables(tmp_path, data_dir):
+def test_two_rounds_paired_by_the_director_signed_at_the_tables(tmp_path, data_dir,
+                                                                 capsys):
     said: list[str] = []
     options = SimulateOptions(speed=40.0, errors=0.0, folder=str(tmp_path), seed=27)
     plan = EventPlan(players=8, rounds=2, extend=True, incidents=False)
@@ -74,6 +79,12 @@ def test_two_rounds_paired_by_the_director_signed_at_the_tables(tmp_path, data_d
     _, t = store.load(tmp_path / "event.sqlite")
     first, second = t.rounds[0], t.rounds[1]
     assert first.complete and second.complete
+    # the summary's ranking gives each player the 勝数 the standings sheet gives them
+    assert main(["tournament", "--db", str(tmp_path / "event.sqlite"), "standings"]) == 0
+    sheet = [r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))
+             if (r.get("position") or "").isdigit()]
+    assert [f"  {r['position']}. {r['name']} — {WINS} {r[WINS]}" for r in sheet][:8] == [
+        x for x in summary.text().splitlines() if f" — {WINS} " in x], summary.text()
     # round 2 was paired by the director once round 1's four results were in, and
     # only then: the event file's own log of what the director did
     with contextlib.closing(sqlite3.connect(tmp_path / "event.sqlite")) as db:

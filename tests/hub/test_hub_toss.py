@@ -90,7 +90,7 @@ def test_a_signed_32_32_board_is_held_until_the_toss_then_the_holder_wins(tmp_pa
     assert t.rounds[0].complete and len(t.rounds) == 2
     assert done.settled.next_pairings == director.pairings(2)
     assert [c.command for _, c in sent] == ["next_game"] * len(director.pairings(2))
-    standings = {s.player: s.points for s in director.standings()}
+    standings = {s.player: s.wins for s in director.standings()}
     assert standings[drawn.white] > standings[drawn.black]
 
 

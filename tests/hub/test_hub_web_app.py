@@ -216,8 +216,8 @@ def test_a_result_is_confirmed_and_the_next_round_reaches_every_table() -> None:
     data = client.get("/api/dashboard").json()
     assert data["round"] == 2
     assert [p["text"] for p in data["pairings"]] == r.json()["next_pairings"]
-    assert [(x["player"], x["points"]) for x in data["standings"]] == [
-        ("Ann", 1.0), ("Cy", 1.0), ("Di", 0.0), ("Bob", 0.0)]  # then by disc difference
+    assert [(x["player"], x["wins"]) for x in data["standings"]] == [
+        ("Ann", 1), ("Cy", 1), ("Di", 0), ("Bob", 0)]  # then by disc difference
     # spectators see the standings and pairings too
     public = s.client.get("/api/standings").json()
     assert public["standings"] == data["standings"]

@@ -68,7 +68,7 @@ def test_the_round_goes_from_tables_to_the_director_and_back(tmp_path: Path) -> 
     assert {s["player"] for s in top} == winners
     # leagues of two are won in round 1: their winners wait for round 6's semi-finals
     # with a bye in round 2, counted as won when it is paired
-    assert all(s["points"] == 2.0 and not s["final"] for s in top)
+    assert all(s["wins"] == 2 and not s["final"] for s in top)
     # the rules' own criteria, under their own names; no disc difference
     assert [c[0] for c in top[0]["criteria"]][:2] == ["勝数", "2. 上位1+下位1の勝数"]
     assert top[0]["criteria"][-1][0] == "抽選番号"

@@ -47,7 +47,7 @@ def test_format_clock():
 def test_plain_render_shows_board_clocks_flags_and_events():
     lines = render(_snapshot(), colour=False)
     text = "\n".join(lines)
-    assert "Ann vs Bob" in lines[0]
+    assert lines[:2] == ["Kaeshi", "Ann (black) vs Bob (white)"]  # no heading: the names
     row5 = next(line for line in lines if line.startswith(" 5 "))
     assert row5 == " 5  . . . X X!X . . "  # e5 carries the flag mark
     assert "▶ white 20:00" in text and "black 19:47" in text
@@ -117,3 +117,44 @@ def test_the_terminal_says_the_flows_one_instruction_as_the_page_does():
         {"t": 4.0, "event": "pointed_out", "player": "black", "squares": ["d4"]}]),
         colour=False))
     assert "pointed out: black must put d4 right" in events
+
+
+def test_the_terminal_is_headed_as_the_page_is(tmp_path):
+    """The service's own snapshot, as the terminal gets it (the arbiter's view): the
+    event, the hall's table and round, and the players, in the page header's words."""
+    from types import SimpleNamespace
+
+    from hand_source import QueueSource
+
+    from controller.service.app import Service
+    from controller.service.config import defaults
+    from controller.web.facade import for_view
+
+    cfg = defaults().replace(**{
+        "game.mode": "tournament", "game.black": "Ann", "game.white": "Bob",
+        "game.event": "Club night", "hub.table": 7, "source.kind": "hall",
+        "journal.path": str(tmp_path / "journal.sqlite"), "games.folder": str(tmp_path / "g"),
+        "web.enabled": False, "engine.plays": "none"})
+    service = Service(cfg, source=QueueSource())
+    service.open()
+    assert service.game is not None
+    service.outputs.hub = SimpleNamespace(rounds={service.game.id: 2})  # type: ignore[assignment]
+    snap = for_view(service.facade.snapshot("arbiter"), "arbiter")
+    page = snap["heading"]
+    for colour in (False, True):
+        lines = render(snap, colour=colour)
+        assert page["title"] in lines[0] and lines[1] == page["players"]
+    assert render(snap, colour=False)[:2] == ["Kaeshi — Club night · Table 7 · Round 2",
+                                              "Ann (black) vs Bob (white)"]
+    # into a pipe: the header once, and again when the round changes
+    out = io.StringIO()
+    display = TerminalDisplay(out)
+    display.update(snap)
+    display.update(snap)
+    service.outputs.hub = SimpleNamespace(rounds={service.game.id: 3})  # type: ignore[assignment]
+    display.update(for_view(service.facade.snapshot("arbiter"), "arbiter"))
+    assert out.getvalue().splitlines()[0] == (
+        "Kaeshi — Club night · Table 7 · Round 2: Ann (black) vs Bob (white)")
+    assert out.getvalue().count("Kaeshi — ") == 2
+    assert "Kaeshi — Club night · Table 7 · Round 3: Ann (black) vs Bob (white)" in (
+        out.getvalue())

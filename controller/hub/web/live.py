@@ -221,7 +221,7 @@ class Views:
         if self.director is None:
             return []
         return [
-            {"rank": s.rank, "player": s.player, "points": s.points,
+            {"rank": s.rank, "player": s.player, "wins": s.wins,
              "criteria": [[label, value] for label, value in s.criteria],
              "final": s.final, "grade": s.grade, "ouza": s.ouza,
              **({"note": s.note} if s.note else {})}

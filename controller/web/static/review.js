@@ -1,14 +1,26 @@
 // The review page of a finished game: the board follows the game step by step (0: the
 // start, then after each move). A click on the score graph, on a move or a mistake,
 // the buttons and the arrow keys choose the step; the words under the board are the
-// review's own (controller/engine/report.py step_text).
+// review's own (controller/engine/report.py step_text). The board stays in view while
+// the graph and the moves scroll, beside it or, on a phone, under it.
 "use strict";
 (function () {
   const data = JSON.parse(document.getElementById("review-data").textContent);
   const last = data.boards.length - 1;
   const $ = (id) => document.getElementById(id);
   const cursor = document.querySelector(".score-graph .cursor");
+  const area = document.querySelector(".review-page .board-area");
+  const side = document.querySelector(".review-page .review-side");
   let at = last;
+
+  // Where the board stays in view above what scrolls (engine.css), whatever is scrolled
+  // into view (a link, a focused row, a test's click) lands below it, never under it.
+  function keepBelowBoard() {
+    const stacked = side.offsetLeft < area.offsetLeft + area.offsetWidth;
+    const sticky = getComputedStyle(area).position === "sticky";
+    document.documentElement.style.scrollPaddingTop =
+      stacked && sticky ? `${area.offsetHeight}px` : "";
+  }
 
   function show(i) {
     at = Math.max(0, Math.min(last, i));
@@ -27,6 +39,7 @@
     }
     $("step-first").disabled = $("step-prev").disabled = at === 0;
     $("step-next").disabled = $("step-last").disabled = at === last;
+    keepBelowBoard();  // the words under the board may take another line
   }
 
   document.addEventListener("click", (ev) => {
@@ -45,5 +58,6 @@
     ev.preventDefault();
     show(to);
   });
+  window.addEventListener("resize", keepBelowBoard);
   show(last);
 })();
