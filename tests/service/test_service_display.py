@@ -137,8 +137,8 @@ def test_the_terminal_is_headed_as_the_page_is(tmp_path):
         "web.enabled": False, "engine.plays": "none"})
     service = Service(cfg, source=QueueSource())
     service.open()
-    assert service.game is not None
-    service.outputs.hub = SimpleNamespace(rounds={service.game.id: 2})  # type: ignore[assignment]
+    assert service.table.game is not None
+    service.outputs.hub = SimpleNamespace(rounds={service.table.game.id: 2})  # type: ignore[assignment]
     snap = for_view(service.facade.snapshot("arbiter"), "arbiter")
     page = snap["heading"]
     for colour in (False, True):
@@ -151,7 +151,7 @@ def test_the_terminal_is_headed_as_the_page_is(tmp_path):
     display = TerminalDisplay(out)
     display.update(snap)
     display.update(snap)
-    service.outputs.hub = SimpleNamespace(rounds={service.game.id: 3})  # type: ignore[assignment]
+    service.outputs.hub = SimpleNamespace(rounds={service.table.game.id: 3})  # type: ignore[assignment]
     display.update(for_view(service.facade.snapshot("arbiter"), "arbiter"))
     assert out.getvalue().splitlines()[0] == (
         "Kaeshi — Club night · Table 7 · Round 2: Ann (black) vs Bob (white)")
