@@ -8,7 +8,7 @@ import urllib.error
 import urllib.request
 
 from hand_source import QueueSource
-from test_engine_service import (
+from test_engine_seat import (
     Player,
     _config,
     _engine,
