@@ -69,8 +69,6 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "controller.engine.protocol": ("engine/test_engine_client.py", "engine/test_engine_timing.py"),
     "controller.engine.report": ("engine/test_engine_review.py",),
     # hall: the driver's parts, met through the driver on a pseudo-terminal
-    "controller.hall.command_queue": ("hall/test_hall_driver.py",
-                                      "hall/test_hall_driver_simboard.py"),
     "controller.hall.errors": ("hall/test_hall_driver.py", "hall/test_hall_driver_simboard.py"),
     "controller.hall.link": ("hall/test_hall_driver.py", "hall/test_hall_host.py",
                              "hall/test_hall_reconnect.py"),
