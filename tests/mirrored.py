@@ -91,16 +91,13 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "controller.leds.strip": ("leds/test_leds_drivers.py",),
     "controller.leds.web": ("leds/test_leds_drivers.py",),
     "controller.leds.ws2812": ("leds/test_leds_drivers.py",),
-    # simulator: the presses' timing, the random games and the hand over the board
+    # simulator: the presses' timing and the hand over the board
     "controller.simulator.prompt": ("simulator/test_simulator_game.py",
                                     "arbiter/test_arbiter_presswait.py"),
-    "controller.simulator.random_games": ("records/test_records_files_sizes.py",
-                                          "hall/test_hall_window.py"),
     "controller.simulator.table": ("simulator/test_simulator_game.py",),
     # synth: the renderer's parts, each checked through the pictures' ground truth
     "controller.synth.__main__": ("synth/test_synth_picture_video.py",),
     "controller.synth.board": ("synth/test_synth_picture.py",),
-    "controller.synth.camera": ("synth/test_synth_picture.py",),
     "controller.synth.clutter": ("synth/test_synth_picture.py",),
     "controller.synth.discs": ("synth/test_synth_picture.py",),
     "controller.synth.gamevideo": ("synth/test_synth_replay_sizes.py",),
