@@ -87,7 +87,6 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     # LED drivers, each built by name from the registry and its output decoded
     "controller.leds.apa102": ("leds/test_leds_drivers.py",),
     "controller.leds.sensor_board": ("leds/test_leds_drivers.py",),
-    "controller.leds.spi": ("leds/test_leds_drivers.py",),
     "controller.leds.strip": ("leds/test_leds_drivers.py",),
     "controller.leds.web": ("leds/test_leds_drivers.py",),
     "controller.leds.ws2812": ("leds/test_leds_drivers.py",),
