@@ -38,6 +38,7 @@ MIRRORED_PACKAGES: dict[str, str] = {
 #: ("" for ``tests/`` itself). Every top-level module is here or in ``TESTED_THROUGH``.
 TOP_LEVEL_HOMES: dict[str, str] = {
     "bitboard": "rules",
+    "boardsize": "rules",
     "cli": "",
     "clock": "clock",
     "irregularities": "records",
@@ -122,7 +123,6 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "calibration.commands.camera": ("calibration/test_calibration_advice.py",),
     "calibration.evaluation": ("vision/test_vision_calibration_figures.py",),
     # top-level definitions, met wherever their words are read or written
-    "controller.boardsize": ("hall/test_hall_window.py", "synth/test_synth_replay_sizes.py"),
     "controller.errors": ("leds/test_leds_drivers.py",),
     "controller.events": ("records/test_irregularities.py", "simulator/test_simulator_game.py"),
     "controller.irregular_flow": ("arbiter/test_arbiter_flow.py",),
