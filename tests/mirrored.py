@@ -92,8 +92,7 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "controller.leds.web": ("leds/test_leds_drivers.py",),
     "controller.leds.ws2812": ("leds/test_leds_drivers.py",),
     # simulator: the presses' timing and the hand over the board
-    "controller.simulator.prompt": ("simulator/test_simulator_game.py",
-                                    "arbiter/test_arbiter_presswait.py"),
+    "controller.simulator.prompt": ("simulator/test_simulator_game.py",),
     "controller.simulator.table": ("simulator/test_simulator_game.py",),
     # synth: the renderer's parts, each checked through the pictures' ground truth
     "controller.synth.__main__": ("synth/test_synth_picture_video.py",),
@@ -106,7 +105,7 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "controller.synth.scene": ("synth/test_synth_picture.py", "synth/test_synth_hand.py"),
     "controller.synth.textures": ("synth/test_synth_picture.py",),
     # commands: each run as a user runs it, through ``controller.cli.main``
-    "controller.commands.arbitrate": ("hall/test_hall_replay.py", "arbiter/test_arbiter_cli.py"),
+    "controller.commands.arbitrate": ("hall/test_hall_replay.py",),
     "controller.commands.calibrate": ("calibration/test_calibration_commands_hall.py",),
     "controller.commands.demo": ("service/test_service_demo.py",),
     "controller.commands.engine": ("engine/test_engine_client.py",),
