@@ -15,10 +15,6 @@ from __future__ import annotations
 #: named ``test_<package>_<module>[_<behaviour>].py``, the package's dotted name with
 #: ``controller.`` dropped and dots as underscores; every test file in the folder is
 #: named after a module of a package it holds, or is in ``PACKAGE_WIDE``.
-#: Not yet covered: controller.arbiter, controller.browser, controller.hall_protocol,
-#: controller.hub, controller.hub.web, controller.measure, controller.service,
-#: controller.table_link, controller.tournament, controller.tournament_store,
-#: controller.vision and its sub-packages, controller.web.
 MIRRORED_PACKAGES: dict[str, str] = {
     "controller.records": "records",
     "controller.engine": "engine",
@@ -33,6 +29,28 @@ MIRRORED_PACKAGES: dict[str, str] = {
     "calibration.commands": "calibration",
     "calibration.hall": "calibration",
 }
+
+#: The packages whose tests are not laid out by this rule yet; each moves to
+#: ``MIRRORED_PACKAGES`` when its folder is. Together the two name every package, so a
+#: new package has to be placed in one of them.
+NOT_YET_MIRRORED: tuple[str, ...] = (
+    "controller.arbiter",
+    "controller.browser",
+    "controller.hall_protocol",
+    "controller.hub",
+    "controller.hub.web",
+    "controller.measure",
+    "controller.service",
+    "controller.table_link",
+    "controller.tournament",
+    "controller.tournament_store",
+    "controller.vision",
+    "controller.vision.calibrating",
+    "controller.vision.finding",
+    "controller.vision.reading",
+    "controller.vision.watching",
+    "controller.web",
+)
 
 #: Top-level module of ``controller/`` -> the folder of its ``test_<module>[_*].py``
 #: ("" for ``tests/`` itself). Every top-level module is here or in ``TESTED_THROUGH``.
