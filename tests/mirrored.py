@@ -10,6 +10,8 @@ decision someone wrote down, not an oversight.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 #: Package -> its test folder under ``tests/``. Every module of the package (its
 #: ``__init__`` apart: it re-exports what its modules define) has a test file there
 #: named ``test_<package>_<module>[_<behaviour>].py``, the package's dotted name with
@@ -148,3 +150,72 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "controller.terminal": ("hub/test_hub_admission.py",),
     "controller.tomlconfig": ("commands/test_commands_config.py",),
 }
+
+
+def modules(root: Path, package: str) -> list[str]:
+    """The modules of ``package`` (its own files, not its sub-packages'), by name."""
+    folder = root.joinpath(*package.split("."))
+    return sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
+
+
+def named_tests(folder: Path, stem: str) -> list[str]:
+    """The test files in ``folder`` found from ``stem``: ``stem.py`` or ``stem_*.py``."""
+    return sorted(p.name for p in folder.glob("test_*.py")
+                  if p.stem == stem or p.stem.startswith(stem + "_"))
+
+
+def _test_stem(package: str) -> str:
+    return "test_" + package.removeprefix("controller.").replace(".", "_")
+
+
+def _own_tests(root: Path) -> dict[str, list[str]]:
+    """Every module the rule covers -> the test files named after it."""
+    own = {}
+    for package, folder in MIRRORED_PACKAGES.items():
+        for module in modules(root, package):
+            own[f"{package}.{module}"] = named_tests(
+                root / "tests" / folder, f"{_test_stem(package)}_{module}")
+    for module in modules(root, "controller"):
+        home = TOP_LEVEL_HOMES.get(module)
+        own[f"controller.{module}"] = (
+            [] if home is None else named_tests(root / "tests" / home, f"test_{module}"))
+    return own
+
+
+def unmirrored_modules(root: Path) -> tuple[list[str], list[str]]:
+    """The modules with neither a test file of their own nor a ``TESTED_THROUGH`` line,
+    and those with both (a line left behind when the module got its own file)."""
+    own = _own_tests(root)
+    missing = [name for name, files in own.items() if not files and name not in TESTED_THROUGH]
+    stale = [name for name, files in own.items() if files and name in TESTED_THROUGH]
+    return missing, stale
+
+
+def unnamed_test_files(root: Path) -> list[str]:
+    """Test files of a mirrored folder whose name leads to no module of that folder."""
+    stems: dict[str, list[str]] = {}
+    for package, folder in MIRRORED_PACKAGES.items():
+        stems.setdefault(folder, []).extend(
+            f"{_test_stem(package)}_{module}" for module in modules(root, package))
+    for module, folder in TOP_LEVEL_HOMES.items():
+        stems.setdefault(folder, []).append(f"test_{module}")
+    unnamed = []
+    for folder in sorted({*MIRRORED_PACKAGES.values(), *TOP_LEVEL_FOLDERS}):
+        for path in sorted((root / "tests" / folder).glob("test_*.py")):
+            name = f"{folder}/{path.name}"
+            if name not in PACKAGE_WIDE and not any(
+                    path.stem == s or path.stem.startswith(s + "_") for s in stems[folder]):
+                unnamed.append(name)
+    return unnamed
+
+
+def map_mistakes(root: Path) -> list[str]:
+    """What this file names that does not exist: a module, a test file, an empty line."""
+    known = set(_own_tests(root))
+    mistakes = [f"no module {name}" for name in TESTED_THROUGH if name not in known]
+    mistakes += [f"no module controller/{name}.py" for name in TOP_LEVEL_HOMES
+                 if not (root / "controller" / f"{name}.py").is_file()]
+    files = [*PACKAGE_WIDE, *(f for fs in TESTED_THROUGH.values() for f in fs)]
+    mistakes += [f"no file tests/{f}" for f in files if not (root / "tests" / f).is_file()]
+    mistakes += [f"{name}: no test file named" for name, fs in TESTED_THROUGH.items() if not fs]
+    return mistakes

@@ -14,10 +14,9 @@ import networkx as nx
 from mirrored import (
     MIRRORED_PACKAGES,
     NOT_YET_MIRRORED,
-    PACKAGE_WIDE,
-    TESTED_THROUGH,
-    TOP_LEVEL_FOLDERS,
-    TOP_LEVEL_HOMES,
+    map_mistakes,
+    unmirrored_modules,
+    unnamed_test_files,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,68 +126,23 @@ def test_tests_mirror_the_packages() -> None:
         assert tests, f"tests/{folder.name}/ holds no tests"
 
 
-def _modules(package: str) -> list[str]:
-    """The modules of ``package`` (its own files, not its sub-packages'), by name."""
-    folder = ROOT.joinpath(*package.split("."))
-    return sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
-
-
-def _named_tests(folder: Path, prefix: str) -> list[str]:
-    """The test files in ``folder`` found from a module whose test names start ``prefix``."""
-    return sorted(p.name for p in folder.glob("test_*.py")
-                  if p.stem == prefix or p.stem.startswith(prefix + "_"))
-
-
 def test_every_module_of_a_mirrored_package_is_found_from_its_name() -> None:
     """A maintainer looking for a module's tests finds them by its name, or finds in
     ``tests/mirrored.py`` which tests exercise it and why it has none of its own."""
-    missing, stale = [], []
-    for package, folder in MIRRORED_PACKAGES.items():
-        stem = "test_" + package.removeprefix("controller.").replace(".", "_")
-        for module in _modules(package):
-            named = _named_tests(ROOT / "tests" / folder, f"{stem}_{module}")
-            if not named and f"{package}.{module}" not in TESTED_THROUGH:
-                missing.append(f"{package}.{module}")
-            if named and f"{package}.{module}" in TESTED_THROUGH:
-                stale.append(f"{package}.{module}")
-    for module in _modules("controller"):
-        named = (_named_tests(ROOT / "tests" / TOP_LEVEL_HOMES[module], f"test_{module}")
-                 if module in TOP_LEVEL_HOMES else [])
-        if not named and f"controller.{module}" not in TESTED_THROUGH:
-            missing.append(f"controller.{module}")
-        if named and f"controller.{module}" in TESTED_THROUGH:
-            stale.append(f"controller.{module}")
+    missing, stale = unmirrored_modules(ROOT)
     assert missing == [], "no test file named after these modules, nor a TESTED_THROUGH line"
     assert stale == [], "these have their own test file: their TESTED_THROUGH line goes"
 
 
 def test_every_test_file_of_a_mirrored_folder_names_its_module() -> None:
     """The other way round: a test file in a mirrored folder leads to the module it tests."""
-    stems: dict[str, list[str]] = {}
-    for package, folder in MIRRORED_PACKAGES.items():
-        stem = "test_" + package.removeprefix("controller.").replace(".", "_")
-        stems.setdefault(folder, []).extend(f"{stem}_{m}" for m in _modules(package))
-    for module, folder in TOP_LEVEL_HOMES.items():
-        stems.setdefault(folder, []).append(f"test_{module}")
-    unnamed = []
-    for folder in {*MIRRORED_PACKAGES.values(), *TOP_LEVEL_FOLDERS}:
-        for path in sorted((ROOT / "tests" / folder).glob("test_*.py")):
-            if f"{folder}/{path.name}" in PACKAGE_WIDE:
-                continue
-            if not any(path.stem == s or path.stem.startswith(s + "_") for s in stems[folder]):
-                unnamed.append(f"{folder}/{path.name}")
-    assert unnamed == []
+    assert unnamed_test_files(ROOT) == []
 
 
 def test_the_mirror_map_names_what_exists() -> None:
     """Every module and test file ``tests/mirrored.py`` names exists, so the map cannot
     go on vouching for a test that was renamed or a module that was removed."""
-    known = {f"{p}.{m}" for p in (*MIRRORED_PACKAGES, "controller") for m in _modules(p)}
-    assert sorted(set(TESTED_THROUGH) - known) == []
-    assert sorted(set(TOP_LEVEL_HOMES) - set(_modules("controller"))) == []
-    files = [*PACKAGE_WIDE, *(f for fs in TESTED_THROUGH.values() for f in fs)]
-    assert [f for f in files if not (ROOT / "tests" / f).is_file()] == []
-    assert all(TESTED_THROUGH.values())
+    assert map_mistakes(ROOT) == []
 
 
 def test_every_package_is_mirrored_or_waits_for_it_by_name() -> None:
