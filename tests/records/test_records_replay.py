@@ -3,6 +3,8 @@ every illegal move refused by its number in the file."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,26 +16,24 @@ from controller.records.replay import Step, replay, square_index
 from controller.squares import Color, parse_square, square_name
 
 
-def _played(size: int, choices: list[int]) -> tuple[list[tuple[Color, str | None]], Position]:
-    """A legal game by the position's own rules, its passes written out as ``None``."""
+def _played(size: int, seed: int) -> tuple[list[tuple[Color, str | None]], Position]:
+    """A whole random game by the position's own rules, its passes written out as ``None``."""
+    rng = random.Random(seed)
     pos = Position.start(size)
     turns: list[tuple[Color, str | None]] = []
-    for choice in choices:
-        if pos.is_game_over():
-            break
+    while not pos.is_game_over():
         if not pos.legal_moves():
             turns.append((pos.to_move, None))
             pos = pos.pass_turn()
-        legal = pos.legal_squares()
-        turns.append((pos.to_move, legal[choice % len(legal)]))
+        turns.append((pos.to_move, rng.choice(pos.legal_squares())))
         pos = pos.play(turns[-1][1])
     return turns, pos
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from(SIZES), st.lists(st.integers(0, 999), min_size=1, max_size=100))
-def test_passes_left_out_are_put_back_where_the_rules_force_them(size, choices):
-    turns, final = _played(size, choices)
+@given(st.sampled_from(SIZES), st.integers(0, 2**32))
+def test_passes_left_out_are_put_back_where_the_rules_force_them(size, seed):
+    turns, final = _played(size, seed)
     steps = [Step(square_index(square, size)) for _, square in turns if square is not None]
     moves, end = replay(Position.start(size), steps)
     assert [(m.player, m.square) for m in moves] == turns
@@ -41,9 +41,9 @@ def test_passes_left_out_are_put_back_where_the_rules_force_them(size, choices):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from(SIZES), st.lists(st.integers(0, 999), min_size=1, max_size=100))
-def test_passes_written_out_are_kept_as_written(size, choices):
-    turns, final = _played(size, choices)
+@given(st.sampled_from(SIZES), st.integers(0, 2**32))
+def test_passes_written_out_are_kept_as_written(size, seed):
+    turns, final = _played(size, seed)
     steps = [Step(None if square is None else square_index(square, size), player)
              for player, square in turns]
     moves, end = replay(Position.start(size), steps)
@@ -71,7 +71,7 @@ def test_an_illegal_step_is_named_by_its_number_in_the_file(steps, message):
 
 
 def test_a_move_after_the_end_of_the_game_is_refused():
-    turns, final = _played(6, [0] * 100)
+    turns, final = _played(6, 0)
     assert final.is_game_over()
     steps = [Step(square_index(square, 6)) for _, square in turns if square is not None]
     over = f"move {len(steps) + 1} \\(a1\\): the game is already over"
