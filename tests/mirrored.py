@@ -85,9 +85,8 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "controller.records.model": ("records/test_records_jsonform.py", "records/test_records_ggf.py"),
     "controller.records.verify": ("commands/test_commands_record.py",
                                   "records/test_records_irregular.py"),
-    # engine: the child process and the protocol lines, over real pipes
+    # engine: the child process, over real pipes, and the review's report
     "controller.engine.process": ("engine/test_engine_client.py",),
-    "controller.engine.protocol": ("engine/test_engine_client.py", "engine/test_engine_timing.py"),
     "controller.engine.report": ("engine/test_engine_review.py",),
     # hall: the driver's parts, met through the driver on a pseudo-terminal
     "controller.hall.errors": ("hall/test_hall_driver.py", "hall/test_hall_driver_simboard.py"),
