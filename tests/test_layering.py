@@ -11,6 +11,13 @@ import ast
 from pathlib import Path
 
 import networkx as nx
+from mirrored import (
+    MIRRORED_PACKAGES,
+    NOT_YET_MIRRORED,
+    map_mistakes,
+    unmirrored_modules,
+    unnamed_test_files,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 VISION = ROOT / "controller" / "vision"
@@ -117,6 +124,35 @@ def test_tests_mirror_the_packages() -> None:
                    not p.name.startswith((".", "__"))):
         tests = list(folder.glob("test_*.py"))
         assert tests, f"tests/{folder.name}/ holds no tests"
+
+
+def test_every_module_of_a_mirrored_package_is_found_from_its_name() -> None:
+    """A maintainer looking for a module's tests finds them by its name, or finds in
+    ``tests/mirrored.py`` which tests exercise it and why it has none of its own."""
+    missing, stale = unmirrored_modules(ROOT)
+    assert missing == [], "no test file named after these modules, nor a TESTED_THROUGH line"
+    assert stale == [], "these have their own test file: their TESTED_THROUGH line goes"
+
+
+def test_every_test_file_of_a_mirrored_folder_names_its_module() -> None:
+    """The other way round: a test file in a mirrored folder leads to the module it tests."""
+    assert unnamed_test_files(ROOT) == []
+
+
+def test_the_mirror_map_names_what_exists() -> None:
+    """Every module and test file ``tests/mirrored.py`` names exists, so the map cannot
+    go on vouching for a test that was renamed or a module that was removed."""
+    assert map_mistakes(ROOT) == []
+
+
+def test_every_package_is_mirrored_or_waits_for_it_by_name() -> None:
+    """A new package is placed on purpose: its tests mirror it, or it waits in the list."""
+    packages = sorted(".".join(p.parent.relative_to(ROOT).parts)
+                      for root in ("controller", "calibration")
+                      for p in (ROOT / root).rglob("__init__.py"))
+    placed = [*MIRRORED_PACKAGES, *NOT_YET_MIRRORED]
+    assert len(placed) == len(set(placed))
+    assert sorted(p for p in packages if p != "controller") == sorted(placed)
 
 
 def test_the_tournament_and_the_arbiter_never_reach_an_engine() -> None:

@@ -9,7 +9,7 @@ import asyncio
 import time
 
 import pytest
-from test_engine_service import _engine, _until
+from test_engine_seat import _engine, _until
 
 from controller.engine.own import DEFAULT_LEVEL
 from controller.hall.simboard import SimBoard, SimBoardError

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_rules_naive import grid, naive_perft
+from test_position_naive import grid, naive_perft
 
 from controller.cli import main
 from controller.perft import perft

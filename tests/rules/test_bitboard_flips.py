@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_rules_naive import grid, mask, naive_flips, naive_legal
+from test_position_naive import grid, mask, naive_flips, naive_legal
 
 from controller.position import Position
 from controller.squares import parse_square

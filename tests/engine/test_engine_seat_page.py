@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 from hand_source import QueueSource
-from test_engine_service import (
+from test_engine_seat import (
     Player,
     _config,
     _engine,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from game_strategies import games
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_rules_flips import reachable
+from test_bitboard_flips import reachable
 
 from controller.position import Position
 from controller.symmetry import (

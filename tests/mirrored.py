@@ -1,0 +1,220 @@
+"""Which test files are found from which module: the map ``test_layering.py`` checks.
+
+A module's tests are found from its name: ``controller/hall/driver.py`` is tested in
+``tests/hall/test_hall_driver.py`` (or ``test_hall_driver_<behaviour>.py``, one file
+per behaviour), a top-level module such as ``controller/position.py`` in
+``test_position.py`` in the folder of its subject. A module with no such file is
+named in ``TESTED_THROUGH`` with the files that exercise it, so that its absence is a
+decision someone wrote down, not an oversight.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: Package -> its test folder under ``tests/``. Every module of the package (its
+#: ``__init__`` apart: it re-exports what its modules define) has a test file there
+#: named ``test_<package>_<module>[_<behaviour>].py``, the package's dotted name with
+#: ``controller.`` dropped and dots as underscores; every test file in the folder is
+#: named after a module of a package it holds, or is in ``PACKAGE_WIDE``.
+MIRRORED_PACKAGES: dict[str, str] = {
+    "controller.records": "records",
+    "controller.engine": "engine",
+    "controller.hall": "hall",
+    # the clock's hardware beside the clock model's own tests (controller/clock.py)
+    "controller.clockhw": "clock",
+    "controller.leds": "leds",
+    "controller.simulator": "simulator",
+    "controller.synth": "synth",
+    "controller.commands": "commands",
+    "calibration": "calibration",
+    "calibration.commands": "calibration",
+    "calibration.hall": "calibration",
+}
+
+#: The packages whose tests are not laid out by this rule yet; each moves to
+#: ``MIRRORED_PACKAGES`` when its folder is. Together the two name every package, so a
+#: new package has to be placed in one of them.
+NOT_YET_MIRRORED: tuple[str, ...] = (
+    "controller.arbiter",
+    "controller.browser",
+    "controller.hall_protocol",
+    "controller.hub",
+    "controller.hub.web",
+    "controller.measure",
+    "controller.service",
+    "controller.table_link",
+    "controller.tournament",
+    "controller.tournament_store",
+    "controller.vision",
+    "controller.vision.calibrating",
+    "controller.vision.finding",
+    "controller.vision.reading",
+    "controller.vision.watching",
+    "controller.web",
+)
+
+#: Top-level module of ``controller/`` -> the folder of its ``test_<module>[_*].py``
+#: ("" for ``tests/`` itself). Every top-level module is here or in ``TESTED_THROUGH``.
+TOP_LEVEL_HOMES: dict[str, str] = {
+    "bitboard": "rules",
+    "boardsize": "rules",
+    "cli": "",
+    "clock": "clock",
+    "irregularities": "records",
+    "perft": "rules",
+    "position": "rules",
+    "scorecard": "tournament",
+    "squares": "rules",
+    "symmetry": "rules",
+}
+
+#: Folders that hold only top-level modules' tests, named as above.
+TOP_LEVEL_FOLDERS: tuple[str, ...] = ("rules",)
+
+#: Test files of a mirrored folder about a package as a whole, not one of its modules.
+PACKAGE_WIDE: dict[str, str] = {
+    "commands/test_commands_help_pointers.py": "every command's help text leads somewhere",
+}
+
+#: Module -> the test files that exercise it, for a module with no test file of its
+#: own: a definition, a driver edge or a step that only means something through the
+#: module that uses it. Paths are under ``tests/``.
+TESTED_THROUGH: dict[str, tuple[str, ...]] = {
+    # records: the model every reader fills, and the checks behind ``kaeshi record verify``
+    "controller.records.model": ("records/test_records_jsonform.py", "records/test_records_ggf.py"),
+    "controller.records.verify": ("commands/test_commands_record.py",
+                                  "records/test_records_irregular.py"),
+    # engine: the child process, over real pipes, and the review's report
+    "controller.engine.process": ("engine/test_engine_client.py",),
+    "controller.engine.report": ("engine/test_engine_review.py",),
+    # hall: the driver's parts, met through the driver on a pseudo-terminal
+    "controller.hall.errors": ("hall/test_hall_driver.py", "hall/test_hall_driver_simboard.py"),
+    "controller.hall.link": ("hall/test_hall_driver.py", "hall/test_hall_host.py",
+                             "hall/test_hall_reconnect.py"),
+    "controller.hall.port": ("hall/test_hall_driver.py",),
+    "controller.hall.reports": ("hall/test_hall_reconnect.py",),
+    # the protocol module generated from the firmware's table, and the firmware simulator
+    "controller.hall.messages": ("firmware/test_firmware_protocol.py", "hall/test_hall_frames.py"),
+    "controller.hall.simboard": ("firmware/test_firmware_sim.py",
+                                 "hall/test_hall_driver_simboard.py"),
+    # clock hardware: each display and the GPIO edge, on gpiozero's mock pins
+    "controller.clockhw.displays": ("clock/test_clockhw_hardware.py",),
+    "controller.clockhw.errors": ("clock/test_clockhw_pinlib.py",),
+    "controller.clockhw.gpio": ("clock/test_clockhw_hardware.py", "clock/test_clockhw_pinlib.py"),
+    "controller.clockhw.ht16k33": ("clock/test_clockhw_hardware.py",),
+    "controller.clockhw.tm1637": ("clock/test_clockhw_hardware.py",),
+    # LED drivers, each built by name from the registry and its output decoded
+    "controller.leds.apa102": ("leds/test_leds_drivers.py",),
+    "controller.leds.sensor_board": ("leds/test_leds_drivers.py",),
+    "controller.leds.strip": ("leds/test_leds_drivers.py",),
+    "controller.leds.web": ("leds/test_leds_drivers.py",),
+    "controller.leds.ws2812": ("leds/test_leds_drivers.py",),
+    # simulator: the presses' timing and the hand over the board
+    "controller.simulator.prompt": ("simulator/test_simulator_game.py",),
+    "controller.simulator.table": ("simulator/test_simulator_game.py",),
+    # synth: the renderer's parts, each checked through the pictures' ground truth
+    "controller.synth.__main__": ("synth/test_synth_picture_video.py",),
+    "controller.synth.board": ("synth/test_synth_picture.py",),
+    "controller.synth.clutter": ("synth/test_synth_picture.py",),
+    "controller.synth.discs": ("synth/test_synth_picture.py",),
+    "controller.synth.gamevideo": ("synth/test_synth_replay_sizes.py",),
+    "controller.synth.light": ("synth/test_synth_picture.py",),
+    "controller.synth.resting": ("synth/test_synth_hand.py",),
+    "controller.synth.scene": ("synth/test_synth_picture.py", "synth/test_synth_hand.py"),
+    "controller.synth.textures": ("synth/test_synth_picture.py",),
+    # commands: each run as a user runs it, through ``controller.cli.main``
+    "controller.commands.arbitrate": ("hall/test_hall_replay.py",),
+    "controller.commands.calibrate": ("calibration/test_calibration_commands_hall.py",),
+    "controller.commands.demo": ("service/test_service_demo.py",),
+    "controller.commands.engine": ("engine/test_engine_client.py",),
+    "controller.commands.games": ("engine/test_engine_review.py",),
+    "controller.commands.hub": ("hub/test_hub_faults.py",),
+    "controller.commands.perft": ("rules/test_perft.py",),
+    "controller.commands.recognize": ("vision/test_vision_photo.py",),
+    "controller.commands.run": ("install/test_install_trial.py",),
+    "controller.commands.simulate": ("hall/test_hall_replay.py",),
+    "controller.commands.tournament": ("tournament/test_tournament_cli.py",),
+    "controller.commands.watch": ("synth/test_synth_replay_sizes.py",),
+    # calibration: the camera's, through the advice it gives and the reader's tests
+    "calibration.camera": ("calibration/test_calibration_advice.py",),
+    "calibration.commands.camera": ("calibration/test_calibration_advice.py",),
+    "calibration.evaluation": ("vision/test_vision_calibration_figures.py",),
+    # top-level definitions, met wherever their words are read or written
+    "controller.errors": ("leds/test_leds_drivers.py",),
+    "controller.events": ("records/test_irregularities.py", "simulator/test_simulator_game.py"),
+    "controller.irregular_flow": ("arbiter/test_arbiter_flow.py",),
+    "controller.observation": ("hall/test_hall_replay.py",),
+    "controller.strictjson": ("hub/test_hub_strict_readers.py",),
+    "controller.terminal": ("hub/test_hub_admission.py",),
+    "controller.tomlconfig": ("commands/test_commands_config.py",),
+}
+
+
+def modules(root: Path, package: str) -> list[str]:
+    """The modules of ``package`` (its own files, not its sub-packages'), by name."""
+    folder = root.joinpath(*package.split("."))
+    return sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
+
+
+def named_tests(folder: Path, stem: str) -> list[str]:
+    """The test files in ``folder`` found from ``stem``: ``stem.py`` or ``stem_*.py``."""
+    return sorted(p.name for p in folder.glob("test_*.py")
+                  if p.stem == stem or p.stem.startswith(stem + "_"))
+
+
+def _test_stem(package: str) -> str:
+    return "test_" + package.removeprefix("controller.").replace(".", "_")
+
+
+def _own_tests(root: Path) -> dict[str, list[str]]:
+    """Every module the rule covers -> the test files named after it."""
+    own = {}
+    for package, folder in MIRRORED_PACKAGES.items():
+        for module in modules(root, package):
+            own[f"{package}.{module}"] = named_tests(
+                root / "tests" / folder, f"{_test_stem(package)}_{module}")
+    for module in modules(root, "controller"):
+        home = TOP_LEVEL_HOMES.get(module)
+        own[f"controller.{module}"] = (
+            [] if home is None else named_tests(root / "tests" / home, f"test_{module}"))
+    return own
+
+
+def unmirrored_modules(root: Path) -> tuple[list[str], list[str]]:
+    """The modules with neither a test file of their own nor a ``TESTED_THROUGH`` line,
+    and those with both (a line left behind when the module got its own file)."""
+    own = _own_tests(root)
+    missing = [name for name, files in own.items() if not files and name not in TESTED_THROUGH]
+    stale = [name for name, files in own.items() if files and name in TESTED_THROUGH]
+    return missing, stale
+
+
+def unnamed_test_files(root: Path) -> list[str]:
+    """Test files of a mirrored folder whose name leads to no module of that folder."""
+    stems: dict[str, list[str]] = {}
+    for package, folder in MIRRORED_PACKAGES.items():
+        stems.setdefault(folder, []).extend(
+            f"{_test_stem(package)}_{module}" for module in modules(root, package))
+    for module, folder in TOP_LEVEL_HOMES.items():
+        stems.setdefault(folder, []).append(f"test_{module}")
+    unnamed = []
+    for folder in sorted({*MIRRORED_PACKAGES.values(), *TOP_LEVEL_FOLDERS}):
+        for path in sorted((root / "tests" / folder).glob("test_*.py")):
+            name = f"{folder}/{path.name}"
+            if name not in PACKAGE_WIDE and not any(
+                    path.stem == s or path.stem.startswith(s + "_") for s in stems[folder]):
+                unnamed.append(name)
+    return unnamed
+
+
+def map_mistakes(root: Path) -> list[str]:
+    """What this file names that does not exist: a module, a test file, an empty line."""
+    known = set(_own_tests(root))
+    mistakes = [f"no module {name}" for name in TESTED_THROUGH if name not in known]
+    mistakes += [f"no module controller/{name}.py" for name in TOP_LEVEL_HOMES
+                 if not (root / "controller" / f"{name}.py").is_file()]
+    files = [*PACKAGE_WIDE, *(f for fs in TESTED_THROUGH.values() for f in fs)]
+    mistakes += [f"no file tests/{f}" for f in files if not (root / "tests" / f).is_file()]
+    mistakes += [f"{name}: no test file named" for name, fs in TESTED_THROUGH.items() if not fs]
+    return mistakes
