@@ -144,6 +144,7 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "controller.errors": ("leds/test_leds_drivers.py",),
     "controller.events": ("records/test_irregularities.py", "simulator/test_simulator_game.py"),
     "controller.irregular_flow": ("arbiter/test_arbiter_flow.py",),
+    "controller.round_flow": ("hub/test_hub_round_flow.py",),
     "controller.observation": ("hall/test_hall_replay.py",),
     "controller.strictjson": ("hub/test_hub_strict_readers.py",),
     "controller.terminal": ("hub/test_hub_admission.py",),

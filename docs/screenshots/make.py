@@ -233,7 +233,7 @@ def home_pages(browser: DevTools) -> None:
 
     from hand_source import QueueSource
     from home_games import play_with_a_standing_fault
-    from test_engine_service import Player, _config, _until
+    from test_engine_seat import Player, _config, _until
 
     from controller.service.app import Service
     from controller.service.sources import Reading

@@ -3,7 +3,7 @@ right: the board stood as it was, and play went on from it (tests of the review)
 
 from __future__ import annotations
 
-from test_engine_service import Player, _until
+from test_engine_seat import Player, _until
 
 from controller.service.sources import Reading
 from controller.squares import squares_of

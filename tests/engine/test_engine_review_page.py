@@ -14,7 +14,7 @@ import urllib.request
 from devtools import DevTools
 from hand_source import QueueSource
 from home_games import play_with_a_standing_fault
-from test_engine_service import Player, _config, _until
+from test_engine_seat import Player, _config, _until
 
 from controller.cli import main as cli_main
 from controller.engine.report import load_review, review_paths
