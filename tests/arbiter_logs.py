@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+from controller.arbiter import ArbiterConfig, arbitrate
 from controller.events import Event
 from controller.observation import Observation
 from controller.position import Position
@@ -72,6 +73,15 @@ def brief(events: list[Event]) -> list[tuple]:
         else:
             out.append(("game_over", d["black"], d["white"], d["winner"]))
     return out
+
+
+#: Black's usual first move, f5 turning e5, as :func:`brief` writes it.
+MOVE_F5 = ("move", "black", "f5", ("e5",))
+
+
+def judged(log: Log, config: ArbiterConfig | None = None) -> list[tuple]:
+    """The whole log judged by the arbiter, in brief."""
+    return brief(arbitrate(log.obs, config))
 
 
 @cache

@@ -27,6 +27,8 @@ MIRRORED_PACKAGES: dict[str, str] = {
     "controller.simulator": "simulator",
     "controller.synth": "synth",
     "controller.commands": "commands",
+    "controller.arbiter": "arbiter",
+    "controller.browser": "browser",
     "calibration": "calibration",
     "calibration.commands": "calibration",
     "calibration.hall": "calibration",
@@ -36,8 +38,6 @@ MIRRORED_PACKAGES: dict[str, str] = {
 #: ``MIRRORED_PACKAGES`` when its folder is. Together the two name every package, so a
 #: new package has to be placed in one of them.
 NOT_YET_MIRRORED: tuple[str, ...] = (
-    "controller.arbiter",
-    "controller.browser",
     "controller.hall_protocol",
     "controller.hub",
     "controller.hub.web",
@@ -62,6 +62,7 @@ TOP_LEVEL_HOMES: dict[str, str] = {
     "cli": "",
     "clock": "clock",
     "irregularities": "records",
+    "irregular_flow": "arbiter",
     "perft": "rules",
     "position": "rules",
     "scorecard": "tournament",
@@ -124,7 +125,8 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "controller.synth.scene": ("synth/test_synth_picture.py", "synth/test_synth_hand.py"),
     "controller.synth.textures": ("synth/test_synth_picture.py",),
     # commands: each run as a user runs it, through ``controller.cli.main``
-    "controller.commands.arbitrate": ("hall/test_hall_replay.py",),
+    "controller.commands.arbitrate": ("hall/test_hall_replay.py",
+                                      "arbiter/test_arbiter_core_cli.py"),
     "controller.commands.calibrate": ("calibration/test_calibration_commands_hall.py",),
     "controller.commands.demo": ("service/test_service_demo.py",),
     "controller.commands.engine": ("engine/test_engine_client.py",),
@@ -133,7 +135,8 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "controller.commands.perft": ("rules/test_perft.py",),
     "controller.commands.recognize": ("vision/test_vision_photo.py",),
     "controller.commands.run": ("install/test_install_trial.py",),
-    "controller.commands.simulate": ("hall/test_hall_replay.py",),
+    "controller.commands.simulate": ("hall/test_hall_replay.py",
+                                     "arbiter/test_arbiter_core_cli.py"),
     "controller.commands.tournament": ("tournament/test_tournament_cli.py",),
     "controller.commands.watch": ("synth/test_synth_replay_sizes.py",),
     # calibration: the camera's, through the advice it gives and the reader's tests
@@ -143,7 +146,9 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     # top-level definitions, met wherever their words are read or written
     "controller.errors": ("leds/test_leds_drivers.py",),
     "controller.events": ("records/test_irregularities.py", "simulator/test_simulator_game.py"),
-    "controller.irregular_flow": ("arbiter/test_arbiter_flow.py",),
+    # browser: the camera view, met through a live table fed a phone's frames
+    "controller.browser.view": ("phone/test_phone_stream.py", "phone/test_phone_faults.py",
+                                "phone/test_phone_routes_pages.py"),
     "controller.round_flow": ("hub/test_hub_round_flow.py",),
     "controller.observation": ("hall/test_hall_replay.py",),
     "controller.strictjson": ("hub/test_hub_strict_readers.py",),

@@ -46,7 +46,7 @@ def phone_pages() -> None:
     """The camera page (Chromium's fake camera playing a rendered board) and the clock
     page of a table whose board comes from a phone, and the page of their QR codes."""
     from phone_support import LiveTable, game_log, scene, setup_file
-    from test_phone_browser import write_y4m
+    from test_phone_routes_pages import write_y4m
 
     from controller.synth.gamevideo import GameVideo
 

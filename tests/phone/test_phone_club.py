@@ -5,7 +5,7 @@ Mosquitto with the hall's own config and ACL, ``kaeshi hub --config hub.toml``, 
 ``kaeshi run --config tableN.toml`` per table, each with ``source.kind = "browser"``.
 Each table's phone and tablet are played from Python over the pages' WebSocket protocol
 (the wire's own encoders, seconds of clock offset, 50-300 ms of jitter);
-``test_phone_browser.py`` proves the Chromium pages speak that protocol. What must reach
+``test_phone_routes_pages.py`` proves the Chromium pages speak that protocol. What must reach
 the hub's dashboard for each table is what the arbiter says of the game's log judged
 directly.
 """

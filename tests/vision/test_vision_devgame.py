@@ -2,7 +2,7 @@
 ``watch`` loop and judged by the arbiter gives the events of the pure log.
 
 Two scenarios of the independent arbiter development set (one with a clock, one
-without; the ones the sensor-board check in ``test_arbiter_bound`` uses) are cut
+without; the ones the sensor-board check in ``test_arbiter_core_bound`` uses) are cut
 after whole moves, filmed with the project's renderer at a fixed frame rate (hands
 where the log has ``?``), watched, and the camera's lines merged with the log's clock
 presses. The set is only measured here: nothing is fitted to it.

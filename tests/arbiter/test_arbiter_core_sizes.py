@@ -100,11 +100,6 @@ def test_a_board_string_of_another_size_is_refused():
         arbiter.feed(Observation(0.1, board=Position.start(8).board_string()))
 
 
-def test_an_unsupported_size_is_refused_by_the_config():
-    with pytest.raises(ValueError, match="unsupported board size 7"):
-        ArbiterConfig(start=Position(0, 0, Color.BLACK, 7))
-
-
 def test_kaeshi_arbitrate_judges_a_ten_by_ten_log(tmp_path, capsys):
     from controller.cli import main
     from controller.observation import write_observations

@@ -1,11 +1,8 @@
-"""What the pages tell the table of their devices, and presses from the page and the GPIO
-clock taken by one rule."""
+"""The browser source (``source``): what the pages tell the table of their devices, and
+presses from the page and the GPIO clock taken by one rule."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from controller.browser.health import look_at
 from controller.browser.source import BrowserSource
 from controller.browser.wire import Health, Press
 from controller.service.sources import Notice, Reading
@@ -48,48 +45,3 @@ def test_a_page_press_and_a_gpio_press_go_through_one_order():
     assert [(round(at, 3), r.press) for at, r in released] == [(99.5, Color.BLACK),
                                                                (99.8, Color.WHITE)]
     assert all(isinstance(r, Reading) for _, r in released)
-
-
-def test_the_camera_page_is_told_what_to_fix():
-    class Watcher:
-        board_seen = False
-        last_line = "?" * 64
-
-        class stats:  # noqa: N801 - the watcher's attribute
-            messages = ["t=1.00: the board or the camera moved; the grid was fitted again"]
-
-        class reader:  # noqa: N801
-            homography = np.array([[60.0, 0, -100], [0, 20, 20], [0, 0, 1]])
-
-    dark = np.full((240, 320, 3), 20, np.uint8)
-    look = look_at(dark, Watcher(), None)
-    fixes = " / ".join(look.advice.fix)
-    assert "too dark" in fixes and "cut off" in fixes and "oblique" in fixes
-    assert "board not found" in fixes
-    assert look.advice.hand and look.advice.moved
-    bright = look_at(np.full((240, 320, 3), 120, np.uint8), Watcher(), look)
-    assert bright.exposure_jump and not look_at(dark, Watcher(), None).exposure_jump
-
-
-def test_a_blurred_frame_is_told_as_focus_hunting():
-    import cv2
-
-    class Watcher:
-        board_seen = True
-        last_line = "-" * 64
-
-        class stats:  # noqa: N801
-            messages: list[str] = []
-
-        class reader:  # noqa: N801
-            homography = np.array([[30.0, 0, 40], [0, 25, 20], [0, 0, 1]])
-
-    rng = np.random.default_rng(1)
-    sharp = (rng.random((240, 320, 3)) * 255).astype(np.uint8)
-    look = None
-    for _ in range(5):
-        look = look_at(sharp, Watcher(), look)
-        assert not look.blurred
-    blurred = look_at(cv2.GaussianBlur(sharp, (0, 0), 4), Watcher(), look)
-    assert blurred.blurred and any("out of focus" in f for f in blurred.advice.fix)
-    assert not look_at(sharp, Watcher(), blurred).blurred
