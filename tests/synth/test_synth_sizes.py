@@ -113,8 +113,41 @@ def test_the_renderer_draws_the_boards_squares_where_its_truth_puts_them(size: i
         x, y = r.square_centre(i)
         assert r.corners[:, 0].min() < x < r.corners[:, 0].max()
         assert r.corners[:, 1].min() < y < r.corners[:, 1].max()
-    with pytest.raises(ValueError, match="hands over an 8x8 board only"):
-        render(board[:-1] + "?", _scene(), seed=3)
+    hidden = render(board[:-1] + "?", _scene(), seed=3)  # a hand over the last square
+    assert hidden.occluded[-1] and hidden.board[-1] == "?"
+
+
+@pytest.mark.parametrize("size", [6, 8, 10])
+def test_clutter_lies_beside_the_board_of_its_size_never_on_it(size: int):
+    """Trays, pens, piles of discs and cups are laid out round the board's own edges:
+    never on the board or its frame, never further from it than beside an 8x8 board,
+    and on every side over a few scenes."""
+    import numpy as np
+
+    from controller.synth.board import BOARD_THICKNESS
+    from controller.synth.clutter import draw_clutter
+    from controller.synth.scene import _camera
+    from controller.synth.textures import FRAME_WIDTH
+
+    sides: set[str] = set()
+    for seed in range(12):
+        scene = replace(default_scene(), tilt_deg=10.0, view_from_deg=30.0 * seed,
+                        distance=30.0, clutter=True)
+        canvas = np.zeros((scene.height, scene.width, 3), np.float32)
+        boxes = draw_clutter(canvas, _camera(scene, size), np.random.default_rng(seed),
+                             np.array([1.0, 0.0]), 40.0, BOARD_THICKNESS, scene.frame_style,
+                             size)
+        frame = FRAME_WIDTH[scene.frame_style]
+        assert boxes
+        for lo, hi in boxes:
+            # the box keeps a quarter square round the object
+            beyond = np.concatenate([-hi, lo - size]) + frame  # > 0: past that side's frame
+            assert beyond.max() > 0, (lo, hi)  # off the board and its frame
+            out = np.maximum(-(lo + 0.25), (hi - 0.25) - size).max() - frame
+            assert out < 5.0, (lo, hi)  # beside it, as near as beside an 8x8 board
+            sides |= {name for name, b in zip(("left", "top", "right", "bottom"), beyond,
+                                              strict=True) if b > 0}
+    assert sides == {"left", "top", "right", "bottom"}
 
 
 @pytest.mark.parametrize("size", [6, 10])
