@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from controller.boardsize import a_label
 from controller.errors import KaeshiError
 from controller.vision.setup import CameraSetup
 
@@ -23,6 +24,21 @@ VERSION = 1
 
 class CalibrationError(KaeshiError):
     """A calibration file that cannot be used; the message names the file and the fault."""
+
+
+def check_board_size(path: str | Path, made: int, wanted: int, named: str,
+                     instead: str) -> None:
+    """Refuse a calibration made on another board than the one the user named.
+
+    Its grid has other squares: read as the named board, every square would be
+    misnamed, so it is refused with both sizes, the option that named the board
+    (``named``, e.g. ``--size 6``) and both ways out: calibrate again at that size,
+    or ``instead`` (e.g. ``give --size 8``)."""
+    if made != wanted:
+        raise CalibrationError(
+            f"{path} was made on {a_label(made)} board, not {a_label(wanted)} one as "
+            f"{named} says: calibrate again with 'kaeshi calibrate camera --size "
+            f"{wanted}', or {instead}")
 
 
 @dataclass

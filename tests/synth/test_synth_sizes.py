@@ -99,7 +99,9 @@ def test_a_calibration_of_another_size_is_refused_by_watch(tmp_path: Path, capsy
     out = tmp_path / "log.jsonl"
     assert cli_main(["watch", "--images", str(frames), "--calibration", str(cal),
                      "--size", "8", "--out", str(out)]) == 1
-    assert "six.json was made on a 6x6 board, not an 8x8 one" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "six.json was made on a 6x6 board, not an 8x8 one as --size 8 says" in err
+    assert "kaeshi calibrate camera --size 8" in err and "give --size 6" in err
     assert not out.exists()  # refused before anything was written
 
 
@@ -161,3 +163,36 @@ def test_kaeshi_calibrate_camera_records_the_boards_size(tmp_path: Path, size: i
     assert json.loads(cal.read_text(encoding="utf-8"))["board_size"] == size
     rows = printed.splitlines()[:size]
     assert "".join(rows) == Position.start(size).board_string()  # read from a1, row by row
+
+
+@pytest.mark.parametrize("size", [6, 10])
+def test_kaeshi_recognize_size_finds_and_reads_a_board_of_that_size(tmp_path: Path, size: int):
+    """Without a calibration ``--size N`` looks for an N x N board: the photo of a 6x6
+    or 10x10 position reads as N lines of N, its squares named on that board."""
+    pos = Position.start(size)
+    for _ in range(3):
+        pos = pos.play(pos.legal_squares()[0])
+    board = pos.board_string()
+    image = tmp_path / "board.png"
+    write_image(image, render(board, _scene(), seed=5).image)
+    printed = _cli("recognize", "--size", str(size), str(image)).splitlines()
+    assert printed[:size] == [board[r * size:(r + 1) * size] for r in range(size)]
+    assert printed[size].startswith("confidence")
+    data = json.loads(_cli("recognize", "--size", str(size), "--json", str(image)))
+    assert data["board"] == board and len(data["rows"]) == size
+    assert len(data["corners"]) == 4
+
+
+def test_kaeshi_recognize_reads_a_calibrations_size_and_refuses_another(tmp_path: Path,
+                                                                        capsys):
+    setup = calibrate_synthetic(_scene(), seed=7, size=10)
+    cal = tmp_path / "ten.json"
+    save_calibration(cal, CameraCalibration(setup, start_position_ok=True))
+    image = tmp_path / "start.png"
+    write_image(image, render(Position.start(10).board_string(), _scene(), 7).image)
+    rows = _cli("recognize", "--calibration", str(cal), str(image)).splitlines()[:10]
+    assert "".join(rows) == Position.start(10).board_string()  # from a1, as calibrated
+    assert cli_main(["recognize", "--calibration", str(cal), "--size", "6", str(image)]) == 1
+    err = capsys.readouterr().err
+    assert "ten.json was made on a 10x10 board, not a 6x6 one as --size 6 says" in err
+    assert "kaeshi calibrate camera --size 6" in err and "give --size 10" in err
