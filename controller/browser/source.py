@@ -19,7 +19,7 @@ import math
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from controller.boardsize import board_size
+from controller.boardsize import STANDARD, board_size
 from controller.browser.flow import CameraFlow
 from controller.browser.health import Advice, FrameLook, look_at
 from controller.browser.order import InputOrder
@@ -37,8 +37,12 @@ MAX_QUEUED_FRAMES = 300  # a page's backlog after a dropped socket (20 s at 15 f
 GAP_FRAMES = 4
 #: Frames after a gap whose line is handed on even if the watcher saw no change.
 AFTER_GAP = 3
-#: What the camera saw while it saw nothing: every square unknown.
-UNSEEN = "?" * board_size().squares
+
+
+def unseen(size: int = STANDARD) -> str:
+    """What the camera saw while it saw nothing: every square unknown."""
+    return "?" * board_size(size).squares
+
 
 
 class BrowserSource:
@@ -51,8 +55,10 @@ class BrowserSource:
     def __init__(self, fps: int, setup_path: str = "", keepalive: float = 1.0,
                  network: float = 0.4, sync_allowance: float = 0.1, hold_max: float = 10.0,
                  size: tuple[int, int] = (640, 480),
-                 monotonic: Callable[[], float] | None = None, device_key: str = "") -> None:
+                 monotonic: Callable[[], float] | None = None, device_key: str = "",
+                 game_size: int = STANDARD) -> None:
         self.fps = fps
+        self.game_size = game_size  # the board's: the set-up must have been made on one
         #: The key the pages' addresses carry: a page without it is not this table's.
         self.device_key = device_key
         self.setup_path = setup_path
@@ -279,7 +285,7 @@ class BrowserSource:
         self.trouble(f"camera: no frames for {at - mark:.1f} s (page reloaded, hidden or "
                      "cut off); judgement waited for the view")
         now = self.mono()
-        self.order.push(mark + 0.5 / self.fps, Reading(board=UNSEEN), now)
+        self.order.push(mark + 0.5 / self.fps, Reading(board=unseen(self.game_size)), now)
         if not line:
             return
         for pressed in self.order.presses_between(mark, at):
@@ -310,17 +316,17 @@ class BrowserSource:
                                         else "the board is not in view"))
 
     def _watcher(self, image: Any) -> Any:
-        from controller.vision.calibration_file import load_calibration, refused_note
+        from controller.vision.calibration_file import load_for_game, refused_note
         from controller.vision.pipeline import auto_setup
         from controller.vision.watching.watcher import BoardWatcher
 
         if self.setup_path:
-            cal = load_calibration(self.setup_path, bare=True)
+            cal = load_for_game(self.setup_path, self.game_size)
             if cal.refused:
                 log.warning("%s", refused_note(self.setup_path))
             setup = cal.setup
         else:
-            setup = auto_setup(image)
+            setup = auto_setup(image, n=self.game_size)
         return BoardWatcher.on_setup(setup, stable=camera_stable(self.fps),
                                      keepalive=self.keepalive)
 

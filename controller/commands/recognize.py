@@ -42,8 +42,7 @@ def run(args: argparse.Namespace) -> int:
     setup = load_calibration(args.calibration).setup if args.calibration else None
     size = args.size or (setup.size if setup is not None else STANDARD)
     if setup is not None:
-        check_board_size(args.calibration, setup.size, size, f"--size {size}",
-                         f"give --size {setup.size}")
+        check_board_size(args.calibration, setup.size, size)
     failures = 0
     for k, path in enumerate(args.images):
         try:

@@ -132,8 +132,7 @@ def run(args: argparse.Namespace) -> int:
     setup = cal.setup if cal is not None else None
     size = args.size or (setup.size if setup is not None else STANDARD)
     if setup is not None:
-        check_board_size(args.calibration, setup.size, size, f"--size {size}",
-                         f"give --size {setup.size}")
+        check_board_size(args.calibration, setup.size, size)
 
     def log(msg: str) -> None:
         print(f"kaeshi watch: {msg}", file=sys.stderr, flush=True)

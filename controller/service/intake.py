@@ -125,7 +125,8 @@ class Intake:
             return self._browser_source()
         return CameraSource(self.table.config["source.camera"], self.table.config["source.fps"],
                             self.table.config["source.camera_setup"],
-                            keepalive=self.table.config["source.lost_after"] / 2)
+                            keepalive=self.table.config["source.lost_after"] / 2,
+                            size=self.table.config["game.size"])
 
     def _browser_source(self) -> Source:
         from controller.browser.source import BrowserSource
@@ -138,6 +139,7 @@ class Intake:
                              keepalive=c["source.lost_after"] / 2, network=c["source.network"],
                              sync_allowance=c["source.sync_allowance"],
                              hold_max=c["source.hold_max"], size=size,
+                             game_size=c["game.size"],
                              monotonic=self.table.monotonic,
                              device_key=device_key(str(getattr(self.table, "token", ""))))
 
