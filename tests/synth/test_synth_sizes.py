@@ -196,3 +196,41 @@ def test_kaeshi_recognize_reads_a_calibrations_size_and_refuses_another(tmp_path
     err = capsys.readouterr().err
     assert "ten.json was made on a 10x10 board, not a 6x6 one as --size 6 says" in err
     assert "kaeshi calibrate camera --size 6" in err and "give --size 10" in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size,seed", [(6, 2), (10, 2)])
+def test_a_game_with_hands_and_faults_through_the_camera_is_judged_as_its_log(size: int,
+                                                                             seed: int):
+    """A simulated game with a quarter of its moves faulty, hands over the discs being
+    turned (a new pose in every frame) and presses as prompt as people make them,
+    filmed on a 6x6 or 10x10 board, read by the ``watch`` loop and judged with the
+    frame rate's wait: the events are those of the log it was filmed from."""
+    from controller.arbiter.presswait import press_wait
+    from controller.records.model import GameRecord
+    from controller.simulator.game import SimOptions, simulate_game
+    from controller.simulator.prompt import prompt_presses
+    from controller.simulator.random_games import random_game as record_of
+    from controller.synth.gamevideo import watch_game_video
+
+    start = Position.start(size)
+    moves = [m.square for m in record_of(size, seed).moves][:12]
+    sim = simulate_game(GameRecord.from_squares(moves, start),
+                        SimOptions(errors=0.25, seed=seed, hand=True))
+    log = prompt_presses(sim.observations, seed)
+    truth = [{k: v for k, v in e.to_dict().items() if k != "t"}
+             for e in arbitrate(sim.observations, ArbiterConfig(start=start))]
+    judged = [e for e in arbitrate(log, ArbiterConfig(start=start, press_wait=0.4))
+              if e.event == "move"]
+    cut = [o for o in log if o.t <= judged[13].t]  # up to the press of the 14th move
+    scene = _scene()
+    setup = calibrate_synthetic(scene, seed=7, size=size)
+    messages: list[str] = []
+    camera = watch_game_video(cut, setup, scene, FPS, seed=7, log=messages.append, tail=1.0,
+                              moving_hands=True)
+    assert any("?" in (o.board or "") for o in camera)  # the hands were seen as hands
+    seen = [{k: v for k, v in e.to_dict().items() if k != "t"}
+            for e in arbitrate(camera, ArbiterConfig(start=start, press_wait=press_wait(FPS)))]
+    assert sum(e["event"] == "move" for e in seen) >= 14
+    assert sum(e["event"] == "irregularity" for e in seen) >= 2
+    assert seen == truth[: len(seen)], messages
