@@ -234,3 +234,14 @@ def test_a_game_with_hands_and_faults_through_the_camera_is_judged_as_its_log(si
     assert sum(e["event"] == "move" for e in seen) >= 14
     assert sum(e["event"] == "irregularity" for e in seen) >= 2
     assert seen == truth[: len(seen)], messages
+
+
+@pytest.mark.parametrize("size", [6, 10])
+def test_a_log_played_through_the_simulated_camera_reads_on_its_own_board(size: int):
+    """``kaeshi simulate --via camera``: the camera is calibrated on the board the
+    log's boards show, so a 6x6 or 10x10 log comes back on that board, as it was."""
+    from controller.synth.replay import observations_via_camera
+
+    game = random_game(size, 3, 4, STEP)
+    back = observations_via_camera(game, _scene(), seed=7)
+    assert [(o.t, o.board, o.press) for o in back] == [(o.t, o.board, o.press) for o in game]
