@@ -1,13 +1,19 @@
 """The camera on every board size: 6x6 and 10x10 beside 8x8, on the same terms.
 
 Squares: scenes of the project's own renderer (``KAESHI_BENCH_SIZES_SCENES`` per set,
-default 60), clean and hard, each read as ``kaeshi recognize`` reads a photo (the
-board found with no help, a1 relabelled to the renderer's) and, calibrated on the
-start position photographed in the same scene first, as ``kaeshi watch`` reads a
-game. Every scene counts: a board not found counts all its squares wrong. The hard
-scenes here draw no clutter and no hands, which the renderer draws over 8x8 boards
-only; the 8x8 rows use the same scenes, so the three sizes compare like for like
-(the full 8x8 figures, hands and clutter included, are ``bench_vision``'s).
+default 60), clean and hard (clutter beside the board and the waiting player's hand
+resting at its edge as the scenes draw them, on every size), each read as ``kaeshi
+recognize`` reads a photo (the board found with no help, a1 relabelled to the
+renderer's) and, calibrated on the start position photographed in the same scene
+first, as ``kaeshi watch`` reads a game; then clean and hard scenes with a hand over
+the board, calibrated (squares a hand hides are not scored; a definite reading on one
+is counted). Every scene counts: a board not found counts all its squares wrong. The
+8x8 rows are drawn the same way, so the three sizes compare like for like.
+
+A lamp's reflection: clean scenes each drawn with one, the squares counted by how
+much it lifts them (``controller.measure.glare_lift``), to tell the reader's ``?``
+on a lifted square, which must not depend on the size, from how much of the board a
+reflection lifts, which does.
 
 Whole games: random legal games played to their end on each size
 (``KAESHI_BENCH_SIZES_GAMES``, default 3), each move's press 0.6 s after its board,
@@ -27,24 +33,28 @@ from controller.arbiter import ArbiterConfig, arbitrate
 from controller.arbiter.presswait import press_wait
 from controller.boardsize import SIZES
 from controller.measure.evaluation import evaluate_rendered
+from controller.measure.glare_lift import glare_lift
 from controller.position import Position
 from controller.synth.gamevideo import watch_game_video
 from controller.synth.replay import calibrate_synthetic, default_scene, random_game
 
 FPS = 10.0
-#: What the renderer draws on every size (no hands, no clutter).
-EVERY_SIZE = {"clutter": False, "resting_hand": False}
+#: The sets of own scenes: (hard, seed, hand over the board, calibrated ways).
+SETS = ((False, 1, False, (False, True)), (True, 2, False, (False, True)),
+        (False, 3, True, (True,)), (True, 4, True, (True,)))
 
 
 def _squares(size: int, scenes: int) -> None:
-    for hard, seed in ((False, 1), (True, 2)):
-        for calibrated in (False, True):
-            tally = evaluate_rendered(scenes, seed, hard=hard, calibrated=calibrated,
-                                      size=size, **EVERY_SIZE)  # type: ignore[arg-type]
+    for hard, seed, hand, ways in SETS:
+        for calibrated in ways:
+            tally = evaluate_rendered(scenes, seed, hard=hard, hand=hand,
+                                      calibrated=calibrated, size=size)
             how = "calibrated on the start position" if calibrated else "no calibration"
-            for line in tally.lines(f"{size}x{size}, own renders "
-                                    f"({'hard' if hard else 'clean'}), {how}"):
+            kind = ("hard" if hard else "clean") + (", with hands" if hand else "")
+            for line in tally.lines(f"{size}x{size}, own renders ({kind}), {how}"):
                 print(line, flush=True)
+    for line in glare_lift(scenes, 5, size).lines():
+        print(line, flush=True)
 
 
 def _games(size: int, games: int) -> None:

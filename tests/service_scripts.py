@@ -9,7 +9,6 @@ the opponent presses to point it out, the mover turns it and presses again.
 from __future__ import annotations
 
 from controller.observation import Observation
-from controller.position import Position
 from controller.records.model import GameRecord
 from controller.squares import Color, parse_square, squares_of
 
@@ -35,7 +34,8 @@ def scripted_log(
         obs.append(Observation(round(t, 3), press=player))
         t += step
 
-    pos = Position.start()
+    pos = game.start  # the centre four of the game's board, or a handicap start
+    n = pos.size
     frame(pos.board_string(), repeats)
     press(Color.WHITE)
     for number, mv in enumerate(game.moves, 1):
@@ -44,18 +44,18 @@ def scripted_log(
             press(mv.player)
             pos = pos.pass_turn()
             continue
-        sq = parse_square(mv.square)
+        sq = parse_square(mv.square, n)
         after = pos.play(sq)
         board = list(pos.board_string())
         board[sq] = mv.player.symbol
         frame("".join(board), 2)
-        flips = squares_of(pos.flips(sq))
+        flips = squares_of(pos.flips(sq), n)
         hidden = list(board)
         for name in flips[:2]:
-            hidden[parse_square(name)] = "?"
+            hidden[parse_square(name, n)] = "?"
         frame("".join(hidden), 2)
         if number == forgotten_at and len(flips) >= 1:
-            left = parse_square(flips[-1])
+            left = parse_square(flips[-1], n)
             wrong = list(after.board_string())
             wrong[left] = mv.player.opponent.symbol
             frame("".join(wrong), repeats)

@@ -275,9 +275,6 @@ LITERALS = (8, 64)
 
 #: Not scanned yet, and why.
 EXEMPT = {
-    "controller/synth/hand.py": "the renderer's hands are drawn over 8x8 boards only (it "
-                                "refuses a hand, a resting hand or clutter on another size)",
-    "controller/synth/resting.py": "the waiting player's resting hand (with the hands)",
     "calibration/hall": "the Hall-sensor board's calibration: its sensor grid is the 8x8 "
                         "hardware's (the scans' 64 readings, the panel picture's 8 columns)",
     "controller/engine/patterns.py": "the evaluation learned from WTHOR's games, which are "

@@ -50,8 +50,8 @@ class FrameLook:
     blurred: bool = False
 
 
-def board_corners(homography: np.ndarray) -> np.ndarray:
-    n = STANDARD  # the camera reads 8x8 boards (its homography is in squares)
+def board_corners(homography: np.ndarray, n: int = STANDARD) -> np.ndarray:
+    """The board's outer corners in the picture (the homography is in squares)."""
     pts = np.array([[0, 0, 1], [n, 0, 1], [n, n, 1], [0, n, 1]], dtype=np.float64).T
     img = homography @ pts
     return (img[:2] / img[2]).T
@@ -65,7 +65,7 @@ def look_at(image: np.ndarray, watcher: Any, before: FrameLook | None) -> FrameL
     sharp = float(cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.CV_32F).var())
     usual = before.sharpness if before is not None and before.sharpness > 0 else sharp
     blurred = sharp < BLURRED * usual
-    corners = board_corners(watcher.reader.homography)
+    corners = board_corners(watcher.reader.homography, watcher.reader.n)
     fix: list[str] = []
     if float(np.percentile(image[::4, ::4], 98)) < TOO_DARK:
         fix.append("too dark: more light on the board")

@@ -21,6 +21,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from controller.boardsize import STANDARD
 from controller.browser.flow import CameraFlow
 from controller.browser.health import Advice
 from controller.browser.order import InputOrder
@@ -43,8 +44,10 @@ class BrowserSource:
     def __init__(self, fps: int, setup_path: str = "", keepalive: float = 1.0,
                  network: float = 0.4, sync_allowance: float = 0.1, hold_max: float = 10.0,
                  size: tuple[int, int] = (640, 480),
-                 monotonic: Callable[[], float] | None = None, device_key: str = "") -> None:
+                 monotonic: Callable[[], float] | None = None, device_key: str = "",
+                 game_size: int = STANDARD) -> None:
         self.fps = fps
+        self.game_size = game_size  # the board's: the set-up must have been made on one
         #: The key the pages' addresses carry: a page without it is not this table's.
         self.device_key = device_key
         self.setup_path = setup_path
@@ -65,7 +68,7 @@ class BrowserSource:
         self.flow = CameraFlow()
         self._step = self.flow.step
         self.view = CameraView(self, self.order, self.flow, fps, self.mono, setup_path,
-                               keepalive)
+                               keepalive, game_size)
 
     @property
     def counts(self) -> dict[str, int]:

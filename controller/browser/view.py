@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from controller.boardsize import board_size
+from controller.boardsize import STANDARD, board_size
 from controller.browser.flow import CameraFlow
 from controller.browser.health import Advice, FrameLook, look_at
 from controller.browser.order import InputOrder
@@ -35,8 +35,11 @@ MAX_QUEUED_FRAMES = 300  # a page's backlog after a dropped socket (20 s at 15 f
 GAP_FRAMES = 4
 #: Frames after a gap whose line is handed on even if the watcher saw no change.
 AFTER_GAP = 3
-#: What the camera saw while it saw nothing: every square unknown.
-UNSEEN = "?" * board_size().squares
+
+
+def unseen(size: int = STANDARD) -> str:
+    """What the camera saw while it saw nothing: every square unknown."""
+    return "?" * board_size(size).squares
 
 
 class ViewHost(Protocol):
@@ -53,8 +56,9 @@ class CameraView:
 
     def __init__(self, host: ViewHost, order: InputOrder, flow: CameraFlow, fps: int,
                  mono: Callable[[], float], setup_path: str = "",
-                 keepalive: float = 1.0) -> None:
+                 keepalive: float = 1.0, game_size: int = STANDARD) -> None:
         self.host = host
+        self.game_size = game_size  # the board's: the set-up must have been made on one
         self.order = order
         self.flow = flow
         self.fps = fps
@@ -164,7 +168,7 @@ class CameraView:
         self.host.trouble(f"camera: no frames for {at - mark:.1f} s (page reloaded, hidden "
                           "or cut off); judgement waited for the view")
         now = self.mono()
-        self.order.push(mark + 0.5 / self.fps, Reading(board=UNSEEN), now)
+        self.order.push(mark + 0.5 / self.fps, Reading(board=unseen(self.game_size)), now)
         if not line:
             return
         for pressed in self.order.presses_between(mark, at):
@@ -196,17 +200,17 @@ class CameraView:
                             else "the board is not in view"))
 
     def _watcher(self, image: Any) -> Any:
-        from controller.vision.calibration_file import load_calibration, refused_note
+        from controller.vision.calibration_file import load_for_game, refused_note
         from controller.vision.pipeline import auto_setup
         from controller.vision.watching.watcher import BoardWatcher
 
         if self.setup_path:
-            cal = load_calibration(self.setup_path, bare=True)
+            cal = load_for_game(self.setup_path, self.game_size)
             if cal.refused:
                 log.warning("%s", refused_note(self.setup_path))
             setup = cal.setup
         else:
-            setup = auto_setup(image)
+            setup = auto_setup(image, n=self.game_size)
         return BoardWatcher.on_setup(setup, stable=camera_stable(self.fps),
                                      keepalive=self.keepalive)
 

@@ -7,10 +7,12 @@ import json
 import sys
 from collections import Counter
 
+from controller.boardsize import SIZES, STANDARD
+
 
 def register(p: argparse.ArgumentParser) -> None:
     p.description = (
-        "Print each photo's board as 8 lines of 8 characters (- empty, X black, O "
+        "Print each photo's board as N lines of N characters (- empty, X black, O "
         "white, ? unknown, x/o a shifted disc), then a confidence line that says "
         "why squares are unknown (occluded, glare, ambiguous, outside the image; "
         "--json names them per square). Without a calibration the board is found in"
@@ -21,6 +23,9 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("images", nargs="+", metavar="IMAGE", help="photo files (JPEG, PNG, ...)")
     p.add_argument("--calibration", metavar="FILE",
                    help="camera calibration from 'kaeshi calibrate camera'")
+    p.add_argument("--size", type=int, choices=SIZES, metavar="N",
+                   help="the board's columns and rows: 6, 8 or 10 (default: the "
+                   "calibration's, else 8); a calibration of another size is refused")
     p.add_argument("--json", action="store_true", help="one JSON object per image")
     p.set_defaults(func=run)
 
@@ -29,17 +34,20 @@ def run(args: argparse.Namespace) -> int:
     from controller.boardsize import size_of_board_string
     from controller.errors import KaeshiError
     from controller.squares import square_name
-    from controller.vision.calibration_file import load_calibration
+    from controller.vision.calibration_file import check_board_size, load_calibration
     from controller.vision.cv import read_image
     from controller.vision.geometry import corners_of
     from controller.vision.pipeline import recognize
 
     setup = load_calibration(args.calibration).setup if args.calibration else None
+    size = args.size or (setup.size if setup is not None else STANDARD)
+    if setup is not None:
+        check_board_size(args.calibration, setup.size, size)
     failures = 0
-    for n, path in enumerate(args.images):
+    for k, path in enumerate(args.images):
         try:
             image = read_image(path)
-            result = recognize(image, setup)
+            result = recognize(image, setup, n=size)
         except (KaeshiError, ValueError) as exc:
             failures += 1
             msg = str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}"
@@ -55,22 +63,22 @@ def run(args: argparse.Namespace) -> int:
                 "rows": rows,
                 "confidence": round(result.confidence, 3),
                 "square_confidence": [round(float(c), 3) for c in result.reading.confidence],
-                "unknown": {square_name(i): why for i, why in enumerate(result.reading.reasons)
-                            if why},
-                "learned": [square_name(i) for i in result.reading.learned],
+                "unknown": {square_name(i, n): why
+                            for i, why in enumerate(result.reading.reasons) if why},
+                "learned": [square_name(i, n) for i in result.reading.learned],
                 "corners": [[round(float(v), 1) for v in p]
-                            for p in corners_of(result.setup.homography)],
+                            for p in corners_of(result.setup.homography, n)],
             }))
             continue
         if len(args.images) > 1:
-            if n:
+            if k:
                 print()
             print(f"{path}:")
         for row in rows:
             print(row)
         unknown = board.count("?")
         why = Counter(r for r in result.reading.reasons if r)
-        detail = ", ".join(f"{n} {r}" for r, n in why.most_common())
+        detail = ", ".join(f"{count} {r}" for r, count in why.most_common())
         note = f", {unknown} unknown ({detail})" if unknown else ""
         if result.reading.learned:
             note += f", {len(result.reading.learned)} decided by the learned model"

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.boardsize import SIZES, STANDARD, a_label
+from controller.boardsize import SIZES, STANDARD
 from controller.vision.places import A1_PLACES
 
 if TYPE_CHECKING:
@@ -118,7 +118,11 @@ class FrameTimes:
 
 def run(args: argparse.Namespace) -> int:
     from controller.observation import LogHeader
-    from controller.vision.calibration_file import load_calibration, refused_note
+    from controller.vision.calibration_file import (
+        check_board_size,
+        load_calibration,
+        refused_note,
+    )
     from controller.vision.capture import open_source
     from controller.vision.watching.loop import WatchOptions, watch
 
@@ -127,9 +131,8 @@ def run(args: argparse.Namespace) -> int:
     cal = load_calibration(args.calibration) if args.calibration else None
     setup = cal.setup if cal is not None else None
     size = args.size or (setup.size if setup is not None else STANDARD)
-    if setup is not None and setup.size != size:
-        raise ValueError(f"--size {size}: {args.calibration} was made on {a_label(setup.size)} "
-                         f"board, not {a_label(size)} one (calibrate again with --size {size})")
+    if setup is not None:
+        check_board_size(args.calibration, setup.size, size)
 
     def log(msg: str) -> None:
         print(f"kaeshi watch: {msg}", file=sys.stderr, flush=True)

@@ -50,7 +50,7 @@ class SourceChoice:
         if kind == "browser":
             return self._browser_source()
         return CameraSource(c["source.camera"], c["source.fps"], c["source.camera_setup"],
-                            keepalive=c["source.lost_after"] / 2)
+                            keepalive=c["source.lost_after"] / 2, size=c["game.size"])
 
     def _browser_source(self) -> Source:
         from controller.browser.source import BrowserSource
@@ -63,6 +63,7 @@ class SourceChoice:
                              keepalive=c["source.lost_after"] / 2, network=c["source.network"],
                              sync_allowance=c["source.sync_allowance"],
                              hold_max=c["source.hold_max"], size=size,
+                             game_size=c["game.size"],
                              monotonic=self.time.monotonic, device_key=device_key(self.token))
 
     def settled(self) -> bool:

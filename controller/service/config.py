@@ -47,7 +47,9 @@ OPTIONS: tuple[Option, ...] = (
     O("game", "size", int, STANDARD,
       "Board size: 8 for Othello, 6 for the beginners' 6×6 board, 10 for Grand Othello. "
       "The sensor board plays a 6×6 game on its middle 6×6 squares (the edge squares "
-      "must stay empty); the camera reads 8×8 boards only.", choices=SIZES),
+      "must stay empty). The camera reads every size: its set-up file "
+      "(`source.camera_setup`) must have been made on a board of this size "
+      "(`kaeshi calibrate camera --size N`).", choices=SIZES),
     O("game", "handicap", int, 0,
       "Handicap start: black begins with 1-4 corner discs (a1, h8, h1, a8 in that "
       "order) and white moves first; 0 for the standard start.", low=0, high=4),
@@ -286,7 +288,8 @@ def parse_config(text: str, source: str = "<config>") -> Config:
 def _check_board_size(values: dict[str, Any], source: str, lines: KeyLines,
                       given: dict[str, Any]) -> None:
     """What a board of another size cannot do: a handicap (its corners are named for
-    8x8), the camera (it reads 8x8 boards), a sensor board smaller than the game."""
+    8x8), a sensor board smaller than the game. (A camera set-up made on another
+    board is refused when the service opens, which reads it.)"""
     size = values["game.size"]
     if size == STANDARD:
         return
@@ -295,9 +298,6 @@ def _check_board_size(values: dict[str, Any], source: str, lines: KeyLines,
         raise ConfigError(f"{source}{lines.where('game', at)}: game.handicap needs the "
                           f"{STANDARD}x{STANDARD} board; game.size is {size}")
     kind = values["source.kind"]
-    if kind == "camera":
-        raise ConfigError(f"{source}{lines.where('game', 'size')}: the camera reads "
-                          f"{STANDARD}x{STANDARD} boards only; game.size is {size}")
     if kind == "hall" and size > STANDARD:
         raise ConfigError(f"{source}{lines.where('game', 'size')}: the sensor board has "
                           f"{STANDARD}x{STANDARD} squares, too few for game.size {size}")

@@ -55,6 +55,29 @@ def settings_from_config(config: Config, settled: bool = False,
     )
 
 
+def check_camera_setup(config: Config) -> None:
+    """Refuse, at start-up, a camera set-up made on another board than ``game.size``:
+    every square would be misnamed. A file that cannot be read is left to the
+    camera's source, which says so and tries again (it may be written later)."""
+    from controller.vision.calibration_file import (
+        CalibrationError,
+        check_board_size,
+        load_calibration,
+    )
+
+    path = config["source.camera_setup"]
+    if not path:
+        return
+    try:
+        made = load_calibration(path, bare=True).setup.size
+    except CalibrationError:
+        return
+    try:
+        check_board_size(path, made, config["game.size"], "game.size", setting=True)
+    except CalibrationError as exc:
+        raise KaeshiError(f"{config.source}: source.camera_setup: {exc}") from None
+
+
 class ReplayDone(KaeshiError):
     """The configured log was already replayed to its end; nothing is left to do."""
 
@@ -89,6 +112,8 @@ class GameLifecycle:
                               "source.kind = \"hall\" (the LEDs are on the sensor board)")
         if not self.logs.injected and config["source.kind"] == "sim":
             self.logs.check()  # a bad log stops start-up, before anything
+        if not self.logs.injected and config["source.kind"] in ("camera", "browser"):
+            check_camera_setup(config)  # a set-up of another board too
         journal = self.keeper.open(config["journal.path"])
         for line in journal.recovery:
             log.warning("%s", line)

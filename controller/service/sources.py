@@ -264,8 +264,9 @@ class CameraSource:
     latency = 0.0  # stamped on arrival (its presses come from the GPIO clock)
 
     def __init__(self, camera: str, fps: int, setup_path: str = "",
-                 keepalive: float = 1.0) -> None:
+                 keepalive: float = 1.0, size: int = STANDARD) -> None:
         self.camera = camera
+        self.size = size  # the game's board: the set-up must have been made on one
         self.fps = fps
         self.setup_path = setup_path
         self._setup: Any = None  # as loaded from ``setup_path``
@@ -287,17 +288,17 @@ class CameraSource:
         return frames, frames.frames()
 
     def _watcher(self, image: Any) -> BoardWatcher:
-        from controller.vision.calibration_file import load_calibration, refused_note
+        from controller.vision.calibration_file import load_for_game, refused_note
         from controller.vision.pipeline import auto_setup
         from controller.vision.watching.watcher import BoardWatcher
 
         if self.setup_path:
-            cal = load_calibration(self.setup_path, bare=True)
+            cal = load_for_game(self.setup_path, self.size)
             if cal.refused:
                 log.warning("%s", refused_note(self.setup_path))
             setup = self._setup = cal.setup
         else:
-            setup = auto_setup(image)
+            setup = auto_setup(image, n=self.size)
         return BoardWatcher.on_setup(setup, stable=self._stable(), keepalive=self.keepalive)
 
     def _keep_turn(self, watcher: BoardWatcher) -> None:

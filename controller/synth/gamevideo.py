@@ -15,6 +15,7 @@ import io
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from controller.boardsize import STANDARD, size_of_board_string
 from controller.observation import Observation, read_observations
 from controller.vision.capture import Frame, FrameSource
 from controller.vision.setup import CameraSetup
@@ -61,7 +62,8 @@ class GameVideo(FrameSource):
         rendered = render_observations(self.observations, self.scene,
                                        self.seed)
         boards = [o for o in self.observations if o.board is not None]
-        rests = (resting_schedule(boards, *resting_reach(self.scene, self.seed))
+        size = size_of_board_string(boards[0].board or "") if boards else STANDARD
+        rests = (resting_schedule(boards, *resting_reach(self.scene, self.seed, size))
                  if getattr(self.scene, "resting_hand", False) else [True] * len(boards))
         shown = 0  # index of the board observation on film
         first = next(rendered, None)

@@ -4,6 +4,10 @@ A hand is drawn as polygons laid out on the board plane and projected into the
 image, so which squares it hides is known exactly. The contract with the ground
 truth: every square marked hidden is covered over at least 90% of its area, every
 other square over at most ``MAX_STRAY`` (10%).
+
+A hand is the same size on every board: the board's squares are the unit, so on a
+6x6 board it covers as many squares as on 8x8, and more of the board. The board's
+size comes from the squares it is given (one flag a square) or is passed as ``n``.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.synth.camera import Camera
 from controller.synth.textures import soft_blur
 from controller.vision.cv import cv2
@@ -21,6 +26,9 @@ from controller.vision.cv import cv2
 MAX_STRAY = 0.10
 #: Resolution (pixels per square) at which coverage is measured.
 COVER_RES = 32
+#: How far across the board a free hand's palm may reach, as a share of its side
+#: (five squares of the standard board: past the middle).
+REACH_IN = 5 / STANDARD
 
 SLEEVE_COLOURS = np.array(
     [[40, 40, 40], [120, 60, 30], [200, 200, 200], [40, 40, 140], [90, 110, 60], [150, 120, 100]],
@@ -62,14 +70,20 @@ def _runs(cells: Iterable[int]) -> list[tuple[int, int]]:
     return out
 
 
+def side_of(squares: np.ndarray) -> int:
+    """The columns of the board one value a square describes."""
+    return math.isqrt(len(squares))
+
+
 def square_blob(hidden: np.ndarray, grow: float = -0.01, radius: float = 0.15) -> list[np.ndarray]:
     """Board-plane polygons whose union covers exactly the hidden squares (corners rounded)."""
-    grid = hidden.reshape(8, 8)
+    n = side_of(hidden)
+    grid = hidden.reshape(n, n)
     polys = []
-    for r in range(8):
+    for r in range(n):
         for a, b in _runs(np.flatnonzero(grid[r])):
             polys.append(_rounded_rect(a - grow, r - grow, b + 1 + grow, r + 1 + grow, radius))
-    for c in range(8):
+    for c in range(n):
         for a, b in _runs(np.flatnonzero(grid[:, c])):
             polys.append(_rounded_rect(c - grow, a - grow, c + 1 + grow, b + 1 + grow, radius))
     return polys
@@ -77,6 +91,7 @@ def square_blob(hidden: np.ndarray, grow: float = -0.01, radius: float = 0.15) -
 
 def components(hidden: np.ndarray) -> list[list[int]]:
     """Groups of hidden squares connected through edges or corners."""
+    size = side_of(hidden)
     left = set(np.flatnonzero(hidden).tolist())
     groups = []
     while left:
@@ -84,41 +99,47 @@ def components(hidden: np.ndarray) -> list[list[int]]:
         while stack:
             s = stack.pop()
             group.append(s)
-            r, c = divmod(s, 8)
+            r, c = divmod(s, size)
             for dr in (-1, 0, 1):
                 for dc in (-1, 0, 1):
-                    n = (r + dr) * 8 + c + dc
-                    if 0 <= r + dr < 8 and 0 <= c + dc < 8 and n in left:
+                    n = (r + dr) * size + c + dc
+                    if 0 <= r + dr < size and 0 <= c + dc < size and n in left:
                         left.remove(n)
                         stack.append(n)
         groups.append(sorted(group))
     return groups
 
 
-# Each board edge as (outward direction, point on the edge, direction along it).
-_EDGES = {
-    "left": (np.array([-1.0, 0.0]), np.array([0.0, 0.0]), np.array([0.0, 1.0])),
-    "right": (np.array([1.0, 0.0]), np.array([8.0, 0.0]), np.array([0.0, 1.0])),
-    "top": (np.array([0.0, -1.0]), np.array([0.0, 0.0]), np.array([1.0, 0.0])),
-    "bottom": (np.array([0.0, 1.0]), np.array([0.0, 8.0]), np.array([1.0, 0.0])),
-}
+Edge = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def _edge_runs(group: list[int]) -> list[tuple[str, int, int]]:
+def board_edges(n: int = STANDARD) -> dict[str, Edge]:
+    """Each edge of an ``n`` x ``n`` board as (outward direction, point on the edge,
+    direction along it)."""
+    return {
+        "left": (np.array([-1.0, 0.0]), np.array([0.0, 0.0]), np.array([0.0, 1.0])),
+        "right": (np.array([1.0, 0.0]), np.array([float(n), 0.0]), np.array([0.0, 1.0])),
+        "top": (np.array([0.0, -1.0]), np.array([0.0, 0.0]), np.array([1.0, 0.0])),
+        "bottom": (np.array([0.0, 1.0]), np.array([0.0, float(n)]), np.array([1.0, 0.0])),
+    }
+
+
+def _edge_runs(group: list[int], n: int) -> list[tuple[str, int, int]]:
     """Runs of a group's squares lying along a board edge: (edge, first, last) along it."""
-    rc = [divmod(s, 8) for s in group]
+    rc = [divmod(s, n) for s in group]
+    last = n - 1
     out = []
     for edge, pick in (("left", lambda r, c: r if c == 0 else None),
-                       ("right", lambda r, c: r if c == 7 else None),
+                       ("right", lambda r, c: r if c == last else None),
                        ("top", lambda r, c: c if r == 0 else None),
-                       ("bottom", lambda r, c: c if r == 7 else None)):
+                       ("bottom", lambda r, c: c if r == last else None)):
         along = [v for r, c in rc if (v := pick(r, c)) is not None]
         out += [(edge, a, b) for a, b in _runs(along)]
     return out
 
 
 def arm_polygons(edge: str, a: float, b: float, reach: float, width: float,
-                 cuff: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
+                 cuff: float, n: int = STANDARD) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """An arm leaving the board across ``edge`` between positions ``a``..``b`` along it,
     as (skin polygons, sleeve polygons).
 
@@ -126,7 +147,7 @@ def arm_polygons(edge: str, a: float, b: float, reach: float, width: float,
     past the edge it widens to a forearm, bare for ``cuff`` squares, then sleeved
     out to ``reach``.
     """
-    out_dir, origin, along = _EDGES[edge]
+    out_dir, origin, along = board_edges(n)[edge]
 
     def pt(u: float, v: float) -> np.ndarray:
         return origin + out_dir * u + along * v
@@ -143,10 +164,10 @@ def arm_polygons(edge: str, a: float, b: float, reach: float, width: float,
     return [np.array(p) for p in (inner, flare, fore)], [np.array(sleeve)]
 
 
-def finger_creases(group: list[int], inward: np.ndarray, rng: np.random.Generator
-                   ) -> list[np.ndarray]:
+def finger_creases(group: list[int], inward: np.ndarray, rng: np.random.Generator,
+                   n: int = STANDARD) -> list[np.ndarray]:
     """Short lines between fingers at the tip of a hand lying over ``group``."""
-    centres = np.array([[s % 8 + 0.5, s // 8 + 0.5] for s in group])
+    centres = np.array([[s % n + 0.5, s // n + 0.5] for s in group])
     depth = centres @ inward
     tip = centres[depth > depth.max() - 0.5]
     side = np.array([-inward[1], inward[0]])
@@ -161,13 +182,15 @@ def finger_creases(group: list[int], inward: np.ndarray, rng: np.random.Generato
     return out
 
 
-def free_hand(rng: np.random.Generator) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """A hand reaching in from a random board edge to a random spot, as
+def free_hand(rng: np.random.Generator, size: int = STANDARD
+              ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """A hand reaching in from a random edge of a ``size`` board to a random spot, as
     (skin polygons: palm, fingers, forearm; sleeve polygons)."""
-    edge = str(rng.choice(list(_EDGES)))
-    out_dir, origin, along = _EDGES[edge]
-    depth = rng.uniform(0.5, 5.0)          # how far in the palm reaches
-    pos = rng.uniform(1.0, 7.0)            # where along the edge
+    edges = board_edges(size)
+    edge = str(rng.choice(list(edges)))
+    out_dir, origin, along = edges[edge]
+    depth = rng.uniform(0.5, REACH_IN * size)  # how far in the palm reaches
+    pos = rng.uniform(1.0, size - 1.0)         # where along the edge, a square in from a corner
     palm = origin - out_dir * depth + along * pos
     ang = math.atan2(-out_dir[1], -out_dir[0]) + rng.uniform(-0.4, 0.4)
     polys = [_ellipse(palm[0], palm[1], 0.95, 0.75, ang)]
@@ -189,21 +212,22 @@ class HandPainter:
     """Rasterises board-plane polygons into image-space masks: the whole hand and arm,
     the sleeve part of it, and creases between fingers."""
 
-    def __init__(self, cam: Camera, width: int, height: int) -> None:
-        self.cam, self.w, self.h = cam, width, height
+    def __init__(self, cam: Camera, width: int, height: int, n: int = STANDARD) -> None:
+        self.cam, self.w, self.h, self.n = cam, width, height, n
         self.H = cam.plane_homography(0.0)
         self.mask = np.zeros((height, width), dtype=np.uint8)
         self.sleeve = np.zeros((height, width), dtype=np.uint8)
         self.creases = np.zeros((height, width), dtype=np.uint8)
         # The same polygons on a top-down raster of the playing area: coverage is
         # measured here, exactly, whatever the picture's size or blur.
-        self.plane = np.zeros((8 * COVER_RES, 8 * COVER_RES), dtype=np.uint8)
+        self.plane = np.zeros((n * COVER_RES, n * COVER_RES), dtype=np.uint8)
 
     def project(self, poly: np.ndarray) -> np.ndarray | None:
         """Project a board-plane polygon, clipped to the part well in front of the camera."""
         pts3 = np.column_stack([poly, np.zeros(len(poly))])
         depth = self.cam.depth(pts3)
-        near = 0.3 * float(self.cam.depth(np.array([[4.0, 4.0, 0.0]]))[0])
+        mid = self.n / 2
+        near = 0.3 * float(self.cam.depth(np.array([[mid, mid, 0.0]]))[0])
         kept = []
         n = len(pts3)
         for i in range(n):
@@ -238,19 +262,20 @@ class HandPainter:
             cv2.line(self.creases, a, b, 255, thick, cv2.LINE_AA, 4)
 
     def coverage(self) -> np.ndarray:
-        """Fraction of each square's area the hand covers (64 floats)."""
-        res = COVER_RES
-        return self.plane.reshape(8, res, 8, res).mean(axis=(1, 3)).reshape(64) / 255.0
+        """Fraction of each square's area the hand covers (one float a square)."""
+        res, n = COVER_RES, self.n
+        return self.plane.reshape(n, res, n, res).mean(axis=(1, 3)).reshape(n * n) / 255.0
 
 
-def square_coverage(mask: np.ndarray, homography: np.ndarray) -> np.ndarray:
-    """Fraction of each square covered by an image-space mask (0..255), via the board plane."""
+def square_coverage(mask: np.ndarray, homography: np.ndarray, n: int = STANDARD) -> np.ndarray:
+    """Fraction of each square of an ``n`` x ``n`` board covered by an image-space
+    mask (0..255), via the board plane."""
     res = COVER_RES
     t = np.array([[1 / res, 0, 0.5 / res], [0, 1 / res, 0.5 / res], [0, 0, 1]])
-    board = cv2.warpPerspective(mask, homography @ t, (8 * res, 8 * res),
+    board = cv2.warpPerspective(mask, homography @ t, (n * res, n * res),
                                 flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                 borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    return board.reshape(8, res, 8, res).mean(axis=(1, 3)).reshape(64) / 255.0
+    return board.reshape(n, res, n, res).mean(axis=(1, 3)).reshape(n * n) / 255.0
 
 
 def hand_mask(
@@ -271,26 +296,28 @@ def hand_mask(
     whole hand at a random place, and every square they cover by more than
     ``MAX_STRAY`` joins the hidden set and is covered completely.
     """
-    painter = HandPainter(cam, width, height)
+    size = side_of(hidden)
+    edges = board_edges(size)
+    painter = HandPainter(cam, width, height, size)
     hidden = hidden.astype(bool).copy()
     painter.fill(square_blob(hidden))
     reach = 40.0
     for group in components(hidden):
-        runs = _edge_runs(group)
+        runs = _edge_runs(group, size)
         inward = None
         if runs:
             edge, a, b = max(runs, key=lambda e: (e[2] - e[1], rng.random()))
             skin, sleeve = arm_polygons(edge, a + 0.08, b + 0.92, reach,
-                                        rng.uniform(1.4, 2.0), rng.uniform(1.0, 3.0))
+                                        rng.uniform(1.4, 2.0), rng.uniform(1.0, 3.0), size)
             painter.fill(skin)
             painter.fill(sleeve, sleeve=True)
-            inward = -_EDGES[edge][0]
+            inward = -edges[edge][0]
         elif not exact:
-            rows, cols = np.divmod(np.array(group), 8)
+            rows, cols = np.divmod(np.array(group), size)
             cy, cx = rows.mean() + 0.5, cols.mean() + 0.5
-            dist = {"left": cx, "right": 8 - cx, "top": cy, "bottom": 8 - cy}
+            dist = {"left": cx, "right": size - cx, "top": cy, "bottom": size - cy}
             edge = min(dist, key=lambda e: dist[e] + rng.uniform(0, 1.5))
-            out_dir, _, _ = _EDGES[edge]
+            out_dir, _, _ = edges[edge]
             c = np.array([cx, cy])
             n = np.array([-out_dir[1], out_dir[0]]) * 0.6
             cuff = c + out_dir * (dist[edge] + rng.uniform(1.5, 3.0))
@@ -300,10 +327,10 @@ def hand_mask(
                          sleeve=True)
             inward = -out_dir
         else:
-            inward = list(_EDGES.values())[int(rng.integers(4))][0]
-        painter.crease(finger_creases(group, inward, rng), px_per_square)
+            inward = list(edges.values())[int(rng.integers(4))][0]
+        painter.crease(finger_creases(group, inward, rng, size), px_per_square)
     if free and not exact:
-        skin, sleeve = free_hand(rng)
+        skin, sleeve = free_hand(rng, size)
         painter.fill(skin)
         painter.fill(sleeve, sleeve=True)
     if not exact:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from controller.boardsize import STANDARD, a_label, size_of_board_string
+from controller.boardsize import STANDARD, size_of_board_string
 from controller.errors import KaeshiError
 from controller.observation import Observation
 from controller.position import START_BOARD
@@ -78,9 +78,9 @@ class Rendered:
     board: str  # truth over -XO?xo: '?' hidden by a hand, x/o shifted discs
     corners: np.ndarray  # (4,2) float32: a1, h1, h8, a8 outer corners of the playing area
     homography: np.ndarray  # 3x3: board plane (square units, a1 corner at 0,0) -> pixels
-    occluded: np.ndarray  # 64 bools, True where the truth says '?'
-    shift: np.ndarray  # (64,2) disc offset from the square centre, square units
-    coverage: np.ndarray | None = None  # 64 floats: share of each square the hand covers
+    occluded: np.ndarray  # a bool a square, True where the truth says '?'
+    shift: np.ndarray  # (squares, 2) disc offset from the square centre, square units
+    coverage: np.ndarray | None = None  # a float a square: share of it the hand covers
     hand_mask: np.ndarray | None = None  # HxW uint8: pixels showing the hand or arm (255)
 
     def square_centre(self, index: int) -> np.ndarray:
@@ -112,9 +112,6 @@ def _render(board: str, scene: Scene, static_seed: int, frame_seed: int,
     board = validate_board_string(board, n, OBSERVATION_ALPHABET)
     if static_seed < 0:
         raise ValueError(f"seed must be a non-negative integer, not {static_seed}")
-    if n != STANDARD and (scene.clutter or scene.resting_hand or scene.hand or "?" in board):
-        raise ValueError(f"the renderer draws clutter and hands over {a_label(STANDARD)} "
-                         f"board only, not over {a_label(n)} one")
     srng = np.random.default_rng([static_seed, 1])  # the scene: same for every frame
     frng = np.random.default_rng([static_seed, frame_seed, 2])  # this frame only
     cam = _camera(scene, n)
@@ -133,7 +130,7 @@ def _render(board: str, scene: Scene, static_seed: int, frame_seed: int,
     canvas = table_top(static_seed, scene.height, scene.width, scene.table)
     if scene.clutter:
         draw_clutter(canvas, cam, np.random.default_rng([static_seed, 11]), light_dir, px,
-                     BOARD_THICKNESS, scene.frame_style)
+                     BOARD_THICKNESS, scene.frame_style, n)
     look = (scene.line_weight, scene.line_light, scene.felt_tone, scene.felt_grey)
     draw_board(canvas, cam, scene.board_style, scene.frame_style, static_seed, light_dir, px,
                look, n)
@@ -162,7 +159,7 @@ def _render(board: str, scene: Scene, static_seed: int, frame_seed: int,
     shadow_px = cam.project(ends)
     if scene.resting_hand:  # lies on the frame or table, under a hand that reaches in
         rest, rest_hidden, rest_skin, rest_sleeve = resting_hand(cam, scene.width, scene.height,
-                                                                 static_seed)
+                                                                 static_seed, n)
         sv = (shadow_px[1] - shadow_px[0]) * 0.12  # close to the surface: a short shadow
         paint_hand(canvas, rest, frng, rest_skin, rest_sleeve, px, (float(sv[0]), float(sv[1])))
         coverage, hand_pixels = rest.coverage(), rest.mask
@@ -206,8 +203,10 @@ def render_observations(observations: Iterable[Observation], scene: Scene,
     played where it lies (:func:`~controller.synth.resting.resting_schedule`).
     """
     observations = list(observations)
-    rests = resting_schedule(observations, *resting_reach(scene, seed)) \
-        if scene.resting_hand else None
+    first = next((o.board for o in observations if o.board is not None), None)
+    rests = resting_schedule(observations, *resting_reach(scene, seed,
+                                                          size_of_board_string(first))) \
+        if scene.resting_hand and first is not None else None
     known: list[str] | None = None
     video_scene = replace(scene, hand=False)
     frame = 0

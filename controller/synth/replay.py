@@ -51,17 +51,20 @@ def observations_via_camera(
     ``habits`` (as ``kaeshi simulate --habits``): the waiting player's hand rests at
     the board's edge, over edge squares or the frame, lifted only around the moves
     played where it lies. The camera is calibrated before the game, with no hand in
-    the way."""
+    the way, on a board of the size the log's boards show."""
     from dataclasses import replace
 
+    from controller.boardsize import size_of_board_string
     from controller.synth.picture import render_observations
 
     observations = list(observations)
+    first = next((o.board for o in observations if o.board is not None), None)
+    size = size_of_board_string(first) if first is not None else STANDARD
     scene = scene or default_scene()
     if habits:
         scene = replace(scene, resting_hand=True)
     reader = calibrate_synthetic(replace(scene, resting_hand=False),
-                                 seed).reader()
+                                 seed, size).reader()
     frames = render_observations(observations, scene, seed)
     out: list[Observation] = []
     for obs in observations:

@@ -20,14 +20,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from controller.boardsize import STANDARD
 from controller.observation import Observation
 from controller.synth.camera import Camera
 from controller.synth.hand import (
-    _EDGES,
     SKIN_TONES,
     SLEEVE_COLOURS,
     HandPainter,
     _ellipse,
+    board_edges,
     cover_strays,
 )
 
@@ -47,17 +48,19 @@ def _stream(seed: int) -> np.random.Generator:
     return np.random.default_rng([seed, 14])  # the resting hand's own random stream
 
 
-def resting_polygons(rng: np.random.Generator) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def resting_polygons(rng: np.random.Generator, size: int = STANDARD
+                     ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """A relaxed hand lying at a random edge, fingers pointing roughly at the board, as
     (skin polygons: palm, fingers, forearm; sleeve polygons), on the board plane.
 
     The fingertips stop between 0.6 of a square short of the playing area (on the
     frame only) and 1.1 squares into it (over part of the edge squares).
     """
-    edge = str(rng.choice(list(_EDGES)))
-    out_dir, origin, along = _EDGES[edge]
+    edges = board_edges(size)
+    edge = str(rng.choice(list(edges)))
+    out_dir, origin, along = edges[edge]
     reach = rng.uniform(-0.6, 1.1)       # how far the fingertips come onto the board
-    pos = rng.uniform(1.0, 7.0)          # where along the edge
+    pos = rng.uniform(1.0, size - 1.0)      # where along the edge, a square in from a corner
     ang = math.atan2(-out_dir[1], -out_dir[0]) + rng.uniform(-0.5, 0.5)
     d = np.array([math.cos(ang), math.sin(ang)])
     n = np.array([-d[1], d[0]])
@@ -79,38 +82,40 @@ def resting_polygons(rng: np.random.Generator) -> tuple[list[np.ndarray], list[n
     return polys, sleeve
 
 
-def resting_hand(cam: Camera, width: int, height: int, seed: int
+def resting_hand(cam: Camera, width: int, height: int, seed: int, n: int = STANDARD
                  ) -> tuple[HandPainter, np.ndarray, np.ndarray, np.ndarray]:
-    """The scene's resting hand: (painted masks, the 64 squares it hides, skin colour,
-    sleeve colour). A square it covers over more than ``MAX_STRAY`` is covered
-    completely and hidden, as the reaching hand's are."""
+    """The scene's resting hand at the edge of an ``n`` x ``n`` board: (painted masks,
+    the squares it hides, skin colour, sleeve colour). A square it covers over more
+    than ``MAX_STRAY`` is covered completely and hidden, as the reaching hand's are."""
     rng = _stream(seed)
-    painter = HandPainter(cam, width, height)
-    skin_polys, sleeve_polys = resting_polygons(rng)
+    painter = HandPainter(cam, width, height, n)
+    skin_polys, sleeve_polys = resting_polygons(rng, n)
     painter.fill(skin_polys)
     painter.fill(sleeve_polys, sleeve=True)
-    hidden = cover_strays(painter, np.zeros(64, dtype=bool))
+    hidden = cover_strays(painter, np.zeros(n * n, dtype=bool))
     # The waiting player is not the one who moves: a skin and sleeve of its own.
     skin = SKIN_TONES[rng.integers(len(SKIN_TONES))] * rng.uniform(0.9, 1.1)
     sleeve = SLEEVE_COLOURS[rng.integers(len(SLEEVE_COLOURS))] * rng.uniform(0.8, 1.2)
     return painter, hidden, skin, sleeve
 
 
-def resting_squares(scene: Scene, seed: int) -> np.ndarray:
-    """The 64 squares the resting hand of ``scene`` (drawn with ``seed``) hides."""
+def resting_squares(scene: Scene, seed: int, n: int = STANDARD) -> np.ndarray:
+    """The squares of an ``n`` x ``n`` board the resting hand of ``scene`` (drawn
+    with ``seed``) hides, one flag a square."""
     from controller.synth.scene import _camera
 
-    return resting_hand(_camera(scene), scene.width, scene.height, seed)[1]
+    return resting_hand(_camera(scene, n), scene.width, scene.height, seed, n)[1]
 
 
-def resting_reach(scene: Scene, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """The 64 squares the resting hand of ``scene`` hides, and those its fingertips only
-    graze (past ``TOUCH``, short of hiding them): a player lifts it before a disc goes
-    down on either, and a grazed square stays in view in the truth."""
+def resting_reach(scene: Scene, seed: int, n: int = STANDARD) -> tuple[np.ndarray, np.ndarray]:
+    """The squares of an ``n`` x ``n`` board the resting hand of ``scene`` hides, and
+    those its fingertips only graze (past ``TOUCH``, short of hiding them): a player
+    lifts it before a disc goes down on either, and a grazed square stays in view in
+    the truth."""
     from controller.synth.scene import _camera
 
-    painter, hidden, _, _ = resting_hand(_camera(scene), scene.width, scene.height,
-                                         seed)
+    painter, hidden, _, _ = resting_hand(_camera(scene, n), scene.width, scene.height,
+                                         seed, n)
     return hidden, (painter.coverage() > TOUCH) & ~hidden
 
 

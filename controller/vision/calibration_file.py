@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from controller.boardsize import a_label
 from controller.errors import KaeshiError
 from controller.vision.setup import CameraSetup
 
@@ -23,6 +24,24 @@ VERSION = 1
 
 class CalibrationError(KaeshiError):
     """A calibration file that cannot be used; the message names the file and the fault."""
+
+
+def check_board_size(path: str | Path, made: int, wanted: int, option: str = "--size",
+                     setting: bool = False) -> None:
+    """Refuse a calibration made on another board than the one the user named.
+
+    Its grid has other squares: read as the named board, every square would be
+    misnamed. The message gives both sizes, the option that named the board (a
+    command's ``--size`` or, ``setting``, a configuration key such as ``game.size``)
+    and both ways out: calibrate again at that size, or name the calibration's."""
+    if made == wanted:
+        return
+    named, instead = ((f"{option} = {wanted}", f"set {option} = {made}") if setting
+                      else (f"{option} {wanted}", f"give {option} {made}"))
+    raise CalibrationError(
+        f"{path} was made on {a_label(made)} board, not {a_label(wanted)} one as "
+        f"{named} says: calibrate again with 'kaeshi calibrate camera --size {wanted}', "
+        f"or {instead}")
 
 
 @dataclass
@@ -89,6 +108,14 @@ def save_settled_turn(path: str | Path, setup: CameraSetup) -> None:
         part.replace(p)
     except OSError as exc:
         raise CalibrationError(f"{p}: cannot keep the settled turn ({exc.strerror})") from None
+
+
+def load_for_game(path: str | Path, size: int) -> CameraCalibration:
+    """The service's camera set-up (``source.camera_setup``, a calibration or a bare
+    set-up), refused when it was made on another board than the game's ``game.size``."""
+    cal = load_calibration(path, bare=True)
+    check_board_size(path, cal.setup.size, size, "game.size", setting=True)
+    return cal
 
 
 def load_calibration(path: str | Path, bare: bool = False) -> CameraCalibration:

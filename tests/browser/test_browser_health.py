@@ -18,6 +18,7 @@ def test_the_camera_page_is_told_what_to_fix():
 
         class reader:  # noqa: N801
             homography = np.array([[60.0, 0, -100], [0, 20, 20], [0, 0, 1]])
+            n = 8
 
     dark = np.full((240, 320, 3), 20, np.uint8)
     look = look_at(dark, Watcher(), None)
@@ -41,6 +42,7 @@ def test_a_blurred_frame_is_told_as_focus_hunting():
 
         class reader:  # noqa: N801
             homography = np.array([[30.0, 0, 40], [0, 25, 20], [0, 0, 1]])
+            n = 8
 
     rng = np.random.default_rng(1)
     sharp = (rng.random((240, 320, 3)) * 255).astype(np.uint8)
@@ -51,3 +53,26 @@ def test_a_blurred_frame_is_told_as_focus_hunting():
     blurred = look_at(cv2.GaussianBlur(sharp, (0, 0), 4), Watcher(), look)
     assert blurred.blurred and any("out of focus" in f for f in blurred.advice.fix)
     assert not look_at(sharp, Watcher(), blurred).blurred
+
+
+def test_a_smaller_board_wholly_in_view_is_not_told_cut_off():
+    """The board's corners are its own size's: a 6x6 board filling the picture is in
+    view, though an 8x8 one on the same squares would run past its edge."""
+
+    def watcher(size: int) -> object:
+        class Watcher:
+            board_seen = True
+            last_line = "-" * (size * size)
+
+            class stats:  # noqa: N801
+                messages: list[str] = []
+
+            class reader:  # noqa: N801
+                homography = np.array([[45.0, 0, 20], [0, 35, 15], [0, 0, 1]])
+                n = size
+
+        return Watcher()
+
+    image = np.full((240, 320, 3), 120, np.uint8)
+    assert not any("cut off" in f for f in look_at(image, watcher(6), None).advice.fix)
+    assert any("cut off" in f for f in look_at(image, watcher(8), None).advice.fix)

@@ -101,7 +101,6 @@ def test_a_log_of_another_size_than_the_game_stops_start_up(tmp_path):
 @pytest.mark.parametrize(("text", "message"), [
     ("[game]\nsize = 7\n", "game.size must be one of 6, 8, 10; got 7"),
     ("[game]\nsize = 6\nhandicap = 2\n", "line 3: game.handicap needs the 8x8 board"),
-    ("[game]\nsize = 10\n[source]\nkind = \"camera\"\n", "the camera reads 8x8 boards only"),
     ("[game]\nsize = 10\n[source]\nkind = \"hall\"\n", "too few for game.size 10"),
 ])
 def test_sizes_the_table_cannot_play_are_refused_at_start_up(text, message):
@@ -129,3 +128,134 @@ def test_a_strip_under_an_eight_by_eight_board_leaves_a_six_by_six_overlay_to_th
     assert "covers an 8x8 board, the game is 6x6" in caplog.text
     snap = service.facade.snapshot("arbiter")
     assert snap["size"] == 6
+
+
+@pytest.mark.parametrize("kind", ["camera", "browser"])
+def test_a_camera_watches_a_game_of_any_size(kind):
+    assert parse_config(f"[game]\nsize = 10\n[source]\nkind = \"{kind}\"\n")["game.size"] == 10
+
+
+def _camera_config(tmp: Path, size: int, setup_file: Path, video: str = "0"):
+    return defaults().replace(**{
+        "game.mode": "home", "game.size": size, "source.kind": "camera",
+        "source.camera": video, "source.camera_setup": str(setup_file),
+        "source.lost_after": 30.0, "journal.path": str(tmp / "journal.sqlite"),
+        "games.folder": str(tmp / "games"), "web.enabled": False, "leds.driver": "web"})
+
+
+@pytest.mark.parametrize(("made", "game"), [(8, 6), (10, 8), (6, 10)])
+def test_a_camera_set_up_made_on_another_board_than_the_game_stops_start_up(tmp_path, made,
+                                                                            game):
+    """Every square would be misnamed: the service refuses to open, naming both sizes,
+    the option that says the game's and both ways out."""
+    import numpy as np
+
+    from controller.boardsize import a_label
+    from controller.vision.calibration_file import CameraCalibration, save_calibration
+    from controller.vision.setup import CameraSetup
+
+    path = tmp_path / "camera.json"
+    setup = CameraSetup((400, 300), np.array([[30.0, 0, 20], [0, 25, 15], [0, 0, 1]]),
+                        size=made)
+    save_calibration(path, CameraCalibration(setup, start_position_ok=True))
+    with pytest.raises(KaeshiError) as refused:
+        Service(_camera_config(tmp_path, game, path)).open()
+    text = str(refused.value)
+    assert f"{path} was made on {a_label(made)} board, not {a_label(game)} one" in text
+    assert f"game.size = {game}" in text and f"set game.size = {made}" in text
+    assert f"kaeshi calibrate camera --size {game}" in text
+    assert not (tmp_path / "journal.sqlite").exists()  # refused before anything
+    # the same file for a game of its own size opens
+    Service(_camera_config(tmp_path, made, path)).open()
+
+
+@pytest.mark.parametrize("size", [6, 10])
+def test_the_service_reads_a_game_of_its_size_from_a_camera_video(tmp_path, monkeypatch, size):
+    """A short 6x6 or 10x10 game filmed (hands over the discs being turned included),
+    read by the service's camera source on a set-up of that size, each press right
+    after the frames its player's hand left: the moves are the game's."""
+    from service_scripts import scripted_log
+
+    from controller.records.model import GameRecord
+    from controller.service.sources import CameraSource
+    from controller.synth.picture import Scene, render_observations, write_video
+    from controller.vision.setup import CameraSetup
+
+    start = Position.start(size)
+    pos, opening = start, []
+    for _ in range(3):
+        sq = pos.legal_squares()[-1]
+        opening.append(sq)
+        pos = pos.play(sq)
+    log = scripted_log(GameRecord.from_squares(opening, start), repeats=3)
+    boards = [o for o in log if o.board is not None]
+    presses: dict[int, list] = {}
+    frame = 0
+    for o in log:
+        if o.board is not None:
+            frame += 1
+        else:
+            presses.setdefault(frame, []).append(o.press)
+    scene = Scene(width=400, height=300)
+    renders = [r for _, r in render_observations(boards, scene, seed=3)]
+    assert any(r.occluded.any() for r in renders)  # hands over the board
+    video = tmp_path / "game.avi"
+    write_video(renders, video, fps=10)
+    setup_file = tmp_path / "camera.json"
+    setup = CameraSetup((scene.width, scene.height), renders[0].homography, size=size)
+    setup_file.write_text(json.dumps(setup.to_dict()))
+    service = Service(_camera_config(tmp_path, size, setup_file, str(video)),
+                      exit_when_done=True)
+    service.open()
+    real_open = CameraSource._open
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    def open_with_clock(self):
+        source, frames = real_open(self)
+
+        def with_presses():
+            for k, f in enumerate(frames):
+                for color in presses.get(k, []):
+                    loops[0].call_soon_threadsafe(service.clock_press, color)
+                yield f
+            for color in presses.get(len(boards), []):
+                loops[0].call_soon_threadsafe(service.clock_press, color)
+
+        return source, with_presses()
+
+    monkeypatch.setattr(CameraSource, "_open", open_with_clock)
+
+    async def main():
+        loops.append(asyncio.get_running_loop())
+        return await asyncio.wait_for(service.run(), 60)
+
+    assert asyncio.run(main()) == 0
+    assert [m.square for m in service.core.arbiter.moves] == opening
+    assert service.core.arbiter.position.board_string() == pos.board_string()
+    assert not [e for e in service.events if e["event"] == "irregularity"]
+
+
+def test_a_set_up_replaced_by_one_of_another_board_is_refused_by_the_running_source(tmp_path):
+    """The file is read again whenever the camera's source opens: one of another board
+    written there while the service runs is refused by the camera's and the phone's
+    source alike (the link goes down with the message), never read as the game's."""
+    import numpy as np
+
+    from controller.browser.source import BrowserSource, unseen
+    from controller.service.sources import CameraSource
+    from controller.vision.calibration_file import CalibrationError
+    from controller.vision.setup import CameraSetup
+
+    path = tmp_path / "camera.json"
+    homography = np.array([[30.0, 0, 20], [0, 25, 15], [0, 0, 1]])
+    path.write_text(json.dumps(CameraSetup((400, 300), homography, size=8).to_dict()))
+    image = np.zeros((300, 400, 3), np.uint8)
+    for source in (CameraSource("0", 10, str(path), size=6),
+                   BrowserSource(10, str(path), game_size=6)):
+        with pytest.raises(CalibrationError, match="made on an 8x8 board, not a 6x6 one"):
+            source._watcher(image)
+    path.write_text(json.dumps(CameraSetup((400, 300), homography, size=6).to_dict()))
+    for source in (CameraSource("0", 10, str(path), size=6),
+                   BrowserSource(10, str(path), game_size=6)):
+        assert source._watcher(image).reader.n == 6
+    assert unseen(6) == "?" * 36 and unseen(10) == "?" * 100

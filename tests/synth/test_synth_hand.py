@@ -1,10 +1,13 @@
-"""Hands over the board: the '?' truth agrees with the skin actually drawn."""
+"""Hands over the board: the '?' truth agrees with the skin actually drawn, on every
+board size (a hand is the same size in squares on each)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from controller.boardsize import SIZES, board_size, size_of_board_string
+from controller.position import Position
 from controller.synth.hand import MAX_STRAY, square_coverage
 from controller.synth.picture import START_BOARD, Rendered, Scene, render
 from controller.vision.cv import cv2
@@ -19,16 +22,17 @@ def skin_share(r: Rendered) -> np.ndarray:
     and skin is told from felt (green), discs (grey) and grid (dark) by its colour:
     red above green above blue.
     """
+    n = size_of_board_string(r.board)
     t = np.array([[1 / RES, 0, 0.5 / RES], [0, 1 / RES, 0.5 / RES], [0, 0, 1]])
     top = cv2.warpPerspective(
         r.image,
         r.homography @ t,
-        (8 * RES, 8 * RES),
+        (n * RES, n * RES),
         flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
     )
     b, g, rr = (top[..., k].astype(int) for k in range(3))
     skin = (rr > g + 12) & (g > b + 8) & (rr > 45)
-    return skin.reshape(8, RES, 8, RES).mean(axis=(1, 3)).reshape(64)
+    return skin.reshape(n, RES, n, RES).mean(axis=(1, 3)).reshape(n * n)
 
 
 def with_hidden(board: str, squares: list[int]) -> str:
@@ -73,8 +77,9 @@ def test_exact_hand_hides_exactly_the_question_marks(squares, scene):
     assert np.all(r.coverage[~r.occluded] <= MAX_STRAY)
 
 
+@pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("seed", range(8))
-def test_random_hands_mark_every_square_they_cover(seed):
+def test_random_hands_mark_every_square_they_cover(seed, size):
     scene = Scene(
         tilt_deg=10 + 3 * seed,
         rotation_deg=seed * 5 - 30,
@@ -82,8 +87,9 @@ def test_random_hands_mark_every_square_they_cover(seed):
         hand=True,
         hand_mode="full",
     )
-    r = render(START_BOARD, scene, seed=seed)
-    assert r.occluded.any()
+    start = Position.start(size).board_string()
+    r = render(start, scene, seed=seed)
+    assert r.occluded.any() and len(r.occluded) == board_size(size).squares
     assert all((ch == "?") == r.occluded[i] for i, ch in enumerate(r.board))
     share = skin_share(r)
     assert np.all(share[r.occluded] > 0.8), share[r.occluded]
@@ -91,7 +97,29 @@ def test_random_hands_mark_every_square_they_cover(seed):
     # Squares outside the hand keep the position's truth.
     for i, ch in enumerate(r.board):
         if ch != "?":
-            assert ch == START_BOARD[i]
+            assert ch == start[i]
+
+
+@pytest.mark.parametrize("size", [6, 10])
+@pytest.mark.parametrize("scene", VIEWS)
+def test_an_exact_hand_over_a_corner_and_the_middle_of_any_board(scene, size):
+    """The hidden squares named on a 6x6 or 10x10 board are the ones the hand covers:
+    a group at the bottom-right corner (its arm leaves across the board's own edges)
+    and the centre four (no edge near)."""
+    n = size
+    last = n * n - 1
+    mid = n // 2 * n + n // 2
+    squares = sorted({last, last - 1, last - n, mid, mid - 1, mid - n, mid - n - 1})
+    board = with_hidden(Position.start(size).board_string(), squares)
+    r = render(board, scene, seed=len(squares))
+    assert list(np.flatnonzero(r.occluded)) == squares
+    share = skin_share(r)
+    assert np.all(share[r.occluded] > 0.85), share[r.occluded]
+    assert np.all(share[~r.occluded] <= MAX_STRAY + 0.02), share[~r.occluded].max()
+    assert r.coverage is not None and np.all(r.coverage[~r.occluded] <= MAX_STRAY)
+    assert r.hand_mask is not None
+    seen = square_coverage(r.hand_mask, r.homography, n)
+    assert np.abs(seen - r.coverage).max() < 0.05
 
 
 def test_full_mode_arm_from_an_inner_group_reaches_out_and_is_marked():
@@ -123,17 +151,18 @@ def test_hand_pixels_agree_with_the_coverage_figures(scene):
     assert render(START_BOARD, scene, seed=2).hand_mask is None
 
 
+@pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("seed", range(10))
-def test_a_resting_hand_marks_the_edge_squares_it_covers_and_nothing_else(seed):
+def test_a_resting_hand_marks_the_edge_squares_it_covers_and_nothing_else(seed, size):
     from controller.synth.resting import resting_squares
 
     scene = Scene(tilt_deg=5 + 3 * seed, view_from_deg=seed * 36, rotation_deg=seed * 4 - 20,
                   table="light", resting_hand=True)
-    r = render(START_BOARD, scene, seed=seed)
-    edge = np.zeros((8, 8), dtype=bool)
+    r = render(Position.start(size).board_string(), scene, seed=seed)
+    edge = np.zeros((size, size), dtype=bool)
     edge[[0, -1], :] = edge[:, [0, -1]] = True
-    assert not (r.occluded & ~edge.reshape(64)).any()  # it lies at the edge
-    assert np.array_equal(r.occluded, resting_squares(scene, seed))
+    assert not (r.occluded & ~edge.ravel()).any()  # it lies at the edge
+    assert np.array_equal(r.occluded, resting_squares(scene, seed, size))
     assert all((ch == "?") == r.occluded[i] for i, ch in enumerate(r.board))
     share = skin_share(r)
     assert np.all(share[r.occluded] > 0.8), share[r.occluded]

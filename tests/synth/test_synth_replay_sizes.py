@@ -99,7 +99,9 @@ def test_a_calibration_of_another_size_is_refused_by_watch(tmp_path: Path, capsy
     out = tmp_path / "log.jsonl"
     assert cli_main(["watch", "--images", str(frames), "--calibration", str(cal),
                      "--size", "8", "--out", str(out)]) == 1
-    assert "six.json was made on a 6x6 board, not an 8x8 one" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "six.json was made on a 6x6 board, not an 8x8 one as --size 8 says" in err
+    assert "kaeshi calibrate camera --size 8" in err and "give --size 6" in err
     assert not out.exists()  # refused before anything was written
 
 
@@ -113,8 +115,41 @@ def test_the_renderer_draws_the_boards_squares_where_its_truth_puts_them(size: i
         x, y = r.square_centre(i)
         assert r.corners[:, 0].min() < x < r.corners[:, 0].max()
         assert r.corners[:, 1].min() < y < r.corners[:, 1].max()
-    with pytest.raises(ValueError, match="hands over an 8x8 board only"):
-        render(board[:-1] + "?", _scene(), seed=3)
+    hidden = render(board[:-1] + "?", _scene(), seed=3)  # a hand over the last square
+    assert hidden.occluded[-1] and hidden.board[-1] == "?"
+
+
+@pytest.mark.parametrize("size", [6, 8, 10])
+def test_clutter_lies_beside_the_board_of_its_size_never_on_it(size: int):
+    """Trays, pens, piles of discs and cups are laid out round the board's own edges:
+    never on the board or its frame, never further from it than beside an 8x8 board,
+    and on every side over a few scenes."""
+    import numpy as np
+
+    from controller.synth.board import BOARD_THICKNESS
+    from controller.synth.clutter import draw_clutter
+    from controller.synth.scene import _camera
+    from controller.synth.textures import FRAME_WIDTH
+
+    sides: set[str] = set()
+    for seed in range(12):
+        scene = replace(default_scene(), tilt_deg=10.0, view_from_deg=30.0 * seed,
+                        distance=30.0, clutter=True)
+        canvas = np.zeros((scene.height, scene.width, 3), np.float32)
+        boxes = draw_clutter(canvas, _camera(scene, size), np.random.default_rng(seed),
+                             np.array([1.0, 0.0]), 40.0, BOARD_THICKNESS, scene.frame_style,
+                             size)
+        frame = FRAME_WIDTH[scene.frame_style]
+        assert boxes
+        for lo, hi in boxes:
+            # the box keeps a quarter square round the object
+            beyond = np.concatenate([-hi, lo - size]) + frame  # > 0: past that side's frame
+            assert beyond.max() > 0, (lo, hi)  # off the board and its frame
+            out = np.maximum(-(lo + 0.25), (hi - 0.25) - size).max() - frame
+            assert out < 5.0, (lo, hi)  # beside it, as near as beside an 8x8 board
+            sides |= {name for name, b in zip(("left", "top", "right", "bottom"), beyond,
+                                              strict=True) if b > 0}
+    assert sides == {"left", "top", "right", "bottom"}
 
 
 @pytest.mark.parametrize("size", [6, 10])
@@ -128,3 +163,85 @@ def test_kaeshi_calibrate_camera_records_the_boards_size(tmp_path: Path, size: i
     assert json.loads(cal.read_text(encoding="utf-8"))["board_size"] == size
     rows = printed.splitlines()[:size]
     assert "".join(rows) == Position.start(size).board_string()  # read from a1, row by row
+
+
+@pytest.mark.parametrize("size", [6, 10])
+def test_kaeshi_recognize_size_finds_and_reads_a_board_of_that_size(tmp_path: Path, size: int):
+    """Without a calibration ``--size N`` looks for an N x N board: the photo of a 6x6
+    or 10x10 position reads as N lines of N, its squares named on that board."""
+    pos = Position.start(size)
+    for _ in range(3):
+        pos = pos.play(pos.legal_squares()[0])
+    board = pos.board_string()
+    image = tmp_path / "board.png"
+    write_image(image, render(board, _scene(), seed=5).image)
+    printed = _cli("recognize", "--size", str(size), str(image)).splitlines()
+    assert printed[:size] == [board[r * size:(r + 1) * size] for r in range(size)]
+    assert printed[size].startswith("confidence")
+    data = json.loads(_cli("recognize", "--size", str(size), "--json", str(image)))
+    assert data["board"] == board and len(data["rows"]) == size
+    assert len(data["corners"]) == 4
+
+
+def test_kaeshi_recognize_reads_a_calibrations_size_and_refuses_another(tmp_path: Path,
+                                                                        capsys):
+    setup = calibrate_synthetic(_scene(), seed=7, size=10)
+    cal = tmp_path / "ten.json"
+    save_calibration(cal, CameraCalibration(setup, start_position_ok=True))
+    image = tmp_path / "start.png"
+    write_image(image, render(Position.start(10).board_string(), _scene(), 7).image)
+    rows = _cli("recognize", "--calibration", str(cal), str(image)).splitlines()[:10]
+    assert "".join(rows) == Position.start(10).board_string()  # from a1, as calibrated
+    assert cli_main(["recognize", "--calibration", str(cal), "--size", "6", str(image)]) == 1
+    err = capsys.readouterr().err
+    assert "ten.json was made on a 10x10 board, not a 6x6 one as --size 6 says" in err
+    assert "kaeshi calibrate camera --size 6" in err and "give --size 10" in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size,seed", [(6, 2), (10, 2)])
+def test_a_game_with_hands_and_faults_through_the_camera_is_judged_as_its_log(size: int,
+                                                                             seed: int):
+    """A simulated game with a quarter of its moves faulty, hands over the discs being
+    turned (a new pose in every frame) and presses as prompt as people make them,
+    filmed on a 6x6 or 10x10 board, read by the ``watch`` loop and judged with the
+    frame rate's wait: the events are those of the log it was filmed from."""
+    from controller.arbiter.presswait import press_wait
+    from controller.records.model import GameRecord
+    from controller.simulator.game import SimOptions, simulate_game
+    from controller.simulator.prompt import prompt_presses
+    from controller.simulator.random_games import random_game as record_of
+    from controller.synth.gamevideo import watch_game_video
+
+    start = Position.start(size)
+    moves = [m.square for m in record_of(size, seed).moves][:12]
+    sim = simulate_game(GameRecord.from_squares(moves, start),
+                        SimOptions(errors=0.25, seed=seed, hand=True))
+    log = prompt_presses(sim.observations, seed)
+    truth = [{k: v for k, v in e.to_dict().items() if k != "t"}
+             for e in arbitrate(sim.observations, ArbiterConfig(start=start))]
+    judged = [e for e in arbitrate(log, ArbiterConfig(start=start, press_wait=0.4))
+              if e.event == "move"]
+    cut = [o for o in log if o.t <= judged[13].t]  # up to the press of the 14th move
+    scene = _scene()
+    setup = calibrate_synthetic(scene, seed=7, size=size)
+    messages: list[str] = []
+    camera = watch_game_video(cut, setup, scene, FPS, seed=7, log=messages.append, tail=1.0,
+                              moving_hands=True)
+    assert any("?" in (o.board or "") for o in camera)  # the hands were seen as hands
+    seen = [{k: v for k, v in e.to_dict().items() if k != "t"}
+            for e in arbitrate(camera, ArbiterConfig(start=start, press_wait=press_wait(FPS)))]
+    assert sum(e["event"] == "move" for e in seen) >= 14
+    assert sum(e["event"] == "irregularity" for e in seen) >= 2
+    assert seen == truth[: len(seen)], messages
+
+
+@pytest.mark.parametrize("size", [6, 10])
+def test_a_log_played_through_the_simulated_camera_reads_on_its_own_board(size: int):
+    """``kaeshi simulate --via camera``: the camera is calibrated on the board the
+    log's boards show, so a 6x6 or 10x10 log comes back on that board, as it was."""
+    from controller.synth.replay import observations_via_camera
+
+    game = random_game(size, 3, 4, STEP)
+    back = observations_via_camera(game, _scene(), seed=7)
+    assert [(o.t, o.board, o.press) for o in back] == [(o.t, o.board, o.press) for o in game]
