@@ -230,8 +230,8 @@ def test_the_service_reads_a_game_of_its_size_from_a_camera_video(tmp_path, monk
         return await asyncio.wait_for(service.run(), 60)
 
     assert asyncio.run(main()) == 0
-    assert [m.square for m in service.core.arbiter.moves] == opening
-    assert service.core.arbiter.position.board_string() == pos.board_string()
+    assert [m.square for m in service.table.core.arbiter.moves] == opening
+    assert service.table.core.arbiter.position.board_string() == pos.board_string()
     assert not [e for e in service.events if e["event"] == "irregularity"]
 
 
