@@ -249,3 +249,4 @@ def check_command_args(where: str, command: str, d: dict[str, Any]) -> None:
             raise r.fail("minutes", "0-600 minutes")
         r.choice("draw_win_right", ("none", *COLORS))
         r.bool("draws_allowed", True)
+        r.board_size()  # the event's board (absent: 8x8, a hub from before sizes)
