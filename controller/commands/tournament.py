@@ -8,6 +8,7 @@ one transaction.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -24,6 +25,7 @@ from controller.tournament.model import TournamentError
 from controller.tournament_store import formats, paper
 from controller.tournament_store.roster import (
     EventConfig,
+    check_date,
     decode_roster,
     parse_event,
     parse_roster,
@@ -85,6 +87,9 @@ def register(p: argparse.ArgumentParser) -> None:
     w.set_defaults(func=cmd_withdraw)
     e = tsub.add_parser("export", help="write event.json, WOF results, sheets to DIR")
     e.add_argument("out", type=Path)
+    e.add_argument("--date", default=None, metavar="YYYY-MM-DD",
+                   help="the day the event was held, for the WOF file's %%%%Date: line, "
+                        "when event.toml gave none")
     e.set_defaults(func=cmd_export)
     m = tsub.add_parser("simulate", help="play a whole event with random results")
     m.add_argument("--players", type=int, required=True)
@@ -98,6 +103,9 @@ def register(p: argparse.ArgumentParser) -> None:
                         "desk: players sign at the table, one dispute, two late arrivals")
     m.add_argument("--size", type=int, choices=SIZES, default=STANDARD,
                    help="the board's side (6: a 6x6 side event); results count its squares")
+    m.add_argument("--date", default=None, metavar="YYYY-MM-DD",
+                   help="the day the event is held, for the WOF file's %%%%Date: line "
+                        "(default: a fixed day, so every run writes the same files)")
     m.set_defaults(func=cmd_simulate)
 
 
@@ -340,10 +348,18 @@ def cmd_export(args: argparse.Namespace) -> int:
     from controller.tournament_store import formats, store
 
     config, t = store.load(args.db)
+    if args.date is not None:  # the event file gave none, or a wrong one
+        config = dataclasses.replace(config, date=check_date(args.date, "--date", needed=True))
     _write_sheets(args.out, t)
-    (args.out / "results.wof.txt").write_text(formats.wof_results(t, config), encoding="utf-8")
     (args.out / "event.json").write_text(
         json.dumps(formats.event_json(t), ensure_ascii=False, indent=1), encoding="utf-8")
+    try:  # the sheets are written either way; the rating file needs the event's day
+        wof = formats.wof_results(t, config)
+    except TournamentError as exc:
+        print(f"wrote {args.out} without results.wof.txt", file=sys.stderr)
+        raise TournamentError(f"{exc}: the WOF format's %%Date: line needs it; "
+                              "give it with export --date YYYY-MM-DD") from None
+    (args.out / "results.wof.txt").write_text(wof, encoding="utf-8")
     print(f"wrote {args.out}")
     missing = formats.missing_ids(t)
     if missing:
@@ -358,17 +374,19 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     from controller.tournament_store import formats, store
     from controller.tournament_store.hallday import hall_day
-    from controller.tournament_store.simulate import simulate
+    from controller.tournament_store.simulate import SIMULATED_DATE, simulate
 
     if args.players < 1:
         raise TournamentError("--players must be 1 or more")
+    date = check_date(SIMULATED_DATE if args.date is None else args.date, "--date",
+                      needed=True)
     args.out.mkdir(parents=True, exist_ok=True)
     day = None
     if args.hall:
         db = args.out / "event.sqlite"
         db.unlink(missing_ok=True)
         t, day = hall_day(db, args.players, args.seed, args.division, args.extend,
-                          args.size)
+                          args.size, date)
     else:
         t = simulate(args.players, args.division, args.seed, extend=args.extend,
                      size=args.size)
@@ -376,7 +394,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     (args.out / "event.json").write_text(json.dumps(data, ensure_ascii=False, indent=1),
                                          encoding="utf-8")
     config = (store.load(args.out / "event.sqlite")[0] if args.hall else
-              EventConfig(name=t.name, division=args.division, date="", country="JPN",
+              EventConfig(name=t.name, division=args.division, date=date, country="JPN",
                           sender="kaeshi", size=args.size))
     (args.out / "results.wof.txt").write_text(formats.wof_results(t, config), encoding="utf-8")
     _write_sheets(args.out, t)
