@@ -22,7 +22,7 @@ from controller.tournament.event import Tournament
 from controller.tournament.game import Correction
 from controller.tournament.leaderboard import waiting_for
 from controller.tournament.model import TournamentError
-from controller.tournament_store import formats, paper
+from controller.tournament_store import formats
 from controller.tournament_store.roster import (
     EventConfig,
     check_date,
@@ -30,6 +30,7 @@ from controller.tournament_store.roster import (
     parse_event,
     parse_roster,
 )
+from controller.tournament_store.sheets import write_sheets
 
 if TYPE_CHECKING:
     from controller.tournament_store.via_hub import Written
@@ -230,14 +231,14 @@ def cmd_pair(args: argparse.Namespace) -> int:
         for note in reply.get("notes", []):
             print(f"note: {note}")
         if args.out:
-            _write_sheets(args.out, store.load(args.db)[1])
+            write_sheets(args.out, store.load(args.db)[1])
         return 0
     rnd = w.result
     print(formats.pairing_sheet(w.t, rnd, "csv"), end="")
     for note in rnd.notes:
         print(f"note: {note}")
     if args.out:
-        _write_sheets(args.out, w.t)
+        write_sheets(args.out, w.t)
     return 0
 
 
@@ -310,7 +311,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
     print(f"note: waiting for {waiting}" if waiting else "note: the final ranking")
     _say_extension(t)
     if args.out:
-        _write_sheets(args.out, t)
+        write_sheets(args.out, t)
     return 0
 
 
@@ -319,38 +320,13 @@ def cmd_withdraw(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_sheets(out: Path, t: Tournament) -> None:
-    from controller.tournament_store import formats
-
-    out.mkdir(parents=True, exist_ok=True)
-    for rnd in t.rounds:
-        for fmt in ("html", "csv"):
-            (out / f"round-{rnd.number}.{fmt}").write_text(
-                formats.pairing_sheet(t, rnd, fmt), encoding="utf-8")
-            (out / f"players-{rnd.number}.{fmt}").write_text(
-                paper.player_list(t, rnd, fmt), encoding="utf-8")
-        (out / f"cards-{rnd.number}.html").write_text(paper.score_cards(t, rnd),
-                                                      encoding="utf-8")
-    if t.rounds:
-        for fmt in ("html", "csv"):
-            (out / f"crosstable.{fmt}").write_text(paper.crosstable(t, fmt),
-                                                   encoding="utf-8")
-    if t.seed is not None:
-        for fmt in ("html", "csv"):
-            (out / f"standings.{fmt}").write_text(formats.standings_sheet(t, fmt),
-                                                  encoding="utf-8")
-            if t.finished:
-                (out / f"prizes.{fmt}").write_text(formats.prize_sheet(t, fmt),
-                                                   encoding="utf-8")
-
-
 def cmd_export(args: argparse.Namespace) -> int:
     from controller.tournament_store import formats, store
 
     config, t = store.load(args.db)
     if args.date is not None:  # the event file gave none, or a wrong one
         config = dataclasses.replace(config, date=check_date(args.date, "--date", needed=True))
-    _write_sheets(args.out, t)
+    write_sheets(args.out, t)
     (args.out / "event.json").write_text(
         json.dumps(formats.event_json(t), ensure_ascii=False, indent=1), encoding="utf-8")
     try:  # the sheets are written either way; the rating file needs the event's day
@@ -397,7 +373,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
               EventConfig(name=t.name, division=args.division, date=date, country="JPN",
                           sender="kaeshi", size=args.size))
     (args.out / "results.wof.txt").write_text(formats.wof_results(t, config), encoding="utf-8")
-    _write_sheets(args.out, t)
+    write_sheets(args.out, t)
     print(f"{args.out / 'event.json'}: {len(t.present)} players, {len(t.rounds)} rounds, "
           f"winner {t.final_ranking()[0]}")
     if day is not None:
