@@ -236,6 +236,8 @@ class HubLink:
         if self.refusal is not None:  # a game the desk would refuse is never begun
             log.warning("hub pairing refused: %s", self.refusal)
             svc.message = f"hub pairing refused: {self.refusal}"
+            if svc.terminal is not None:
+                svc.terminal.message(svc.message)
             svc.show()
             return
         svc.next_game_overrides = next_game_overrides(cmd)

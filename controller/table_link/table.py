@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from controller.service.config import Config
     from controller.service.core import GameCore
+    from controller.service.display import TerminalDisplay
     from controller.service.journal import GameRow
     from controller.service.states import StateMachine
     from controller.web.facade import ServiceFacade
@@ -24,8 +25,10 @@ class LinkedTable(Protocol):
     facade: ServiceFacade
     #: The settings a next_game order gives the next game (applied when it starts).
     next_game_overrides: dict[str, Any] | None
-    #: The line the page and the terminal show (a refused pairing says why there).
+    #: The line the page shows (a refused pairing says why there), and the terminal
+    #: view of the person who started the table, if it has one.
     message: str
+    terminal: TerminalDisplay | None
 
     def now(self) -> float: ...
     def show(self, arrival: float | None = None) -> None: ...

@@ -7,6 +7,7 @@ A pairing without ``size`` is an 8x8 one (every hub before sizes sent it so), an
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
@@ -34,6 +35,7 @@ from controller.observation import Observation
 from controller.position import Position
 from controller.service.app import Service
 from controller.service.config import defaults
+from controller.service.display import TerminalDisplay
 from controller.service.sources import LogSource
 from controller.table_link.link import HubLink
 from controller.table_link.publisher import LinkSettings
@@ -127,6 +129,7 @@ def _published(link: HubLink) -> TableStatus:
 
 def test_a_table_refuses_a_pairing_on_another_board_and_says_why(tmp_path) -> None:
     service = _service(tmp_path)  # game.size 8
+    service.terminal = TerminalDisplay(io.StringIO())
     link = HubLink(service, LinkSettings(BrokerSettings(), table=7, event="grand"))
     game = service.game.id
     order = decode_command(encode_command(Pairing(3, 7, "Ann", "Bob", size=10).command()))
@@ -139,6 +142,7 @@ def test_a_table_refuses_a_pairing_on_another_board_and_says_why(tmp_path) -> No
     snap = service.facade.snapshot("arbiter")
     assert "hub pairing refused" in snap["message"]
     assert "a 10x10 board" in snap["message"] and "game.size = 10" in snap["message"]
+    assert service.terminal.out.getvalue() == snap["message"] + "\n"  # type: ignore[attr-defined]
     # the hub reads the same reason off the table's state and puts the table forward
     status = _published(link)
     assert status.state is not None and status.state.refusal is not None
