@@ -145,7 +145,7 @@ class Reader:
         if "size" not in self.d:
             return STANDARD
         v = self.d["size"]
-        if isinstance(v, bool) or v not in SIZES:
+        if isinstance(v, bool) or not isinstance(v, builtins.int) or v not in SIZES:
             raise self.fail("size", " / ".join(map(builtins.str, SIZES)))
         self.size = v
         return builtins.int(v)

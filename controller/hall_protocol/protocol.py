@@ -184,13 +184,12 @@ def next_game(
     """The ``next_game`` order built from a tournament director's pairing, on the event's
     board of ``size`` (on the wire only when not 8, so a table from before sizes reads an
     8x8 pairing as it always did)."""
-    cmd = DownlinkCommand("next_game", {
-        "round": round, "black": black, "white": white, "minutes": minutes,
-        "draw_win_right": draw_win_right, "draws_allowed": draws_allowed,
-        **({"size": size} if size != STANDARD else {}),
-    })
-    check_command_args("next_game", cmd.command, cmd.args)
-    return cmd
+    args = {"round": round, "black": black, "white": white, "minutes": minutes,
+            "draw_win_right": draw_win_right, "draws_allowed": draws_allowed, "size": size}
+    check_command_args("next_game", "next_game", args)  # 8.0 or True is no size either
+    if size == STANDARD:
+        del args["size"]
+    return DownlinkCommand("next_game", args)
 
 
 def pairing_size(cmd: DownlinkCommand) -> int:
