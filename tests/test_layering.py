@@ -301,7 +301,7 @@ NOT_THE_BOARD: dict[str, tuple[int, str]] = {
     "controller/hub/admission.py": (1, "games one trouble report names"),
     "controller/hub/sim_event.py": (1, "standings lines printed"),
     "controller/hub/sim_summary.py": (1, "tables in a simulated hall"),
-    "controller/hub/store.py": (1, "unannounced games kept"),
+    "controller/hub/store_games.py": (1, "unannounced games kept"),
     "controller/leds/ws2812.py": (3, "bits of a colour byte"),
     "controller/service/core.py": (1, "squares a hand may hide at the start"),
     "controller/service/salvage.py": (1, "bytes of a journal page header"),

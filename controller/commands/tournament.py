@@ -8,6 +8,7 @@ one transaction.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -21,13 +22,15 @@ from controller.tournament.event import Tournament
 from controller.tournament.game import Correction
 from controller.tournament.leaderboard import waiting_for
 from controller.tournament.model import TournamentError
-from controller.tournament_store import formats, paper
+from controller.tournament_store import formats
 from controller.tournament_store.roster import (
     EventConfig,
+    check_date,
     decode_roster,
     parse_event,
     parse_roster,
 )
+from controller.tournament_store.sheets import write_sheets
 
 if TYPE_CHECKING:
     from controller.tournament_store.via_hub import Written
@@ -85,6 +88,9 @@ def register(p: argparse.ArgumentParser) -> None:
     w.set_defaults(func=cmd_withdraw)
     e = tsub.add_parser("export", help="write event.json, WOF results, sheets to DIR")
     e.add_argument("out", type=Path)
+    e.add_argument("--date", default=None, metavar="YYYY-MM-DD",
+                   help="the day the event was held, for the WOF file's %%%%Date: line, "
+                        "when event.toml gave none")
     e.set_defaults(func=cmd_export)
     m = tsub.add_parser("simulate", help="play a whole event with random results")
     m.add_argument("--players", type=int, required=True)
@@ -98,6 +104,9 @@ def register(p: argparse.ArgumentParser) -> None:
                         "desk: players sign at the table, one dispute, two late arrivals")
     m.add_argument("--size", type=int, choices=SIZES, default=STANDARD,
                    help="the board's side (6: a 6x6 side event); results count its squares")
+    m.add_argument("--date", default=None, metavar="YYYY-MM-DD",
+                   help="the day the event is held, for the WOF file's %%%%Date: line "
+                        "(default: a fixed day, so every run writes the same files)")
     m.set_defaults(func=cmd_simulate)
 
 
@@ -222,14 +231,14 @@ def cmd_pair(args: argparse.Namespace) -> int:
         for note in reply.get("notes", []):
             print(f"note: {note}")
         if args.out:
-            _write_sheets(args.out, store.load(args.db)[1])
+            write_sheets(args.out, store.load(args.db)[1])
         return 0
     rnd = w.result
     print(formats.pairing_sheet(w.t, rnd, "csv"), end="")
     for note in rnd.notes:
         print(f"note: {note}")
     if args.out:
-        _write_sheets(args.out, w.t)
+        write_sheets(args.out, w.t)
     return 0
 
 
@@ -302,7 +311,7 @@ def cmd_standings(args: argparse.Namespace) -> int:
     print(f"note: waiting for {waiting}" if waiting else "note: the final ranking")
     _say_extension(t)
     if args.out:
-        _write_sheets(args.out, t)
+        write_sheets(args.out, t)
     return 0
 
 
@@ -311,39 +320,22 @@ def cmd_withdraw(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_sheets(out: Path, t: Tournament) -> None:
-    from controller.tournament_store import formats
-
-    out.mkdir(parents=True, exist_ok=True)
-    for rnd in t.rounds:
-        for fmt in ("html", "csv"):
-            (out / f"round-{rnd.number}.{fmt}").write_text(
-                formats.pairing_sheet(t, rnd, fmt), encoding="utf-8")
-            (out / f"players-{rnd.number}.{fmt}").write_text(
-                paper.player_list(t, rnd, fmt), encoding="utf-8")
-        (out / f"cards-{rnd.number}.html").write_text(paper.score_cards(t, rnd),
-                                                      encoding="utf-8")
-    if t.rounds:
-        for fmt in ("html", "csv"):
-            (out / f"crosstable.{fmt}").write_text(paper.crosstable(t, fmt),
-                                                   encoding="utf-8")
-    if t.seed is not None:
-        for fmt in ("html", "csv"):
-            (out / f"standings.{fmt}").write_text(formats.standings_sheet(t, fmt),
-                                                  encoding="utf-8")
-            if t.finished:
-                (out / f"prizes.{fmt}").write_text(formats.prize_sheet(t, fmt),
-                                                   encoding="utf-8")
-
-
 def cmd_export(args: argparse.Namespace) -> int:
     from controller.tournament_store import formats, store
 
     config, t = store.load(args.db)
-    _write_sheets(args.out, t)
-    (args.out / "results.wof.txt").write_text(formats.wof_results(t, config), encoding="utf-8")
+    if args.date is not None:  # the event file gave none, or a wrong one
+        config = dataclasses.replace(config, date=check_date(args.date, "--date", needed=True))
+    write_sheets(args.out, t)
     (args.out / "event.json").write_text(
         json.dumps(formats.event_json(t), ensure_ascii=False, indent=1), encoding="utf-8")
+    try:  # the sheets are written either way; the rating file needs the event's day
+        wof = formats.wof_results(t, config)
+    except TournamentError as exc:
+        print(f"wrote {args.out} without results.wof.txt", file=sys.stderr)
+        raise TournamentError(f"{exc}: the WOF format's %%Date: line needs it; "
+                              "give it with export --date YYYY-MM-DD") from None
+    (args.out / "results.wof.txt").write_text(wof, encoding="utf-8")
     print(f"wrote {args.out}")
     missing = formats.missing_ids(t)
     if missing:
@@ -358,17 +350,19 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     from controller.tournament_store import formats, store
     from controller.tournament_store.hallday import hall_day
-    from controller.tournament_store.simulate import simulate
+    from controller.tournament_store.simulate import SIMULATED_DATE, simulate
 
     if args.players < 1:
         raise TournamentError("--players must be 1 or more")
+    date = check_date(SIMULATED_DATE if args.date is None else args.date, "--date",
+                      needed=True)
     args.out.mkdir(parents=True, exist_ok=True)
     day = None
     if args.hall:
         db = args.out / "event.sqlite"
         db.unlink(missing_ok=True)
         t, day = hall_day(db, args.players, args.seed, args.division, args.extend,
-                          args.size)
+                          args.size, date)
     else:
         t = simulate(args.players, args.division, args.seed, extend=args.extend,
                      size=args.size)
@@ -376,10 +370,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     (args.out / "event.json").write_text(json.dumps(data, ensure_ascii=False, indent=1),
                                          encoding="utf-8")
     config = (store.load(args.out / "event.sqlite")[0] if args.hall else
-              EventConfig(name=t.name, division=args.division, date="", country="JPN",
+              EventConfig(name=t.name, division=args.division, date=date, country="JPN",
                           sender="kaeshi", size=args.size))
     (args.out / "results.wof.txt").write_text(formats.wof_results(t, config), encoding="utf-8")
-    _write_sheets(args.out, t)
+    write_sheets(args.out, t)
     print(f"{args.out / 'event.json'}: {len(t.present)} players, {len(t.rounds)} rounds, "
           f"winner {t.final_ranking()[0]}")
     if day is not None:

@@ -145,7 +145,7 @@ class Reader:
         if "size" not in self.d:
             return STANDARD
         v = self.d["size"]
-        if isinstance(v, bool) or v not in SIZES:
+        if isinstance(v, bool) or not isinstance(v, builtins.int) or v not in SIZES:
             raise self.fail("size", " / ".join(map(builtins.str, SIZES)))
         self.size = v
         return builtins.int(v)
@@ -249,3 +249,4 @@ def check_command_args(where: str, command: str, d: dict[str, Any]) -> None:
             raise r.fail("minutes", "0-600 minutes")
         r.choice("draw_win_right", ("none", *COLORS))
         r.bool("draws_allowed", True)
+        r.board_size()  # the event's board (absent: 8x8, a hub from before sizes)

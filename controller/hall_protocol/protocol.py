@@ -96,6 +96,9 @@ class TableState:
     signoff: SignOff | None = None
     late: LateArrival | None = None  # rules 11–12: a player absent at the round's start
     size: int = STANDARD  # of the board; on the wire only when not 8 (as before sizes)
+    #: Why the table refuses the hub's pairing (its board is not the event's), in words
+    #: for the arbiter; None while it refuses nothing (then not on the wire).
+    refusal: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +134,8 @@ class DownlinkCommand:
 
     ``args`` by command: ``adjust_time``: ``color``, ``seconds``; ``correct_board``:
     ``board``; ``next_game``: ``round``, ``black``, ``white``, ``draw_win_right``
-    (``none|black|white``), ``minutes``, ``draws_allowed`` (see :func:`next_game`);
+    (``none|black|white``), ``minutes``, ``draws_allowed``, ``size`` (the event's board;
+    absent: 8x8, as every pairing was before other sizes; see :func:`next_game`);
     ``toss``: ``round``, ``black``, ``white``, ``draw_win_right`` (see :func:`toss`).
     """
 
@@ -175,15 +179,23 @@ class HubChange:
 
 def next_game(
     round: int, black: str, white: str, *, minutes: float = 20.0,
-    draw_win_right: str = "none", draws_allowed: bool = True,
+    draw_win_right: str = "none", draws_allowed: bool = True, size: int = STANDARD,
 ) -> DownlinkCommand:
-    """The ``next_game`` order built from a tournament director's pairing."""
-    cmd = DownlinkCommand("next_game", {
-        "round": round, "black": black, "white": white, "minutes": minutes,
-        "draw_win_right": draw_win_right, "draws_allowed": draws_allowed,
-    })
-    check_command_args("next_game", cmd.command, cmd.args)
-    return cmd
+    """The ``next_game`` order built from a tournament director's pairing, on the event's
+    board of ``size`` (on the wire only when not 8, so a table from before sizes reads an
+    8x8 pairing as it always did)."""
+    args = {"round": round, "black": black, "white": white, "minutes": minutes,
+            "draw_win_right": draw_win_right, "draws_allowed": draws_allowed, "size": size}
+    check_command_args("next_game", "next_game", args)  # 8.0 or True is no size either
+    if size == STANDARD:
+        del args["size"]
+    return DownlinkCommand("next_game", args)
+
+
+def pairing_size(cmd: DownlinkCommand) -> int:
+    """The board a ``next_game`` order pairs the game on (checked by its reader): the
+    event's size, or 8x8 from a hub that names none."""
+    return int(cmd.args.get("size", STANDARD))
 
 
 def toss(round: int, black: str, white: str, draw_win_right: str) -> DownlinkCommand:
@@ -232,6 +244,7 @@ def _encode_state(s: TableState) -> bytes:
         **({"signoff": encode_signoff(s.signoff)} if s.signoff is not None else {}),
         **({"late": encode_late(s.late)} if s.late is not None else {}),
         **({"size": s.size} if s.size != STANDARD else {}),
+        **({"refusal": s.refusal} if s.refusal is not None else {}),
     })
 
 
@@ -350,6 +363,7 @@ def decode_state(payload: bytes, table: int, where: str = "state") -> TableState
         signoff=decode_signoff(r.obj("signoff", null=True)),
         late=decode_late(r.obj("late", null=True)),
         size=size,
+        refusal=r.name("refusal", max_len=300) if r.d.get("refusal") is not None else None,
     )
 
 

@@ -25,7 +25,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Protocol
 
 import paho.mqtt.client as mqtt
 
@@ -46,33 +45,15 @@ from controller.hall_protocol.protocol import (
 )
 from controller.hall_protocol.topics import Topics
 from controller.hub.admission import Admission
+from controller.hub.changes import ChangeFeed, Listener
+from controller.hub.changes import HubBus as HubBus  # re-exported: the pages' word for it
 from controller.hub.store import Added, HubStore, Refused, StoreError
 
 log = logging.getLogger("kaeshi.hub")
 
-Listener = Callable[[HubChange], None]
-
-
-class HubBus(Protocol):
-    """What the dashboard needs of the running hub."""
-
-    def subscribe(self, callback: Listener) -> Callable[[], None]:
-        """Call ``callback`` with every change (on the asyncio loop given to
-        :meth:`Hub.start`, else on the MQTT thread); returns the unsubscribe function."""
-        ...
-
-    def send(self, table: int, command: DownlinkCommand) -> None:
-        """Publish ``command`` on the table's ``down`` topic (QoS 1)."""
-        ...
-
-
 #: Seconds a game stored before its table's state names it may stay unnamed before the
 #: arbiter is told (a table's state follows its first events within a second or so).
 UNNAMED_GRACE = 5.0
-
-#: Seconds the hub gathers changes before it hands them to the loop in one wake-up
-#: (the dashboard shows them at most ten times a second anyway).
-DELIVER_EVERY = 0.01
 
 
 class Hub:
@@ -88,11 +69,9 @@ class Hub:
         self.broker = broker
         self.ack_interval = ack_interval
         self._clock = clock
-        self._listeners: list[Listener] = []
         self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        #: Changes not yet handed to the loop; one wake-up carries them all.
-        self._pending: list[HubChange] = []
+        #: The stored changes on their way to the dashboard's listeners.
+        self.changes = ChangeFeed()
         self._dirty: set[GameKey] = set()
         self._resend_asked: dict[int, float] = {}  # by table
         #: Games stored unannounced, and when: told to the arbiter if still unnamed later.
@@ -124,7 +103,7 @@ class Hub:
     # --------------------------------------------------------------- lifecycle
     def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         """Connect (in the background; retried for ever) and start acknowledging."""
-        self._loop = loop
+        self.changes.loop = loop
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=15)
         self.client.loop_start()
         self._acker = threading.Thread(target=self._ack_loop, name="hub-acks", daemon=True)
@@ -147,15 +126,7 @@ class Hub:
 
     # ---------------------------------------------------------------- HubBus
     def subscribe(self, callback: Listener) -> Callable[[], None]:
-        with self._lock:
-            self._listeners.append(callback)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if callback in self._listeners:
-                    self._listeners.remove(callback)
-
-        return unsubscribe
+        return self.changes.subscribe(callback)
 
     def send(self, table: int, command: DownlinkCommand) -> None:
         payload = encode_command(command)
@@ -249,7 +220,7 @@ class Hub:
                 with self._lock:
                     self._dirty.add(key)
                 self._wake.set()
-                self._emit(HubChange(table, "event", msg.seq, msg.game))
+                self.changes.emit(HubChange(table, "event", msg.seq, msg.game))
             elif added is Added.GAP:
                 self.admission.note(table, "gap", f"game {msg.game} seq {msg.seq}", now)
                 self._ask_resend(key, now)
@@ -274,41 +245,12 @@ class Hub:
                                     f"{state.game}", now, left)
             self.store.set_state(state, payload, now)
             self.stats["states"] += 1
-            self._emit(HubChange(table, "state", state.seq, state.game))
+            self.changes.emit(HubChange(table, "state", state.seq, state.game))
         elif kind == "online":
             if not payload:
                 return
             self.store.set_online(table, decode_online(payload, topic), now)
-            self._emit(HubChange(table, "online"))
-
-    def _emit(self, change: HubChange) -> None:
-        """Tell the listeners, on the loop when there is one. Waking the loop costs a
-        system call and the interpreter lock (a fifth of this thread's time at 200
-        tables when it woke once per message), so the changes of ``DELIVER_EVERY``
-        seconds are handed over in one wake-up, in order."""
-        if self._loop is None:
-            with self._lock:
-                listeners = list(self._listeners)
-            for cb in listeners:
-                _safe_call(cb, change)
-            return
-        with self._lock:
-            self._pending.append(change)
-            if len(self._pending) > 1:
-                return  # a wake-up is on its way and will carry this one too
-        try:
-            self._loop.call_soon_threadsafe(self._loop.call_later, DELIVER_EVERY, self._deliver)
-        except RuntimeError:
-            with self._lock:
-                self._pending.clear()  # the loop is closing
-
-    def _deliver(self) -> None:
-        with self._lock:
-            changes, self._pending = self._pending, []
-            listeners = list(self._listeners)
-        for change in changes:
-            for cb in listeners:
-                _safe_call(cb, change)
+            self.changes.emit(HubChange(table, "online"))
 
     # ------------------------------------------------------------ listening
     def _subscriptions(self) -> list[str]:
@@ -401,9 +343,3 @@ class Hub:
                     log.exception("ack for %s failed", key)
             self._stop.wait(self.ack_interval)
 
-
-def _safe_call(cb: Listener, change: HubChange) -> None:
-    try:
-        cb(change)
-    except Exception:  # a listener's bug must not reach the hub
-        log.exception("hub listener failed")

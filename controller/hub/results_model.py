@@ -36,7 +36,8 @@ class Pairing:
 
     def command(self) -> DownlinkCommand:
         return next_game(self.round, self.black, self.white, minutes=self.minutes,
-                         draw_win_right=self.draw_win_right, draws_allowed=self.draws_allowed)
+                         draw_win_right=self.draw_win_right, draws_allowed=self.draws_allowed,
+                         size=self.size)
 
     def toss_command(self) -> DownlinkCommand:
         """The recorded 伏せ石 for the table (``draw_win_right`` must be a colour)."""

@@ -34,7 +34,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,9 @@ from controller.hall_protocol.protocol import (
     TableState,
     TableStatus,
 )
+from controller.hub.store_games import MAX_GAMES, GameIndex
+from controller.hub.store_games import UNANNOUNCED_MAX as UNANNOUNCED_MAX  # re-exported
+from controller.hub.store_games import UNANNOUNCED_OPEN as UNANNOUNCED_OPEN
 from controller.hub.store_schema import (
     SCHEMA,
     SCHEMA_VERSION,
@@ -57,21 +59,6 @@ from controller.hub.store_schema import Added as Added  # re-exported: the store
 from controller.hub.store_schema import Refused as Refused
 from controller.hub.store_schema import StoreError as StoreError
 
-#: Games a table may open without announcing them in its state (a game played while the
-#: hub could not hear the table's state): unfinished at once, and in all.
-UNANNOUNCED_OPEN = 1
-UNANNOUNCED_MAX = 8
-#: Games a table may announce in an event unless the hub is told otherwise
-#: (``event.games``): the schedule's rounds and a few replays.
-MAX_GAMES = 40
-
-
-@dataclass(slots=True)
-class _GameMeta:
-    announced: bool
-    finished: bool
-    t: float | None = None  # the game time of its last stored event (None: not read yet)
-
 
 class HubStore:
     """The hub's SQLite store (see the module docstring for its guarantees)."""
@@ -80,7 +67,6 @@ class HubStore:
                  max_games: int = MAX_GAMES) -> None:
         self.path = Path(path)
         self._clock = clock
-        self.max_games = max_games
         #: Stored values an older hub let in that no reader takes now, by (table, game)
         #: (game "" for the table's state): shown as "unreadable", never served.
         self.unreadable: dict[GameKey, str] = {}
@@ -104,22 +90,9 @@ class HubStore:
         if int(row[0]) != SCHEMA_VERSION:
             raise StoreError(f"{self.path}: hub store schema {row[0]} is not "
                              f"the supported {SCHEMA_VERSION}")
-        self._last: dict[GameKey, int] = {}
-        self._meta: dict[GameKey, _GameMeta] = {}
-        #: Each table's games stored unannounced (a few at most), for :meth:`_may_open`.
-        self._unannounced: dict[int, dict[str, _GameMeta]] = {}
-        for t, g, last, announced, finished in self._db.execute(
-                "SELECT tbl, game, last_seq, announced, finished FROM games"):
-            self._last[GameKey(t, g)] = last
-            meta = self._meta[GameKey(t, g)] = _GameMeta(bool(announced), bool(finished))
-            if not meta.announced:
-                self._unannounced.setdefault(t, {})[g] = meta
-        #: Games each table named in a state (the table's word that they are its games).
-        self._announced: set[GameKey] = {
-            GameKey(t, g) for t, g in self._db.execute("SELECT tbl, game FROM announced")}
-        self._announced_count: dict[int, int] = {}
-        for key in self._announced:
-            self._announced_count[key.table] = self._announced_count.get(key.table, 0) + 1
+        self._games = GameIndex(
+            self._db.execute("SELECT tbl, game, last_seq, announced, finished FROM games"),
+            self._db.execute("SELECT tbl, game FROM announced"), max_games)
         # what an older hub let in is found once, when the store opens: every event
         # stored since passed the protocol's reader, so no read checks again
         self._bad_events: set[tuple[int, str, int]] = set()
@@ -145,12 +118,12 @@ class HubStore:
         key = GameKey(msg.table, msg.game)
         received = self._clock() if received is None else received
         with self._lock:
-            last = self._last.get(key)
+            last = self._games.last.get(key)
             have = 0 if last is None else last
             if msg.seq <= have:
                 return Added.DUPLICATE
-            announced = key in self._announced
-            if last is None and not announced and not self._may_open(msg.table):
+            announced = key in self._games.announced
+            if last is None and not announced and not self._games.may_open(msg.table):
                 return Added.REFUSED
             if msg.seq != have + 1:
                 return Added.GAP
@@ -185,19 +158,12 @@ class HubStore:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 raise StoreError(f"{self.path}: cannot store an event ({exc})") from None
-            self._last[key] = msg.seq
-            meta = self._meta.get(key)
-            if meta is None:
-                meta = self._meta[key] = _GameMeta(announced, over)
-                if not announced:
-                    self._unannounced.setdefault(msg.table, {})[msg.game] = meta
-            meta.finished = meta.finished or over
-            meta.t = t
+            self._games.stored(key, msg.seq, over, t)
             return Added.STORED
 
     def _last_t(self, key: GameKey, seq: int) -> float:
         """The game time of the game's event ``seq`` (its last stored one)."""
-        meta = self._meta.get(key)
+        meta = self._games.meta.get(key)
         if meta is not None and meta.t is not None:
             return meta.t
         row = self._db.execute("SELECT event FROM events WHERE tbl=? AND game=? AND seq=?",
@@ -225,31 +191,21 @@ class HubStore:
                 return True
         return False
 
-    def _may_open(self, table: int) -> bool:
-        """A game the table has not announced may be opened only while the table has no
-        other such game unfinished and fewer than ``UNANNOUNCED_MAX`` in all: a table
-        that played a whole game while the hub could not hear its state still delivers
-        it, and a table inventing games costs the hub a few rows, not thousands."""
-        mine = [m for m in self._unannounced.get(table, {}).values() if not m.announced]
-        return len(mine) < UNANNOUNCED_MAX and not any(not m.finished for m in mine)
+    @property
+    def max_games(self) -> int:
+        return self._games.max_games
 
     def may_announce(self, table: int, game: str) -> str | None:
-        """Why table ``table`` may not name ``game`` in its state, or None: a table has at
-        most ``max_games`` games in the event (its schedule's rounds and a few replays)."""
+        """Why table ``table`` may not name ``game`` in its state, or None (see
+        :meth:`GameIndex.why_not_announce`)."""
         with self._lock:
-            if GameKey(table, game) in self._announced:
-                return None
-            n = self._announced_count.get(table, 0)
-            if n >= self.max_games:
-                return (f"game {game} would be its {n + 1}th of the event; the schedule "
-                        f"allows {self.max_games} (hub.toml event.games)")
-            return None
+            return self._games.why_not_announce(table, game)
 
     def announce(self, table: int, game: str) -> None:
         """Table ``table`` named ``game`` in its state: the game is its own, and public."""
         key = GameKey(table, game)
         with self._lock:
-            if key in self._announced:
+            if key in self._games.announced:
                 return
             why = self.may_announce(table, game)
             if why is not None:
@@ -258,22 +214,17 @@ class HubStore:
                 ("INSERT OR IGNORE INTO announced VALUES (?, ?)", (table, game)),
                 ("UPDATE games SET announced=1 WHERE tbl=? AND game=?", (table, game)),
             ])
-            self._announced.add(key)
-            self._announced_count[table] = self._announced_count.get(table, 0) + 1
-            meta = self._meta.get(key)
-            if meta is not None:
-                meta.announced = True
+            self._games.mark_announced(key)
 
     def unfinished(self, table: int, game: str) -> bool:
         """Whether events of ``game`` are stored and its game_over is not."""
         with self._lock:
-            meta = self._meta.get(GameKey(table, game))
-            return meta is not None and not meta.finished
+            return self._games.unfinished(GameKey(table, game))
 
     def announced(self, table: int, game: str) -> bool:
         """Whether a state of the table named ``game`` (only such games are broadcast)."""
         with self._lock:
-            return GameKey(table, game) in self._announced
+            return GameKey(table, game) in self._games.announced
 
     def set_state(self, state: TableState, payload: bytes, received: float | None = None
                   ) -> None:
@@ -350,11 +301,11 @@ class HubStore:
     def last_seq(self, table: int, game: str) -> int:
         """The acknowledged seq: every event 1..this of the game is stored."""
         with self._lock:
-            return self._last.get(GameKey(table, game), 0)
+            return self._games.last.get(GameKey(table, game), 0)
 
     def acks(self) -> dict[GameKey, int]:
         with self._lock:
-            return dict(self._last)
+            return dict(self._games.last)
 
     def tables(self) -> list[TableStatus]:
         """Every table ever heard of, by number."""

@@ -84,6 +84,14 @@ class Outputs:
         self.update_leds(arrival)
         self.update_clock_display()
 
+    def tell(self, message: str) -> None:
+        """Say ``message`` (what the page shows of the table), on the terminal view too,
+        and show it at once: a pairing the table refuses, for one."""
+        self.table.say(message)
+        if self.terminal is not None:
+            self.terminal.message(message)
+        self.show()
+
     def changed(self) -> None:
         """After a journaled step: the engine and the hall link look at the new state."""
         if self.hub is not None:

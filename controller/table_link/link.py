@@ -17,6 +17,7 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from controller.boardsize import a_label
 from controller.errors import KaeshiError
 from controller.hall_protocol.mqtt import BrokerSettings
 from controller.hall_protocol.protocol import (
@@ -25,6 +26,7 @@ from controller.hall_protocol.protocol import (
     GameResult,
     ProtocolError,
     TableState,
+    pairing_size,
 )
 from controller.hall_protocol.topics import check_event_slug, check_table
 from controller.squares import Color
@@ -62,7 +64,7 @@ def link_settings(config: Config) -> LinkSettings:
 
 def table_state(
     table: int, game: str, core: GameCore, service_state: str, round: int | None,
-    now: float, wall: float,
+    now: float, wall: float, refusal: str | None = None,
 ) -> TableState:
     """What the hub shows of one table, taken from the pure core at game time ``now``."""
     arb = core.arbiter
@@ -87,6 +89,7 @@ def table_state(
         to_move=None if core.game_over else arb.position.to_move.value, clock=clock,
         irregularities=open_flags(core, now, wall), result=result, moves=len(arb.moves),
         wall=wall, signoff=core.signoff, late=core.late, size=arb.position.size,
+        refusal=refusal,
     )
 
 
@@ -113,6 +116,18 @@ def _draw_winner(core: GameCore) -> str:
     return right if not core.settings.draws_allowed and right in ("black", "white") else "draw"
 
 
+def board_refusal(cmd: DownlinkCommand, table_size: int) -> str | None:
+    """Why a ``next_game`` order cannot be played on a table set up for ``table_size``
+    (its pairing is on the event's board, and the hub's desk refuses a result from any
+    other); None when the boards agree."""
+    size = pairing_size(cmd)
+    if size == table_size:
+        return None
+    return (f"round {cmd.args['round']} is paired on {a_label(size)} board, this table "
+            f"is set up for {a_label(table_size)} (game.size): the game is not started; "
+            f"set game.size = {size}, restart the table and send the pairings again")
+
+
 def next_game_overrides(cmd: DownlinkCommand) -> dict[str, Any]:
     """The game settings a ``next_game`` order changes."""
     a = cmd.args
@@ -135,6 +150,8 @@ class HubLink:
         #: A next_game's round, and the game that was on when it came: the round
         #: belongs to the first game after that one.
         self.next_round: tuple[int, str | None] | None = None
+        #: Why the table refuses the hub's last pairing (see :func:`board_refusal`).
+        self.refusal: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         #: Orders waiting for a fallen flag to be confirmed (kept so none is collected).
         self._held_orders: set[asyncio.Future[None]] = set()
@@ -165,6 +182,7 @@ class HubLink:
                 self.publisher.set_state(table_state(
                     self.settings.table, svc.game.id, svc.core, svc.states.state.value,
                     self.rounds.get(svc.game.id), time.now(), time.wall_time(),
+                    self.refusal,
                 ))
             self.publisher.wake()
         except Exception:  # the hall link must never take the table down
@@ -213,7 +231,13 @@ class HubLink:
         self.changed()
 
     def _next_game(self, cmd: DownlinkCommand) -> None:
-        game = self.service.table.game
+        table = self.service.table
+        self.refusal = board_refusal(cmd, int(table.config["game.size"]))
+        if self.refusal is not None:  # a game the desk would refuse is never begun
+            log.warning("hub pairing refused: %s", self.refusal)
+            self.service.outputs.tell(f"hub pairing refused: {self.refusal}")
+            return
+        game = table.game
         self.next_round = (int(cmd.args["round"]), game.id if game else None)
         started = self.service.next_games.order_next_game(next_game_overrides(cmd))
         if started == "held":

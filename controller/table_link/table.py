@@ -41,6 +41,14 @@ class NextGames(Protocol):
         ...
 
 
+class Told(Protocol):
+    """Where the link says what the table must know (a pairing it refuses)."""
+
+    def tell(self, message: str) -> None:
+        """Say ``message`` on the page and the terminal view, and show it at once."""
+        ...
+
+
 class LinkedTable(Protocol):
     """What the link needs of the table it joins: its game, its clocks, and the arbiter's
     actions (``facade``: the web page's buttons, so an order is journaled like them)."""
@@ -53,3 +61,5 @@ class LinkedTable(Protocol):
     def facade(self) -> ServiceFacade: ...
     @property
     def next_games(self) -> NextGames: ...
+    @property
+    def outputs(self) -> Told: ...

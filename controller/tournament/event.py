@@ -14,7 +14,7 @@ from controller.boardsize import SIZES, STANDARD
 from controller.tournament import knockout as ko
 from controller.tournament import latecomers
 from controller.tournament.flow import pair_knockout, pair_open
-from controller.tournament.game import Correction, Game, GameSettings, Round
+from controller.tournament.game import Correction, Game, Round
 from controller.tournament.leagues import split_leagues
 from controller.tournament.lottery import (
     join_seeds,
@@ -24,27 +24,25 @@ from controller.tournament.lottery import (
 )
 from controller.tournament.model import (
     DivisionSettings,
-    Entrant,
     Player,
     TournamentError,
     settings_for,
 )
 from controller.tournament.ranking import (
     GameResult,
-    KnockoutStanding,
-    OpenStanding,
     Record,
     add_result,
-    knockout_ranking,
-    open_provisional,
     open_records,
 )
+from controller.tournament.state import EventState
 from controller.tournament.toss import toss_placer
 from controller.tournament.verdict import result_winner
 
 
-class Tournament:
-    """One division's event.  See the package docstring for the order of calls."""
+class Tournament(EventState):
+    """One division's event: the one writer of its state (what the state says, its
+    standings and ranking, is :class:`~controller.tournament.state.EventState`'s).  See
+    the package docstring for the order of calls."""
 
     def __init__(self, roster: Sequence[Player], division: str, name: str = "",
                  extend: bool = False, size: int = STANDARD) -> None:
@@ -122,128 +120,6 @@ class Tournament:
         self.numbers = numbers
         for name in self.present:
             self.stage_of[name] = "league" if self.settings.system == "league" else "knockout"
-
-    # ------------------------------------------------------------------ queries
-    @property
-    def current(self) -> Round | None:
-        return self.rounds[-1] if self.rounds else None
-
-    @property
-    def finished(self) -> bool:
-        return self.final_round is not None and bool(self.rounds) and (
-            self.rounds[-1].number == self.final_round and self.rounds[-1].complete
-        )
-
-    def active(self, name: str) -> bool:
-        return name in self.stage_of and name not in self.withdrawn
-
-    def completed_rounds(self) -> int:
-        return sum(1 for r in self.rounds if r.complete)
-
-    def played(self, name: str) -> frozenset[str]:
-        out = set()
-        for r in self.rounds:
-            for g in r.games:
-                if g.second is not None and name in (g.first, g.second):
-                    out.add(g.second if g.first == name else g.first)
-        return frozenset(out)
-
-    def game_settings(self, table: int) -> GameSettings:
-        if self.current is None:
-            raise TournamentError(f"no round has been paired, so no table {table}")
-        g = self.current.table(table)
-        assert g.black is not None and g.white is not None
-        return GameSettings(
-            round=g.round, table=table, stage=g.stage, black=g.black, white=g.white,
-            minutes=self.settings.minutes, draws=self.settings.draws, toss_by=g.toss_by,
-            draw_win=g.draw_win, colour_chooser=g.colour_chooser,
-        )
-
-    # ------------------------------------------------------------------ standings
-    def qualified_extra(self, upto: int | None = None) -> dict[str, int]:
-        """Note *2: rounds a league winner did not play in a league count as won —
-        each completed round (up to ``upto``) until the winner withdraws (*3)."""
-        if self.settings.system != "league":
-            return {}
-        done = [r for r in self.rounds[:upto] if r.complete]
-        out: dict[str, int] = {}
-        for winner in self.league_done.values():
-            if winner is None:
-                continue
-            until = self.withdrawn.get(winner, len(self.rounds))
-            mine = [r for r in done if r.number <= until]
-            counted = sum(
-                1 for r in mine for g in r.games
-                if g.stage in ("league", "placement") and winner in (g.first, g.second)
-            )
-            out[winner] = len(mine) - counted
-        return out
-
-    def standings(self) -> Sequence[OpenStanding | KnockoutStanding]:
-        """Provisional ranking from the incremental ledger."""
-        if self.seed is None:
-            raise TournamentError("draw the lottery before asking for standings")
-        if self.settings.system == "league":
-            return open_provisional(
-                self.numbers, self.present, self.records, self.qualified_extra()
-            )
-        return self.knockout_history()[-1]
-
-    def standings_from_scratch(self) -> Sequence[OpenStanding | KnockoutStanding]:
-        """The same ranking rebuilt from the games alone (for checking)."""
-        results = [
-            GameResult(g.round, g.stage, g.winner, g.loser)
-            for r in self.rounds for g in r.games if g.winner is not None
-        ]
-        if self.settings.system == "league":
-            return open_provisional(
-                self.numbers, self.present, open_records(results), self.qualified_extra()
-            )
-        places = self.places() if self.finished else {}
-        return knockout_ranking(self.numbers, self.present, results, places)[-1]
-
-    def standings_after(self, round_number: int) -> Sequence[OpenStanding | KnockoutStanding]:
-        """The provisional ranking as it stood after ``round_number`` (0: before round 1)."""
-        if self.settings.system != "league":
-            return self.knockout_history()[round_number]
-        results = [GameResult(g.round, g.stage, g.winner, g.loser)
-                   for r in self.rounds[:round_number] for g in r.games if g.winner is not None]
-        return open_provisional(self.numbers, self.present, open_records(results),
-                                self.qualified_extra(round_number))
-
-    def knockout_history(self) -> list[list[KnockoutStanding]]:
-        places = self.places() if self.finished else {}
-        return knockout_ranking(self.numbers, self.present, self.results, places)
-
-    def places(self) -> dict[str, int]:
-        """1st/2nd from the final, 3rd (and 4th in the open division) from the
-        third-place match."""
-        out: dict[str, int] = {}
-        for r in self.rounds:
-            for g in r.games:
-                if g.stage == "final" and g.done:
-                    out[g.winner] = 1  # type: ignore[index]
-                    if g.loser:
-                        out[g.loser] = 2
-                if g.stage == "third" and g.done:
-                    out[g.winner] = 3  # type: ignore[index]
-                    if g.loser and self.settings.system == "league":
-                        out[g.loser] = 4
-        return out
-
-    def final_ranking(self) -> list[str]:
-        """最終順位: the places from the final games, then wins; ties on wins keep the
-        order of the last provisional ranking (decision)."""
-        if not self.finished:
-            raise TournamentError("the event is not finished yet")
-        places = self.places()
-        standing = self.standings()
-        order = {s.name: k for k, s in enumerate(standing)}
-        wins = {s.name: s.wins for s in standing}
-        return sorted(
-            self.present,
-            key=lambda n: (places.get(n, 99), -wins[n] if n not in places else 0, order[n]),
-        )
 
     # ------------------------------------------------------------------ changes
     def withdraw(self, name: str) -> None:
@@ -369,34 +245,3 @@ class Tournament:
                 self._count(g)
         return rnd
 
-    def order_and_wins(self) -> tuple[dict[str, int], dict[str, int]]:
-        standing = self.standings()
-        return ({s.name: k for k, s in enumerate(standing)},
-                {s.name: s.wins for s in standing})
-
-    def pool_entrants(self, names: Sequence[str], order: dict[str, int],
-              wins: dict[str, int]) -> list[Entrant]:
-        met: dict[str, set[str]] = {n: set() for n in names}
-        byes: set[str] = set()
-        for r in self.rounds:
-            for g in r.games:
-                if g.second is None:
-                    byes.add(g.first)  # any bye counts towards "at most one bye"
-                    continue
-                met.get(g.first, set()).add(g.second)
-                met.get(g.second, set()).add(g.first)
-        return [
-            Entrant(n, wins[n], n in byes, frozenset(met[n]))
-            for n in sorted(names, key=lambda n: order[n])
-        ]
-
-    def finals_game(self, number: int, stage: str, a: str | None, b: str | None,
-                     group: str | None) -> list[Game]:
-        """A semi-final, final or third-place game; a missing or withdrawn side gives
-        the other a bye (walk-over), decision."""
-        sides = [n for n in (a, b) if n is not None and n not in self.withdrawn]
-        if not sides:
-            return []
-        if len(sides) == 1:
-            return [Game(number, stage, group, sides[0], None)]
-        return [Game(number, stage, group, sides[0], sides[1])]

@@ -15,7 +15,7 @@ from controller.tournament.leaderboard import WINS, Leaderboard, leaderboard
 from controller.tournament.model import TournamentError
 from controller.tournament.ranking import KnockoutStanding, OpenStanding
 from controller.tournament.verdict import REASON_TEXT
-from controller.tournament_store.roster import EventConfig
+from controller.tournament_store.roster import EventConfig, check_date
 
 STYLE = ("@page{size:A4;margin:12mm}body{font-family:sans-serif}"
          "table{border-collapse:collapse}td,th{border:1px solid #444;padding:2px 8px}"
@@ -194,9 +194,9 @@ def wof_results(t: Tournament, config: EventConfig) -> str:
     stays a comment: byes, forfeits (rule 12), both flags fallen (rule 14), and any
     game of a player without an ID — numbering those by lottery number would credit
     an unrelated rated player."""
-    date = config.date
-    if len(date) == 10 and date[4] == "-":
-        date = f"{date[8:10]}/{date[5:7]}/{date[0:4]}"
+    # the format's header names the day DD/MM/YYYY: no file without a real one
+    date = check_date(config.date, "results.wof.txt", needed=True)
+    date = f"{date[8:10]}/{date[5:7]}/{date[0:4]}"
     lines = [f"%%Tournament: {config.name}", f"%%Country: {config.country}",
              f"%%Date: {date}", f"%%Sender: {config.sender}"]
     if t.extension:

@@ -33,7 +33,7 @@ from controller.scorecard import LateArrival, SignOff
 from controller.tournament.event import Tournament
 from controller.tournament_store import store
 from controller.tournament_store.roster import EventConfig
-from controller.tournament_store.simulate import random_roster
+from controller.tournament_store.simulate import SIMULATED_DATE, random_roster
 
 
 @dataclass
@@ -87,12 +87,13 @@ class _Table:
 
 
 def hall_day(path: Path, players: int, seed: int, division: str = "open",
-             extend: bool = False, size: int = STANDARD) -> tuple[Tournament, HallDay]:
+             extend: bool = False, size: int = STANDARD, date: str = SIMULATED_DATE
+             ) -> tuple[Tournament, HallDay]:
     """Play a whole event into the event file ``path``: in round 1 one table's result is
     disputed and one player arrives late and plays on; in round 2 one late player takes
     the forfeit; every other result is signed by both players at the table."""
     rng = random.Random(seed)
-    config = EventConfig("Hall day", division, "2021-07-18", "JPN", "kaeshi", extend, size)
+    config = EventConfig("Hall day", division, date, "JPN", "kaeshi", extend, size)
     t = store.create(path, config, random_roster(rng, players, division))
     store.commit(path, t, "lottery", {"seeds": [f"{rng.randrange(100000):05d}"
                                                 for _ in range(3)]})

@@ -49,6 +49,33 @@ class EventConfig:
     size: int = STANDARD
 
 
+_ISO_DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+
+
+def check_date(date: object, where: str, *, needed: bool = False) -> str:
+    """The event's day as ``YYYY-MM-DD`` (a TOML date, or a string of one); empty only
+    when not ``needed`` (an event that sends no rating file). The WOF file's ``%%Date:``
+    line is written from it, so a day that is not in the calendar is refused here."""
+    if isinstance(date, datetime.datetime):
+        raise TournamentError(f"{where}: date is the event's day (2021-07-18), not a time "
+                              f"of day ({date.isoformat()})")
+    if isinstance(date, datetime.date):
+        date = date.isoformat()
+    if date == "" and not needed:
+        return ""
+    if date == "" or date is None:
+        raise TournamentError(f"{where}: the event has no date (the day it is held, "
+                              "YYYY-MM-DD)")
+    if not isinstance(date, str) or not _ISO_DAY.match(date):
+        raise TournamentError(f"{where}: date must be the event's day as YYYY-MM-DD "
+                              f"(2021-07-18), not {date!r}")
+    try:
+        datetime.date.fromisoformat(date)
+    except ValueError:
+        raise TournamentError(f"{where}: date {date!r} is not a day of the calendar") from None
+    return date
+
+
 def parse_event(text: str, where: str) -> EventConfig:
     try:
         data = tomllib.loads(text)
@@ -59,7 +86,8 @@ def parse_event(text: str, where: str) -> EventConfig:
         raise TournamentError(
             f"{where}: division must be one of {', '.join(DIVISIONS)}, not {division!r}"
         )
-    fields = {k: str(data.get(k, "")) for k in ("date", "country", "sender")}
+    fields = {k: str(data.get(k, "")) for k in ("country", "sender")}
+    fields["date"] = check_date(data.get("date", ""), where)
     extend = data.get("extend", False)
     if not isinstance(extend, bool):
         raise TournamentError(f"{where}: extend must be true or false, not {extend!r}")

@@ -8,6 +8,10 @@ from controller.boardsize import STANDARD, board_size
 from controller.tournament.event import Tournament
 from controller.tournament.model import Player
 
+#: The day a simulated event is held unless told otherwise (its WOF file's ``%%Date:``);
+#: one fixed day, so a simulation writes the same files on every run.
+SIMULATED_DATE = "2021-07-18"
+
 
 def random_roster(rng: random.Random, players: int, division: str) -> list[Player]:
     absent = max(1, players // 40)

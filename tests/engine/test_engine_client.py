@@ -140,7 +140,7 @@ def test_an_engine_that_never_answers_the_handshake_is_given_up(tmp_path):
     script = tmp_path / "mute.py"
     script.write_text("import time\ntime.sleep(60)\n")
     client = EngineClient(EngineSpec((sys.executable, str(script)), "nboard", 4, 0.2))
-    import controller.engine.client as mod
+    import controller.engine.sessions as mod  # the sessions wait this long to start
 
     old = mod.START_SECONDS
     mod.START_SECONDS = 0.5

@@ -98,7 +98,7 @@ def test_director_records_late_states_in_order_and_a_forfeit_not_rated():
         t.record_result(table, "white", (20, 44))
     wins = {s.name: s.wins for s in t.standings()}
     assert wins[g1.first] == 1 and wins[g1.second] == 0  # the forfeit counts
-    wof = wof_results(t, EventConfig("Late test", "open", extend=True))
+    wof = wof_results(t, EventConfig("Late test", "open", "2021-07-18", extend=True))
     n_winner = int(t.players[g1.first].federation_id)
     n_loser = int(t.players[g1.second].federation_id)
     rated = [line for line in wof.splitlines() if not line.startswith("%")]

@@ -136,7 +136,8 @@ def test_a_knockout_result_that_decided_the_next_round_needs_a_repairing_first()
 
 
 def test_the_command_line_journals_the_correction(tmp_path, capsys):
-    (tmp_path / "e.toml").write_text('name = "T"\nextend = true\n', encoding="utf-8")
+    (tmp_path / "e.toml").write_text('name = "T"\ndate = "2021-07-18"\nextend = true\n',
+                                      encoding="utf-8")
     (tmp_path / "r.csv").write_text("name\n" + "".join(f"P{k}\n" for k in range(8)),
                                     encoding="utf-8")
     db = str(tmp_path / "t.sqlite")

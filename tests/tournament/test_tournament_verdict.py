@@ -85,7 +85,7 @@ def test_both_flags_go_to_the_draw_win_holder_and_are_not_rated():
     assert g.winner == white and not g.rated
     for table in (2, 3, 4):
         t.record_result(table, "black", (40, 24))
-    wof = formats.wof_results(t, EventConfig("x", "open", extend=True))
+    wof = formats.wof_results(t, EventConfig("x", "open", "2021-07-18", extend=True))
     assert "both flags fell (rule 14, not rated)" in wof
     numbers = t.numbers
     assert f"{numbers[black]} (40)" not in wof

@@ -40,7 +40,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from controller.hub.ingest import HubBus
+from controller.hub.changes import HubBus
 from controller.hub.results import Director, ResultDesk
 from controller.hub.web.arbiter_access import ArbiterAccess, login_routes
 from controller.hub.web.arbiter_routes import arbiter_routes

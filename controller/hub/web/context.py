@@ -20,7 +20,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from controller.errors import KaeshiError
 from controller.hall_protocol.protocol import HubChange
-from controller.hub.ingest import HubBus
+from controller.hub.changes import HubBus
 from controller.hub.results import ResultDesk
 from controller.hub.web.dashboard import CLOCK_WARNING_SECONDS
 from controller.hub.web.live import Changes, Store, Views

@@ -6,7 +6,8 @@ the order of urgency at a real event:
 1. an open irregularity — the players wait for a ruling, the exact discs are shown;
 2. a clock near zero or fallen — a flag decides the game, and a fallen flag must be
    called (rule 13); the lower clock comes first;
-3. a paused, sensor-lost or offline table — a game stands still;
+3. a paused, sensor-lost or offline table, or one that refuses its pairing (its board
+   is not the event's) — a game stands still or cannot begin;
 4. a result waiting for confirmation — the round cannot be paired before it;
 5. the rest, by table number.
 
@@ -123,6 +124,9 @@ def attention(status: TableStatus, now: float, awaiting: bool,
                              (CLOCK, float(low), table))
     if not status.online:
         return Attention(STOPPED, REASONS[STOPPED], "offline", (STOPPED, 0.0, table))
+    if s is not None and s.refusal is not None:
+        return Attention(STOPPED, REASONS[STOPPED], f"pairing refused: {s.refusal}",
+                         (STOPPED, 0.0, table))
     if s is not None and not _game_over(status) and (
         s.service in STOPPED_SERVICES or (s.clock is not None and s.clock.paused)
     ):
@@ -164,6 +168,7 @@ def card(status: TableStatus, now: float, awaiting: bool,
         "mode": s.mode,
         "service": s.service,
         "size": s.size,
+        "refusal": s.refusal,
         "board": s.board,
         "to_move": s.to_move,
         "moves": s.moves,
