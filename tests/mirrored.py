@@ -89,6 +89,8 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     # engine: the child process, over real pipes, and the review's report
     "controller.engine.process": ("engine/test_engine_client.py",),
     "controller.engine.report": ("engine/test_engine_review.py",),
+    # the protocol sessions behind the client, over real pipes
+    "controller.engine.sessions": ("engine/test_engine_client.py",),
     # hall: the driver's parts, met through the driver on a pseudo-terminal
     "controller.hall.errors": ("hall/test_hall_driver.py", "hall/test_hall_driver_simboard.py"),
     "controller.hall.link": ("hall/test_hall_driver.py", "hall/test_hall_host.py",

@@ -130,20 +130,20 @@ def _published(link: HubLink) -> TableStatus:
 
 def test_a_table_refuses_a_pairing_on_another_board_and_says_why(tmp_path) -> None:
     service = _service(tmp_path)  # game.size 8
-    service.terminal = TerminalDisplay(io.StringIO())
+    service.outputs.terminal = TerminalDisplay(io.StringIO())
     link = HubLink(service, LinkSettings(BrokerSettings(), table=7, event="grand"))
-    game = service.game.id
+    game = service.table.game.id
     order = decode_command(encode_command(Pairing(3, 7, "Ann", "Bob", size=10).command()))
     link.execute(order)
     # not begun: the game waiting at the table is untouched, no settings kept for later
-    assert service.game.id == game and service.next_game_overrides is None
-    assert service.core.settings.black == "Tanida"
+    assert service.table.game.id == game and service.lifecycle.next_game_overrides is None
+    assert service.table.core.settings.black == "Tanida"
     assert link.next_round is None
     # the page and the terminal show the snapshot's message
     snap = service.facade.snapshot("arbiter")
     assert "hub pairing refused" in snap["message"]
     assert "a 10x10 board" in snap["message"] and "game.size = 10" in snap["message"]
-    assert service.terminal.out.getvalue() == snap["message"] + "\n"  # type: ignore[attr-defined]
+    assert service.outputs.terminal.out.getvalue() == snap["message"] + "\n"  # type: ignore[attr-defined]
     # the hub reads the same reason off the table's state and puts the table forward
     status = _published(link)
     assert status.state is not None and status.state.refusal is not None
@@ -154,10 +154,10 @@ def test_a_table_refuses_a_pairing_on_another_board_and_says_why(tmp_path) -> No
     assert card(status, 0.0, False)["refusal"] == status.state.refusal
     # the hub's right pairing is taken, and the refusal is gone from the state
     link.execute(Pairing(3, 7, "Ann", "Bob").command())
-    assert link.refusal is None and link.rounds[service.game.id] == 3
-    assert service.core.settings.black == "Ann"
+    assert link.refusal is None and link.rounds[service.table.game.id] == 3
+    assert service.table.core.settings.black == "Ann"
     assert _published(link).state.refusal is None  # type: ignore[union-attr]
-    service.journal.close()
+    service.keeper.journal.close()
 
 
 def test_a_ten_by_ten_table_plays_a_ten_by_ten_pairing_and_refuses_an_old_hubs(tmp_path) -> None:
@@ -166,11 +166,11 @@ def test_a_ten_by_ten_table_plays_a_ten_by_ten_pairing_and_refuses_an_old_hubs(t
     old = json.dumps({"v": 1, "id": "x1", "command": "next_game", **ARGS}).encode()
     link.execute(decode_command(old))  # no size: an 8x8 pairing
     assert link.refusal is not None and "an 8x8 board" in link.refusal
-    assert service.next_game_overrides is None
+    assert service.lifecycle.next_game_overrides is None
     link.execute(Pairing(2, 7, "Ann", "Bob", size=10).command())
     assert link.refusal is None
-    assert (service.core.settings.black, service.core.arbiter.position.size) == ("Ann", 10)
-    service.journal.close()
+    assert (service.table.core.settings.black, service.table.core.arbiter.position.size) == ("Ann", 10)
+    service.keeper.journal.close()
 
 
 @PROPS
