@@ -169,7 +169,8 @@ def test_a_ten_by_ten_table_plays_a_ten_by_ten_pairing_and_refuses_an_old_hubs(t
     assert service.lifecycle.next_game_overrides is None
     link.execute(Pairing(2, 7, "Ann", "Bob", size=10).command())
     assert link.refusal is None
-    assert (service.table.core.settings.black, service.table.core.arbiter.position.size) == ("Ann", 10)
+    core = service.table.core
+    assert (core.settings.black, core.arbiter.position.size) == ("Ann", 10)
     service.keeper.journal.close()
 
 
