@@ -83,8 +83,17 @@ def _read_review(browser: DevTools, url: str, game: str, faulty: int, stood: str
     assert browser.js("document.title") == "Review · Ann vs Bob — Kaeshi"
     assert browser.js(_text("review-step")).startswith(f"Move {moves}: ")
     # the graph clicked at the faulty move: the board as it stood, said so in words
-    _click(browser, f".score-graph rect.step[data-i=\"{faulty}\"]")
-    browser.wait_for(f"document.getElementById('review-step').dataset.i === '{faulty}'", 5)
+    # a click is a real mouse press at the element's place: on a starved machine the page
+    # may still move under it (fonts, the graph drawn), so it is pressed again until taken
+    shown = f"document.getElementById('review-step').dataset.i === '{faulty}'"
+    for attempt in range(3):
+        _click(browser, f".score-graph rect.step[data-i=\"{faulty}\"]")
+        try:
+            browser.wait_for(shown, 10)
+            break
+        except AssertionError:
+            if attempt == 2:
+                raise
     said = browser.js(_text("review-step"))
     assert re.fullmatch(rf"Move {faulty}: white played [a-h][1-8] irregularly; the board "
                         r"stood as it was\. Now (even|(black|white) ahead by [\d.]+)\. "

@@ -216,10 +216,10 @@ def test_the_service_reads_a_game_of_its_size_from_a_camera_video(tmp_path, monk
         def with_presses():
             for k, f in enumerate(frames):
                 for color in presses.get(k, []):
-                    loops[0].call_soon_threadsafe(service.clock_press, color)
+                    loops[0].call_soon_threadsafe(service.intake.press, color)
                 yield f
             for color in presses.get(len(boards), []):
-                loops[0].call_soon_threadsafe(service.clock_press, color)
+                loops[0].call_soon_threadsafe(service.intake.press, color)
 
         return source, with_presses()
 
@@ -232,7 +232,7 @@ def test_the_service_reads_a_game_of_its_size_from_a_camera_video(tmp_path, monk
     assert asyncio.run(main()) == 0
     assert [m.square for m in service.table.core.arbiter.moves] == opening
     assert service.table.core.arbiter.position.board_string() == pos.board_string()
-    assert not [e for e in service.events if e["event"] == "irregularity"]
+    assert not [e for e in service.table.events if e["event"] == "irregularity"]
 
 
 def test_a_set_up_replaced_by_one_of_another_board_is_refused_by_the_running_source(tmp_path):
@@ -241,7 +241,8 @@ def test_a_set_up_replaced_by_one_of_another_board_is_refused_by_the_running_sou
     source alike (the link goes down with the message), never read as the game's."""
     import numpy as np
 
-    from controller.browser.source import BrowserSource, unseen
+    from controller.browser.source import BrowserSource
+    from controller.browser.view import unseen
     from controller.service.sources import CameraSource
     from controller.vision.calibration_file import CalibrationError
     from controller.vision.setup import CameraSetup
@@ -250,12 +251,13 @@ def test_a_set_up_replaced_by_one_of_another_board_is_refused_by_the_running_sou
     homography = np.array([[30.0, 0, 20], [0, 25, 15], [0, 0, 1]])
     path.write_text(json.dumps(CameraSetup((400, 300), homography, size=8).to_dict()))
     image = np.zeros((300, 400, 3), np.uint8)
-    for source in (CameraSource("0", 10, str(path), size=6),
-                   BrowserSource(10, str(path), game_size=6)):
+    watchers = (CameraSource("0", 10, str(path), size=6)._watcher,
+                BrowserSource(10, str(path), game_size=6).view._watcher)
+    for watcher in watchers:
         with pytest.raises(CalibrationError, match="made on an 8x8 board, not a 6x6 one"):
-            source._watcher(image)
+            watcher(image)
     path.write_text(json.dumps(CameraSetup((400, 300), homography, size=6).to_dict()))
-    for source in (CameraSource("0", 10, str(path), size=6),
-                   BrowserSource(10, str(path), game_size=6)):
-        assert source._watcher(image).reader.n == 6
+    for watcher in (CameraSource("0", 10, str(path), size=6)._watcher,
+                    BrowserSource(10, str(path), game_size=6).view._watcher):
+        assert watcher(image).reader.n == 6
     assert unseen(6) == "?" * 36 and unseen(10) == "?" * 100
