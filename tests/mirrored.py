@@ -29,6 +29,8 @@ MIRRORED_PACKAGES: dict[str, str] = {
     "controller.commands": "commands",
     "controller.arbiter": "arbiter",
     "controller.browser": "browser",
+    "controller.service": "service",
+    "controller.web": "web",
     "calibration": "calibration",
     "calibration.commands": "calibration",
     "calibration.hall": "calibration",
@@ -42,7 +44,6 @@ NOT_YET_MIRRORED: tuple[str, ...] = (
     "controller.hub",
     "controller.hub.web",
     "controller.measure",
-    "controller.service",
     "controller.table_link",
     "controller.tournament",
     "controller.tournament_store",
@@ -51,7 +52,6 @@ NOT_YET_MIRRORED: tuple[str, ...] = (
     "controller.vision.finding",
     "controller.vision.reading",
     "controller.vision.watching",
-    "controller.web",
 )
 
 #: Top-level module of ``controller/`` -> the folder of its ``test_<module>[_*].py``
@@ -76,6 +76,9 @@ TOP_LEVEL_FOLDERS: tuple[str, ...] = ("rules",)
 #: Test files of a mirrored folder about a package as a whole, not one of its modules.
 PACKAGE_WIDE: dict[str, str] = {
     "commands/test_commands_help_pointers.py": "every command's help text leads somewhere",
+    "service/test_service_parts.py": "the service's parts own their data and meet through protocols",
+    "service/test_service_inputs.py": "hostile input at every edge the service reads",
+    "web/test_web_support.py": "what the page tests rely on in web_support is true",
 }
 
 #: Module -> the test files that exercise it, for a module with no test file of its
@@ -154,6 +157,31 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "controller.strictjson": ("hub/test_hub_strict_readers.py",),
     "controller.terminal": ("hub/test_hub_admission.py",),
     "controller.tomlconfig": ("commands/test_commands_config.py",),
+    # service: parts that only mean something inside the running service
+    "controller.service.choice": ("arbiter/test_arbiter_presswait.py",
+                                  "service/test_service_recovery_faults.py"),
+    "controller.service.facade": ("service/test_service_app.py",
+                                  "web/test_web_disclosure_leak.py"),
+    "controller.service.gametime": ("service/test_service_app.py",
+                                    "service/test_service_bootclock_outage.py"),
+    "controller.service.journal_schema": ("service/test_service_journal.py",
+                                          "service/test_service_salvage_damage.py"),
+    "controller.service.outputs": ("service/test_service_sources_hall.py",
+                                   "service/test_service_timing_flag_race.py"),
+    "controller.service.replay_logs": ("service/test_service_nextgame_log_folder.py",),
+    # a row's checksum, met in the damaged and the killed journals it guards
+    "controller.service.rows": ("service/test_service_salvage_damage.py",
+                                "service/test_service_lifecycle_crash.py"),
+    "controller.service.table": ("service/test_service_parts.py", "service/test_service_app.py"),
+    # web: routes and edges, met through the pages and servers that use them
+    "controller.web.action_routes": ("web/test_web_server.py", "web/test_web_server_pages.py"),
+    "controller.web.engine_routes": ("engine/test_engine_seat_page.py",),
+    "controller.web.facade": ("web/test_web_support.py", "service/test_service_app.py"),
+    "controller.web.live_stream": ("web/test_web_embed_wire.py",),
+    "controller.web.phone_routes": ("phone/test_phone_refusals.py",
+                                    "phone/test_phone_routes_admission.py"),
+    "controller.web.qr": ("phone/test_phone_routes_https.py",),
+    "controller.web.tls": ("phone/test_phone_routes_https.py",),
 }
 
 
