@@ -76,7 +76,7 @@ TOP_LEVEL_FOLDERS: tuple[str, ...] = ("rules",)
 #: Test files of a mirrored folder about a package as a whole, not one of its modules.
 PACKAGE_WIDE: dict[str, str] = {
     "commands/test_commands_help_pointers.py": "every command's help text leads somewhere",
-    "service/test_service_parts.py": "the service's parts own their data and meet through protocols",
+    "service/test_service_parts.py": "its parts own their data and meet through protocols",
     "service/test_service_inputs.py": "hostile input at every edge the service reads",
     "web/test_web_support.py": "what the page tests rely on in web_support is true",
 }
