@@ -164,14 +164,9 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
                                   "web/test_web_disclosure_leak.py"),
     "controller.service.gametime": ("service/test_service_app.py",
                                     "service/test_service_bootclock_outage.py"),
-    "controller.service.journal_schema": ("service/test_service_journal.py",
-                                          "service/test_service_salvage_damage.py"),
     "controller.service.outputs": ("service/test_service_sources_hall.py",
                                    "service/test_service_timing_flag_race.py"),
     "controller.service.replay_logs": ("service/test_service_nextgame_log_folder.py",),
-    # a row's checksum, met in the damaged and the killed journals it guards
-    "controller.service.rows": ("service/test_service_salvage_damage.py",
-                                "service/test_service_lifecycle_crash.py"),
     "controller.service.table": ("service/test_service_parts.py", "service/test_service_app.py"),
     # web: routes and edges, met through the pages and servers that use them
     "controller.web.action_routes": ("web/test_web_server.py", "web/test_web_server_pages.py"),
