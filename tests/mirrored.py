@@ -29,6 +29,12 @@ MIRRORED_PACKAGES: dict[str, str] = {
     "controller.commands": "commands",
     "controller.arbiter": "arbiter",
     "controller.browser": "browser",
+    "controller.service": "service",
+    "controller.web": "web",
+    "controller.hall_protocol": "hall_protocol",
+    "controller.table_link": "table_link",
+    "controller.measure": "measure",
+    "controller.tournament_store": "tournament_store",
     "calibration": "calibration",
     "calibration.commands": "calibration",
     "calibration.hall": "calibration",
@@ -38,20 +44,14 @@ MIRRORED_PACKAGES: dict[str, str] = {
 #: ``MIRRORED_PACKAGES`` when its folder is. Together the two name every package, so a
 #: new package has to be placed in one of them.
 NOT_YET_MIRRORED: tuple[str, ...] = (
-    "controller.hall_protocol",
     "controller.hub",
     "controller.hub.web",
-    "controller.measure",
-    "controller.service",
-    "controller.table_link",
     "controller.tournament",
-    "controller.tournament_store",
     "controller.vision",
     "controller.vision.calibrating",
     "controller.vision.finding",
     "controller.vision.reading",
     "controller.vision.watching",
-    "controller.web",
 )
 
 #: Top-level module of ``controller/`` -> the folder of its ``test_<module>[_*].py``
@@ -76,6 +76,9 @@ TOP_LEVEL_FOLDERS: tuple[str, ...] = ("rules",)
 #: Test files of a mirrored folder about a package as a whole, not one of its modules.
 PACKAGE_WIDE: dict[str, str] = {
     "commands/test_commands_help_pointers.py": "every command's help text leads somewhere",
+    "service/test_service_parts.py": "its parts own their data and meet through protocols",
+    "service/test_service_inputs.py": "hostile input at every edge the service reads",
+    "web/test_web_support.py": "what the page tests rely on in web_support is true",
 }
 
 #: Module -> the test files that exercise it, for a module with no test file of its
@@ -156,6 +159,49 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "controller.strictjson": ("hub/test_hub_strict_readers.py",),
     "controller.terminal": ("hub/test_hub_admission.py",),
     "controller.tomlconfig": ("commands/test_commands_config.py",),
+    # service: parts that only mean something inside the running service
+    "controller.service.choice": ("arbiter/test_arbiter_presswait.py",
+                                  "service/test_service_recovery_faults.py"),
+    "controller.service.facade": ("service/test_service_app.py",
+                                  "web/test_web_disclosure_leak.py"),
+    "controller.service.gametime": ("service/test_service_app.py",
+                                    "service/test_service_bootclock_outage.py"),
+    "controller.service.outputs": ("service/test_service_sources_hall.py",
+                                   "service/test_service_timing_flag_race.py"),
+    "controller.service.replay_logs": ("service/test_service_nextgame_log_folder.py",),
+    "controller.service.table": ("service/test_service_parts.py", "service/test_service_app.py"),
+    # web: routes and edges, met through the pages and servers that use them
+    "controller.web.action_routes": ("web/test_web_server.py", "web/test_web_server_pages.py"),
+    "controller.web.engine_routes": ("engine/test_engine_seat_page.py",),
+    "controller.web.facade": ("web/test_web_support.py", "service/test_service_app.py"),
+    "controller.web.live_stream": ("web/test_web_embed_wire.py",),
+    "controller.web.phone_routes": ("phone/test_phone_refusals.py",
+                                    "phone/test_phone_routes_admission.py"),
+    "controller.web.qr": ("phone/test_phone_routes_https.py",),
+    "controller.web.tls": ("phone/test_phone_routes_https.py",),
+    # hall protocol: the score card's records, met in the table state that carries them
+    "controller.hall_protocol.cardwire": ("service/test_service_core_signoff.py",
+                                          "service/test_service_late.py"),
+    # the payloads' strict readers and encoders: their tests are still in tests/hub/
+    "controller.hall_protocol.checks": ("hub/test_hub_strict_readers.py",
+                                        "hub/test_hub_hall_hostile_values.py"),
+    "controller.hall_protocol.protocol": ("hub/test_hub_strict_readers.py",
+                                          "hub/test_hub_hall_hostile_values.py"),
+    # table link: the link and the publisher need a broker and a hub, met in tests/hub/
+    "controller.table_link.link": ("service/test_service_core_signoff.py",
+                                   "hub/test_hub_link_orders.py"),
+    "controller.table_link.publisher": ("hub/test_hub_transport.py",),
+    "controller.table_link.table": ("service/test_service_parts.py",),
+    # tournament store: its tests are still in tests/tournament/, named after the rules
+    # they serve
+    "controller.tournament_store.formats": ("tournament/test_tournament_roster.py",
+                                            "tournament/test_tournament_final_ranking.py"),
+    "controller.tournament_store.hallday": ("tournament/test_tournament_hallday.py",),
+    "controller.tournament_store.paper": ("tournament/test_tournament_paper.py",),
+    "controller.tournament_store.roster": ("tournament/test_tournament_roster.py",),
+    "controller.tournament_store.simulate": ("tournament/test_tournament_rule_text.py",),
+    "controller.tournament_store.store": ("tournament/test_tournament_director_machine.py",
+                                          "tournament/test_tournament_cli.py"),
 }
 
 

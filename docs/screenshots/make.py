@@ -35,7 +35,7 @@ from test_hub_browser import LiveHub, Table, open_hall, state  # noqa: E402
 from test_hub_pages import play_opening  # noqa: E402
 from test_hub_toss import event  # noqa: E402
 from test_hub_toss_browser import _state as paired_state  # noqa: E402
-from test_web_browser import LIVE, LiveServer  # noqa: E402
+from test_web_server_browser import LIVE, LiveServer  # noqa: E402
 from web_support import TOKEN, SimulatedGame  # noqa: E402
 
 from controller.arbiter import Mode  # noqa: E402

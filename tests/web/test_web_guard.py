@@ -1,8 +1,7 @@
-"""The reusable guards (origin, failures, token strength) and the one disclosure rule."""
+"""The reusable guards (origin, failures) and the one disclosure rule; the token's
+strength is in ``test_web_tokens.py``."""
 
 from __future__ import annotations
-
-import secrets
 
 import pytest
 
@@ -12,8 +11,6 @@ from controller.web.disclosure import Disclosure, disclosure
 from controller.web.guard import (
     FailureLimiter,
     TooManyFailures,
-    WeakTokenError,
-    check_token_strength,
     client_key,
     origin_problem,
 )
@@ -105,15 +102,3 @@ def test_web_client_key_groups_an_ipv6_host_by_its_64() -> None:
     assert a == client_key({"client": ("2001:db8:1:2:ffff::9", 1)}) == "2001:db8:1:2::/64"
     assert client_key({"client": ("::ffff:192.0.2.7", 1)}) == "192.0.2.7"
     assert client_key({}) == "?"
-
-
-# --------------------------------------------------------------------- tokens
-def test_web_token_strength() -> None:
-    for _ in range(50):  # what the service makes when none is configured
-        check_token_strength(secrets.token_urlsafe(12))
-    check_token_strength("s3cret-arbiter-token")
-    check_token_strength("correct horse battery staple")
-    for weak in ("", "x", "abcdefghijk", "aaaaaaaaaaaaaaaaaaaa", "12341234123412341234",
-                 "123456789012345", "password1234"):
-        with pytest.raises(WeakTokenError, match="web.token"):
-            check_token_strength(weak)

@@ -1,7 +1,7 @@
 """The web app's routes and views, with a facade backed by the real arbiter and clock.
 
 The app is driven in-process through Starlette's test client; what only a real
-socket shows (the HTTP wire, the event stream, stopping) is in ``test_web_wire.py``.
+socket shows (the HTTP wire, the event stream, stopping) is in ``test_web_embed_wire.py``.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from service_scripts import scripted_log
-from test_service_crash import _entries
+from test_service_lifecycle_crash import _entries
 
 from controller.observation import write_observations
 from controller.records import GameRecord, load_games

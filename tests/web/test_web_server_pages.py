@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from devtools import DevTools
-from test_web_browser import LIVE, LiveServer
+from test_web_server_browser import LIVE, LiveServer
 from web_support import TOKEN, SimulatedGame
 
 from controller.arbiter import Mode
