@@ -92,6 +92,9 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     # engine: the child process, over real pipes, and the review's report
     "controller.engine.process": ("engine/test_engine_client.py",),
     "controller.engine.report": ("engine/test_engine_review.py",),
+    # tournament_store: writing an event's sheets, met through `kaeshi tournament export`
+    "controller.tournament_store.sheets": ("tournament/test_tournament_cli.py",
+                                           "tournament/test_tournament_wof_date.py"),
     # the protocol sessions behind the client, over real pipes
     "controller.engine.sessions": ("engine/test_engine_client.py",),
     # hall: the driver's parts, met through the driver on a pseudo-terminal
