@@ -54,6 +54,7 @@ def changed_options(path: str) -> list[tuple[str, str]]:
     """The options ``path`` sets to something other than the default, as the service
     reads them (secrets shown only as set), in the option table's order."""
     from controller.service.config import OPTIONS, load_config
+    from controller.tomlconfig import toml_value
 
     config = load_config(path)
     out = []
@@ -61,17 +62,9 @@ def changed_options(path: str) -> list[tuple[str, str]]:
         value = config[option.name]
         if value == option.default:
             continue
-        shown = "(set)" if option.name in SECRETS else _toml_value(value)
+        shown = "(set)" if option.name in SECRETS else toml_value(value)
         out.append((option.name, shown))
     return out
-
-
-def _toml_value(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return str(value)
 
 
 def run_check(args: argparse.Namespace) -> int:

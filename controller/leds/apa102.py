@@ -10,11 +10,10 @@ data reaches the strip's last LED.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from controller.leds.plan import Rgb
-from controller.leds.strip import MAX_BRIGHTNESS, SpiStripLeds
+from controller.leds.strip import SpiStripLeds
 
 #: The SPI clock: well inside what the strip takes, slow enough for a long wire.
 APA102_SPI_HZ = 4_000_000
@@ -57,12 +56,4 @@ def decode_apa102(data: bytes, count: int) -> list[Rgb]:
 class Apa102SpiLeds(SpiStripLeds):
     """An APA102 strip: the shared strip, with :func:`encode_apa102`."""
 
-    def __init__(
-        self,
-        spi_writer: Callable[[bytes], None],
-        order: Sequence[str] | None = None,
-        brightness: float = MAX_BRIGHTNESS,
-        fps: float = 25.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        super().__init__(encode_apa102, spi_writer, order, brightness, fps, clock)
+    encode = staticmethod(encode_apa102)

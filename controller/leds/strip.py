@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 
 from controller.boardsize import COLUMN_LETTERS as COLUMNS
@@ -44,19 +45,23 @@ def chain_order(layout: str = "rows", size: int = STRIP_SIZE) -> list[str]:
     return order
 
 
-class SpiStripLeds:
-    """Shows plans on a strip; :meth:`run` animates blinking squares (a small task)."""
+class SpiStripLeds(ABC):
+    """Shows plans on a strip; :meth:`run` animates blinking squares (a small task).
+    A strip kind is a subclass that names its :meth:`encode`."""
+
+    @staticmethod
+    @abstractmethod
+    def encode(colours: Sequence[Rgb]) -> bytes:
+        """The bytes on the wire for one frame, first LED first."""
 
     def __init__(
         self,
-        encode: Callable[[Sequence[Rgb]], bytes],
         spi_writer: Callable[[bytes], None],
         order: Sequence[str] | None = None,
         brightness: float = MAX_BRIGHTNESS,
         fps: float = 25.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._encode = encode
         self._write = spi_writer
         self.order = list(order) if order is not None else chain_order()
         self._index = {sq: i for i, sq in enumerate(self.order)}
@@ -80,7 +85,7 @@ class SpiStripLeds:
 
     def render(self, t: float | None = None) -> None:
         """Write the frame for ``t`` (now by default) if it differs from the last one."""
-        data = self._encode(self.frame(self._clock() if t is None else t))
+        data = self.encode(self.frame(self._clock() if t is None else t))
         if data != self._last:
             self._write(data)
             self._last = data

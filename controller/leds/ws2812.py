@@ -9,11 +9,10 @@ need 280 us. The board runs no firmware here, so blink patterns run in software.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from controller.leds.plan import Rgb
-from controller.leds.strip import MAX_BRIGHTNESS, SpiStripLeds
+from controller.leds.strip import SpiStripLeds
 
 RESET_BYTES = 90
 _ZERO, _ONE = 0b100, 0b110
@@ -61,12 +60,4 @@ def decode_spi(data: bytes) -> list[Rgb]:
 class Ws2812SpiLeds(SpiStripLeds):
     """A WS2812 strip on the SPI's MOSI: the shared strip, with :func:`encode_spi`."""
 
-    def __init__(
-        self,
-        spi_writer: Callable[[bytes], None],
-        order: Sequence[str] | None = None,
-        brightness: float = MAX_BRIGHTNESS,
-        fps: float = 25.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        super().__init__(encode_spi, spi_writer, order, brightness, fps, clock)
+    encode = staticmethod(encode_spi)

@@ -214,10 +214,9 @@ def test_the_games_folder_lists_a_let_stand_game_and_says_what_it_cannot_be(
     assert "KID[" not in (tmp_path / "20261128-101500.ggf").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("pointed_out", [False, True])
-def test_the_record_says_whether_a_fault_was_pointed_out_or_put_right_unprompted(
-        pointed_out: bool) -> None:
-    table = Table()
+def _white_forgets_a_flip(table: Table):
+    """Black's f5, then white's first legal move with one disc left unturned; the board
+    white's move should have made."""
     table.play("f5")
     pos = table.position
     square = pos.legal_squares()[0]
@@ -226,6 +225,14 @@ def test_the_record_says_whether_a_fault_was_pointed_out_or_put_right_unprompted
                    if after.board_string()[parse_square(sq)] == "O"
                    and pos.board_string()[parse_square(sq)] == "X")
     table.play(square, {flipped: "X"})  # white forgets to turn a disc
+    return after
+
+
+@pytest.mark.parametrize("pointed_out", [False, True])
+def test_the_record_says_whether_a_fault_was_pointed_out_or_put_right_unprompted(
+        pointed_out: bool) -> None:
+    table = Table()
+    after = _white_forgets_a_flip(table)
     if pointed_out:
         table.press(Color.BLACK)  # black hands the turn back and points it out
     table.see(after.board_string())  # the disc is turned
@@ -266,14 +273,7 @@ def test_a_pointed_out_fault_is_never_said_to_be_still_open_to_point_out() -> No
     """Between the point-out and the fix, the history's words agree with the flow's
     instruction: pointed out, to be put right (not "it may still be pointed out")."""
     table = Table()
-    table.play("f5")
-    pos = table.position
-    square = pos.legal_squares()[0]
-    after = pos.play(square)
-    flipped = next(sq for sq in ("d4", "e4", "d5", "e5", "f4", "e6", "d6")
-                   if after.board_string()[parse_square(sq)] == "O"
-                   and pos.board_string()[parse_square(sq)] == "X")
-    table.play(square, {flipped: "X"})  # white forgets to turn a disc
+    _white_forgets_a_flip(table)
     (entry,) = table.core.history.entries
     before = entry.to_json()
     assert before["status_text"] == "open: it may still be pointed out"
