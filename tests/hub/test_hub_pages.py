@@ -2,7 +2,8 @@
 
 The hub, broker and tables run as in :mod:`test_hub_browser` (a real Mosquitto, MQTT
 tables); the broadcast delay is zero here so that what the tables publish is at once
-what a spectator may see.
+what a spectator may see. The hall screen's "find your table" needs a tournament's
+pairings, so it is shown from a hub on an in-memory store with a director of its own.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from pathlib import Path
 
 import pytest
 from devtools import DevTools
-from hub_web_support import TOKEN
+from hub_web_support import TOKEN, FakeDirector, Hall, serve_hub
 from test_hub_browser import EVENT, LIVE, LiveHub, Table, open_hall, state
 
 from controller.hall_protocol.protocol import EventMessage, encode_event
 from controller.hall_protocol.topics import Topics
+from controller.hub.results import Pairing
 from controller.position import Position
+from controller.web.gate import Gate
 
 SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 OPENING = ("f5", "d6", "c3", "d3", "c4")
@@ -228,4 +231,52 @@ def test_a_spectator_steps_back_through_the_game_and_downloads_it(
     assert ggf.startswith("(;GM[Othello]") and ggf.count("(;") == 1
     assert "PB[Black 3]PW[White 3]" in ggf and "B[f5]W[d6]B[c3]W[d3]B[c4];)" in ggf
     assert not screen.scrolls_sideways()
+    assert screen.errors == []
+
+
+class ByeDirector(FakeDirector):
+    def byes(self, round: int) -> list[str]:
+        return ["Eve"] if round == 2 else []
+
+
+@pytest.fixture
+def paired_hall() -> Iterator[tuple[str, ByeDirector]]:
+    """Round 2 of "Meijin 2026": three tables and a bye; names in both cases, one in
+    full-width letters (as a Japanese keyboard may type it)."""
+    director = ByeDirector({2: [Pairing(2, 1, "bob", "Ann"), Pairing(2, 3, "Ｆｒｅｄ", "Zoe"),
+                                Pairing(2, 2, "carl", "Dan")]}, round=2)
+    server, served = serve_hub(Hall(), Gate(64), director, event_name="Meijin 2026")
+    try:
+        yield f"http://127.0.0.1:{server.port}", director
+    finally:
+        served.close()
+
+
+def test_the_hall_screen_tells_each_player_their_table_and_colour(
+        paired_hall: tuple[str, ByeDirector], screen: DevTools) -> None:
+    url, director = paired_hall
+    screen.navigate(url + "/pairings")
+    rows = "[...document.querySelectorAll('#players li')]"
+    screen.wait_for(LIVE + f" && {rows}.length === 7", timeout=15)
+    assert screen.js("document.getElementById('heading').textContent") == "Meijin 2026 — Round 2"
+    # A-Z whatever the case or the width of the letters, as the paper list by the door
+    read = screen.js(f"{rows}.map(r => [...r.querySelectorAll('.name, .where, .colour')]"
+                     ".map(s => s.textContent).join(' | '))")
+    assert read == ["Ann | Table 1 | ○ white", "bob | Table 1 | ● black",
+                    "carl | Table 2 | ● black", "Dan | Table 2 | ○ white", "Eve | bye",
+                    "Ｆｒｅｄ | Table 3 | ● black", "Zoe | Table 3 | ○ white"]
+    assert "v Ann" in screen.js(f"{rows}[1].innerText")  # bob's opponent, to be sure
+    # big enough to read from across the hall, and every row on a phone's width
+    size = screen.js("parseFloat(getComputedStyle(document.querySelector("
+                     "'#players .name')).fontSize)")
+    assert size >= (36 if screen.js("window.innerWidth") > 1000 else 20)
+    assert not screen.scrolls_sideways()
+    # the next round shows without anyone reloading the screen
+    director.rounds[3] = [Pairing(3, 1, "Ann", "Zoe")]
+    director.round = 3
+    screen.wait_for("document.getElementById('heading').textContent === "
+                    "'Meijin 2026 — Round 3'", timeout=10)
+    screen.wait_for(f"{rows}.length === 2", timeout=5)
+    assert screen.js(f"{rows}.map(r => r.dataset.name + ' ' + r.dataset.table + ' ' + "
+                     "r.dataset.colour)") == ["Ann 1 black", "Zoe 1 white"]
     assert screen.errors == []

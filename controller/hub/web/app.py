@@ -6,6 +6,7 @@ Routes (GET unless said; "arbiter" needs the token, see below):
   ``/api/broadcast/table/N`` one table with the official board after every step
 * ``/feed/games.ggf``, ``/feed/games.json`` every game as far as the delay lets it be seen
 * ``/api/standings`` standings and the current round's pairings
+* ``/pairings`` the hall screen's "find your table" board; ``/api/pairings`` its JSON
 * ``/arbiter`` dashboard (login form without a valid token); ``POST /arbiter/login``
   (form field ``token``); ``POST /arbiter/logout``; ``/arbiter/table/N`` one table
 * arbiter: ``/api/dashboard``, ``/events/dashboard`` (SSE), ``/api/table/N``,

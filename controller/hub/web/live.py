@@ -237,6 +237,23 @@ class Views:
             for p in self.desk.current_pairings()
         ]
 
+    def pairings_board(self) -> dict[str, Any]:
+        """The hall screen's "find your table": every player of the round in the paper
+        player list's order (:func:`~controller.tournament_store.paper.player_list`)."""
+        from controller.tournament_store.paper import _sort_key as paper_order
+        rnd = self.director.current_round() if self.director is not None else None
+        if self.director is None or rnd is None:
+            return {"event": self.event_name, "round": None, "players": []}
+        byes = getattr(self.director, "byes", None)  # a director without byes has none
+        rows = [{"name": name, "table": p.table, "colour": colour, "opponent": other}
+                for p in self.director.pairings(rnd)
+                for name, colour, other in ((p.black, "black", p.white),
+                                            (p.white, "white", p.black))]
+        rows += [{"name": name, "table": None, "colour": None, "opponent": None, "bye": True}
+                 for name in (byes(rnd) if callable(byes) else [])]
+        return {"event": self.event_name, "round": rnd,
+                "players": sorted(rows, key=lambda r: paper_order(str(r["name"])))}
+
     def arbiter(self) -> dict[str, Any]:
         """The dashboard: every table, most urgent first; pairings and standings."""
         now = self.clock()

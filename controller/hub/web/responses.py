@@ -22,10 +22,12 @@ STATIC_TYPES = {
     "table.js": "text/javascript; charset=utf-8",
     "spectator.js": "text/javascript; charset=utf-8",
     "board.js": "text/javascript; charset=utf-8",
+    "pairings.js": "text/javascript; charset=utf-8",
     "hub.css": "text/css; charset=utf-8",
     **SHARED,
 }
-PAGES = ("spectator.html", "board.html", "dashboard.html", "table.html", "login.html")
+PAGES = ("spectator.html", "board.html", "dashboard.html", "table.html", "login.html",
+         "pairings.html")
 HEADERS = {"Cache-Control": "no-store"}
 
 

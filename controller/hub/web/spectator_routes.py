@@ -1,4 +1,5 @@
-"""The spectators' routes: the delayed broadcast, its feeds, the standings.
+"""The spectators' routes: the delayed broadcast, its feeds, the standings, the hall
+screen's pairings board.
 
 None of these needs the token, so the broadcast and the feeds are built only from what
 the delay lets be seen (:meth:`Views.spectator`, :meth:`Views.delayed_records`); the
@@ -22,6 +23,7 @@ from controller.hub.web.streams import (
     broadcast_stream,
     spectator_built,
     table_json,
+    to_json,
     whole,
 )
 
@@ -30,6 +32,9 @@ def spectator_routes(hub: HubContext) -> list[Route]:
     """Routes open to anyone in the hall or on the internet."""
     settings, views = hub.settings, hub.views
     # what spectators see moves with time, not with what arrives: rebuilt by age alone
+    # the hall screen's board: pairings are public at once, rebuilt when the hub hears news
+    pairings_snap = Shared(lambda: whole(to_json(views.pairings_board())), settings.refresh,
+                           settings.clock, hub.changes)
     broadcast_snap = Shared(lambda: spectator_built(spectator_marked(views.spectator())),
                             settings.refresh, settings.clock)
     feed_max_age = max(5.0, settings.refresh)
@@ -44,6 +49,12 @@ def spectator_routes(hub: HubContext) -> list[Route]:
     async def board_page(request: Request) -> Response:
         return hub.pages.page("board.html", DELAY=_minutes(settings.delay),
                               TABLE=str(int(request.path_params["table"])))
+
+    async def pairings_page(request: Request) -> Response:
+        return hub.pages.page("pairings.html")
+
+    async def pairings_json(request: Request) -> Response:
+        return snapshot(request, await pairings_snap.built(), "application/json")
 
     async def broadcast_json(request: Request) -> Response:
         return snapshot(request, await broadcast_snap.built(), "application/json")
@@ -100,6 +111,8 @@ def spectator_routes(hub: HubContext) -> list[Route]:
     return [
         Route("/", spectator_page),
         Route("/board/{table:int}", board_page),
+        Route("/pairings", pairings_page),
+        Route("/api/pairings", pairings_json),
         Route("/api/broadcast", broadcast_json),
         Route("/api/broadcast/table/{table:int}", broadcast_table),
         Route("/events/broadcast", broadcast_events),
