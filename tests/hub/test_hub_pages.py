@@ -1,8 +1,8 @@
 """The hall's pages as people read them, at desktop and phone sizes, in Chromium.
 
-The hub, broker and tables run as in :mod:`test_hub_browser` (a real Mosquitto, MQTT
-tables); the broadcast delay is zero here so that what the tables publish is at once
-what a spectator may see.
+The hub, broker and tables run as in :mod:`test_hub_web_dashboard_browser` (a real
+Mosquitto, MQTT tables); the broadcast delay is zero here so that what the tables
+publish is at once what a spectator may see.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from devtools import DevTools
 from hub_web_support import TOKEN
-from test_hub_browser import EVENT, LIVE, LiveHub, Table, open_hall, state
+from test_hub_web_dashboard_browser import EVENT, LIVE, LiveHub, Table, open_hall, state
 
 from controller.hall_protocol.protocol import EventMessage, encode_event
 from controller.hall_protocol.topics import Topics
