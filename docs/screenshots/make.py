@@ -30,11 +30,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "hub"),
                 str(ROOT / "tests" / "engine")]
 
 from devtools import DevTools  # noqa: E402
-from test_hub_browser import LIVE as HUB_LIVE  # noqa: E402
-from test_hub_browser import LiveHub, Table, open_hall, state  # noqa: E402
 from test_hub_pages import play_opening  # noqa: E402
-from test_hub_toss import event  # noqa: E402
-from test_hub_toss_browser import _state as paired_state  # noqa: E402
+from test_hub_results_toss import event  # noqa: E402
+from test_hub_web_arbiter_routes_toss_browser import _state as paired_state  # noqa: E402
+from test_hub_web_dashboard_browser import LIVE as HUB_LIVE  # noqa: E402
+from test_hub_web_dashboard_browser import LiveHub, Table, open_hall, state  # noqa: E402
 from test_web_server_browser import LIVE, LiveServer  # noqa: E402
 from web_support import TOKEN, SimulatedGame  # noqa: E402
 

@@ -1,9 +1,10 @@
 """The hall's pages as people read them, at desktop and phone sizes, in Chromium.
 
-The hub, broker and tables run as in :mod:`test_hub_browser` (a real Mosquitto, MQTT
-tables); the broadcast delay is zero here so that what the tables publish is at once
-what a spectator may see. The hall screen's "find your table" needs a tournament's
-pairings, so it is shown from a hub on an in-memory store with a director of its own.
+The hub, broker and tables run as in :mod:`test_hub_web_dashboard_browser` (a real
+Mosquitto, MQTT tables); the broadcast delay is zero here so that what the tables
+publish is at once what a spectator may see. The hall screen's "find your table" needs
+a tournament's pairings, so it is shown from a hub on an in-memory store with a
+director of its own.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 from devtools import DevTools
 from hub_web_support import TOKEN, FakeDirector, Hall, serve_hub
-from test_hub_browser import EVENT, LIVE, LiveHub, Table, open_hall, state
+from test_hub_web_dashboard_browser import EVENT, LIVE, LiveHub, Table, open_hall, state
 
 from controller.hall_protocol.protocol import EventMessage, encode_event
 from controller.hall_protocol.topics import Topics

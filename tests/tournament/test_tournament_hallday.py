@@ -204,7 +204,7 @@ def test_a_signed_32_32_without_a_toss_waits_for_the_arbiter(tmp_path):
     director.pair_next_round()
     desk = ResultDesk(director, lambda table, cmd: None)
     # a 32-32 board reported as a draw, with no 伏せ石 recorded: the desk holds it for
-    # the arbiter's toss (tests/hub/test_hub_toss.py) instead of passing it on
+    # the arbiter's toss (tests/hub/test_hub_results_toss.py) instead of passing it on
     drawn = SignOff(32, 32, "draw").answer("black", True).answer("white", True)
     status = _status(1, drawn, result=GameResult(32, 32, "draw"))
     assert not desk.awaiting(status)

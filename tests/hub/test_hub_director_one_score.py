@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from hub_web_support import TOKEN
-from test_hub_browser import LIVE, LiveHub
+from test_hub_web_dashboard_browser import LIVE, LiveHub
 
 from controller.cli import main
 from controller.hub.director import TournamentDirector

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hub_web_support import TOKEN
-from test_hub_browser import LIVE, LiveHub
+from test_hub_web_dashboard_browser import LIVE, LiveHub
 
 from controller.hub.director import TournamentDirector
 from controller.tournament import Player, Tournament

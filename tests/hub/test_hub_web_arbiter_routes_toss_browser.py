@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 from devtools import DevTools
 from hub_web_support import START, TOKEN
-from test_hub_browser import LIVE, LiveHub, Table
-from test_hub_toss import event
+from test_hub_results_toss import event
+from test_hub_web_dashboard_browser import LIVE, LiveHub, Table
 
 from controller.hall_protocol.protocol import GameResult, TableState
 from controller.hub.director import TournamentDirector
