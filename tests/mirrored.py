@@ -17,6 +17,8 @@ from pathlib import Path
 #: named ``test_<package>_<module>[_<behaviour>].py``, the package's dotted name with
 #: ``controller.`` dropped and dots as underscores; every test file in the folder is
 #: named after a module of a package it holds, or is in ``PACKAGE_WIDE``.
+#: A sub-package's folder sits inside its parent's (``vision/finding``), so each
+#: folder's files stay those of one package.
 MIRRORED_PACKAGES: dict[str, str] = {
     "controller.records": "records",
     "controller.engine": "engine",
@@ -37,6 +39,12 @@ MIRRORED_PACKAGES: dict[str, str] = {
     "controller.tournament_store": "tournament_store",
     "controller.hub": "hub",
     "controller.hub.web": "hub",
+    "controller.tournament": "tournament",
+    "controller.vision": "vision",
+    "controller.vision.calibrating": "vision/calibrating",
+    "controller.vision.finding": "vision/finding",
+    "controller.vision.reading": "vision/reading",
+    "controller.vision.watching": "vision/watching",
     "calibration": "calibration",
     "calibration.commands": "calibration",
     "calibration.hall": "calibration",
@@ -46,12 +54,6 @@ MIRRORED_PACKAGES: dict[str, str] = {
 #: ``MIRRORED_PACKAGES`` when its folder is. Together the two name every package, so a
 #: new package has to be placed in one of them.
 NOT_YET_MIRRORED: tuple[str, ...] = (
-    "controller.tournament",
-    "controller.vision",
-    "controller.vision.calibrating",
-    "controller.vision.finding",
-    "controller.vision.reading",
-    "controller.vision.watching",
 )
 
 #: Top-level module of ``controller/`` -> the folder of its ``test_<module>[_*].py``
@@ -100,8 +102,8 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "controller.engine.process": ("engine/test_engine_client.py",),
     "controller.engine.report": ("engine/test_engine_review.py",),
     # tournament_store: writing an event's sheets, met through `kaeshi tournament export`
-    "controller.tournament_store.sheets": ("tournament/test_tournament_cli.py",
-                                           "tournament/test_tournament_wof_date.py"),
+    "controller.tournament_store.sheets": ("tournament_store/test_tournament_store_store_cli.py",
+                                           "tournament_store/test_tournament_store_formats_wof_date.py"),
     # the protocol sessions behind the client, over real pipes
     "controller.engine.sessions": ("engine/test_engine_client.py",),
     # hall: the driver's parts, met through the driver on a pseudo-terminal
@@ -148,16 +150,15 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "controller.commands.games": ("engine/test_engine_review.py",),
     "controller.commands.hub": ("hub/test_hub_simulate_faults.py",),
     "controller.commands.perft": ("rules/test_perft.py",),
-    "controller.commands.recognize": ("vision/test_vision_photo.py",),
+    "controller.commands.recognize": ("vision/test_vision_pipeline_photo.py",),
     "controller.commands.run": ("install/test_install_trial.py",),
     "controller.commands.simulate": ("hall/test_hall_replay.py",
                                      "arbiter/test_arbiter_core_cli.py"),
-    "controller.commands.tournament": ("tournament/test_tournament_cli.py",),
+    "controller.commands.tournament": ("tournament_store/test_tournament_store_store_cli.py",),
     "controller.commands.watch": ("synth/test_synth_replay_sizes.py",),
     # calibration: the camera's, through the advice it gives and the reader's tests
     "calibration.camera": ("calibration/test_calibration_advice.py",),
     "calibration.commands.camera": ("calibration/test_calibration_advice.py",),
-    "calibration.evaluation": ("vision/test_vision_calibration_figures.py",),
     # top-level definitions, met wherever their words are read or written
     "controller.errors": ("leds/test_leds_drivers.py",),
     "controller.events": ("records/test_irregularities.py", "simulator/test_simulator_game.py"),
@@ -232,16 +233,64 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
                                             "hub/test_hub_web_app.py"),
     "controller.hub.web.spectator_view": ("hub/test_hub_pages.py",),
     "controller.hub.web.tournament_routes": ("hub/test_hub_director_one_writer.py",),
-    # tournament store: its tests are still in tests/tournament/, named after the rules
-    # they serve
-    "controller.tournament_store.formats": ("tournament/test_tournament_roster.py",
-                                            "tournament/test_tournament_final_ranking.py"),
-    "controller.tournament_store.hallday": ("tournament/test_tournament_hallday.py",),
-    "controller.tournament_store.paper": ("tournament/test_tournament_paper.py",),
-    "controller.tournament_store.roster": ("tournament/test_tournament_roster.py",),
-    "controller.tournament_store.simulate": ("tournament/test_tournament_rule_text.py",),
-    "controller.tournament_store.store": ("tournament/test_tournament_director_machine.py",
-                                          "tournament/test_tournament_cli.py"),
+    # tournament store: drawing up a rules' simulated event, met where its rules are checked
+    "controller.tournament_store.simulate": ("tournament/test_tournament_pairing_rule_text.py",),
+    # tournament: the event's parts, met through ``Tournament``, the one object a director drives
+    "controller.tournament.flow": ("tournament/test_tournament_pairing_properties.py",
+                                   "tournament/test_tournament_pairing_rule_text.py"),
+    "controller.tournament.game": ("tournament/test_tournament_event.py",
+                                   "tournament/test_tournament_verdict.py"),
+    "controller.tournament.knockout": ("tournament/test_tournament_event.py",),
+    "controller.tournament.latecomers": ("tournament/test_scorecard.py",
+                                         "tournament/test_tournament_event_director_machine.py"),
+    "controller.tournament.leagues": ("tournament/test_tournament_lottery.py",),
+    "controller.tournament.model": ("tournament/test_tournament_event.py",
+                                    "tournament/test_tournament_event_board_sizes.py"),
+    "controller.tournament.state": ("tournament/test_tournament_event.py",
+                                    "tournament/test_tournament_pairing_properties.py"),
+    "controller.tournament.toss": ("tournament/test_tournament_event.py",),
+    # vision: shared definitions and edges, met wherever a picture is found or read
+    "controller.vision.annotate": ("vision/reading/test_vision_reading_square_model.py",),
+    "controller.vision.calibration_file": ("vision/watching/test_vision_watching_loop.py",
+                                           "vision/watching/test_vision_watching_turn_in_play.py"),
+    "controller.vision.colour": ("vision/test_vision_setup.py",
+                                 "vision/watching/test_vision_watching_turn_in_play.py"),
+    "controller.vision.cv": ("vision/test_vision_pipeline_synthetic.py",
+                             "vision/finding/test_vision_finding_contours.py"),
+    "controller.vision.geometry": ("vision/test_vision_setup.py",
+                                   "vision/finding/test_vision_finding_finder.py"),
+    # the words of ``--a1``, read through the geometry that places a1
+    "controller.vision.places": ("vision/calibrating/test_vision_calibrating_fit.py",
+                                 "vision/reading/test_vision_reading_square_model.py"),
+    "controller.vision.sampling": ("vision/finding/test_vision_finding_grid_fit.py",
+                                   "vision/reading/test_vision_reading_square_model.py"),
+    # calibrating: the steps of a fit, met through the calibrations they serve
+    "controller.vision.calibrating.edges": ("vision/calibrating/test_vision_calibrating_fit.py",),
+    "controller.vision.calibrating.judge": ("vision/calibrating/test_vision_calibrating_search.py",
+                                            "vision/calibrating/test_vision_calibrating_discs.py"),
+    # finding: the finder's cues, each met through the board it finds
+    "controller.vision.finding.disc_lattice": ("vision/finding/test_vision_finding_grid_fit.py",),
+    "controller.vision.finding.edges": ("vision/finding/test_vision_finding_finder.py",
+                                        "vision/finding/test_vision_finding_grid_fit.py"),
+    "controller.vision.finding.grid_check": ("vision/finding/test_vision_finding_grid_fit.py",
+                                             "vision/calibrating/test_vision_calibrating_search.py"),
+    "controller.vision.finding.lattice": ("vision/finding/test_vision_finding_finder.py",),
+    # reading: the reader and its looks, met through the readings of rendered boards
+    "controller.vision.reading.board_reading": (
+        "vision/reading/test_vision_reading_squarestats_greys.py",
+        "vision/reading/test_vision_reading_square_model.py"),
+    "controller.vision.reading.reader": ("vision/test_vision_pipeline_synthetic.py",
+                                         "vision/watching/test_vision_watching_turn_in_play.py"),
+    "controller.vision.reading.scoring": ("vision/test_vision_pipeline_endtoend.py",
+                                          "vision/test_vision_pipeline_synthetic.py"),
+    "controller.vision.reading.second_opinion": (
+        "vision/reading/test_vision_reading_square_model.py",),
+    "controller.vision.reading.shifted": ("vision/test_vision_pipeline_synthetic.py",
+                                          "vision/reading/test_vision_reading_uncentred_conflict.py"),
+    # watching: the watcher and its guard, met through the watch loop that drives them
+    "controller.vision.watching.grid_guard": ("vision/watching/test_vision_watching_loop.py",),
+    "controller.vision.watching.watcher": ("vision/watching/test_vision_watching_loop.py",
+                                           "vision/watching/test_vision_watching_turn_in_play.py"),
 }
 
 

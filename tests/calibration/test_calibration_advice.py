@@ -128,7 +128,7 @@ def test_a_rendered_lamp_reflection_is_named(tmp_path):
 
 def test_discs_where_the_start_has_none_are_named_with_what_to_do():
     # discs left on three squares of the edge: one or two the calibration would name
-    # and keep (see test_vision_calibration), three it refuses
+    # and keep (see test_vision_calibrating_fit), three it refuses
     board = "X" + START_BOARD[1:7] + "O" + START_BOARD[8:63] + "O"  # a1, h1, h8
     r = render(board, Scene(tilt_deg=10), seed=4)
     result = calibrate_image(r.image, corners=r.corners)

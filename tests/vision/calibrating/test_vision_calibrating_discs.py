@@ -116,7 +116,7 @@ def test_a_disc_guess_the_model_is_not_sure_of_is_not_taken(lamp_over_the_board,
     _disc_path_only(monkeypatch)
     monkeypatch.setattr(startjudge, "grid_doubt", lambda image, fit: SURE)
     # the last resort after it takes such a grid on three discs (see
-    # test_vision_startplaced.py); this rule alone must not
+    # test_vision_calibrating_start_reading_placed.py); this rule alone must not
     monkeypatch.setattr(startsearch, "_discs_placed", lambda image, made: None)
     start = lamp_over_the_board
     with pytest.raises(BoardNotFound):
