@@ -25,7 +25,8 @@ from controller.hall_protocol.topics import Topics
 from controller.hub.simulate import Hall
 
 START = "-" * 27 + "OX------XO" + "-" * 27
-PAGES = ["/", "/api/broadcast", "/feed/games.ggf", "/feed/games.json", "/api/standings"]
+PAGES = ["/", "/api/broadcast", "/feed/games.ggf", "/feed/games.json", "/api/standings",
+         "/pairings", "/api/pairings"]
 ARBITER_PAGES = ["/api/dashboard", "/export/event.ggf", "/export/event-wthor.zip",
                  "/api/table/1", "/api/table/2", "/api/table/3"]
 
