@@ -192,10 +192,10 @@ def tournament_pages(browser: DevTools) -> None:
     """A 40-player hall day (dispute, late arrivals, a forfeit) with one correction,
     its sheets as `kaeshi tournament export` writes them, and the dashboard's final
     ranking with the hub driving that event file."""
-    from controller.commands.tournament import _write_sheets
     from controller.hub.director import TournamentDirector
     from controller.tournament_store import store
     from controller.tournament_store.hallday import hall_day
+    from controller.tournament_store.sheets import write_sheets
 
     with tempfile.TemporaryDirectory(prefix="kaeshi-shots-") as tmp:
         path = Path(tmp) / "event.sqlite"
@@ -207,7 +207,7 @@ def tournament_pages(browser: DevTools) -> None:
             "outcome": "white" if game.outcome == "black" else "black", "discs": [w, b],
             "by": "Arbiter Sato", "why": "the score card was signed the wrong way round"})
         sheets = Path(tmp) / "sheets"
-        _write_sheets(sheets, t)
+        write_sheets(sheets, t)
         for sheet, name in (("round-2.html", "tournament-round"),
                             ("cards-2.html", "tournament-cards"),
                             ("players-2.html", "tournament-players"),
@@ -287,7 +287,8 @@ def home_pages(browser: DevTools) -> None:
         game = service.table.game
         assert game is not None
         await asyncio.to_thread(shoot, browser, f"{service.outputs.url}/review/{game.id}",
-                                "!!document.getElementById('review-step')", "home-review",
+                                "document.querySelector('.score-graph rect.step') !== null",
+                                "home-review",
                                 at_fault)
         service.stop()
         await task
