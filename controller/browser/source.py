@@ -47,11 +47,8 @@ class BrowserSource:
                  monotonic: Callable[[], float] | None = None, device_key: str = "",
                  game_size: int = STANDARD) -> None:
         self.fps = fps
-        self.game_size = game_size  # the board's: the set-up must have been made on one
         #: The key the pages' addresses carry: a page without it is not this table's.
         self.device_key = device_key
-        self.setup_path = setup_path
-        self.keepalive = keepalive
         self.network = network
         self.sync_allowance = sync_allowance
         self.size = size
