@@ -1,6 +1,6 @@
 """The README is a short front door, every link in it and in docs/ leads somewhere, and
 docs/architecture.md stays true: the paths it cites exist, and a recipe with an example
-commit lists exactly the files that commit touched."""
+commit lists exactly the files that commit touched, as today's tree holds them."""
 
 from __future__ import annotations
 
@@ -101,8 +101,8 @@ def _recipes() -> dict[str, str]:
 
 def _touched_by_steps(section: str) -> list[str]:
     """The files a recipe's steps say the change touches: in each clause of a step, the
-    paths before its first colon (``NAME`` a wildcard; a step naming no path, "the docs
-    page of that subject", any page of docs/)."""
+    paths before its first colon (``NAME`` the name of the thing added, see ``_names``;
+    a step naming no path, "the docs page of that subject", any page of docs/)."""
     patterns = []
     for step in STEP.findall(section):
         clauses = [c for c in re.split(r";\s+", " ".join(step.split())) if c]
@@ -110,11 +110,23 @@ def _touched_by_steps(section: str) -> list[str]:
         for clause in clauses:
             head = clause.split(": ", 1)[0] if ": " in clause else ""
             for path in PATH.findall(head):
-                patterns.append(path.replace("NAME", "*"))
+                patterns.append(path)
                 named = True
         if not named:
             patterns.append("docs/*.md")
     return patterns
+
+
+def _matches(pattern: str, path: str) -> bool:
+    return fnmatch.fnmatch(path, pattern.replace("NAME", "*"))
+
+
+def _names(pattern: str, paths: list[str]) -> set[str]:
+    """What ``NAME`` stands for in the paths ``pattern`` matches. Among the files no step
+    names outright it must stand for one name, so that ``tests/leds/test_leds_NAME.py``
+    cannot quietly cover another test file of the folder that the steps forgot to name."""
+    shape = re.compile(re.escape(pattern).replace("NAME", "(.+)"))
+    return {m.group(1) for path in paths if (m := shape.fullmatch(path))}
 
 
 def _exists(path: str) -> bool:
@@ -132,14 +144,40 @@ def test_every_path_the_guide_cites_exists() -> None:
     assert not missing, f"docs/architecture.md cites paths that do not exist: {missing}"
 
 
-def _git_files(commit: str) -> list[str] | None:
+def _git(*args: str) -> str | None:
     try:
-        out = subprocess.run(["git", "-C", str(ROOT), "show", "--no-renames", "--name-only",
-                              "--format=", commit], capture_output=True, text=True,
+        out = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
                              check=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None
-    return [line for line in out.stdout.splitlines() if line]
+    return out.stdout
+
+
+def _git_files(commit: str) -> list[str] | None:
+    out = _git("show", "--no-renames", "--name-only", "--format=", commit)
+    return None if out is None else [line for line in out.splitlines() if line]
+
+
+#: Test files an example commit touched that were split by module since: (example, the
+#: file it touched) -> (the commit that split that file, the files that hold today what
+#: the example wrote there). A recipe tells the next engineer where things go in today's
+#: tree, so its steps are checked against its example with these files in the old one's
+#: place; each line is itself checked against the history
+#: (``test_a_split_file_is_replaced_by_the_files_holding_what_the_example_wrote``).
+SPLIT_SINCE: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
+    ("b6562a9", "tests/leds/test_leds_drivers.py"):
+        ("136454f", ("tests/leds/test_leds_apa102.py", "tests/leds/test_leds_strip.py")),
+    ("0370b6b", "tests/clock/test_clockhw_hardware.py"):
+        ("136454f", ("tests/clock/test_clockhw_ht16k33.py",)),
+}
+
+
+def _as_today(commit: str, touched: list[str]) -> list[str]:
+    """The files ``commit`` touched, each split since replaced by those now holding its part."""
+    today: list[str] = []
+    for path in touched:
+        today.extend(SPLIT_SINCE.get((commit, path), ("", (path,)))[1])
+    return today
 
 
 RECIPES_WITH_EXAMPLES = {title: m.group(1) for title, body in _recipes().items()
@@ -153,11 +191,55 @@ def test_the_recipes_that_matter_most_name_an_example() -> None:
 
 @pytest.mark.parametrize(("title", "commit"), sorted(RECIPES_WITH_EXAMPLES.items()))
 def test_a_recipe_lists_exactly_the_files_its_example_touched(title: str, commit: str) -> None:
+    """Every file the example touched (as today's tree holds it) is named by a step and
+    every step names one; a file a step names outright is not also what a ``NAME`` stands for."""
     touched = _git_files(commit)
     if touched is None:
         pytest.skip(f"the history holding {commit} is not in this checkout")
+    touched = _as_today(commit, touched)
     patterns = _touched_by_steps(_recipes()[title])
-    unlisted = [f for f in touched if not any(fnmatch.fnmatch(f, p) for p in patterns)]
-    unused = [p for p in patterns if not any(fnmatch.fnmatch(f, p) for f in touched)]
+    unlisted = [f for f in touched if not any(_matches(p, f) for p in patterns)]
+    outright = [p for p in patterns if "NAME" not in p]
+    left = [f for f in touched if not any(_matches(p, f) for p in outright)]
+    unused = [p for p in patterns
+              if not any(_matches(p, f) for f in (left if "NAME" in p else touched))]
+    several = {p: sorted(names) for p in patterns
+               if "NAME" in p and len(names := _names(p, left)) > 1}
     assert not unlisted, f"{title}: {commit} touched files no step names: {unlisted}"
     assert not unused, f"{title}: steps name files {commit} did not touch: {unused}"
+    assert not several, f"{title}: a NAME stands for more than one file of {commit}: {several}"
+
+
+DEFINED = re.compile(r"^\+(?:async def|def|class) (\w+)", re.MULTILINE)
+
+
+def _defines(path: str, name: str) -> bool:
+    file = ROOT / path
+    return file.is_file() and re.search(rf"^(?:async def|def|class) {name}\b",
+                                        file.read_text(encoding="utf-8"), re.MULTILINE) is not None
+
+
+@pytest.mark.parametrize(("example", "old"), sorted(SPLIT_SINCE))
+def test_a_split_file_is_replaced_by_the_files_holding_what_the_example_wrote(
+        example: str, old: str) -> None:
+    """A line of ``SPLIT_SINCE`` cannot excuse a recipe: the example touched the old file,
+    the split commit touched it and each new one, every function and class the example
+    wrote there is defined today in a new one and no longer in the old, and each new one
+    holds at least one of them."""
+    split, new = SPLIT_SINCE[(example, old)]
+    touched = _git_files(example)
+    if touched is None:
+        pytest.skip(f"the history holding {example} is not in this checkout")
+    assert example in RECIPES_WITH_EXAMPLES.values(), f"no recipe's example is {example}"
+    assert old in touched, f"{example} did not touch {old}"
+    by_split = _git_files(split)
+    assert by_split is not None, f"{split}, said to have split {old}, is not in the history"
+    untouched = sorted({old, *new} - set(by_split))
+    assert not untouched, f"{split} did not touch {untouched}"
+    written = DEFINED.findall(_git("show", "--no-renames", "--format=", example, "--", old) or "")
+    assert written, f"{example} defined nothing in {old} to follow"
+    homes = {name: [path for path in new if _defines(path, name)] for name in written}
+    assert all(homes.values()), f"not defined in {new}: {[n for n, h in homes.items() if not h]}"
+    assert not [n for n in written if _defines(old, n)], f"{old} still defines some of {written}"
+    empty = [path for path in new if not any(path in h for h in homes.values())]
+    assert not empty, f"{empty} hold nothing {example} wrote in {old}"

@@ -69,3 +69,8 @@ def test_the_ends_of_each_range_are_accepted(setting, value):
 def test_the_lines_listed_here_are_every_line_of_the_clock():
     lines = {f.name for f in fields(ClockPins)} - {"debounce", "brightness", "dim_brightness"}
     assert lines == set(LINES)
+
+
+def test_clockhw_pins_reject_double_use() -> None:
+    with pytest.raises(ValueError, match="GPIO 17 is assigned twice"):
+        ClockPins(white_button=17)
