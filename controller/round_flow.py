@@ -4,7 +4,9 @@ A round at one table goes: *paired* (the pairing is out, the table has not set t
 game up yet), *playing*, then once the board is full or a flag fell, *waiting for
 the signatures* (rule 15), or for the *伏せ石* (a 32–32 board in an event without
 draws, rule 1), or for the *arbiter* (a dispute, a flag, a table that does not ask
-the players to sign), and *done* once the director holds the result. A table the
+the players to sign), and *done* once the director holds the result. A table set up
+for another board than the event's *refuses* the pairing: nothing begins there until
+the arbiter sets it up for the event's board and sends the pairing again. A table the
 round gives no game is *idle*, a player without an opponent has a *bye*, and before
 a round is paired (or between two rounds) a table is *waiting for the pairing*.
 
@@ -25,13 +27,31 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
+from controller.boardsize import a_label, board_size
+
 #: The 伏せ石's words, as the result desk refuses a drawn board without it.
 TOSS_TODO = "record who holds the draw-win right, and the result goes to the director"
+
+
+def refusal_todo(event_size: int) -> str:
+    """What the arbiter does at a table that refuses a pairing on ``event_size`` boards:
+    the end of the table's refusal, and the next step of the hub's round step and bar."""
+    return (f"set game.size = {event_size} at the table, restart it and send the pairings "
+            "again")
+
+
+def pairing_refusal(round: int, event_size: int, table_size: int) -> str:
+    """Why a table set up for ``table_size`` does not begin ``round``'s game, paired on
+    ``event_size`` boards (the hub's desk would refuse a result from another board)."""
+    return (f"round {round} is paired on {a_label(event_size)} board, this table is set "
+            f"up for {a_label(table_size)} (game.size): the game is not started; "
+            f"{refusal_todo(event_size)}")
 
 
 class Stage(StrEnum):
     UNPAIRED = "unpaired"  # waiting for the pairing
     PAIRED = "paired"  # the pairing is out; the table has not set the game up
+    REFUSED = "refused"  # the table's board is not the event's: it will not begin the game
     IDLE = "idle"  # no game at this table this round
     BYE = "bye"  # a player with no opponent this round (no table)
     PLAYING = "playing"
@@ -47,7 +67,7 @@ class Stage(StrEnum):
 
 
 #: How far a game of the round has come (the round bar's counts, and what may follow).
-ORDER = {Stage.PAIRED: 0, Stage.PLAYING: 1, Stage.SIGNATURES: 2, Stage.TOSS: 3,
+ORDER = {Stage.PAIRED: 0, Stage.REFUSED: 0, Stage.PLAYING: 1, Stage.SIGNATURES: 2, Stage.TOSS: 3,
          Stage.ARBITER: 3, Stage.DONE: 4}
 
 
@@ -97,12 +117,14 @@ class TableRound:
     how: str = ""  # DONE: signed, confirmed, forfeit
     offline: bool = False  # the hub hears nothing from the table
     holder: str = ""  # the 伏せ石's draw-win right, once recorded (a colour)
+    boards: tuple[int, int] | None = None  # REFUSED: the table's board size, the event's
 
     # ------------------------------------------------------------ transitions
     def pair(self, round: int, black: str, white: str, needs_toss: bool = False
              ) -> TableRound:
         """The director paired a game of ``round`` here (sent again: nothing changes)."""
-        if self.stage is Stage.PAIRED and self.round == round:
+        if self.stage in (Stage.PAIRED, Stage.REFUSED) and self.round == round:
+            # sent again: a table set up for another board still refuses it
             return replace(self, black=black, white=white, needs_toss=needs_toss)
         self._next_round(round)
         return TableRound(Stage.PAIRED, round, self.table, black, white,
@@ -117,6 +139,20 @@ class TableRound:
         """``player`` has no opponent in ``round`` (a win without a game, no table)."""
         self._next_round(round)
         return TableRound(Stage.BYE, round, None, player)
+
+    def refused(self, table_size: int, event_size: int) -> TableRound:
+        """The table, set up for ``table_size`` boards, will not begin this round's game
+        on the event's ``event_size`` ones (said again: the sizes it says now)."""
+        self._require(Stage.PAIRED, Stage.REFUSED)
+        if table_size == event_size:
+            raise RoundFlowError("the table is set up for the event's board: nothing to refuse")
+        return replace(self, stage=Stage.REFUSED, boards=(table_size, event_size))
+
+    def fixed(self) -> TableRound:
+        """The arbiter set the table up for the event's board: it waits for the
+        pairing again."""
+        self._require(Stage.REFUSED)
+        return replace(self, stage=Stage.PAIRED, boards=None)
 
     def started(self) -> TableRound:
         """The table set this round's game up (its state names the round's game)."""
@@ -171,8 +207,8 @@ class TableRound:
 
     def toss(self, holder: str) -> TableRound:
         """The arbiter recorded the 伏せ石: ``holder`` (a colour) wins a drawn board."""
-        self._require(Stage.PAIRED, Stage.PLAYING, Stage.SIGNATURES, Stage.TOSS,
-                      Stage.ARBITER)
+        self._require(Stage.PAIRED, Stage.REFUSED, Stage.PLAYING, Stage.SIGNATURES,
+                      Stage.TOSS, Stage.ARBITER)
         if not self.needs_toss:
             raise RoundFlowError("no 伏せ石 is awaited at this table")
         now = replace(self, needs_toss=False, holder=holder)
@@ -191,8 +227,9 @@ class TableRound:
                        how="confirmed")
 
     def forfeit(self, loser: str) -> TableRound:
-        """A late player lost without a game (rules 11–12)."""
-        self._require(Stage.PAIRED, Stage.PLAYING)
+        """A late player lost without a game (rules 11–12), whatever board the table is
+        set up for."""
+        self._require(Stage.PAIRED, Stage.REFUSED, Stage.PLAYING)
         winner = "white" if loser == "black" else "black"
         return replace(self, stage=Stage.DONE, winner=winner, how="forfeit")
 
@@ -241,6 +278,14 @@ class TableRound:
                     "send the pairings again")
             return Step(s, f"{head}{self.players()}: paired, not set up at the table "
                            "yet.", "paired, not started", "table", todo)
+        if s is Stage.REFUSED:
+            assert self.boards is not None
+            mine, event = self.boards
+            todo = refusal_todo(event)
+            return Step(s, f"{head}{self.players()}: pairing refused, the table is set up "
+                           f"for {a_label(mine)} board and the event is on "
+                           f"{board_size(event).label} boards: {todo}.",
+                        "pairing refused", "arbiter", todo)
         if s is Stage.PLAYING:
             if self.offline:
                 return Step(s, f"{head}{self.players()}: playing, move {self.moves}; the "
@@ -288,12 +333,14 @@ def of_facts(round: int | None, table: int, *, paired: tuple[str, str] | None,
              signoff: tuple[bool | None, bool | None] | None = None,
              flagged: Iterable[str] = (), needs_toss: bool = False,
              held: tuple[int, int, str, str] | None = None, refused: str = "",
-             online: bool = True) -> TableRound:
+             online: bool = True, boards: tuple[int, int] | None = None) -> TableRound:
     """The round at ``table`` from what the hub holds: ``paired`` (black, white) in
     ``round`` or None; ``on_table``: the table's state is of this round's game, with
     ``moves`` and its ``result`` (black, white, winner) and ``signoff`` (each player's
     word; None: the table does not ask them); ``held``: the director's result (black,
-    white, winner, how); ``refused``: why the desk did not take a signed result."""
+    white, winner, how); ``refused``: why the desk did not take a signed result;
+    ``boards``: the table's board size and the event's, when they differ and the table
+    has not begun the round's game (it refuses the pairing)."""
     base = TableRound(table=table, offline=not online)
     if round is None:
         return base
@@ -306,7 +353,7 @@ def of_facts(round: int | None, table: int, *, paired: tuple[str, str] | None,
         return replace(flow, stage=Stage.DONE, score=score, winner=winner, how=how,
                        signed=signoff or (None, None), card=signoff is not None)
     if not on_table:
-        return flow
+        return flow if boards is None else flow.refused(*boards)
     flow = flow.started().moved(moves)
     if result is None:
         return flow
@@ -326,7 +373,8 @@ def of_facts(round: int | None, table: int, *, paired: tuple[str, str] | None,
 
 def bar(round: int | None, rounds: Iterable[TableRound]) -> str:
     """The round at a glance: ``Round 2: 3 of 4 results, 4 byes, 1 waiting for the
-    arbiter`` (only what there is, beside the results)."""
+    arbiter`` (only what there is, beside the results), then the arbiter's next step at
+    each table that refuses its pairing (it holds the round up): ``— arbiter: table 7, …``."""
     items = list(rounds)
     if round is None:
         return "No round is paired yet."
@@ -335,6 +383,7 @@ def bar(round: int | None, rounds: Iterable[TableRound]) -> str:
     parts = [f"{count[Stage.DONE]} of {games} result{'s' if games != 1 else ''}"]
     for stage, one, many in (
             (Stage.BYE, "1 bye", "{} byes"),
+            (Stage.REFUSED, "1 pairing refused", "{} pairings refused"),
             (Stage.PAIRED, "1 not started", "{} not started"),
             (Stage.PLAYING, "1 playing", "{} playing"),
             (Stage.SIGNATURES, "1 waiting for signatures", "{} waiting for signatures"),
@@ -343,4 +392,9 @@ def bar(round: int | None, rounds: Iterable[TableRound]) -> str:
             (Stage.IDLE, "1 table idle", "{} tables idle")):
         if count[stage]:
             parts.append(one if count[stage] == 1 else many.format(count[stage]))
-    return f"Round {round}: " + ", ".join(parts)
+    said = f"Round {round}: " + ", ".join(parts)
+    refused = [t for t in items if t.stage is Stage.REFUSED]
+    if refused:  # each one the arbiter's to put right (its Step.who)
+        said += f" — {refused[0].step().who}: " + "; ".join(
+            f"table {t.table}, {t.step().todo}" for t in refused)
+    return said

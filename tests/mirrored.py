@@ -155,7 +155,8 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     # browser: the camera view, met through a live table fed a phone's frames
     "controller.browser.view": ("phone/test_phone_stream.py", "phone/test_phone_faults.py",
                                 "phone/test_phone_routes_pages.py"),
-    "controller.round_flow": ("hub/test_hub_round_status_flow.py",),
+    "controller.round_flow": ("hub/test_hub_round_status_flow.py",
+                              "hub/test_hub_round_status_refused.py"),
     "controller.observation": ("hall/test_hall_replay.py",),
     "controller.strictjson": ("hub/test_hub_strict_readers.py",),
     "controller.terminal": ("hub/test_hub_admission.py",),

@@ -2,7 +2,10 @@
 bar: built from the tables' states, the director's results and the result desk.
 
 The flow is rebuilt from these facts on every page build, so what the dashboard, the
-table's page and the round bar say after a hub restart is what they said before it.
+table's page and the round bar say after a hub restart is what they said before it. A
+pairing a table refuses is one of them: the table's last state (kept in the hub's store,
+read back by the protocol's reader) names the board it is set up for, the director's
+pairing the event's.
 """
 
 from __future__ import annotations
@@ -66,12 +69,17 @@ def table_round(status: TableStatus | None, table: int, director: Director,
                                                          result.winner):
             refused = (f"the players signed {card.black}–{card.white} but the table shows "
                        f"{result.black}–{result.white}")
+    # a table set up for another board refuses the pairing (its state says why, and its
+    # size says so still after a restart that lost the words): the arbiter's to put right
+    boards = (s.size, p.size) if s is not None and not on_table and s.size != p.size \
+        else None
     score = None if result is None or not on_table else (
         result.black, result.white, "draw" if drawn_on_board(result) else result.winner)
     return of_facts(rnd, table, paired=(p.black, p.white), on_table=on_table,
                     moves=s.moves if on_table and s is not None else 0, result=score,
                     signoff=signed, flagged=card.flags if card is not None else (),
-                    needs_toss=p.needs_toss, refused=refused, online=online)
+                    needs_toss=p.needs_toss, refused=refused, online=online,
+                    boards=boards)
 
 
 def hall_round(statuses: Iterable[TableStatus], director: Director,

@@ -325,10 +325,16 @@ class Tosses:
 
 
 def _round_bar(pages: HubPages) -> list[str]:
-    """The dashboard's round bar as the day ended (controller/round_flow.py's words)."""
+    """The dashboard's round bar as the day ended, and each table whose pairing is
+    refused, with the arbiter's step there (controller/round_flow.py's words): a round
+    such a table holds up does not end by itself."""
     with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-        bar = pages.call("/api/dashboard").get("hall_round")
+        board = pages.call("/api/dashboard")
+        bar = board.get("hall_round")
         if bar:
-            return [f"dashboard: {bar['text']}"]
+            return [f"dashboard: {bar['text']}", *(
+                f"  table {c['table']} refuses its pairing: {c['round_step']['text']}"
+                for c in board.get("tables", [])
+                if (c.get("round_step") or {}).get("stage") == "refused")]
     return []
 

@@ -17,7 +17,6 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from controller.boardsize import a_label
 from controller.errors import KaeshiError
 from controller.hall_protocol.mqtt import BrokerSettings
 from controller.hall_protocol.protocol import (
@@ -29,6 +28,7 @@ from controller.hall_protocol.protocol import (
     pairing_size,
 )
 from controller.hall_protocol.topics import check_event_slug, check_table
+from controller.round_flow import pairing_refusal
 from controller.squares import Color
 from controller.table_link.publisher import LinkSettings, TablePublisher
 from controller.table_link.table import LinkedTable
@@ -123,9 +123,7 @@ def board_refusal(cmd: DownlinkCommand, table_size: int) -> str | None:
     size = pairing_size(cmd)
     if size == table_size:
         return None
-    return (f"round {cmd.args['round']} is paired on {a_label(size)} board, this table "
-            f"is set up for {a_label(table_size)} (game.size): the game is not started; "
-            f"set game.size = {size}, restart the table and send the pairings again")
+    return pairing_refusal(int(cmd.args["round"]), size, table_size)  # the hub's words too
 
 
 def next_game_overrides(cmd: DownlinkCommand) -> dict[str, Any]:

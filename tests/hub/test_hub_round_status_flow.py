@@ -1,6 +1,7 @@
 """A table's round (controller/round_flow.py): its words, the round bar, and, driven
 through the hub's real result desk by random pairings, moves, results, signatures,
-disputes, tosses, confirmations and hub restarts, never stuck and never contradictory."""
+disputes, tosses, confirmations, tables set up for another board and hub restarts,
+never stuck and never contradictory."""
 
 from __future__ import annotations
 
@@ -13,13 +14,24 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from controller.boardsize import SIZES
 from controller.hall_protocol.protocol import GameResult, TableState, TableStatus
 from controller.hub.results import Confirmed, Pairing, ResultDesk
 from controller.hub.round_status import hall_round, table_round
-from controller.round_flow import ORDER, RoundFlowError, Stage, TableRound, bar, of_facts
+from controller.position import Position
+from controller.round_flow import (
+    ORDER,
+    RoundFlowError,
+    Stage,
+    TableRound,
+    bar,
+    of_facts,
+    pairing_refusal,
+)
 from controller.scorecard import SignOff
 
 COLOURS = ("black", "white")
+START_10 = Position.start(10).board_string()
 
 
 def test_a_game_signed_by_both_reads_done_with_nothing_to_do() -> None:
@@ -97,6 +109,44 @@ def test_the_facts_of_a_restarted_hub_give_the_same_flow() -> None:
                     result=(33, 31, "black"), signoff=(True, None)) == flow
 
 
+def test_a_table_on_another_board_refuses_and_the_arbiter_is_told_what_to_do() -> None:
+    flow = TableRound(table=7).pair(3, "Ann", "Bob").refused(8, 10)
+    step = flow.step()
+    assert step.text == ("Round 3: Ann (black) – Bob (white): pairing refused, the table is "
+                         "set up for an 8x8 board and the event is on 10x10 boards: set "
+                         "game.size = 10 at the table, restart it and send the pairings "
+                         "again.")
+    assert (step.label, step.who, step.todo) == (
+        "pairing refused", "arbiter",
+        "set game.size = 10 at the table, restart it and send the pairings again")
+    # the table's own words end with the same next step
+    assert pairing_refusal(3, 10, 8).endswith(step.todo)
+    # sent again, the table still refuses; set up again, it waits for the pairing
+    assert flow.pair(3, "Ann", "Bob").stage is Stage.REFUSED
+    assert flow.fixed() == TableRound(table=7).pair(3, "Ann", "Bob")
+    for change in (flow.started, lambda: flow.pair(4, "Ann", "Cid"),
+                   lambda: TableRound(table=7).pair(3, "A", "B").refused(10, 10)):
+        try:
+            change()
+        except RoundFlowError:
+            pass
+        else:
+            raise AssertionError("a refused pairing moved on without the arbiter")
+
+
+def test_the_round_bar_counts_a_refused_pairing_and_ends_with_the_arbiters_step() -> None:
+    refused = TableRound(table=7).pair(3, "Ann", "Bob").refused(8, 10)
+    other = TableRound(table=9).pair(3, "Cid", "Dan").refused(6, 10)
+    playing = TableRound(table=2).pair(3, "Eve", "Fay").started().moved(12)
+    assert bar(3, [playing, refused]) == (
+        "Round 3: 0 of 2 results, 1 pairing refused, 1 playing — arbiter: table 7, set "
+        "game.size = 10 at the table, restart it and send the pairings again")
+    assert bar(3, [refused, other]).startswith("Round 3: 0 of 2 results, 2 pairings refused"
+                                              " — arbiter: table 7, set game.size = 10 ")
+    assert "; table 9, set game.size = 10" in bar(3, [refused, other])
+    assert of_facts(3, 7, paired=("Ann", "Bob"), boards=(8, 10)) == refused
+
+
 # --------------------------------------------------------------- stateful, pure
 
 class PureRound(RuleBasedStateMachine):
@@ -157,6 +207,14 @@ class PureRound(RuleBasedStateMachine):
     def link(self, online: bool) -> None:
         self._try(lambda: self.flow.link(online))
 
+    @rule(mine=st.sampled_from(SIZES), event=st.sampled_from(SIZES))
+    def refused(self, mine: int, event: int) -> None:
+        self._try(lambda: self.flow.refused(mine, event))
+
+    @rule()
+    def fixed(self) -> None:
+        self._try(self.flow.fixed)
+
     @invariant()
     def one_text_a_next_step_and_only_forward(self) -> None:
         step = self.flow.step()
@@ -165,6 +223,8 @@ class PureRound(RuleBasedStateMachine):
         assert ("nothing to do" in step.text) == (step.stage is Stage.DONE)
         assert ("idle" in step.text) == (step.stage is Stage.IDLE)
         assert "None" not in step.text
+        if step.stage is Stage.REFUSED:  # the arbiter's, with what to set at the table
+            assert step.who == "arbiter" and "game.size = " in step.todo
         if self.flow.stage in ORDER:
             here = (self.flow.round, ORDER[self.flow.stage])
             if here[0] == self.last[0]:
@@ -261,6 +321,24 @@ class HubRound(RuleBasedStateMachine):
         self.publish(t, TableState(t, f"r{p.round}t{t}", p.round, p.black, p.white,
                                    "tournament", "playing", START, "black", None))
 
+    def refuses(self, t: int) -> None:
+        """The table is set up for 10x10 boards: it begins nothing and says why."""
+        p = self._pairing(t)
+        assert p is not None
+        self.flows[t] = self.flows[t].refused(10, p.size)
+        self.publish(t, TableState(t, f"r{p.round}t{t}-10", None, "", "", "tournament",
+                                   "playing", START_10, "black", None, size=10,
+                                   refusal=pairing_refusal(p.round, p.size, 10)))
+
+    def sets_board_up(self, t: int) -> None:
+        """The arbiter sets game.size to the event's and restarts the table: a fresh
+        game, no refusal; the pairing is still to be sent again."""
+        p = self._pairing(t)
+        assert p is not None
+        self.flows[t] = self.flows[t].fixed()
+        self.publish(t, TableState(t, f"r{p.round}t{t}-fresh", None, "", "", "tournament",
+                                   "playing", START, "black", None, size=p.size))
+
     def moves(self, t: int, n: int) -> None:
         s = self._state(t)
         assert s is not None
@@ -315,6 +393,16 @@ class HubRound(RuleBasedStateMachine):
     @rule(data=st.data())
     def table_sets_up(self, data: st.DataObject) -> None:
         self.sets_up(self._at(data, Stage.PAIRED))
+
+    @precondition(lambda self: any(f.stage is Stage.PAIRED for f in self.flows.values()))
+    @rule(data=st.data())
+    def table_on_another_board(self, data: st.DataObject) -> None:
+        self.refuses(self._at(data, Stage.PAIRED))
+
+    @precondition(lambda self: any(f.stage is Stage.REFUSED for f in self.flows.values()))
+    @rule(data=st.data())
+    def arbiter_sets_the_board_up(self, data: st.DataObject) -> None:
+        self.sets_board_up(self._at(data, Stage.REFUSED))
 
     @precondition(lambda self: any(f.stage is Stage.PLAYING for f in self.flows.values()))
     @rule(data=st.data(), n=st.integers(1, 59))
@@ -388,6 +476,9 @@ class HubRound(RuleBasedStateMachine):
         flow = self.flows[t]
         stage = flow.stage
         if stage is Stage.PAIRED:
+            self.sets_up(t)
+        elif stage is Stage.REFUSED:  # the todo: set the board up, send the pairing again
+            self.sets_board_up(t)
             self.sets_up(t)
         elif stage is Stage.PLAYING:
             self.ends(t, 45, True, False)

@@ -212,3 +212,31 @@ def test_a_day_with_disputes_late_arrivals_a_forfeit_a_correction_and_a_hub_cras
     assert t.corrections[0].table == 1
     # nobody signed those two at the table: the disputing player never pressed
     assert summary.signed == 6 - 1 - 2  # 6 games, 1 forfeit, 2 ruled by the arbiter
+
+
+def test_the_summary_names_a_refused_pairing_with_the_arbiters_step() -> None:
+    """The day's last words: the round bar, then each table that refuses its pairing
+    in the round's one text (controller/round_flow.py), which ends with what to do."""
+    from controller.hub.sim_event import HubPages, _round_bar
+    from controller.round_flow import TableRound, bar
+
+    refused = TableRound(table=7).pair(3, "Ann", "Bob").refused(8, 10)
+    playing = TableRound(table=2).pair(3, "Cid", "Dan").started()
+
+    class Dashboard(HubPages):
+        """The dashboard's JSON as the hub builds it from these two flows."""
+
+        def call(self, path: str, body: dict | None = None) -> dict:
+            assert path == "/api/dashboard"
+            return {"hall_round": {"round": 3, "text": bar(3, [refused, playing])},
+                    "tables": [{"table": t.table, "round_step": t.step().to_json()}
+                               for t in (refused, playing)]}
+
+    lines = _round_bar(Dashboard("http://hub", "token"))
+    todo = "set game.size = 10 at the table, restart it and send the pairings again"
+    assert lines == [
+        f"dashboard: Round 3: 0 of 2 results, 1 pairing refused, 1 playing — arbiter: "
+        f"table 7, {todo}",
+        "  table 7 refuses its pairing: Round 3: Ann (black) – Bob (white): pairing "
+        f"refused, the table is set up for an 8x8 board and the event is on 10x10 boards: "
+        f"{todo}."]

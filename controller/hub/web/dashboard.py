@@ -7,7 +7,8 @@ the order of urgency at a real event:
 2. a clock near zero or fallen — a flag decides the game, and a fallen flag must be
    called (rule 13); the lower clock comes first;
 3. a paused, sensor-lost or offline table, or one that refuses its pairing (its board
-   is not the event's) — a game stands still or cannot begin;
+   is not the event's: the table says so, or its round step does,
+   :func:`refused_pairings`) — a game stands still or cannot begin;
 4. a result waiting for confirmation — the round cannot be paired before it;
 5. the rest, by table number.
 
@@ -185,6 +186,24 @@ def card(status: TableStatus, now: float, awaiting: bool,
             "remaining_ms": s.late.remaining_ms},
     })
     return out
+
+
+def refused_pairings(cards: list[dict[str, Any]]) -> None:
+    """A card whose round step (``round_step``, :mod:`controller.round_flow`) is a
+    refused pairing needs the arbiter as a table that stands still does, even once the
+    table, restarted on the same wrong board, no longer says so itself: its attention
+    names the next step, and the cards keep the order of urgency."""
+    bumped = False
+    for c in cards:
+        step = c.get("round_step")
+        if step and step["stage"] == "refused" and c["attention"]["rank"] > STOPPED:
+            c["attention"] = {"rank": STOPPED, "reason": REASONS[STOPPED],
+                              "detail": f"pairing refused; {step['who']}: {step['todo']}"}
+            bumped = True
+    if bumped:  # by rank, then as dashboard() orders within one (the clocks by time left)
+        order = {id(c): i for i, c in enumerate(cards)}
+        cards.sort(key=lambda c: (c["attention"]["rank"], order[id(c)]
+                                  if c["attention"]["rank"] == CLOCK else c["table"]))
 
 
 def dashboard(statuses: Iterable[TableStatus], now: float,

@@ -26,7 +26,7 @@ from controller.hub.export import event_records
 from controller.hub.incidents import Incidents
 from controller.hub.results import Director, ResultDesk
 from controller.hub.round_status import HallRound, hall_round
-from controller.hub.web.dashboard import REASONS, RESULT, dashboard
+from controller.hub.web.dashboard import REASONS, RESULT, dashboard, refused_pairings
 from controller.irregularities import KIND_NAMES
 from controller.records.model import GameRecord
 
@@ -285,6 +285,7 @@ class Views:
             flow = hall.tables.get(c["table"])
             if flow is not None:
                 c["round_step"] = flow.step().to_json()
+        refused_pairings(cards)
         return hall
 
     def incident_log(self, statuses: list[TableStatus], table: int | None = None

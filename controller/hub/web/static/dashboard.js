@@ -15,9 +15,10 @@
       f.instruction ? el("p", { class: "instruction" }, f.instruction) : null);
   }
 
-  // A table whose round has no game here, or whose pairing it has not set up yet, still
-  // shows its last game: it is drawn faded, and says so, never as if live.
-  const NOT_LIVE = new Set(["idle", "paired"]);
+  // A table whose round has no game here, or whose pairing it has not set up yet (or
+  // refuses: its board is not the event's), still shows its last game: it is drawn
+  // faded, and says so, never as if live.
+  const NOT_LIVE = new Set(["idle", "paired", "refused"]);
 
   function card(t, big) {
     const flags = t.irregularities || [];
