@@ -219,6 +219,8 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
                                           "web/test_web_auth_sessions.py"),
     "controller.hub.web.context": ("hub/test_hub_web_app.py",),
     "controller.hub.web.live": ("hub/test_hub_admission.py", "hub/test_hub_broadcast_steps.py"),
+    "controller.hub.web.store_reads": ("hub/test_hub_admission.py",
+                                       "hub/test_hub_broadcast_steps.py"),
     "controller.hub.web.responses": ("hub/test_hub_web_app.py",),
     "controller.hub.web.spectator_routes": ("hub/test_hub_broadcast_delay.py",
                                             "hub/test_hub_web_app.py"),

@@ -32,7 +32,8 @@ _MOVE = re.compile(r"^(?:[a-jA-J][1-9][0-9]?|PA|pa|PASS|pass)$")
 
 
 class ProtocolError(ValueError):
-    """A line from an engine that the protocol does not allow; the message quotes it."""
+    """A line the protocol does not allow, read from an engine or about to be written;
+    the message quotes it."""
 
 
 @dataclass(frozen=True)
@@ -70,10 +71,14 @@ def parse_score(text: str) -> float:
     try:
         if t.startswith("(") and t.endswith(")"):
             a, b = t[1:-1].split(",")
-            return (float(a) + float(b)) / 2
-        return float(t)
+            score = (float(a) + float(b)) / 2
+        else:
+            score = float(t)
     except ValueError:
         raise ProtocolError(f"not a score: {text[:40]!r}") from None
+    if not math.isfinite(score):
+        raise ProtocolError(f"not a score: {text[:40]!r}")
+    return score
 
 
 # ------------------------------------------------------------- NBoard
@@ -112,20 +117,30 @@ def ggf_game(start: Position, moves: list[str | None], clock: Clock | None = Non
 
 
 def parse_nboard_move(line: str) -> EngineMove:
-    """``=== F5/1.5/0.2`` (eval and time optional) or ``=== F5 1.5 0.2`` (Edax)."""
+    """``=== F5/1.5/0.2`` or ``=== F5 1.5 0.2`` (Edax): the move, then its eval and time.
+
+    The slashed form is positional, as NTest writes it: an empty field is one not given,
+    so ``=== F5//0.2`` is a move with a time and no eval (the protocol lets a forced move
+    leave its eval out). A time that is no number, or none of a duration, is dropped:
+    it is only ever shown."""
     body = line[3:].strip()
-    fields = [f for f in re.split(r"[/\s]+", body) if f]
-    if not fields:
+    fields = [f.strip() for f in body.split("/")] if "/" in body else body.split()
+    if not fields or not fields[0]:
         raise ProtocolError(f"move line without a move: {line[:60]!r}")
+    if len(fields) > 3:
+        raise ProtocolError(f"move line with more than a move, eval and time: {line[:60]!r}")
     square = parse_move(fields[0])
-    score = parse_score(fields[1]) if len(fields) > 1 else None
-    seconds = None
-    if len(fields) > 2:
-        try:
-            seconds = float(fields[2])
-        except ValueError:
-            seconds = None
+    score = parse_score(fields[1]) if len(fields) > 1 and fields[1] else None
+    seconds = _parse_seconds(fields[2]) if len(fields) > 2 and fields[2] else None
     return EngineMove(square, score, seconds)
+
+
+def _parse_seconds(text: str) -> float | None:
+    try:
+        seconds = float(text)
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
 def parse_search_line(line: str) -> tuple[str | None, float]:
@@ -178,9 +193,24 @@ def final_hints(lines: list[str]) -> tuple[dict[str | None, float], float | None
 
 
 def format_nboard_move(move: EngineMove) -> str:
-    score = "" if move.score is None else f"{move.score:.2f}"
-    seconds = "" if move.seconds is None else f"{move.seconds:.2f}"
-    return f"=== {move_text(move.square)}/{score}/{seconds}"
+    """The answer to ``go``, ``=== F5/eval/time``, written so that
+    :func:`parse_nboard_move` reads back exactly ``move``: fields left out stay empty
+    between the slashes (``=== F5//0.25``, a time and no eval), numbers are written in
+    full. What the reader would refuse or drop (a square off the 8x8 board, a score or
+    time that is no finite number, a negative time) is refused here."""
+    square = move_text(move.square)
+    if parse_move(square) != move.square:
+        raise ProtocolError(f"not a move of an NBoard engine: {move.square!r}")
+    if move.score is not None and not math.isfinite(move.score):
+        raise ProtocolError(f"not a score: {move.score!r}")
+    if move.seconds is not None and not (math.isfinite(move.seconds) and move.seconds >= 0):
+        raise ProtocolError(f"not a time in seconds: {move.seconds!r}")
+    fields = [square,
+              "" if move.score is None else repr(float(move.score)),
+              "" if move.seconds is None else repr(float(move.seconds))]
+    while len(fields) > 1 and not fields[-1]:
+        fields.pop()
+    return "=== " + "/".join(fields)
 
 
 def format_search_line(square: str | None, score: float, depth: int) -> str:

@@ -55,7 +55,10 @@ def score_cards(t: Tournament, rnd: Round) -> str:
             f"<style>{CARD_STYLE}</style><div class=cards>{''.join(cards)}</div>\n")
 
 
-def _sort_key(name: str) -> str:
+def player_list_order(name: str) -> str:
+    """A name's place in the alphabetical player list, on paper and on the hall screen:
+    full-width and half-width forms are one letter (NFKC) and case does not count, so
+    ``ＡＢＥ``, ``Abe`` and ``abe`` sit together."""
     return unicodedata.normalize("NFKC", name).casefold()
 
 
@@ -72,7 +75,7 @@ def player_list(t: Tournament, rnd: Round, fmt: str) -> str:
             continue
         rows.append([g.black, g.table, "black", g.white])
         rows.append([g.white, g.table, "white", g.black])
-    rows.sort(key=lambda r: _sort_key(str(r[0])))
+    rows.sort(key=lambda r: player_list_order(str(r[0])))
     if fmt == "csv":
         return csv_sheet(PLAYER_HEADER, rows)
     return html_sheet(f"{t.name} — round {rnd.number} — players A–Z", PLAYER_HEADER, rows,

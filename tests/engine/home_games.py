@@ -3,7 +3,7 @@ right: the board stood as it was, and play went on from it (tests of the review)
 
 from __future__ import annotations
 
-from test_engine_seat import Player, _until
+from home_table import Player, until
 
 from controller.service.sources import Reading
 from controller.squares import squares_of
@@ -24,7 +24,7 @@ async def play_with_a_standing_fault(player: Player) -> int:
         pos, n = arb.position, len(arb.moves)
         if not pos.legal_moves():
             player.source.queue.put_nowait(Reading(press=pos.to_move))
-            await _until(lambda n=n: len(service.table.core.arbiter.moves) > n
+            await until(lambda n=n: len(service.table.core.arbiter.moves) > n
                          or service.table.core.game_over)
             continue
         turning = [sq for sq in pos.legal_squares() if len(squares_of(pos.flips(sq))) >= 2]

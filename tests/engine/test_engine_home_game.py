@@ -9,7 +9,8 @@ import asyncio
 import time
 
 import pytest
-from test_engine_seat import _engine, _until
+from home_table import until
+from test_engine_seat import _engine
 
 from controller.engine.own import DEFAULT_LEVEL
 from controller.hall.simboard import SimBoard, SimBoardError
@@ -60,17 +61,17 @@ def test_a_whole_home_game_against_the_own_engine_at_its_defaults(tmp_path):
         n = len(service.table.core.arbiter.moves)
         if board != service.table.core.arbiter.last_board:
             sim.set_board(board)
-            await _until(lambda: service.table.core.arbiter.last_board == board)
+            await until(lambda: service.table.core.arbiter.last_board == board)
         service.intake.press(color)
         table = service.table
-        await _until(lambda: len(table.core.arbiter.moves) > n or table.core.game_over)
+        await until(lambda: len(table.core.arbiter.moves) > n or table.core.game_over)
 
     async def scenario():
         sim.set_board("-" * 64)
         task = asyncio.create_task(service.run())
-        await _until(lambda: service.table.states.state is State.WAITING_FOR_START)
+        await until(lambda: service.table.states.state is State.WAITING_FOR_START)
         sim.set_board(Position.start().board_string())
-        await _until(lambda: service.table.states.state is State.PLAYING)
+        await until(lambda: service.table.states.state is State.PLAYING)
         service.intake.press(Color.WHITE)  # white starts black's clock
         timing(service.outputs.engine.client)
         while not service.table.core.game_over:
@@ -80,13 +81,13 @@ def test_a_whole_home_game_against_the_own_engine_at_its_defaults(tmp_path):
                 after = pos.play(squares[0]) if squares else pos
                 await play(after.board_string(), Color.BLACK)
                 continue
-            await _until(lambda: (_engine(service).get("move") or {}).get("stage")
+            await until(lambda: (_engine(service).get("move") or {}).get("stage")
                          in ("put", "press") or service.table.core.game_over, timeout=30)
             move = _engine(service).get("move")
             if move is None:
                 continue
             if move["square"] is not None:
-                await _until(lambda sq=move["square"]: sim.leds()[parse_square(sq)]
+                await until(lambda sq=move["square"]: sim.leds()[parse_square(sq)]
                              != (0, 0, 0))
                 lit.append(True)
             after = pos if move["square"] is None else pos.play(move["square"])

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.boardsize import SIZES
+from controller.boardsize import SIZES, STANDARD
 from controller.engine.protocol import (
     EngineMove,
     ProtocolError,
@@ -66,13 +66,51 @@ def test_a_score_is_a_number_or_the_mean_of_a_draw_pair():
         parse_score("best")
 
 
-@given(st.one_of(st.none(), st.integers(0, 63).map(square_name)), hundredths,
-       st.one_of(st.none(), st.integers(0, 9999).map(lambda k: k / 100)))
+nboard_squares = st.one_of(st.none(), st.integers(0, STANDARD * STANDARD - 1).map(square_name))
+finite = st.floats(allow_nan=False, allow_infinity=False)
+durations = st.floats(min_value=0, allow_nan=False, allow_infinity=False)
+
+
+@given(nboard_squares, st.one_of(st.none(), finite), st.one_of(st.none(), durations))
 def test_an_engines_move_reads_back_as_written(square, score, seconds):
-    """NBoard is played on 8x8 only (the client refuses other sizes), and an engine that
-    gives its time gives its score (Kaeshi's own gives both)."""
-    for move in (EngineMove(square, score, seconds), EngineMove(square)):
-        assert parse_nboard_move(format_nboard_move(move)) == move
+    """NBoard is played on 8x8 only (the client refuses other sizes); a move may come with
+    an eval, a time, both or neither, and reads back exactly as it was written."""
+    move = EngineMove(square, score, seconds)
+    assert parse_nboard_move(format_nboard_move(move)) == move
+
+
+def test_a_move_with_a_time_and_no_eval_leaves_the_eval_empty():
+    """The protocol's fields are positional, as NTest writes them: ``F5//0.25`` is a time."""
+    assert format_nboard_move(EngineMove("f5", None, 0.25)) == "=== F5//0.25"
+    assert parse_nboard_move("=== F5//0.25") == EngineMove("f5", None, 0.25)
+    assert format_nboard_move(EngineMove("f5", -1.5)) == "=== F5/-1.5"
+    assert format_nboard_move(EngineMove(None)) == "=== PA"
+
+
+@pytest.mark.parametrize(("move", "message"), [
+    (EngineMove("j10"), "not a square on an 8x8 board: 'j10'"),
+    (EngineMove("F5"), "not a move of an NBoard engine: 'F5'"),
+    (EngineMove("z9"), "not a move: 'Z9'"),
+    (EngineMove("f5", math.nan), "not a score: nan"),
+    (EngineMove("f5", math.inf, 1.0), "not a score: inf"),
+    (EngineMove("f5", 1.0, -0.5), "not a time in seconds: -0.5"),
+    (EngineMove("f5", None, math.inf), "not a time in seconds: inf"),
+])
+def test_what_the_reader_would_refuse_or_drop_is_not_written(move, message):
+    with pytest.raises(ProtocolError, match=message):
+        format_nboard_move(move)
+
+
+@pytest.mark.parametrize("line", ["=== J10", "=== Z9", "=== F5/nan", "=== F5/inf/1",
+                                  "=== F5/1/2/3", "=== /1/2"])
+def test_the_reader_refuses_what_the_writer_refuses(line):
+    with pytest.raises(ProtocolError):
+        parse_nboard_move(line)
+
+
+@pytest.mark.parametrize("text", ["x", "-0.5", "nan", "inf"])
+def test_a_time_that_is_no_duration_is_dropped(text):
+    assert parse_nboard_move(f"=== F5/1/{text}") == EngineMove("f5", 1.0, None)
 
 
 def test_edax_writes_its_move_with_spaces():

@@ -12,13 +12,11 @@ import urllib.error
 import urllib.request
 
 from devtools import DevTools
-from hand_source import QueueSource
 from home_games import play_with_a_standing_fault
-from test_engine_seat import Player, _config, _until
+from home_table import until
 
 from controller.cli import main as cli_main
 from controller.engine.report import load_review, review_paths
-from controller.service.app import Service
 
 SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 #: A score a person would read as "minus nothing".
@@ -34,14 +32,9 @@ def _text(element: str) -> str:
     return f"((document.getElementById('{element}') || {{}}).textContent || '')"
 
 
-def _service(tmp_path, web: bool = True) -> tuple[Service, Player]:
-    cfg = _config(tmp_path, **{"web.enabled": web, "engine.plays": "none",
-                               "engine.level": 1, "engine.time": 0.3,
-                               "game.black": "Ann", "game.white": "Bob"})
-    source = QueueSource()
-    service = Service(cfg, source=source)
-    service.open()
-    return service, Player(service, source)
+#: Ann and Bob play each other by hand; the engine only reviews.
+BY_HAND = {"engine.plays": "none", "engine.level": 1, "engine.time": 0.3,
+           "game.black": "Ann", "game.white": "Bob"}
 
 
 def _click(browser: DevTools, selector: str) -> None:
@@ -127,13 +120,13 @@ def _read_review(browser: DevTools, url: str, game: str, faulty: int, stood: str
 
 
 def test_a_home_game_in_which_a_fault_stood_is_reviewed_from_its_game_over_page(
-        tmp_path, browser):
-    service, player = _service(tmp_path)
+        tmp_path, browser, seat):
+    service, player = seat(**BY_HAND, **{"web.enabled": True})
     seen: dict = {}
 
     async def scenario():
         task = asyncio.create_task(service.run())
-        await _until(lambda: bool(service.outputs.url))
+        await until(lambda: bool(service.outputs.url))
         seen["faulty"] = await play_with_a_standing_fault(player)
         record = service.table.core.record()
         stood = record.moves[seen["faulty"] - 1].stands
@@ -153,8 +146,8 @@ def test_a_home_game_in_which_a_fault_stood_is_reviewed_from_its_game_over_page(
     assert [m.number for m in saved.moves if m.stood] == [seen["faulty"]]
 
 
-def test_kaeshi_games_review_reviews_a_game_in_which_a_fault_stood(tmp_path, capsys):
-    service, player = _service(tmp_path, web=False)
+def test_kaeshi_games_review_reviews_a_game_in_which_a_fault_stood(tmp_path, capsys, seat):
+    service, player = seat(**BY_HAND, **{"web.enabled": False})
 
     async def scenario():
         task = asyncio.create_task(service.run())
@@ -177,12 +170,10 @@ def test_kaeshi_games_review_reviews_a_game_in_which_a_fault_stood(tmp_path, cap
     assert "60 moves  1 flagged" in capsys.readouterr().out  # as the page counts
 
 
-def test_a_refused_review_is_a_sentence_on_a_page_for_a_browser(tmp_path):
+def test_a_refused_review_is_a_sentence_on_a_page_for_a_browser(seat):
     """In a tournament the review is refused (rule 21): a browser's navigation gets the
     sentence on a page; a script asking the API gets it as JSON to word itself."""
-    cfg = _config(tmp_path, **{"web.enabled": True, "game.mode": "tournament"})
-    service = Service(cfg, source=QueueSource())
-    service.open()
+    service, _ = seat(**{"web.enabled": True, "game.mode": "tournament"})
 
     def get(path: str, accept: str) -> tuple[int, str, str]:
         req = urllib.request.Request(service.outputs.url + path, headers={"Accept": accept})
@@ -194,7 +185,7 @@ def test_a_refused_review_is_a_sentence_on_a_page_for_a_browser(tmp_path):
 
     async def scenario():
         task = asyncio.create_task(service.run())
-        await _until(lambda: bool(service.outputs.url))
+        await until(lambda: bool(service.outputs.url))
         out = [await asyncio.to_thread(get, "/review/20260101-120000", accept)
                for accept in ("text/html,application/xhtml+xml,*/*;q=0.8", "*/*")]
         out.append(await asyncio.to_thread(get, "/no/such/page", "text/html"))

@@ -12,39 +12,20 @@ from pathlib import Path
 
 import pytest
 from hand_source import QueueSource
+from home_table import Player, until
 
 from controller.position import Position
 from controller.service.app import Service
-from controller.service.config import defaults
 from controller.service.journal import Journal
 from controller.service.sources import Reading
-from controller.squares import Color, parse_square, squares_of
+from controller.squares import Color, parse_square
 from controller.web.facade import ActionError
 
 FAULTS = Path(__file__).with_name("engine_faults.py")
 
 
-def _config(tmp: Path, **extra):
-    values = {
-        "game.mode": "home", "source.kind": "hall", "leds.driver": "web",
-        "journal.path": str(tmp / "journal.sqlite"), "games.folder": str(tmp / "games"),
-        "web.enabled": False, "web.host": "127.0.0.1", "web.port": 0,
-        "engine.plays": "white", "engine.level": 1, "engine.time": 10.0,
-    }
-    values.update(extra)
-    return defaults().replace(**values)
-
-
 def _faulty(mode: str, after: int, marker: Path) -> str:
     return f"{sys.executable} {FAULTS} nboard {mode} {after} {marker}"
-
-
-async def _until(predicate, timeout=15.0):
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < end, "condition not reached in time"
-        await asyncio.sleep(0.02)
 
 
 def post_json(url: str, path: str, body: dict, timeout: float = 10) -> tuple[int, str]:
@@ -59,39 +40,6 @@ def post_json(url: str, path: str, body: dict, timeout: float = 10) -> tuple[int
         return exc.code, exc.read().decode()
 
 
-class Player:
-    """Hands over the board: puts a disc, turns discs, presses the clock."""
-
-    def __init__(self, service: Service, source: QueueSource) -> None:
-        self.service, self.source = service, source
-        self.board = list(Position.start().board_string())
-
-    def show(self) -> None:
-        for _ in range(2):  # a raw source: a reading counts once a second agrees
-            self.source.queue.put_nowait(Reading(board="".join(self.board)))
-
-    async def start(self) -> None:
-        self.show()
-        self.source.queue.put_nowait(Reading(press=Color.WHITE))
-        await _until(lambda: self.service.table.core.started)
-
-    async def move(self, square: str, flips: list[str], color: Color) -> None:
-        n = len(self.service.table.core.arbiter.moves)
-        self.board[parse_square(square)] = color.symbol
-        self.show()
-        for sq in flips:
-            self.board[parse_square(sq)] = color.symbol
-        self.show()
-        self.source.queue.put_nowait(Reading(press=color))
-        await _until(lambda: len(self.service.table.core.arbiter.moves) > n)
-
-    async def own_move(self) -> None:
-        """The side to move plays its first legal move, correctly."""
-        pos = self.service.table.core.arbiter.position
-        sq = pos.legal_squares()[0]
-        await self.move(sq, squares_of(pos.flips(sq)), pos.to_move)
-
-
 def _engine(service: Service) -> dict:
     return service.facade.snapshot("player").get("engine") or {}
 
@@ -99,18 +47,15 @@ def _engine(service: Service) -> dict:
 async def _engine_move(player: Player) -> str:
     """Wait for the engine's instruction and carry it out as the LEDs show it."""
     service = player.service
-    await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
+    await until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
     move = _engine(service)["move"]
     assert service.outputs.led_plan[move["square"]].rgb == (255, 255, 255)  # the square to put
     await player.move(move["square"], move["flips"], Color.WHITE)
     return move["square"]
 
 
-def test_the_engine_plays_white_at_a_home_table(tmp_path):
-    source = QueueSource()
-    service = Service(_config(tmp_path), source=source)
-    service.open()
-    player = Player(service, source)
+def test_the_engine_plays_white_at_a_home_table(seat):
+    service, player = seat()
 
     async def scenario():
         task = asyncio.create_task(service.run())
@@ -134,14 +79,11 @@ def test_the_engine_plays_white_at_a_home_table(tmp_path):
 
 
 @pytest.mark.parametrize("mode", ["hang", "crash", "garbage"])
-def test_an_engine_failing_mid_game_leaves_the_game_going(tmp_path, mode):
+def test_an_engine_failing_mid_game_leaves_the_game_going(tmp_path, seat, mode):
     marker = tmp_path / "starts"
-    cfg = _config(tmp_path, **{"engine.command": _faulty(mode, 2, marker),
-                               "engine.time": 0.3})
-    source = QueueSource()
-    service = Service(cfg, source=source)
-    service.open()
-    player = Player(service, source)
+    service, player = seat(**{"engine.command": _faulty(mode, 2, marker),
+                              "engine.time": 0.3})
+    cfg = service.config
 
     async def scenario():
         task = asyncio.create_task(service.run())
@@ -156,7 +98,7 @@ def test_an_engine_failing_mid_game_leaves_the_game_going(tmp_path, mode):
         await _engine_move(player)
         await player.own_move()
         # ... and fails again: now it is gone, and the page says so
-        await _until(lambda: _engine(service).get("status") == "gone"
+        await until(lambda: _engine(service).get("status") == "gone"
                      and service.table.message.startswith("engine: "))
         snap = service.facade.snapshot("player")
         assert snap["engine"]["gone"] and snap["engine"]["problem"]
@@ -182,14 +124,10 @@ def test_an_engine_failing_mid_game_leaves_the_game_going(tmp_path, mode):
 
 
 @pytest.mark.parametrize("mode", ["tournament", "record"])
-def test_no_engine_is_started_or_consulted_outside_home(tmp_path, mode):
+def test_no_engine_is_started_or_consulted_outside_home(tmp_path, seat, mode):
     marker = tmp_path / "starts"
-    cfg = _config(tmp_path, **{"game.mode": mode, "web.enabled": True,
-                               "engine.command": _faulty("hang", 99, marker)})
-    source = QueueSource()
-    service = Service(cfg, source=source)
-    service.open()
-    player = Player(service, source)
+    service, player = seat(**{"game.mode": mode, "web.enabled": True,
+                              "engine.command": _faulty("hang", 99, marker)})
 
     async def scenario():
         task = asyncio.create_task(service.run())
@@ -214,17 +152,14 @@ def test_no_engine_is_started_or_consulted_outside_home(tmp_path, mode):
     assert len(service.table.core.arbiter.moves) == 6
 
 
-def test_the_engine_playing_black_opens_the_game(tmp_path):
+def test_the_engine_playing_black_opens_the_game(seat):
     """Black moves first: the engine is asked as soon as the start position stands."""
-    source = QueueSource()
-    service = Service(_config(tmp_path, **{"engine.plays": "black"}), source=source)
-    service.open()
-    player = Player(service, source)
+    service, player = seat(**{"engine.plays": "black"})
 
     async def scenario():
         task = asyncio.create_task(service.run())
         await player.start()
-        await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
+        await until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
         move = _engine(service)["move"]
         await player.move(move["square"], move["flips"], Color.BLACK)
         service.stop()
@@ -236,19 +171,16 @@ def test_the_engine_playing_black_opens_the_game(tmp_path):
     assert service.table.core.arbiter.moves[0].player is Color.BLACK
 
 
-def test_a_handicap_game_against_the_engine_at_a_home_table(tmp_path):
+def test_a_handicap_game_against_the_engine_at_a_home_table(seat):
     """Two corner discs for black: white (the engine) moves first from that start."""
-    source = QueueSource()
-    service = Service(_config(tmp_path, **{"game.handicap": 2}), source=source)
-    service.open()
-    player = Player(service, source)
+    service, player = seat(**{"game.handicap": 2})
     player.board = list(Position.handicap(2).board_string())
 
     async def scenario():
         task = asyncio.create_task(service.run())
         player.show()
-        source.queue.put_nowait(Reading(press=Color.BLACK))  # black's press starts white
-        await _until(lambda: service.table.core.started)
+        player.source.queue.put_nowait(Reading(press=Color.BLACK))  # black's press starts white
+        await until(lambda: service.table.core.started)
         first = await _engine_move(player)
         await player.own_move()
         await _engine_move(player)
@@ -268,21 +200,19 @@ def test_a_handicap_game_against_the_engine_at_a_home_table(tmp_path):
 
 
 def test_a_forgotten_flip_on_the_engines_move_pointed_out_and_fixed_asks_no_second_move(
-        tmp_path):
+        seat):
     """The engine's move carried out with a flip forgotten: once the opponent points it
     out, the page shows what to fix (not a new engine move), and after the fix and the
     press the game goes on with black to move, the engine asked once for that move."""
-    source = QueueSource()
-    service = Service(_config(tmp_path), source=source)
-    service.open()
-    player = Player(service, source)
+    service, player = seat()
+    source = player.source
     seen: list[str] = []
 
     async def scenario():
         task = asyncio.create_task(service.run())
         await player.start()
         await player.own_move()  # black
-        await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
+        await until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
         move = _engine(service)["move"]
         seen.append(move["text"])
         asked = service.outputs.engine.asked
@@ -291,7 +221,7 @@ def test_a_forgotten_flip_on_the_engines_move_pointed_out_and_fixed_asks_no_seco
         await player.move(move["square"], kept, Color.WHITE)  # one flip forgotten
         n = len(service.table.core.arbiter.moves)
         source.queue.put_nowait(Reading(press=Color.BLACK))  # black points it out
-        await _until(lambda: service.table.core.arbiter.flow().stage == "pointed_out")
+        await until(lambda: service.table.core.arbiter.flow().stage == "pointed_out")
         await asyncio.sleep(0.3)  # time for a (wrong) second request to go out
         shown = _engine(service)["move"]
         seen.append(shown["text"])
@@ -299,9 +229,9 @@ def test_a_forgotten_flip_on_the_engines_move_pointed_out_and_fixed_asks_no_seco
         assert service.outputs.engine.asked == asked
         player.board[parse_square(forgotten)] = Color.WHITE.symbol  # put right
         player.show()
-        await _until(lambda: service.table.core.arbiter.flow().stage == "put_right")
+        await until(lambda: service.table.core.arbiter.flow().stage == "put_right")
         source.queue.put_nowait(Reading(press=Color.WHITE))
-        await _until(lambda: service.table.core.arbiter.to_move is Color.BLACK
+        await until(lambda: service.table.core.arbiter.to_move is Color.BLACK
                      and service.table.core.arbiter.phase == "turn")
         await asyncio.sleep(0.3)
         assert service.outputs.engine.asked == asked
@@ -321,23 +251,20 @@ def test_a_forgotten_flip_on_the_engines_move_pointed_out_and_fixed_asks_no_seco
     assert "corrected" in service.table.core.arbiter.moves[-1].comment
 
 
-def test_the_engines_square_wins_over_the_legal_moves_on_the_leds_and_the_page(tmp_path):
+def test_the_engines_square_wins_over_the_legal_moves_on_the_leds_and_the_page(seat):
     """Legal moves shown: the engine's square is lit as the square to put, not as one
     legal move among others, on the board's LEDs and on the player's page alike."""
-    source = QueueSource()
-    service = Service(_config(tmp_path, **{"leds.show_legal": True}), source=source)
-    service.open()
-    player = Player(service, source)
+    service, player = seat(**{"leds.show_legal": True})
 
     async def scenario():
         task = asyncio.create_task(service.run())
         await player.start()
         await player.own_move()  # black; white (the engine) to move, its moves all legal
-        await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
+        await until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
         square = _engine(service)["move"]["square"]
         legal = service.table.core.arbiter.position.legal_squares()
         assert square in legal and len(legal) > 1
-        await _until(lambda: service.outputs.led_plan is not None
+        await until(lambda: service.outputs.led_plan is not None
                      and service.outputs.led_plan[square].rgb == (255, 255, 255))
         plan = service.outputs.led_plan
         others = [sq for sq in legal if sq != square]

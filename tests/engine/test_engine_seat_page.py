@@ -8,16 +8,8 @@ import urllib.error
 import urllib.request
 
 import pytest
-from hand_source import QueueSource
-from test_engine_seat import (
-    Player,
-    _config,
-    _engine,
-    _engine_move,
-    _faulty,
-    _until,
-    post_json,
-)
+from home_table import Player, until
+from test_engine_seat import _engine, _engine_move, _faulty, post_json
 
 from controller.service.app import Service
 from controller.squares import Color
@@ -27,22 +19,18 @@ def _text(element: str) -> str:
     return f"(document.getElementById('{element}') || {{}}).textContent || ''"
 
 
-def test_the_page_names_the_engine_and_says_when_it_is_gone(tmp_path, browser):
+def test_the_page_names_the_engine_and_says_when_it_is_gone(tmp_path, browser, seat):
     marker = tmp_path / "starts"
-    cfg = _config(tmp_path, **{"web.enabled": True, "engine.time": 0.3,
-                               "engine.command": _faulty("crash", 1, marker)})
-    source = QueueSource()
-    service = Service(cfg, source=source)
-    service.open()
-    player = Player(service, source)
+    service, player = seat(**{"web.enabled": True, "engine.time": 0.3,
+                              "engine.command": _faulty("crash", 1, marker)})
 
     async def scenario():
         task = asyncio.create_task(service.run())
-        await _until(lambda: bool(service.outputs.url))
+        await until(lambda: bool(service.outputs.url))
         await asyncio.to_thread(browser.navigate, service.outputs.url + "/")
         await player.start()
         await player.own_move()
-        await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
+        await until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
         square = _engine(service)["move"]["square"]
         await asyncio.to_thread(
             browser.wait_for, f"{_text('engine-move')}.includes('put a white disc on "
@@ -74,7 +62,7 @@ def test_the_page_names_the_engine_and_says_when_it_is_gone(tmp_path, browser):
     assert browser.errors == []
 
 
-def test_the_review_page_of_a_finished_game(tmp_path, data_dir):
+def test_the_review_page_of_a_finished_game(tmp_path, data_dir, seat):
     from controller.records import load_games
     from controller.service.games import write_game_files
 
@@ -89,15 +77,13 @@ def test_the_review_page_of_a_finished_game(tmp_path, data_dir):
             return exc.code, exc.read().decode()
 
     def serve(mode: str, paths: list[str]) -> list[tuple[int, str]]:
-        cfg = _config(tmp_path, **{"web.enabled": True, "game.mode": mode,
-                                   "engine.plays": "none", "engine.level": 1,
-                                   "journal.path": str(tmp_path / f"{mode}.sqlite")})
-        service = Service(cfg, source=QueueSource())
-        service.open()
+        service, _ = seat(**{"web.enabled": True, "game.mode": mode,
+                             "engine.plays": "none", "engine.level": 1,
+                             "journal.path": str(tmp_path / f"{mode}.sqlite")})
 
         async def scenario():
             task = asyncio.create_task(service.run())
-            await _until(lambda: bool(service.outputs.url))
+            await until(lambda: bool(service.outputs.url))
             out = [await asyncio.to_thread(get, service.outputs.url + p) for p in paths]
             service.stop()
             await task
@@ -114,19 +100,15 @@ def test_the_review_page_of_a_finished_game(tmp_path, data_dir):
     assert refused[0] == 400 and "rule 21" in refused[1]
 
 
-def test_the_player_picks_the_engines_colour_and_level_on_the_page(tmp_path):
-    source = QueueSource()
-    cfg = _config(tmp_path, **{"web.enabled": True, "engine.plays": "none"})
-    service = Service(cfg, source=source)
-    service.open()
-    player = Player(service, source)
+def test_the_player_picks_the_engines_colour_and_level_on_the_page(seat):
+    service, player = seat(**{"web.enabled": True, "engine.plays": "none"})
 
     def post(body: dict) -> tuple[int, str]:
         return post_json(service.outputs.url, "/api/engine", body)
 
     async def scenario():
         task = asyncio.create_task(service.run())
-        await _until(lambda: bool(service.outputs.url))
+        await until(lambda: bool(service.outputs.url))
         await player.start()
         await player.own_move()  # black
         await asyncio.sleep(0.3)
@@ -159,13 +141,13 @@ async def _engine_move_put_right(service: Service, player: Player, browser,
         said.append(await asyncio.to_thread(browser.js, expression))
 
     task = asyncio.create_task(service.run())
-    await _until(lambda: bool(service.outputs.url))
+    await until(lambda: bool(service.outputs.url))
     await asyncio.to_thread(browser.navigate, "about:blank")
     await asyncio.to_thread(browser.viewport, *size)
     await asyncio.to_thread(browser.navigate, service.outputs.url + "/")
     await player.start()
     await player.own_move()  # black
-    await _until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
+    await until(lambda: (_engine(service).get("move") or {}).get("stage") == "put")
     move = _engine(service)["move"]
     asked = service.outputs.engine.asked
     await asyncio.to_thread(browser.wait_for,
@@ -174,7 +156,7 @@ async def _engine_move_put_right(service: Service, player: Player, browser,
     forgotten, kept = move["flips"][0], move["flips"][1:]
     await player.move(move["square"], kept, Color.WHITE)  # one flip forgotten
     player.source.queue.put_nowait(Reading(press=Color.BLACK))  # black points it out
-    await _until(lambda: service.table.core.arbiter.flow().stage == "pointed_out")
+    await until(lambda: service.table.core.arbiter.flow().stage == "pointed_out")
     await asyncio.to_thread(browser.wait_for,
                             f"{_text('engine-say')}.includes('not carried out')", 10)
     await read(_text("engine-say"))
@@ -183,9 +165,9 @@ async def _engine_move_put_right(service: Service, player: Player, browser,
     assert service.outputs.engine.asked == asked
     player.board[parse_square(forgotten)] = Color.WHITE.symbol  # put right
     player.show()
-    await _until(lambda: service.table.core.arbiter.flow().stage == "put_right")
+    await until(lambda: service.table.core.arbiter.flow().stage == "put_right")
     player.source.queue.put_nowait(Reading(press=Color.WHITE))
-    await _until(lambda: service.table.core.arbiter.to_move is Color.BLACK
+    await until(lambda: service.table.core.arbiter.to_move is Color.BLACK
                  and service.table.core.arbiter.phase == "turn")
     await asyncio.to_thread(browser.wait_for, f"{_text('engine-say')}.includes('played')", 10)
     await read(_text("engine-say"))
@@ -200,15 +182,12 @@ async def _engine_move_put_right(service: Service, player: Player, browser,
 
 @pytest.mark.parametrize("size", [(1280, 900), (390, 844)], ids=["desktop", "phone"])
 def test_an_engine_move_with_a_forgotten_flip_pointed_out_and_fixed_in_the_browser(
-        tmp_path, browser, size):
+        seat, browser, size):
     """What the home player reads beside the board at each step of an engine move
     carried out with a flip forgotten, pointed out and put right: the move to carry
     out; what to fix (never a second engine move); the move done. The engine is asked
     once, and no pass is recorded."""
-    source = QueueSource()
-    service = Service(_config(tmp_path, **{"web.enabled": True}), source=source)
-    service.open()
-    player = Player(service, source)
+    service, player = seat(**{"web.enabled": True})
     square, forgotten, said = asyncio.run(
         _engine_move_put_right(service, player, browser, size))
     assert said[0].startswith(f"Engine (White): put a white disc on {square}, then turn ")

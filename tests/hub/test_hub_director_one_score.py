@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from hub_web_support import TOKEN
-from test_hub_web_dashboard_browser import LIVE, LiveHub
+from live_hub import LIVE
 
 from controller.cli import main
 from controller.hub.director import TournamentDirector
@@ -64,7 +64,7 @@ def _column(sheet: str) -> dict[str, int]:
 
 
 def test_the_dashboard_the_sheets_and_the_summary_give_one_figure(browser, tmp_path,
-                                                                   capsys):
+                                                                   capsys, open_hall):
     path = tmp_path / "event.sqlite"
     director = _event(path)
     _, t = load(path)
@@ -90,8 +90,7 @@ def test_the_dashboard_the_sheets_and_the_summary_give_one_figure(browser, tmp_p
     said = {m[2]: int(m[3]) for m in lines}
 
     # the dashboard, in the browser, at both sizes
-    live = LiveHub(tmp_path / "hub", delay=0.0, director=director)
-    try:
+    with open_hall(tmp_path / "hub", delay=0.0, director=director, states={}) as (live, _):
         for width, height in ((1280, 900), (390, 844)):
             browser.navigate("about:blank")
             browser.viewport(width, height)
@@ -103,8 +102,6 @@ def test_the_dashboard_the_sheets_and_the_summary_give_one_figure(browser, tmp_p
             assert "Points" not in shown["head"] and "Games" not in shown["head"]
             dashboard = {r[1]: int(r[at]) for r in shown["rows"]}
             assert dashboard == sheet
-    finally:
-        live.close()
 
     # one figure: games won at the board plus byes, the same in every output
     assert set(sheet) == set(t.present)

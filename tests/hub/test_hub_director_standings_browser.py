@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hub_web_support import TOKEN
-from test_hub_web_dashboard_browser import LIVE, LiveHub
+from live_hub import LIVE
 
 from controller.hub.director import TournamentDirector
 from controller.tournament import Player, Tournament
@@ -18,10 +18,11 @@ CAPTION = "document.querySelector('#standings caption').textContent"
 SHOWN = LIVE + " && !document.getElementById('standings-box').hidden"
 
 
-def test_the_final_ranking_on_the_dashboard_and_the_broadcast(browser, tmp_path: Path):
+def test_the_final_ranking_on_the_dashboard_and_the_broadcast(
+        browser, tmp_path: Path, open_hall):
     t = simulate(40, "open", 1)
-    live = LiveHub(tmp_path, delay=0.0, director=TournamentDirector(t))
-    try:
+    director = TournamentDirector(t)
+    with open_hall(tmp_path, delay=0.0, director=director, states={}) as (live, _):
         for width, height in ((1280, 900), (390, 844)):
             for url in (f"{live.url}/arbiter?token={TOKEN}", f"{live.url}/"):
                 browser.navigate("about:blank")
@@ -34,19 +35,18 @@ def test_the_final_ranking_on_the_dashboard_and_the_broadcast(browser, tmp_path:
                                    ".textContent")
                 assert first.startswith("1" + t.final_ranking()[0]) and "七段出場" in first
                 assert not browser.scrolls_sideways()
-    finally:
-        live.close()
 
 
-def test_the_provisional_ranking_names_the_criteria_and_fits_a_phone(browser, tmp_path):
+def test_the_provisional_ranking_names_the_criteria_and_fits_a_phone(
+        browser, tmp_path, open_hall):
     t = Tournament([Player(f"Player {k:02d}") for k in range(40)], "open", "Open")
     t.draw_lottery(["1", "2", "3"])
     for g in t.pair_next_round().games:
         if g.table is not None:
             t.record_result(g.table, "black", (40, 24))
     t.pair_next_round()
-    live = LiveHub(tmp_path, delay=0.0, director=TournamentDirector(t))
-    try:
+    director = TournamentDirector(t)
+    with open_hall(tmp_path, delay=0.0, director=director, states={}) as (live, _):
         for width, height in ((1280, 900), (390, 844)):
             browser.navigate("about:blank")
             browser.viewport(width, height)
@@ -57,21 +57,18 @@ def test_the_provisional_ranking_names_the_criteria_and_fits_a_phone(browser, tm
             assert headers[-1] == "抽選番号" and len(headers) == 11
             assert browser.js(CAPTION) == "暫定順位 (provisional ranking)"
             assert not browser.scrolls_sideways()
-    finally:
-        live.close()
 
 
-def test_the_variant_the_event_runs_under_is_named_with_the_ranking(browser, tmp_path):
+def test_the_variant_the_event_runs_under_is_named_with_the_ranking(
+        browser, tmp_path, open_hall):
     t = Tournament([Player(f"Player {k}") for k in range(8)], "open", "Open", extend=True)
     t.draw_lottery(["1", "2", "3"])
     t.pair_next_round()
-    live = LiveHub(tmp_path, delay=0.0, director=TournamentDirector(t))
-    try:
+    director = TournamentDirector(t)
+    with open_hall(tmp_path, delay=0.0, director=director, states={}) as (live, _):
         for url in (f"{live.url}/arbiter?token={TOKEN}", f"{live.url}/"):
             browser.navigate(url)
             browser.wait_for(SHOWN, timeout=15)
             note = browser.js("document.querySelector('#standings .standings-note')"
                               ".textContent")
             assert note == t.extension and note.startswith("small-field variant")
-    finally:
-        live.close()

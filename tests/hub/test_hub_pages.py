@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from devtools import DevTools
 from hub_web_support import TOKEN, FakeDirector, Hall, serve_hub
-from test_hub_web_dashboard_browser import EVENT, LIVE, LiveHub, Table, open_hall, state
+from live_hub import EVENT, LIVE, LiveHub, Table, state
 
 from controller.hall_protocol.protocol import EventMessage, encode_event
 from controller.hall_protocol.topics import Topics
@@ -30,8 +30,10 @@ OPENING = ("f5", "d6", "c3", "d3", "c4")
 
 
 @pytest.fixture(scope="module")
-def hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveHub, dict[int, Table]]]:
-    yield from open_hall(tmp_path_factory.mktemp("hall"), delay=0.0)
+def hall(tmp_path_factory: pytest.TempPathFactory, open_hall
+         ) -> Iterator[tuple[LiveHub, dict[int, Table]]]:
+    with open_hall(tmp_path_factory.mktemp("hall"), delay=0.0) as opened:
+        yield opened
 
 
 @pytest.fixture(params=sorted(SIZES))

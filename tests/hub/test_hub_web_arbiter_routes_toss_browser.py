@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 from devtools import DevTools
 from hub_web_support import START, TOKEN
+from live_hub import LIVE, LiveHub, Table
 from test_hub_results_toss import event
-from test_hub_web_dashboard_browser import LIVE, LiveHub, Table
 
 from controller.hall_protocol.protocol import GameResult, TableState
 from controller.hub.director import TournamentDirector
@@ -31,23 +31,12 @@ Hall = tuple[LiveHub, dict[int, Table], TournamentDirector]
 
 
 @pytest.fixture(scope="module")
-def hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hall]:
+def hall(tmp_path_factory: pytest.TempPathFactory, open_hall) -> Iterator[Hall]:
     folder = tmp_path_factory.mktemp("toss")
     director = event(folder / "event.sqlite")
-    live = LiveHub(folder, director=director)
-    tables: dict[int, Table] = {}
-    try:
-        for p in director.pairings(1):
-            tables[p.table] = Table(live.broker, p.table)
-        for t in tables.values():
-            assert t.ready.wait(10), f"table {t.n} could not subscribe to its downlink"
-            t.online()
-            t.publish(_state(director.pairings(1)[t.n - 1]))
+    states = {p.table: _state(p) for p in director.pairings(1)}
+    with open_hall(folder, director=director, states=states) as (live, tables):
         yield live, tables, director
-    finally:
-        for t in tables.values():
-            t.close()
-        live.close()
 
 
 def _state(p: Pairing, drawn: bool = False) -> TableState:

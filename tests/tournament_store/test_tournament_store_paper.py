@@ -31,6 +31,19 @@ def test_the_players_list_is_alphabetical_with_table_and_colour():
     assert (mine["table"], mine["colour"], mine["opponent"]) == ("3", "black", g.white)
 
 
+def test_full_width_and_case_do_not_move_a_name_in_the_players_list():
+    names = ["ｂｅｎ", "Ann", "ＡＢＥ", "abe", "Carl", "bea", *(f"Zed {k}" for k in range(10))]
+    t = Tournament([Player(n) for n in names], "open", "Open")
+    t.draw_lottery(["1", "2", "3"])
+    t.pair_next_round()
+    rows = list(csv.DictReader(io.StringIO(paper.player_list(t, t.current, "csv"))))
+    listed = [r["name"] for r in rows if r["name"]]
+    assert [paper.player_list_order(n) for n in listed] == sorted(
+        paper.player_list_order(n) for n in names)
+    assert paper.player_list_order("ＡＢＥ") == paper.player_list_order("abe")
+    assert listed.index("bea") < listed.index("ｂｅｎ") < listed.index("Carl")
+
+
 def test_the_crosstable_shows_every_round_of_every_player():
     t = simulate(40, "open", 1)
     rows = list(csv.reader(io.StringIO(paper.crosstable(t, "csv"))))

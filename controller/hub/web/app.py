@@ -45,10 +45,12 @@ from controller.hub.changes import HubBus
 from controller.hub.results import Director, ResultDesk
 from controller.hub.web.arbiter_access import ArbiterAccess, login_routes
 from controller.hub.web.arbiter_routes import arbiter_routes
+from controller.hub.web.change_count import Changes
 from controller.hub.web.context import HubContext, HubWebSettings
-from controller.hub.web.live import Changes, Store, Views
+from controller.hub.web.live import Views
 from controller.hub.web.responses import Pages, error
 from controller.hub.web.spectator_routes import spectator_routes
+from controller.hub.web.store_reads import Store
 from controller.hub.web.tournament_routes import tournament_routes
 from controller.web.auth import ArbiterAuth
 from controller.web.guard import FailureLimiter, InternalErrors, OriginGuard, SecurityHeaders

@@ -22,9 +22,11 @@ from controller.errors import KaeshiError
 from controller.hall_protocol.protocol import HubChange
 from controller.hub.changes import HubBus
 from controller.hub.results import ResultDesk
+from controller.hub.web.change_count import Changes
 from controller.hub.web.dashboard import CLOCK_WARNING_SECONDS
-from controller.hub.web.live import Changes, Store, Views
+from controller.hub.web.live import Views
 from controller.hub.web.responses import Pages
+from controller.hub.web.store_reads import Store
 
 log = logging.getLogger("kaeshi.hub.web")
 

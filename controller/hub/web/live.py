@@ -1,172 +1,29 @@
 """What the web pages read: the hub's tables, shaped for the arbiter and for spectators.
 
-The hub's bus calls back from the MQTT thread or the event loop; :class:`Changes` turns
-that into a version number that server-sent-event streams await on the loop. The
+The middle of the pages' data flow: the store's reads and what is kept of them
+(:mod:`~controller.hub.web.store_reads`) go in, the JSON of every page comes out,
+rebuilt when the change counter (:mod:`~controller.hub.web.change_count`) moves. The
 snapshots are built once per change (or per second, since clocks run) and shared by
 every open page, so a hundred spectators cost one rebuild, not a hundred.
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-from controller.hall_protocol.protocol import GameKey, HubChange, StoredEvent, TableStatus
-from controller.hub.broadcast import (
-    GameInfo,
-    Replay,
-    SpectatorTable,
-    spectator_tables,
-    visible,
-)
+from controller.hall_protocol.protocol import GameKey, StoredEvent, TableStatus
+from controller.hub.broadcast import GameInfo, Replay, SpectatorTable, spectator_tables, visible
 from controller.hub.export import event_records
 from controller.hub.incidents import Incidents
 from controller.hub.results import Director, ResultDesk
 from controller.hub.round_status import HallRound, hall_round
 from controller.hub.web.dashboard import REASONS, RESULT, dashboard, refused_pairings
+from controller.hub.web.store_reads import GameBook, RecentEvents, Store
 from controller.irregularities import KIND_NAMES
 from controller.records.model import GameRecord
-
-
-class Store(Protocol):
-    """The reads the web pages make of the hub's store (``controller.hub.store.HubStore``)."""
-
-    def tables(self) -> list[TableStatus]: ...
-    def table(self, table: int) -> TableStatus | None: ...
-    def events(self, table: int, game: str | None = None, after: int = 0
-               ) -> list[StoredEvent]: ...
-    def games(self, announced: bool | None = None) -> list[GameKey]: ...
-
-
-class Changes:
-    """A change counter the bus bumps from any thread and SSE streams await on the loop."""
-
-    def __init__(self) -> None:
-        self.version = 0
-        #: Set when the server stops: open streams end instead of holding it up.
-        self.closed = False
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._event: asyncio.Event | None = None
-        self._closing: asyncio.Event | None = None
-        self._lock = threading.Lock()
-
-    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._event = asyncio.Event()
-        self._closing = asyncio.Event()
-
-    def notify(self, change: HubChange | None = None) -> None:
-        del change
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            with self._lock:
-                self.version += 1
-            return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            self._bump()
-        else:
-            loop.call_soon_threadsafe(self._bump)
-
-    def close(self) -> None:
-        """End every open stream (from any thread), e.g. before the server shuts down."""
-        self.closed = True
-        self.notify()
-
-    def _bump(self) -> None:
-        if self.closed and self._closing is not None:
-            self._closing.set()
-        with self._lock:
-            self.version += 1
-        event, self._event = self._event, asyncio.Event()
-        if event is not None:
-            event.set()
-
-    async def wait(self, version: int, timeout: float) -> int:
-        """The version once it differs from ``version``, or after ``timeout`` seconds."""
-        if self.version == version and self._event is not None:
-            try:
-                await asyncio.wait_for(self._event.wait(), timeout)
-            except TimeoutError:
-                pass
-        elif self._event is None:
-            await asyncio.sleep(timeout)
-        return self.version
-
-    async def sleep(self, timeout: float) -> None:
-        """Wait ``timeout`` seconds, or less if the server is closing."""
-        if self._closing is None:
-            await asyncio.sleep(timeout)
-            return
-        try:
-            await asyncio.wait_for(self._closing.wait(), timeout)
-        except TimeoutError:
-            pass
-
-
-class GameBook:
-    """Who played which game and in which round. The store keeps each game's last state
-    (``game_info``); states seen here are remembered too, so a store without it still
-    names the games played since the hub started."""
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        self._infos: dict[tuple[int, str], GameInfo] = {}
-        self._asked: set[tuple[int, str]] = set()
-
-    def note(self, statuses: list[TableStatus]) -> None:
-        for st in statuses:
-            s = st.state
-            if s is not None:
-                self._infos[(st.table, s.game)] = GameInfo(s.black, s.white, s.round, s.size)
-
-    def infos(self) -> dict[tuple[int, str], GameInfo]:
-        lookup = getattr(self._store, "game_info", None)
-        if callable(lookup):
-            for table, game in self._store.games():
-                key = (table, game)
-                if key in self._infos or key in self._asked:
-                    continue
-                self._asked.add(key)  # a game never described by a state stays unnamed
-                s = lookup(table, game)
-                if s is not None:
-                    self._infos[key] = GameInfo(s.black, s.white, s.round, s.size)
-        return dict(self._infos)
-
-
-class RecentEvents:
-    """The events of each table's latest ``keep`` games, read from the store only as they
-    grow: the spectators' page is rebuilt every second, the store is not re-read."""
-
-    def __init__(self, store: Store, keep: int = 2) -> None:
-        self._store = store
-        self._keep = keep
-        self._events: dict[GameKey, list[StoredEvent]] = {}
-
-    def by_table(self) -> dict[int, list[StoredEvent]]:
-        latest: dict[int, list[GameKey]] = {}
-        # oldest first; a game its table never announced is the arbiter's alone
-        for key in self._store.games(announced=True):
-            latest.setdefault(key.table, []).append(key)
-        wanted = {k for keys in latest.values() for k in keys[-self._keep:]}
-        for key in list(self._events):
-            if key not in wanted:
-                del self._events[key]
-        out: dict[int, list[StoredEvent]] = {}
-        for table, keys in latest.items():
-            mine = out.setdefault(table, [])
-            for key in keys[-self._keep:]:
-                have = self._events.setdefault(key, [])
-                have.extend(self._store.events(key.table, key.game,
-                                               after=have[-1].seq if have else 0))
-                mine.extend(have)
-        return out
+from controller.tournament_store.paper import player_list_order
 
 
 @dataclass
@@ -240,7 +97,6 @@ class Views:
     def pairings_board(self) -> dict[str, Any]:
         """The hall screen's "find your table": every player of the round in the paper
         player list's order (:func:`~controller.tournament_store.paper.player_list`)."""
-        from controller.tournament_store.paper import _sort_key as paper_order
         rnd = self.director.current_round() if self.director is not None else None
         if self.director is None or rnd is None:
             return {"event": self.event_name, "round": None, "players": []}
@@ -252,7 +108,7 @@ class Views:
         rows += [{"name": name, "table": None, "colour": None, "opponent": None, "bye": True}
                  for name in (byes(rnd) if callable(byes) else [])]
         return {"event": self.event_name, "round": rnd,
-                "players": sorted(rows, key=lambda r: paper_order(str(r["name"])))}
+                "players": sorted(rows, key=lambda r: player_list_order(str(r["name"])))}
 
     def arbiter(self) -> dict[str, Any]:
         """The dashboard: every table, most urgent first; pairings and standings."""

@@ -18,7 +18,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from controller import strictjson
-from controller.hub.web.live import Changes
+from controller.hub.web.change_count import Changes
 
 #: Least time between two updates of one dashboard stream.
 COALESCE = 0.1
