@@ -33,6 +33,9 @@ class Irregularity(StrEnum):
     FORGOTTEN_FLIP = "forgotten_flip"
     OVER_FLIP = "over_flip"
     WRONG_COLOR = "wrong_color"
+    #: 手番の間違い: a legal move of the side not to move, played and pressed while the
+    #: side to move could play (a clock game's press says who moved).
+    OUT_OF_TURN = "out_of_turn"
     ILLEGAL_SQUARE = "illegal_square"
     EXTRA_DISC = "extra_disc"
     REMOVED_DISC = "removed_disc"

@@ -41,6 +41,9 @@ KINDS: dict[Irregularity, KindWords] = {
     K.WRONG_COLOR: KindWords("wrong colour",
                              "{who} put the new disc on {squares} with the wrong colour up",
                              "{who} must turn the disc on {squares} to {own}"),
+    K.OUT_OF_TURN: KindWords("move out of turn", "{who} played {squares} out of turn",
+                             "{who} must take the disc on {squares} back and turn back "
+                             "what it turned"),
     K.ILLEGAL_SQUARE: KindWords("illegal square", "{who} played {squares}, where no legal "
                                 "move is", "{who} must take the disc on {squares} back and "
                                 "play a legal move"),

@@ -24,7 +24,7 @@ from typing import Any
 
 from controller.arbiter import corrections, presswait, views
 from controller.arbiter.config import ArbiterConfig
-from controller.arbiter.explain import explained, in_rules_order
+from controller.arbiter.explain import explained, in_rules_order, out_of_turn
 from controller.arbiter.noclock import without_clock
 from controller.arbiter.readings import StableBoard, frame_masks
 from controller.arbiter.state import CORRECTING, OVER, TURN, WAITING, ArbiterState, OpenMove
@@ -283,7 +283,8 @@ class Arbiter:
                 return []  # that side's time is not running: the button does nothing
             # The press says ``player`` moved last: adopt the board if legal play ending
             # with them gives it (a press forgotten, a turn lost) — unless it is the
-            # move of a player who passed illegally and now simply plays instead.
+            # move of a player who passed illegally and now simply plays instead, or
+            # one move of theirs while the side to move could play (out of turn).
             sb = s.stable
             plies = explained(s, player, sb.black, sb.white, lost_turn=True)
             op = s.open
@@ -291,6 +292,9 @@ class Arbiter:
                     f.kind is Irregularity.ILLEGAL_PASS for f in op.flags) \
                     and (plies is None or not in_rules_order(s.position, plies)):
                 return corrections.pass_replaced(s, self.config, t, player, op)
+            if plies is not None and out_of_turn(s.position, plies):
+                return judge_turn(s, self.config, t, player, sb.black, sb.white, sb.shifted,
+                                  out_of_turn=True)
             if plies is not None:
                 return adopt_turn(s, self.config, t, plies, sb.black, sb.white, sb.shifted)
             return []

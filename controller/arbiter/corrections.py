@@ -5,8 +5,12 @@ the turn back and name the discs; the mover corrects and presses again. The boar
 may also simply be put right before the opponent's next move. Either way each
 irregularity is corrected (one ``corrected`` each, however many are put right in
 one go) as soon as its squares show what they should; a move on an illegal square
-is withdrawn once all of its faults are put right. Once the next move begins,
-whatever was not put right stays on the board. An illegal pass is put right by the
+is withdrawn once all of its faults are put right, and so is a move out of turn,
+once its disc is taken back and what it turned turned back: the side that was on
+move then plays from the position before it (after a point-out, once the offender
+has pressed to hand the turn back). Once the next move begins, whatever was not put
+right stays on the board (a move out of turn too: the side that was on move has
+played on from it, and the turns go on from there). An illegal pass is put right by the
 opponent's pointing-out press, or by the offender simply playing and pressing again.
 """
 
@@ -155,6 +159,14 @@ def check_corrections(s: ArbiterState, config: ArbiterConfig, t: float) -> list[
     if op.flags:
         return events  # partly put right: the end is only judged on the whole board
     s.open = None
+    if op.judgement.out_of_turn:
+        # Withdrawn: the position before it, the side to move as it is now (the one
+        # that was on move; after a point-out the offender, whose press is due).
+        _void_open(s, op)
+        s.first = None
+        s.position = Position(correct.black, correct.white, pos.to_move, correct.size)
+        s.shifted = sb.shifted
+        return events
     if op.judgement.void:
         # An illegal square put right: the move is void, the offender plays again
         # from the position before it.

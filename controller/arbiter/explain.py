@@ -4,10 +4,13 @@ When a judged board is not the expected player's single move, the arbiter asks
 whether legal play explains it exactly: one legal move per new disc, each by the
 player whose colour the disc shows, from the official position (which already
 holds every fault left on the board). Such a board is reached without a fault:
-a clock press was forgotten, a turn boundary was missed, or someone moved out of
-turn. Flagging it would cost a false flag on every later move; adopting it costs
-nothing but a note. Pure and small: at most :data:`LIMIT` new discs are searched
-(each in any order, by either player), and only for boards that would otherwise be flagged.
+a clock press was forgotten, a turn boundary was missed, or the players saw the
+turn otherwise and both played on. Flagging it would cost a false flag on every
+later move; adopting it costs nothing but a note. One move alone by the side not
+to move, pressed while the side to move could play, is not among them: that is a
+move out of turn (:func:`out_of_turn`), a fault the opponent may point out.
+Pure and small: at most :data:`LIMIT` new discs are searched (each in any order,
+by either player), and only for boards that would otherwise be flagged.
 """
 
 from __future__ import annotations
@@ -37,6 +40,13 @@ def in_rules_order(before: Position, plies: tuple[Ply, ...]) -> bool:
             pos = pos.pass_turn()
         pos = pos.play(sq)
     return True
+
+
+def out_of_turn(before: Position, plies: tuple[Ply, ...]) -> bool:
+    """Whether ``plies`` are one move by the side not to move while the side to move
+    could play (手番の間違い, rule 5①): a fault, not a press forgotten (a press forgotten
+    leaves plies in the rules' order, a pass forced included)."""
+    return len(plies) == 1 and not in_rules_order(before, plies)
 
 
 def legal_play(before: Position, black: int, white: int, lost_turn: bool = False,

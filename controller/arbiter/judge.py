@@ -19,6 +19,11 @@ Decisions where the rules are silent:
   reported again.
 * Two new discs that explain the board equally well: the one put down first is
   the move.
+* ``out_of_turn`` (手番の間違い) is judged only on a board that is exactly one legal
+  move of the player who pressed, played while the side to move could play (the
+  arbiter's press handling says so): the disc is named; putting it right takes the
+  disc back and turns back what it turned, and the side that was on move plays from
+  the position before it.
 """
 
 from __future__ import annotations
@@ -52,6 +57,12 @@ class Judgement:
     correct: Position  # the board as it should be (before the move, if the move is void)
 
     @property
+    def out_of_turn(self) -> bool:
+        """A move by the side not to move: once put right, it is withdrawn and the side
+        that was on move plays (the offender does not play again)."""
+        return any(f.kind is Irregularity.OUT_OF_TURN for f in self.flags)
+
+    @property
     def void(self) -> bool:
         """An illegal square or an illegal pass: once corrected, the mover plays again."""
         return any(f.kind in (Irregularity.ILLEGAL_SQUARE, Irregularity.ILLEGAL_PASS)
@@ -80,9 +91,13 @@ def _choose(geo: Geometry, own0: int, opp0: int, own: int, new: int, legal: int,
 
 def judge(
     before: Position, before_shifted: int, player: Color, black: int, white: int, shifted: int,
-    first: int | None = None,
+    first: int | None = None, out_of_turn: bool = False,
 ) -> Judgement:
-    """Judge ``player``'s turn from ``before`` to the confirmed board ``black``/``white``."""
+    """Judge ``player``'s turn from ``before`` to the confirmed board ``black``/``white``.
+
+    ``out_of_turn``: ``player`` moved while their opponent was to move (``before`` is
+    given with ``player`` to move, as for every turn); the correct position is then
+    ``before`` with the opponent to move."""
     if player is Color.BLACK:
         own0, opp0, own, opp = before.black, before.white, black, white
     else:
@@ -98,6 +113,8 @@ def judge(
     if new:
         square, f = _choose(geo, own0, opp0, own, new, legal, first)
         bit = 1 << square
+        if out_of_turn and f:
+            flags.append(Flag(Irregularity.OUT_OF_TURN, bit, bit | f))
         if opp & bit:
             flags.append(Flag(Irregularity.WRONG_COLOR, bit, bit))
         if not f:
@@ -125,7 +142,9 @@ def judge(
         physical = Position(black, white, Color.WHITE, before.size)
     else:
         physical = Position(black, white, Color.BLACK, before.size)
-    if square is not None and f:
+    if out_of_turn:
+        correct = before.with_to_move(player.opponent)
+    elif square is not None and f:
         correct = before.with_to_move(player).play(square)
     elif square is None and not legal:
         correct = before.with_to_move(player.opponent)

@@ -24,11 +24,15 @@ from controller.squares import Color, square_name
 
 
 def judge_turn(s: ArbiterState, config: ArbiterConfig, t: float, player: Color, black: int,
-               white: int, shifted: int) -> list[Event]:
-    """``player``'s turn ends on the confirmed board ``black``/``white``: judge it."""
+               white: int, shifted: int, out_of_turn: bool = False) -> list[Event]:
+    """``player``'s turn ends on the confirmed board ``black``/``white``: judge it.
+
+    ``out_of_turn``: ``player`` moved while the side to move could play (a fault, not
+    a board to explain); the side to move's time ran on, so their turn keeps its start
+    and the move out of turn has no time of its own."""
     j = judge(s.position.with_to_move(player), s.shifted, player, black, white, shifted,
-              s.first)
-    if j.flags and j.square is not None:
+              s.first, out_of_turn)
+    if j.flags and j.square is not None and not out_of_turn:
         plies = explained(s, player, black, white)
         if plies is not None:
             return adopt_turn(s, config, t, plies, black, white, shifted)
@@ -44,9 +48,10 @@ def judge_turn(s: ArbiterState, config: ArbiterConfig, t: float, player: Color, 
         events.append(irregularity_event(t, player.value, flag.kind,
                                          names(flag.squares, size)))
     used = None
-    if s.clock and s.turn_t is not None:
+    if s.clock and s.turn_t is not None and not out_of_turn:
         used = round(t - s.turn_t, 3)
-    s.turn_t = t
+    if not out_of_turn:
+        s.turn_t = t
     s.moves.append(Move(player, None if j.square is None else square_name(j.square, size),
                         used, comment=_comment(j.flags, size)))
     if j.square is not None:

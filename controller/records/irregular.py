@@ -147,7 +147,7 @@ class History:
                    pointed_out: bool | None) -> None:
         for e in self.entries:
             if e.status == OPEN and e.kind == kind and e.squares == squares:
-                withdrawn = kind in ("illegal_square", "illegal_pass")
+                withdrawn = kind in ("illegal_square", "illegal_pass", "out_of_turn")
                 e.status, e.until = (WITHDRAWN if withdrawn else CORRECTED), t
                 e.pointed_out = pointed_out
                 return
@@ -225,6 +225,8 @@ def stood_board(before: Position | None, after: Position | None, mv: Move
         return None
     here = before.with_to_move(mv.player)
     kept = after.with_to_move(mv.player.opponent)
+    if mv.player is not before.to_move and before.legal_moves():
+        return kept  # a move out of turn that stood: the rules gave the turn to the other side
     try:
         if mv.square is None:
             if here.legal_moves():

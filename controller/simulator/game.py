@@ -26,6 +26,7 @@ from controller.records.model import GameRecord
 from controller.simulator.plan import (
     CLOCK_KINDS,
     COMBOS,
+    HABIT_KINDS,
     NO_CLOCK_KINDS,
     Plan,
     char,
@@ -52,7 +53,8 @@ class SimOptions:
     #: pressing (path b); an illegal pass followed by the offender simply playing and
     #: pressing again; several faults put right at once; a disc put down and taken
     #: back; the new disc put down off-centre and pushed in; a forgotten clock press;
-    #: the clock pressed 0.15-0.4 s after the hand leaves the board.
+    #: the clock pressed 0.15-0.4 s after the hand leaves the board; a move out of turn
+    #: (the opponent plays and presses while the mover's time runs).
     habits: bool = False
 
 
@@ -66,7 +68,8 @@ class Injected:
     #: "none" (left on the board), "mover" (put right before the press), "opponent"
     #: (pointed out by the opponent's press, rule 5①), "after" (put right after the
     #: press, before the opponent moves), "self" (an illegal pass: the offender plays
-    #: and presses again)
+    #: and presses again). For a move out of turn the offender is the opponent of the
+    #: side to move, and "opponent" is the side to move pointing it out.
     fix: str
 
 
@@ -135,11 +138,19 @@ class _Game:
             kind = self.draw_kind()
             if self.unpressed is not None:
                 kind = None  # the reply to a move whose press was forgotten is clean
-            if kind is K.ILLEGAL_PASS and self.left_open:
-                kind = None  # a press now would point out the opponent's fault (rule 5①)
+            if kind in (K.ILLEGAL_PASS, K.OUT_OF_TURN) and self.left_open:
+                # a press now would point out the opponent's fault (rule 5①); a disc of
+                # theirs now could read as putting it right
+                kind = None
             self.left_open = False
-            if kind is not K.ILLEGAL_PASS or not self.illegal_pass(sq):
-                self.play(sq, None if kind is K.ILLEGAL_PASS else kind)
+            if kind is K.ILLEGAL_PASS:
+                if not self.illegal_pass(sq):
+                    self.play(sq, None)
+            elif kind is K.OUT_OF_TURN:
+                if not self.out_of_turn(sq):
+                    self.play(sq, None)
+            else:
+                self.play(sq, kind)
         if self.pos.is_game_over():
             b, w = self.pos.final_score()
             winner = "black" if b > w else "white" if w > b else "draw"
@@ -150,10 +161,15 @@ class _Game:
     def draw_kind(self) -> Irregularity | None:
         if self.rng.random() >= self.options.errors:
             return None
-        return self.rng.choice(CLOCK_KINDS if self.options.clock else NO_CLOCK_KINDS)
+        kinds: tuple[Irregularity, ...] = CLOCK_KINDS if self.options.clock else NO_CLOCK_KINDS
+        if not self.options.habits:
+            kinds = tuple(k for k in kinds if k not in HABIT_KINDS)
+        return self.rng.choice(kinds)
 
     def draw_fix(self, kind: Irregularity) -> str:
         r = self.rng.random()
+        if kind is K.OUT_OF_TURN:  # pointed out, taken back unprompted, or played on
+            return "opponent" if r < 0.4 else "after" if r < 0.6 else "none"
         if self.options.habits:
             if kind is K.ILLEGAL_PASS:
                 return "opponent" if r < 0.3 else "self" if r < 0.65 else "none"
@@ -370,6 +386,45 @@ class _Game:
         if not self.options.clock and not self.pos.legal_moves() and self.pos.opponent_moves():
             self.truth.append(pass_event(t, self.pos.to_move.value))
             self.pos = self.pos.pass_turn()
+
+    def out_of_turn(self, sq: int) -> bool:
+        """Clock only: while the side to move thinks, the opponent plays a legal move of
+        their own and presses (手番の間違い). Pointed out (the side to move presses; the
+        offender takes the disc back, turns back what it turned and presses) or taken
+        back unprompted, the side to move then plays ``sq``; left, the side to move
+        plays on from the board as it stands."""
+        if not self.options.clock:
+            return False
+        table, me = self.table, self.pos.to_move
+        plan = inject(K.OUT_OF_TURN, self.pos, sq, table.cells, self.rng)
+        if plan is None:
+            return False
+        you = plan.player
+        flagged = _names(plan.flags[K.OUT_OF_TURN], self.size)
+        fix = self.draw_fix(K.OUT_OF_TURN)
+        before = table.cells[:]
+        self.injected.append(Injected(self.number, you, {K.OUT_OF_TURN.value: flagged}, fix))
+        self.perform(plan)
+        self.judged(table.press(you), plan, plan.flags)
+        if fix == "none":  # the side to move plays on: the disc stands as the offender's
+            self.pos = self.position_of(table.cells, me)
+            self.left_open = True
+            self.diverged = True
+            return True
+        if fix == "opponent":
+            table.think()
+            said = table.press(me)
+            self.truth.append(pointed_out_event(said, you.value, flagged))
+        else:  # seen by the offender, and taken back before the side to move plays
+            table.still(2)
+        self.repair(plan, before)
+        self.truth.append(corrected_event(table.t, K.OUT_OF_TURN, flagged,
+                                          pointed_out=fix == "opponent"))
+        if fix == "opponent":
+            table.press(you)  # the offender's press hands the turn back
+        table.think()
+        self.play(sq, None)
+        return True
 
     def illegal_pass(self, sq: int) -> bool:
         """Clock only: the player presses without moving although ``sq`` (and more) is legal."""

@@ -28,10 +28,15 @@ NO_CLOCK_KINDS = (
     K.FORGOTTEN_FLIP, K.OVER_FLIP, K.ILLEGAL_SQUARE, K.EXTRA_DISC, K.REMOVED_DISC,
     K.SHIFTED_DISC,
 )
+#: With a clock, a press also says who moved: a move out of turn is the opponent's
+#: move pressed while the mover's time runs.
 CLOCK_KINDS = (
     K.FORGOTTEN_FLIP, K.OVER_FLIP, K.WRONG_COLOR, K.ILLEGAL_SQUARE, K.REMOVED_DISC,
-    K.SHIFTED_DISC, K.EXTRA_DISC, K.ILLEGAL_PASS,
+    K.SHIFTED_DISC, K.EXTRA_DISC, K.ILLEGAL_PASS, K.OUT_OF_TURN,
 )
+#: Kinds drawn only with ``SimOptions.habits``, so that the default stream (the demo's
+#: and the hall's pinned seeds) keeps its story.
+HABIT_KINDS = (K.OUT_OF_TURN,)
 #: Two faults in one move, as players make them together (``SimOptions.habits``):
 #: the second drawn on the first's plan where their squares do not meet.
 COMBOS = (
@@ -76,7 +81,11 @@ def correct_plan(pos: Position, square: int) -> Plan:
 
 def inject(kind: Irregularity, pos: Position, square: int, cells: list[str],
            rng: random.Random) -> Plan | None:
-    """A plan for ``kind`` on the move ``square`` in ``pos``, or None where it cannot happen."""
+    """A plan for ``kind`` on the move ``square`` in ``pos``, or None where it cannot happen.
+
+    A move out of turn is not a variation of that move but the opponent's: a legal move
+    of theirs, played as the rules turn it, after which the side to move can still play
+    (a press without a move would read as pointing it out)."""
     plan = correct_plan(pos, square)
     me, you = pos.to_move, pos.to_move.opponent
     flips = plan.flips
@@ -114,6 +123,14 @@ def inject(kind: Irregularity, pos: Position, square: int, cells: list[str],
         q = rng.choice(occupied)
         plan.actions.append((q, "-"))
         plan.flags[kind] = [q]
+    elif kind is K.OUT_OF_TURN:
+        theirs = pos.with_to_move(you)
+        options = [q for q in bits(theirs.legal_moves()) if theirs.play(q).legal_moves()]
+        if not options:
+            return None
+        e = rng.choice(options)
+        turned = bits(theirs.flips(e))
+        plan = Plan(you, e, char(you), turned[:], flags={kind: [e]}, flips=turned)
     elif kind is K.SHIFTED_DISC:
         q = rng.choice([square, *flips])
         if q == square:
@@ -162,7 +179,8 @@ def _over_target(pos: Position, square: int, flips: list[int], cells: list[str],
 
 
 def fix_actions(plan: Plan, before: list[str]) -> list[tuple[int, str]]:
-    """Touches that put a flagged move right (an illegal square: the disc is taken back)."""
+    """Touches that put a flagged move right (an illegal square: the disc is taken back;
+    a move out of turn: the disc taken back and what it turned turned back)."""
     me = plan.player
     out: list[tuple[int, str]] = []
     for kind, squares in plan.flags.items():
@@ -173,6 +191,9 @@ def fix_actions(plan: Plan, before: list[str]) -> list[tuple[int, str]]:
                 out.append((q, before[q].upper()))
             elif kind is K.ILLEGAL_SQUARE:
                 out.append((q, "-"))
+            elif kind is K.OUT_OF_TURN:
+                out.append((q, "-"))
+                out.extend((f, before[f]) for f in plan.turns)
             elif kind is K.EXTRA_DISC and q != plan.square:
                 out.append((q, "-"))
             elif kind is K.REMOVED_DISC:

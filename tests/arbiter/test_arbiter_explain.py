@@ -35,18 +35,29 @@ def test_a_forgotten_press_is_read_from_the_next_press():
 
 
 def test_a_lost_turn_is_adopted_with_one_resync_and_no_flag():
+    """White plays while black's time runs, black answers, white plays again and presses:
+    both players saw the turn otherwise and played on, so the board is adopted. (White's
+    move alone, pressed, is a move out of turn: ``test_arbiter_judge_kinds.py``.)"""
     log = Log()
     log.press("white")  # black's time runs ...
-    log.move("e3", "white", ("e4",))  # ... but white plays and presses
+    white = Position.start().with_to_move(Color.WHITE)
+    log.move("e3", "white", ("e4",))  # ... but white plays, black answers, white again
+    black = white.play("e3")
+    log.move("f3", "black", tuple(squares_of(black.flips("f3"))))
+    again = black.play("f3")
+    log.move("g3", "white", tuple(squares_of(again.flips("g3"))))
     t = log.press("white")
-    log.move("f5", "black", ("e5",))
+    log.move("f5", "black", tuple(squares_of(again.play("g3").flips("f5"))))
     log.press("black")
     events = arbitrate(log.obs)
-    assert brief(events) == [("resync", ("e3", "e4")), MOVE_F5]
+    changed = (Position.start().black ^ again.play("g3").black) | (
+        Position.start().white ^ again.play("g3").white)
+    assert brief(events)[0] == ("resync", tuple(squares_of(changed)))
+    assert [e.event for e in events] == ["resync", "move"]
     resync = events[0]
     assert resync.event == "resync" and resync.t == t
-    assert resync.fields == {"squares": ["e3", "e4"], "to_move": "black",
-                             "moves": ["white e3"]}
+    assert resync.fields == {"squares": squares_of(changed), "to_move": "black",
+                             "moves": ["white e3", "black f3", "white g3"]}
 
 
 def test_illegal_pass_then_the_offender_simply_plays_and_presses_again():
