@@ -30,11 +30,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "hub"),
                 str(ROOT / "tests" / "engine")]
 
 from devtools import DevTools  # noqa: E402
+from live_hub import LIVE as HUB_LIVE  # noqa: E402
+from live_hub import LiveHub, Table, open_hall, state  # noqa: E402
 from test_hub_pages import play_opening  # noqa: E402
 from test_hub_results_toss import event  # noqa: E402
 from test_hub_web_arbiter_routes_toss_browser import _state as paired_state  # noqa: E402
-from test_hub_web_dashboard_browser import LIVE as HUB_LIVE  # noqa: E402
-from test_hub_web_dashboard_browser import LiveHub, Table, open_hall, state  # noqa: E402
 from test_web_server_browser import LIVE, LiveServer  # noqa: E402
 from web_support import TOKEN, SimulatedGame  # noqa: E402
 
@@ -124,9 +124,7 @@ def table_pages(browser: DevTools) -> None:
 
 def hall_pages(browser: DevTools) -> None:
     with tempfile.TemporaryDirectory(prefix="kaeshi-shots-") as tmp:
-        hall = open_hall(Path(tmp), delay=0.0)
-        live, tables = next(hall)
-        try:
+        with open_hall(Path(tmp), delay=0.0) as (live, tables):
             pos = play_opening(tables[3])  # and its state, as a table sends after each step
             tables[3].publish(replace(state(3), board=pos.board_string(),
                                       to_move=pos.to_move.value, moves=5, seq=6))
@@ -149,8 +147,6 @@ def hall_pages(browser: DevTools) -> None:
             shoot(browser, f"{live.url}/board/3",
                   HUB_LIVE + " && document.querySelector('#board .cell.last') !== null",
                   "hub-board")
-        finally:
-            hall.close()
 
 
 def toss_page(browser: DevTools) -> None:

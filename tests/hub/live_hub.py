@@ -7,6 +7,8 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -110,3 +112,29 @@ class LiveHub:
         self.hub.stop()
         self.store.close()
         self.broker.stop()
+
+
+LiveHall = tuple[LiveHub, dict[int, Table]]
+
+
+@contextmanager
+def open_hall(folder: Path, delay: float = 900.0, director: Director | None = None,
+               states: dict[int, TableState] | None = None) -> Iterator[LiveHall]:
+    """A live hub in ``folder`` with a table online for each of ``states`` (by default
+    every table, playing round 1), each having published its state; closed at the end."""
+    live = LiveHub(folder, delay, director)
+    if states is None:
+        states = {n: state(n) for n in range(1, TABLES + 1)}
+    tables: dict[int, Table] = {}
+    try:
+        for n in states:
+            tables[n] = Table(live.broker, n)
+        for t in tables.values():
+            assert t.ready.wait(10), f"table {t.n} could not subscribe to its downlink"
+            t.online()
+            t.publish(states[t.n])
+        yield live, tables
+    finally:
+        for t in tables.values():
+            t.close()
+        live.close()
