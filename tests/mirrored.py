@@ -151,7 +151,7 @@ TESTED_THROUGH: dict[str, tuple[str, ...]] = {
     "calibration.commands.camera": ("calibration/test_calibration_advice.py",),
     # top-level definitions, met wherever their words are read or written
     "controller.errors": ("leds/test_leds_drivers.py",),
-    "controller.events": ("records/test_irregularities.py", "simulator/test_simulator_game.py"),
+    "controller.events": ("records/test_irregularities.py", "simulator/test_simulator_move.py"),
     # browser: the camera view, met through a live table fed a phone's frames
     "controller.browser.view": ("phone/test_phone_stream.py", "phone/test_phone_faults.py",
                                 "phone/test_phone_routes_pages.py"),

@@ -305,7 +305,8 @@ NOT_THE_BOARD: dict[str, tuple[int, str]] = {
     "controller/leds/ws2812.py": (3, "bits of a colour byte"),
     "controller/service/core.py": (1, "squares a hand may hide at the start"),
     "controller/service/salvage.py": (1, "bytes of a journal page header"),
-    "controller/simulator/game.py": (1, "frames a corrected move is watched"),
+    "controller/simulator/move.py": (1, "draws of a faulty disc before the move is played "
+                                     "clean"),
     "controller/strictjson.py": (1, "how deep a page's JSON may nest"),
     "controller/symmetry.py": (1, "the square's eight symmetries"),
     "controller/tournament/awards.py": (1, "places that win a title (王座)"),

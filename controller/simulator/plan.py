@@ -4,7 +4,8 @@ Each plan changes one move the way real players get it wrong, and carries the
 exact ground truth — the kinds and squares the tournament rules make a player
 name when pointing the fault out. Plans are only drawn where their truth is
 unambiguous on the board (for example, an over-flip never turns a disc the move
-turns anyway).
+turns anyway). Who puts a fault right, and when, is drawn here too (:func:`draw_fix`),
+and :class:`Injected` records each fault as it was played.
 """
 
 from __future__ import annotations
@@ -45,6 +46,21 @@ COMBOS = (
     (K.OVER_FLIP, K.REMOVED_DISC), (K.OVER_FLIP, K.SHIFTED_DISC), (K.OVER_FLIP, K.EXTRA_DISC),
     (K.ILLEGAL_SQUARE, K.OVER_FLIP),
 )
+
+
+@dataclass(frozen=True)
+class Injected:
+    """One injected fault: move number, who, the kinds and squares, and who corrected it."""
+
+    number: int
+    player: Color
+    flags: dict[str, list[str]]
+    #: "none" (left on the board), "mover" (put right before the press), "opponent"
+    #: (pointed out by the opponent's press, rule 5①), "after" (put right after the
+    #: press, before the opponent moves), "self" (an illegal pass: the offender plays
+    #: and presses again). For a move out of turn the offender is the opponent of the
+    #: side to move, and "opponent" is the side to move pointing it out.
+    fix: str
 
 
 def char(color: Color, shifted: bool = False) -> str:
@@ -141,6 +157,22 @@ def inject(kind: Irregularity, pos: Position, square: int, cells: list[str],
     else:
         return None
     return plan
+
+
+def draw_fix(kind: Irregularity, rng: random.Random, habits: bool, clock: bool) -> str:
+    """Who puts a fault of ``kind`` right, and when (see :class:`Injected`)."""
+    r = rng.random()
+    if kind is K.OUT_OF_TURN:  # pointed out, taken back unprompted, or played on
+        return "opponent" if r < 0.4 else "after" if r < 0.6 else "none"
+    if habits:
+        if kind is K.ILLEGAL_PASS:
+            return "opponent" if r < 0.3 else "self" if r < 0.65 else "none"
+        fix = "none" if r < 0.35 else "mover" if r < 0.55 else "opponent" if r < 0.8 \
+            else "after"
+        return fix if clock or fix != "after" else "mover"
+    if kind is K.ILLEGAL_PASS:
+        return "opponent" if r < 0.4 else "none"
+    return "none" if r < 0.5 else "mover" if r < 0.75 else "opponent"
 
 
 def combine(first: Plan, second: Plan) -> Plan | None:
