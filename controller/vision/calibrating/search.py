@@ -233,7 +233,8 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
     coarsely first, and the ``SETTLE_TRIES`` most like it then are moved all the
     way. When none of those is taken, each grid moved coarsely is fitted in turn,
     likeliest first (one taken is moved all the way too, unless it was above, and
-    that one kept if it is taken as well); failing that, each guess among those
+    of the two, when that is taken as well, the one the model doubts less is
+    kept: see :func:`_less_doubted`); failing that, each guess among those
     moved, as it is, unmoved: in a dark room the felt outline's guess can be
     the board itself. A grid the search took before these were tried is taken
     the same; they only take one where the search used to find none."""
@@ -269,13 +270,23 @@ def _settled(image: np.ndarray, tried: list[StartFit], orient: Orient | None,
             return coarse
         fine = placed(image, settle_on_start(image, moved[k], model, DISC_HEIGHT, n=n), orient,
                       made, n=n)
-        return fine or coarse
+        return coarse if fine is None else _less_doubted(image, fine, coarse)
     for k, h in zip(picked, moved, strict=True):  # a guess may be the board as it is
         unmoved = np.allclose(corners_of(h, n), corners_of(grids[k][0], n))  # placed above
         if k >= fitted and not unmoved and (
                 fit := placed(image, grids[k][0], orient, made, n=n)):
             return fit
     return None
+
+
+def _less_doubted(image: np.ndarray, fine: StartFit, coarse: StartFit) -> StartFit:
+    """Of a grid moved coarsely and the same moved all the way, both taken, the one
+    whose squares the learned model doubts less (the finer of equals): the finer
+    steps can follow a ridge the model sees in a reflection off the board, and the
+    printed lines pull it further. In a dim picture with a lamp over a corner, such
+    a grid leaning a square and a half off there reads the table by it as empty
+    felt and the rest as unread or right, contradicting nothing."""
+    return fine if grid_doubt(image, fine) <= grid_doubt(image, coarse) else coarse
 
 
 def _second_try(grids: list[tuple[np.ndarray, int]], ranked: list[int],
