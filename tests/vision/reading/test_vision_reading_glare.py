@@ -47,6 +47,19 @@ def test_a_black_disc_under_a_small_reflection_is_never_read_white(calibrated):
         assert _wrong(reading.board) == [], (sigma, peak)
 
 
+@pytest.mark.parametrize(("square", "sigma", "peak"), [(28, 0.5, 1.6), (28, 0.6, 1.6),
+                                                    (33, 0.6, 1.3), (33, 0.8, 1.3)])
+def test_a_small_reflection_that_clips_a_top_white_names_nothing_there(calibrated, square, sigma,
+                                                                        peak):
+    # a spot no wider than a disc clips a black disc's top (28) or the felt (33)
+    # white and leaves the ring round it unclipped: the square then looks like a
+    # white disc, so neither the rules nor the learned model may name it
+    reader, r = calibrated
+    reading = reader.read(reflection_over(r, square, sigma=sigma, peak=peak))
+    assert reading.board[square] == "?"
+    assert _wrong(reading.board) == []
+
+
 def test_squares_the_reflection_clips_entirely_read_glare(calibrated):
     reader, r = calibrated
     reading = reader.read(reflection_over(r, 28, sigma=1.5, peak=2.5))
