@@ -34,6 +34,10 @@ def _high_fd(fd: int) -> int:
     return high
 
 
+#: The two screens a person reads the pages on: a desk or laptop, and a phone held upright.
+SCREENS: dict[str, tuple[int, int]] = {"desktop": (1280, 900), "phone": (390, 844)}
+
+
 class DevTools:
     """A minimal DevTools-protocol client over chromium's debugging pipe."""
 
@@ -149,9 +153,9 @@ class DevTools:
         width = getattr(self, "width", None) or self.js("window.innerWidth")
         return bool(self.js(f"document.documentElement.scrollWidth > {int(width)} + 1"))
 
-    def text(self) -> str:
-        """What a person reads on the page."""
-        return str(self.js("document.body.innerText"))
+    def text(self, selector: str = "body") -> str:
+        """What a person reads on the page, or in the first element ``selector`` finds."""
+        return str(self.js(f"document.querySelector({selector!r}).innerText"))
 
     def screenshot(self, path: Path, full_page: bool = False) -> None:
         import base64

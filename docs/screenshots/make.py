@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "hub"),
                 str(ROOT / "tests" / "web"), str(ROOT / "tests" / "phone"),
                 str(ROOT / "tests" / "engine")]
 
-from devtools import DevTools  # noqa: E402
+from devtools import SCREENS, DevTools  # noqa: E402
 from live_hub import LIVE as HUB_LIVE  # noqa: E402
 from live_hub import LiveHub, Table, open_hall, state  # noqa: E402
 from test_hub_pages import play_opening  # noqa: E402
@@ -75,12 +75,11 @@ def phone_pages() -> None:
             browser.close()
             table.close()
 
-SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 
 
 def shoot(browser: DevTools, url: str, ready: str, name: str,
           before: Callable[[DevTools], None] | None = None) -> None:
-    for size, (w, h) in SIZES.items():
+    for size, (w, h) in SCREENS.items():
         browser.navigate("about:blank")
         browser.viewport(w, h)
         browser.navigate(url)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from devtools import DevTools
+from devtools import SCREENS, DevTools
 from served import Served
 
 from controller.cli import main as cli_main
@@ -22,7 +22,6 @@ from controller.service.games import write_game_files
 from controller.web.server import WebServer
 
 GAME = "20260101-120000"
-SIZES = {"phone": (390, 844), "desktop": (1280, 900)}
 BOARD = ("[...document.querySelectorAll('#board .cell')].map(c => "
          "({black: 'X', white: 'O', empty: '-'})[c.dataset.disc]).join('')")
 #: The board's box against the window: wholly in view or not.
@@ -80,11 +79,11 @@ def _shows(browser: DevTools, step: int) -> None:
     assert browser.js(IN_VIEW), f"step {step}: the board is out of view"
 
 
-@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("size", list(SCREENS))
 def test_a_click_below_the_board_shows_its_step_on_a_board_in_view(browser, review_url,
                                                                     size):
     browser.navigate("about:blank")
-    browser.viewport(*SIZES[size])
+    browser.viewport(*SCREENS[size])
     browser.navigate(review_url)
     # the page's script has drawn the board (and set its step)
     browser.wait_for("(document.getElementById('review-step') || {dataset: {}}).dataset.i "

@@ -11,14 +11,13 @@ import re
 import urllib.error
 import urllib.request
 
-from devtools import DevTools
+from devtools import SCREENS, DevTools
 from home_games import play_with_a_standing_fault
 from home_table import until
 
 from controller.cli import main as cli_main
 from controller.engine.report import load_review, review_paths
 
-SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 #: A score a person would read as "minus nothing".
 MINUS_ZERO = re.compile(r"(?<![\w.])-0(?![.\d])")
 #: A mistake as the review lists it: the move, the discs lost, the engine's better move.
@@ -131,7 +130,7 @@ def test_a_home_game_in_which_a_fault_stood_is_reviewed_from_its_game_over_page(
         record = service.table.core.record()
         stood = record.moves[seen["faulty"] - 1].stands
         assert stood is not None, "the forgotten flip stood"
-        for size in SIZES.values():
+        for size in SCREENS.values():
             await asyncio.to_thread(browser.navigate, "about:blank")
             await asyncio.to_thread(browser.viewport, *size)
             await asyncio.to_thread(_read_review, browser, service.outputs.url,

@@ -8,6 +8,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from devtools import SCREENS
 from home_table import Player, until
 from test_engine_seat import _engine, _engine_move, _faulty, post_json
 
@@ -180,7 +181,7 @@ async def _engine_move_put_right(service: Service, player: Player, browser,
     return move["square"], forgotten, said
 
 
-@pytest.mark.parametrize("size", [(1280, 900), (390, 844)], ids=["desktop", "phone"])
+@pytest.mark.parametrize("size", list(SCREENS.values()), ids=list(SCREENS))
 def test_an_engine_move_with_a_forgotten_flip_pointed_out_and_fixed_in_the_browser(
         seat, browser, size):
     """What the home player reads beside the board at each step of an engine move

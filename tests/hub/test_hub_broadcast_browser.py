@@ -13,7 +13,6 @@ from test_hub_broadcast_steps import _official_game
 
 from controller.web.gate import Gate
 
-SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 LIVE = "document.getElementById('conn').textContent.startsWith('live')"
 
 
@@ -29,12 +28,6 @@ def hub() -> Iterator[str]:
     finally:
         served.close()
 
-
-@pytest.fixture(params=sorted(SIZES))
-def page(request: pytest.FixtureRequest, browser: DevTools) -> Iterator[DevTools]:
-    browser.navigate("about:blank")
-    browser.viewport(*SIZES[request.param])
-    yield browser
 
 
 def test_the_card_and_the_board_page_name_every_entry_alike(hub: str, page: DevTools) -> None:

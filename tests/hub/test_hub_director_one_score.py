@@ -11,6 +11,7 @@ import io
 import re
 from pathlib import Path
 
+from devtools import SCREENS
 from hub_web_support import TOKEN
 from live_hub import LIVE
 
@@ -91,7 +92,7 @@ def test_the_dashboard_the_sheets_and_the_summary_give_one_figure(browser, tmp_p
 
     # the dashboard, in the browser, at both sizes
     with open_hall(tmp_path / "hub", delay=0.0, director=director, states={}) as (live, _):
-        for width, height in ((1280, 900), (390, 844)):
+        for width, height in SCREENS.values():
             browser.navigate("about:blank")
             browser.viewport(width, height)
             browser.navigate(f"{live.url}/arbiter?token={TOKEN}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from devtools import SCREENS
 from hub_web_support import TOKEN
 from live_hub import LIVE
 
@@ -23,7 +24,7 @@ def test_the_final_ranking_on_the_dashboard_and_the_broadcast(
     t = simulate(40, "open", 1)
     director = TournamentDirector(t)
     with open_hall(tmp_path, delay=0.0, director=director, states={}) as (live, _):
-        for width, height in ((1280, 900), (390, 844)):
+        for width, height in SCREENS.values():
             for url in (f"{live.url}/arbiter?token={TOKEN}", f"{live.url}/"):
                 browser.navigate("about:blank")
                 browser.viewport(width, height)
@@ -47,7 +48,7 @@ def test_the_provisional_ranking_names_the_criteria_and_fits_a_phone(
     t.pair_next_round()
     director = TournamentDirector(t)
     with open_hall(tmp_path, delay=0.0, director=director, states={}) as (live, _):
-        for width, height in ((1280, 900), (390, 844)):
+        for width, height in SCREENS.values():
             browser.navigate("about:blank")
             browser.viewport(width, height)
             browser.navigate(f"{live.url}/arbiter?token={TOKEN}")

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from devtools import DevTools
+from devtools import SCREENS, DevTools
 from hub_web_support import TOKEN, FakeDirector, Hall, serve_hub
 from live_hub import EVENT, LIVE, LiveHub, Table, state
 
@@ -25,7 +25,6 @@ from controller.hub.results import Pairing
 from controller.position import Position
 from controller.web.gate import Gate
 
-SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 OPENING = ("f5", "d6", "c3", "d3", "c4")
 
 
@@ -36,10 +35,10 @@ def hall(tmp_path_factory: pytest.TempPathFactory, open_hall
         yield opened
 
 
-@pytest.fixture(params=sorted(SIZES))
+@pytest.fixture(params=sorted(SCREENS))
 def screen(request: pytest.FixtureRequest, browser: DevTools) -> Iterator[DevTools]:
     browser.navigate("about:blank")
-    browser.viewport(*SIZES[request.param])
+    browser.viewport(*SCREENS[request.param])
     yield browser
 
 

@@ -21,7 +21,6 @@ from controller.hub.results import Confirmed, Pairing
 from controller.scorecard import SignOff
 from controller.web.gate import Gate
 
-SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 NOW = 1_764_670_000.0
 OPENING = ["f5", "d6", "c3", "d3", "c4"]
 LIVE = "document.getElementById('conn').textContent.startsWith('live')"
@@ -80,36 +79,27 @@ def hub() -> Iterator[str]:
         served.close()
 
 
-@pytest.fixture(params=sorted(SIZES))
-def page(request: pytest.FixtureRequest, browser: DevTools) -> Iterator[DevTools]:
-    browser.navigate("about:blank")
-    browser.viewport(*SIZES[request.param])
-    yield browser
-
-
-def _text(page: DevTools, selector: str) -> str:
-    return str(page.js(f"document.querySelector({selector!r}).innerText"))
 
 
 def test_the_round_bar_names_the_bye_and_the_idle_table_is_not_live(hub: str,
                                                                     page: DevTools) -> None:
     page.navigate(f"{hub}/arbiter?token={TOKEN}")
     page.wait_for(LIVE + " && !document.getElementById('round-bar').hidden", timeout=15)
-    assert _text(page, "#round-bar") == ("Round 2: 1 of 3 results, 1 bye, 1 not started, 1 "
+    assert page.text("#round-bar") == ("Round 2: 1 of 3 results, 1 bye, 1 not started, 1 "
                                          "waiting for the arbiter, 1 table idle · byes: Eve")
     idle = '#tables .card[data-table="3"]'
-    said = _text(page, idle)
+    said = page.text(idle)
     assert "idle (no game this round)" in said
     assert "last game: ● P3b — ○ P3w · 40–24 (round 1)" in said
     assert page.js(f"document.querySelector({idle!r}).querySelectorAll('.clock').length") == 0
-    assert "move 5" not in said and "round 1" not in _text(page, idle + " h3")
-    assert "waiting for the arbiter" in _text(page, '#tables .card[data-table="2"]')
-    paired = _text(page, '#tables .card[data-table="4"]')
+    assert "move 5" not in said and "round 1" not in page.text(idle + " h3")
+    assert "waiting for the arbiter" in page.text('#tables .card[data-table="2"]')
+    paired = page.text('#tables .card[data-table="4"]')
     assert "paired, not started\n\nRound 2: Gus (black) – Hal (white): paired, not set up at " \
         "the table yet." in paired and "P4b" not in paired.split("last game")[0]
-    assert "done 45–19" in _text(page, '#tables .card[data-table="1"]')
+    assert "done 45–19" in page.text('#tables .card[data-table="1"]')
     # the flag is gone from every card; the log keeps it, with how it ended
-    log = _text(page, "#incidents")
+    log = page.text("#incidents")
     assert log == ("Table 2 · round 2 · move 2 · White did not turn the disc on d5 — It was "
                    "not pointed out and stands." + log.split("stands.", 1)[1])
     assert not page.scrolls_sideways()
@@ -119,7 +109,7 @@ def test_the_round_bar_names_the_bye_and_the_idle_table_is_not_live(hub: str,
 def test_a_result_signed_by_both_leaves_nothing_to_do(hub: str, page: DevTools) -> None:
     page.navigate(f"{hub}/arbiter/table/1?token={TOKEN}")
     page.wait_for("!document.getElementById('result-box').hidden", timeout=15)
-    assert _text(page, "#result-said") == ("done, 45–19, Ann wins, signed by both — "
+    assert page.text("#result-said") == ("done, 45–19, Ann wins, signed by both — "
                                            "nothing to do.")
     assert page.js("document.getElementById('result-form').hidden") is True
     assert page.js("document.querySelector('[data-action=\"pause\"]').disabled") is True
@@ -133,20 +123,20 @@ def test_a_disputed_result_asks_the_arbiter_with_the_moves_and_the_clock_folded(
         hub: str, page: DevTools) -> None:
     page.navigate(f"{hub}/arbiter/table/2?token={TOKEN}")
     page.wait_for("!document.getElementById('result-box').hidden", timeout=15)
-    assert _text(page, "#round-step") == ("Round 2: game over, 30–34: waiting for the "
+    assert page.text("#round-step") == ("Round 2: game over, 30–34: waiting for the "
                                           "arbiter to confirm the result (White disputes it).")
     assert page.js("document.getElementById('result-form').hidden") is False
     # the events without the clock's lines, which are folded away below them
     events = page.js("[...document.querySelectorAll('#events li')].map(e => e.textContent)")
     assert events[:3] == ["1. Black f5", "2. White d6", "White: forgotten flip d5"]
     assert not any(e.startswith("clock") for e in events)
-    assert _text(page, "#clock-count") == "2 clock readings"
+    assert page.text("#clock-count") == "2 clock readings"
     assert page.js("document.getElementById('clock-lines').open") is False
     cells = page.js("[...document.querySelectorAll('#moves td')].map(e => e.textContent)")
     assert cells == ["1. f5", "2. d6", "3. c3", "4. d3", "5. c4", ""]
     assert page.js("document.querySelector('#moves td[data-n=\"2\"]').className") == (
         "irregular")
-    assert _text(page, "#incidents") == ("move 2 · White did not turn the disc on d5 — It "
+    assert page.text("#incidents") == ("move 2 · White did not turn the disc on d5 — It "
                                          "was not pointed out and stands.")
     assert not page.scrolls_sideways()
     assert page.errors == []

@@ -22,7 +22,6 @@ from controller.round_flow import pairing_refusal
 from controller.scorecard import SignOff
 from controller.web.gate import Gate
 
-SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 NOW = 1_764_670_000.0
 LIVE = "document.getElementById('conn').textContent.startsWith('live')"
 TODO = "set game.size = 10 at the table, restart it and send the pairings again"
@@ -51,32 +50,23 @@ def hub() -> Iterator[str]:
         served.close()
 
 
-@pytest.fixture(params=sorted(SIZES))
-def page(request: pytest.FixtureRequest, browser: DevTools) -> Iterator[DevTools]:
-    browser.navigate("about:blank")
-    browser.viewport(*SIZES[request.param])
-    yield browser
-
-
-def _text(page: DevTools, selector: str) -> str:
-    return str(page.js(f"document.querySelector({selector!r}).innerText"))
 
 
 def test_the_round_bar_and_the_card_name_the_refusal_and_the_arbiters_step(
         hub: str, page: DevTools) -> None:
     page.navigate(f"{hub}/arbiter?token={TOKEN}")
     page.wait_for(LIVE + " && !document.getElementById('round-bar').hidden", timeout=15)
-    assert _text(page, "#round-bar") == (
+    assert page.text("#round-bar") == (
         f"Round 3: 0 of 2 results, 1 pairing refused, 1 playing — arbiter: table 7, {TODO}")
     card = '#urgent .card[data-table="7"]'
     assert page.js(f"document.querySelector({card!r}).dataset.stage") == "refused"
-    said = _text(page, card)
+    said = page.text(card)
     # the table's words, which end with the arbiter's step, then the round's text
     assert said.startswith(f"Table 7\n\nstopped: pairing refused: round 3 is paired on a "
                            f"10x10 board, this table is set up for an 8x8 (game.size): the "
                            f"game is not started; {TODO}\n")
     assert TEXT not in said  # said once, by the table's words above
-    assert "pairing refused" in _text(page, card + " .round-step")
+    assert "pairing refused" in page.text(card + " .round-step")
     assert "Pia" not in said.split("last game")[0]  # its last game is not shown as live
     assert "last game: ● Pia — ○ Quin · 40–24 (round 2)" in said
     assert page.js(f"document.querySelector({card!r}).classList.contains('stale')") is True
@@ -88,7 +78,7 @@ def test_the_tables_page_says_the_rounds_text_and_the_next_step(hub: str,
                                                                 page: DevTools) -> None:
     page.navigate(f"{hub}/arbiter/table/7?token={TOKEN}")
     page.wait_for("!document.getElementById('round-step').hidden", timeout=15)
-    assert _text(page, "#round-step") == TEXT
+    assert page.text("#round-step") == TEXT
     assert page.js("document.getElementById('round-step').dataset.stage") == "refused"
     assert not page.scrolls_sideways()
     assert page.errors == []

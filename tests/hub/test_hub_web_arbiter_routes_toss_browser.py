@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from devtools import DevTools
+from devtools import SCREENS, DevTools
 from hub_web_support import START, TOKEN
 from live_hub import LIVE, LiveHub, Table
 from test_hub_results_toss import event
@@ -23,7 +23,6 @@ from controller.hub.director import TournamentDirector
 from controller.hub.results import Pairing
 from controller.scorecard import SignOff
 
-SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 #: The table each size settles: a held draw is settled once.
 DRAWN_AT = {"desktop": 1, "phone": 2}
 
@@ -48,10 +47,10 @@ def _state(p: Pairing, drawn: bool = False) -> TableState:
                       moves=60 if drawn else 0, signoff=card)
 
 
-@pytest.fixture(params=sorted(SIZES))
+@pytest.fixture(params=sorted(SCREENS))
 def screen(request: pytest.FixtureRequest, browser: DevTools) -> Iterator[tuple[str, DevTools]]:
     browser.navigate("about:blank")
-    browser.viewport(*SIZES[request.param])
+    browser.viewport(*SCREENS[request.param])
     yield request.param, browser
 
 
@@ -76,7 +75,7 @@ def test_a_held_32_32_is_settled_by_the_toss_on_the_table_page(
     button = "document.querySelector('[data-action=\"toss\"]')"
     box = page.js(f"JSON.stringify({button}.getBoundingClientRect())")
     rect = json.loads(box)
-    assert rect["width"] > 0 and rect["right"] <= SIZES[size][0]
+    assert rect["width"] > 0 and rect["right"] <= SCREENS[size][0]
     assert not page.scrolls_sideways()
     # the white player won the 伏せ石's draw-win right; black stays as the board has it
     page.js(f"document.getElementById('toss-holder').value = {json.dumps(p.white)}")
@@ -92,7 +91,7 @@ def test_a_toss_before_the_first_move_reaches_the_tables_downlink(
         hall: Hall, browser: DevTools) -> None:
     live, tables, director = hall
     p = director.pairings(1)[2]
-    browser.viewport(*SIZES["desktop"])
+    browser.viewport(*SCREENS["desktop"])
     browser.navigate(f"{live.url}/arbiter/table/{p.table}?token={TOKEN}")
     browser.wait_for("!document.getElementById('toss-box').hidden", timeout=10)
     # the players swapped colours at the 伏せ石: the white player of the pairing is black

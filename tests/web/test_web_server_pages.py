@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from devtools import DevTools
+from devtools import SCREENS, DevTools
 from test_web_server_browser import LIVE, LiveServer
 from web_support import TOKEN, SimulatedGame
 
@@ -22,15 +22,14 @@ from controller.squares import Color
 LEGAL_MARKS = ("[...document.querySelectorAll('#board .cell')].filter(c => "
                "c.classList.contains('legal') || "
                "c.style.getPropertyValue('--lit') === 'rgb(0,255,60)').length")
-SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 #: A whole game in nine moves (black takes every disc): the page's game-over state.
 SHORT_GAME = ("d3", "c3", "b3", "d2", "e1", "d6", "d7", "e3", "f4")
 
 
-@pytest.fixture(params=sorted(SIZES))
+@pytest.fixture(params=sorted(SCREENS))
 def screen(request: pytest.FixtureRequest, browser: DevTools) -> Iterator[DevTools]:
     browser.navigate("about:blank")
-    browser.viewport(*SIZES[request.param])
+    browser.viewport(*SCREENS[request.param])
     yield browser
 
 
