@@ -4,6 +4,7 @@ commit lists exactly the files that commit touched, as today's tree holds them."
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import re
 import subprocess
@@ -74,6 +75,12 @@ def test_the_screenshot_script_loads_against_the_tests_it_drives() -> None:
     saved = list(sys.path)
     try:
         spec.loader.exec_module(module)
+        # the imports each page's function makes when it runs, resolved now
+        for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.col_offset > 0:
+                found = importlib.import_module(node.module)
+                missing = [a.name for a in node.names if not hasattr(found, a.name)]
+                assert not missing, f"make.py line {node.lineno}: {node.module} lacks {missing}"
     finally:
         sys.path[:] = saved
     assert callable(module.main) and callable(module.table_pages)

@@ -228,7 +228,7 @@ def home_pages(browser: DevTools) -> None:
 
     from hand_source import QueueSource
     from home_games import play_with_a_standing_fault
-    from test_engine_seat import Player, _config, _until
+    from home_table import Player, home_config, until
 
     from controller.service.app import Service
     from controller.service.sources import Reading
@@ -238,15 +238,15 @@ def home_pages(browser: DevTools) -> None:
 
     async def engine_move(tmp: Path) -> None:
         source = QueueSource()
-        service = Service(_config(tmp, **{"web.enabled": True, "game.black": "Ann"}),
+        service = Service(home_config(tmp, **{"web.enabled": True, "game.black": "Ann"}),
                           source=source)
         service.open()
         player = Player(service, source)
         task = asyncio.create_task(service.run())
-        await _until(lambda: bool(service.outputs.url))
+        await until(lambda: bool(service.outputs.url))
         await player.start()
         await player.own_move()  # black
-        await _until(lambda: (engine(service).get("move") or {}).get("stage") == "put")
+        await until(lambda: (engine(service).get("move") or {}).get("stage") == "put")
         say = "(document.getElementById('engine-say') || {}).textContent || ''"
         await asyncio.to_thread(shoot, browser, service.outputs.url + "/",
                                 LIVE + f" && ({say}).startsWith('Engine (White): put')",
@@ -254,7 +254,7 @@ def home_pages(browser: DevTools) -> None:
         move = engine(service)["move"]
         await player.move(move["square"], move["flips"][1:], Color.WHITE)  # one forgotten
         source.queue.put_nowait(Reading(press=Color.BLACK))  # black points it out
-        await _until(lambda: service.table.core.arbiter.flow().stage == "pointed_out")
+        await until(lambda: service.table.core.arbiter.flow().stage == "pointed_out")
         await asyncio.to_thread(shoot, browser, service.outputs.url + "/",
                                 LIVE + f" && ({say}).includes('not carried out')",
                                 "home-engine-fix")
@@ -263,26 +263,29 @@ def home_pages(browser: DevTools) -> None:
 
     async def review(tmp: Path) -> None:
         source = QueueSource()
-        service = Service(_config(tmp, **{"web.enabled": True, "engine.plays": "none",
+        service = Service(home_config(tmp, **{"web.enabled": True, "engine.plays": "none",
                                           "engine.time": 0.3, "game.black": "Ann",
                                           "game.white": "Bob"}), source=source)
         service.open()
         task = asyncio.create_task(service.run())
-        await _until(lambda: bool(service.outputs.url))
+        await until(lambda: bool(service.outputs.url))
         faulty = await play_with_a_standing_fault(Player(service, source))
         await asyncio.to_thread(shoot, browser, service.outputs.url + "/",
                                 LIVE + " && !document.getElementById('result').hidden",
                                 "home-game-over")
 
         def at_fault(b: DevTools) -> None:
-            b.js(f"document.querySelector('.score-graph rect.step[data-i=\"{faulty}\"]')"
-                 ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+            step = f"document.querySelector('.score-graph rect.step[data-i=\"{faulty}\"]')"
+            b.wait_for(f"{step} !== null", 30)
+            b.js(f"{step}.dispatchEvent(new MouseEvent('click', {{bubbles: true}}))")
             b.wait_for(f"document.getElementById('review-step').dataset.i === '{faulty}'", 5)
 
         game = service.table.game
         assert game is not None
         await asyncio.to_thread(shoot, browser, f"{service.outputs.url}/review/{game.id}",
-                                "document.querySelector('.score-graph rect.step') !== null",
+                                # the page's script has shown the last step: clicks land
+                                "(document.getElementById('review-step') || {dataset: {}})"
+                                ".dataset.i !== undefined",
                                 "home-review",
                                 at_fault)
         service.stop()
