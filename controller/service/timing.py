@@ -107,15 +107,17 @@ class FlagTimer:
             self.inputs.flush_held_back()
 
     def shown_time(self) -> float:
-        """The game time the clocks are shown at: now, except while a fall waits to be
-        confirmed, when they stand at zero with no flag, so a press stamped before the
-        fall that then counts never takes back a flag somebody saw."""
+        """The game time the clocks are shown at: now, except from a fall until its flag
+        is declared (the game then over), when they stand at zero with no flag, so a
+        press stamped before the fall that then counts never takes back a flag somebody
+        saw, and no page shows a flag the game does not have yet (the declaring timer
+        may run a little after the wait ends)."""
         now = self.time.now()
         core = self.table.core
         if core is None or core.clock is None or core.game_over:
             return now
         fall = core.clock.fall_time()
-        if fall is not None and now >= fall and not self.ready(fall):
+        if fall is not None and now >= fall:
             return math.nextafter(fall, -math.inf)
         return now
 
