@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from devtools import SCREENS, DevTools
+from devtools import DevTools
 from hub_web_support import TOKEN, FakeDirector, Hall, serve_hub
 from live_hub import EVENT, LIVE, LiveHub, Table, state
 
@@ -35,11 +35,10 @@ def hall(tmp_path_factory: pytest.TempPathFactory, open_hall
         yield opened
 
 
-@pytest.fixture(params=sorted(SCREENS))
-def screen(request: pytest.FixtureRequest, browser: DevTools) -> Iterator[DevTools]:
-    browser.navigate("about:blank")
-    browser.viewport(*SCREENS[request.param])
-    yield browser
+@pytest.fixture
+def screen(page: DevTools) -> DevTools:
+    """The hub's sized page (``tests/hub/conftest.py``), named as these tests read it."""
+    return page
 
 
 def play_opening(table: Table, moves: tuple[str, ...] = OPENING) -> Position:
